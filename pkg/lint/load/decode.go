@@ -1,0 +1,408 @@
+package load
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// maxDepth bounds nesting (and alias chains) so a hostile document cannot
+// exhaust the stack; real manifests nest a few dozen levels at most.
+const maxDepth = 1000
+
+// source says where the bytes being parsed came from.
+type source struct {
+	file    string
+	fixable bool // plain YAML file on disk that --fix may rewrite
+}
+
+// parseYAML turns a YAML (or JSON-as-YAML) stream into objects. A broken
+// document yields one error and does not stop the others.
+func parseYAML(src source, data []byte) ([]Object, []error) {
+	var objs []Object
+	var errs []error
+	for _, doc := range SplitDocuments(data) {
+		o, err := parseDocument(src, doc)
+		objs = append(objs, o...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return objs, errs
+}
+
+// parseDocument parses one document cut by SplitDocuments.
+func parseDocument(src source, doc Document) (objs []Object, err error) {
+	defer func() {
+		// The YAML parser is third-party code fed untrusted input: a bug in
+		// it must cost one document, not the whole run.
+		if r := recover(); r != nil {
+			objs, err = nil, &InputError{File: src.file, Line: doc.Line, Err: fmt.Errorf("cannot parse document: %v", r)}
+		}
+	}()
+	roots, err := parseNodes(doc.Data)
+	if err != nil {
+		return nil, yamlError(src.file, doc.Line, err)
+	}
+	// A document that a stray "..." split in two cannot be addressed by
+	// --fix, which rewrites whole documents by index.
+	fixable := src.fixable && len(roots) == 1
+	for _, root := range roots {
+		o, err := nodeObjects(source{file: src.file, fixable: fixable}, doc, root)
+		objs = append(objs, o...)
+		if err != nil {
+			return objs, err
+		}
+	}
+	return objs, nil
+}
+
+// parseNodes parses every YAML document in data. The common case, one
+// document, takes the cheaper Unmarshal path; only a "..." end marker can
+// put a second document in data, because SplitDocuments already cut at
+// every "---".
+func parseNodes(data []byte) ([]*yaml.Node, error) {
+	if !bytes.HasPrefix(data, []byte("...")) && !bytes.Contains(data, []byte("\n...")) {
+		var n yaml.Node
+		if err := yaml.Unmarshal(data, &n); err != nil {
+			return nil, err
+		}
+		return []*yaml.Node{&n}, nil
+	}
+	var roots []*yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var n yaml.Node
+		err := dec.Decode(&n)
+		if errors.Is(err, io.EOF) {
+			return roots, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		roots = append(roots, &n)
+	}
+}
+
+// nodeObjects converts one parsed document into objects. A top-level
+// sequence (a JSON array of objects) yields one object per element, each
+// with its own line.
+func nodeObjects(src source, doc Document, root *yaml.Node) ([]Object, error) {
+	if root.Kind == yaml.DocumentNode {
+		if len(root.Content) == 0 {
+			return nil, nil
+		}
+		root = root.Content[0]
+	}
+	budget := 1_000_000 + 2*len(doc.Data)
+	if root.Kind == yaml.SequenceNode {
+		var objs []Object
+		for _, item := range root.Content {
+			o, err := convertObject(src, doc, item, &budget)
+			objs = append(objs, o...)
+			if err != nil {
+				return objs, err
+			}
+		}
+		return objs, nil
+	}
+	return convertObject(src, doc, root, &budget)
+}
+
+// convertObject converts a node that should hold one object (or a List).
+func convertObject(src source, doc Document, n *yaml.Node, budget *int) ([]Object, error) {
+	line := doc.Line + n.Line - 1
+	c := converter{budget: *budget}
+	v, err := c.value(n)
+	*budget = c.budget
+	if err != nil {
+		var le *lineError
+		if errors.As(err, &le) {
+			return nil, &InputError{File: src.file, Line: doc.Line + le.line - 1, Err: le.err}
+		}
+		return nil, &InputError{File: src.file, Line: line, Err: err}
+	}
+	if v == nil {
+		return nil, nil // a document holding only "null" or "~" is empty
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, &InputError{File: src.file, Line: line, Err: fmt.Errorf("document is a %s, not an object", yamlKind(n))}
+	}
+	return flatten(src, line, doc.Index, m)
+}
+
+// flatten turns a map into an object, or a List into its items. Items keep
+// the list's line; --fix cannot address them, so they are not fixable.
+func flatten(src source, line, doc int, m map[string]any) ([]Object, error) {
+	if err := checkTypeMeta(m); err != nil {
+		return nil, &InputError{File: src.file, Line: line, Err: err}
+	}
+	items, isList := m["items"].([]any)
+	kind := m["kind"].(string)
+	if !strings.HasSuffix(kind, "List") || (!isList && m["items"] != nil) {
+		return []Object{{File: src.file, Line: line, Doc: doc, Obj: &unstructured.Unstructured{Object: m}, Fixable: src.fixable}}, nil
+	}
+	var objs []Object
+	itemSrc := source{file: src.file}
+	for i, it := range items {
+		im, ok := it.(map[string]any)
+		if !ok {
+			return objs, &InputError{File: src.file, Line: line, Err: fmt.Errorf("%s items[%d] is not an object", kind, i)}
+		}
+		o, err := flatten(itemSrc, line, doc, im)
+		if err != nil {
+			return objs, &InputError{File: src.file, Line: line, Err: fmt.Errorf("%s items[%d]: %w", kind, i, errors.Unwrap(err))}
+		}
+		objs = append(objs, o...)
+	}
+	return objs, nil
+}
+
+// checkTypeMeta demands the two fields every manifest needs.
+func checkTypeMeta(m map[string]any) error {
+	if s, _ := m["kind"].(string); s == "" {
+		return errors.New("missing kind")
+	}
+	if s, _ := m["apiVersion"].(string); s == "" {
+		return errors.New("missing apiVersion")
+	}
+	return nil
+}
+
+// lineError is a conversion error at a line relative to the document.
+type lineError struct {
+	line int
+	err  error
+}
+
+func (e *lineError) Error() string { return fmt.Sprintf("line %d: %v", e.line, e.err) }
+
+// converter turns yaml.v3 nodes into the JSON-shaped values unstructured
+// objects hold (map[string]any, []any, string, int64, float64, bool, nil)
+// without going through reflection or a JSON round trip.
+type converter struct {
+	budget int  // nodes left to visit: aliases can make a tiny input huge
+	depth  int  // current nesting, bounded by maxDepth
+	yaml12 bool // skip YAML 1.1 booleans (input already in YAML 1.2 form)
+}
+
+func (c *converter) value(n *yaml.Node) (any, error) {
+	c.budget--
+	if c.budget < 0 {
+		return nil, &lineError{n.Line, errors.New("document expands to too many values (alias bomb?)")}
+	}
+	c.depth++
+	defer func() { c.depth-- }()
+	if c.depth > maxDepth {
+		return nil, &lineError{n.Line, errors.New("document nests too deeply (recursive alias?)")}
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return scalar(n, !c.yaml12), nil
+	case yaml.MappingNode:
+		return c.mapping(n)
+	case yaml.SequenceNode:
+		s := make([]any, 0, len(n.Content))
+		for _, item := range n.Content {
+			v, err := c.value(item)
+			if err != nil {
+				return nil, err
+			}
+			s = append(s, v)
+		}
+		return s, nil
+	case yaml.AliasNode:
+		if n.Alias == nil {
+			return nil, &lineError{n.Line, errors.New("unknown alias")}
+		}
+		return c.value(n.Alias)
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, nil
+		}
+		return c.value(n.Content[0])
+	}
+	return nil, &lineError{n.Line, fmt.Errorf("unexpected YAML node kind %d", n.Kind)}
+}
+
+// mapping converts a mapping. Explicit keys win over "<<" merge keys, and
+// earlier merge sources win over later ones, as YAML's merge spec says.
+// A duplicate key is an error: the API server's strict field validation
+// rejects it, and the linter would otherwise see only one of the values.
+func (c *converter) mapping(n *yaml.Node) (map[string]any, error) {
+	m := make(map[string]any, len(n.Content)/2)
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if isMergeKey(k) {
+			merges = append(merges, v)
+			continue
+		}
+		key, err := mapKey(k)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := m[key]; dup {
+			return nil, &lineError{k.Line, fmt.Errorf("duplicate key %q", key)}
+		}
+		val, err := c.value(v)
+		if err != nil {
+			return nil, err
+		}
+		m[key] = val
+	}
+	for _, src := range merges {
+		if err := c.merge(m, src); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// merge copies the keys of a "<<" source (a mapping, or a sequence of
+// mappings) that m does not have yet.
+func (c *converter) merge(m map[string]any, src *yaml.Node) error {
+	for src.Kind == yaml.AliasNode && src.Alias != nil {
+		src = src.Alias
+	}
+	sources := []*yaml.Node{src}
+	if src.Kind == yaml.SequenceNode {
+		sources = src.Content
+	}
+	for _, s := range sources {
+		v, err := c.value(s)
+		if err != nil {
+			return err
+		}
+		sm, ok := v.(map[string]any)
+		if !ok {
+			return &lineError{s.Line, errors.New("merge key '<<' needs a mapping or a list of mappings")}
+		}
+		for k, val := range sm {
+			if _, ok := m[k]; !ok {
+				m[k] = val
+			}
+		}
+	}
+	return nil
+}
+
+func isMergeKey(k *yaml.Node) bool {
+	return k.Kind == yaml.ScalarNode && k.Value == "<<" && k.ShortTag() == "!!merge"
+}
+
+// mapKey turns a key node into the string JSON needs.
+func mapKey(k *yaml.Node) (string, error) {
+	for k.Kind == yaml.AliasNode && k.Alias != nil {
+		k = k.Alias
+	}
+	if k.Kind != yaml.ScalarNode {
+		return "", &lineError{k.Line, fmt.Errorf("a %s cannot be a mapping key", yamlKind(k))}
+	}
+	if k.ShortTag() == "!!null" {
+		return "null", nil
+	}
+	return k.Value, nil
+}
+
+// scalar resolves a scalar the way kubectl's YAML-to-JSON conversion
+// (YAML 1.1 rules) would, so the linter sees what the API server gets.
+func scalar(n *yaml.Node, yaml11 bool) any {
+	switch n.ShortTag() {
+	case "!!null":
+		return nil
+	case "!!bool":
+		return strings.EqualFold(n.Value, "true")
+	case "!!int":
+		return parseInt(n.Value)
+	case "!!float":
+		return parseFloat(n.Value)
+	case "!!str":
+		if yaml11 && n.Style == 0 { // only plain scalars; quoted "yes" stays a string
+			if b, ok := yaml11Bool(n.Value); ok {
+				return b
+			}
+		}
+	}
+	return n.Value // strings, timestamps, binary and custom tags
+}
+
+func parseInt(s string) any {
+	clean := strings.ReplaceAll(s, "_", "")
+	if i, err := strconv.ParseInt(clean, 0, 64); err == nil {
+		return i
+	}
+	if u, err := strconv.ParseUint(clean, 0, 64); err == nil {
+		return float64(u)
+	}
+	return s
+}
+
+// parseFloat returns integral values as int64, as kubectl's JSON round trip
+// does ("2.0" reaches the API server as 2).
+func parseFloat(s string) any {
+	var f float64
+	switch strings.ToLower(strings.TrimLeft(s, "+")) {
+	case ".inf":
+		f = math.Inf(1)
+	case "-.inf":
+		f = math.Inf(-1)
+	case ".nan":
+		f = math.NaN()
+	default:
+		var err error
+		if f, err = strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), 64); err != nil {
+			return s
+		}
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+		return int64(f)
+	}
+	return f
+}
+
+// yaml11Bool recognises the YAML 1.1 booleans that yaml.v3 reads as
+// strings but kubectl (through sigs.k8s.io/yaml) reads as booleans.
+func yaml11Bool(s string) (value, ok bool) {
+	switch s {
+	case "y", "Y", "yes", "Yes", "YES", "on", "On", "ON":
+		return true, true
+	case "n", "N", "no", "No", "NO", "off", "Off", "OFF":
+		return false, true
+	}
+	return false, false
+}
+
+func yamlKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.ScalarNode:
+		return "scalar"
+	case yaml.MappingNode:
+		return "mapping"
+	}
+	return "value"
+}
+
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// yamlError re-bases a parser error onto the file: the parser numbers lines
+// from the start of the document, the user needs them from the file's start.
+func yamlError(file string, docLine int, err error) error {
+	msg := err.Error()
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return &InputError{File: file, Line: docLine + n - 1, Err: errors.New("yaml: " + m[2])}
+	}
+	return &InputError{File: file, Line: docLine, Err: err}
+}
