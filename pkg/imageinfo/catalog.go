@@ -1,0 +1,223 @@
+package imageinfo
+
+import (
+	"strings"
+
+	"github.com/winkube/winkube/pkg/windows"
+)
+
+// repoKind says what a catalog repository publishes.
+type repoKind int
+
+const (
+	// linuxRepo images are Linux for every tag.
+	linuxRepo repoKind = iota
+	// windowsRepo images are Windows for every tag; a tag naming a release
+	// resolves to that release's build.
+	windowsRepo
+	// mixedRepo publishes Linux and Windows tags (PowerShell): tags naming a
+	// Windows release are Windows, the rest are Linux.
+	mixedRepo
+)
+
+// repoEntry is one repository of the built-in catalog.
+type repoEntry struct {
+	kind repoKind
+	// tags lists tags whose platforms are known exactly (multi-platform
+	// indexes, pause images). Keys are lower case.
+	tags map[string][]Platform
+	// linux is the platform list of every other tag of a linux or mixed repo.
+	linux []Platform
+}
+
+// Architectures the catalog uses.
+const (
+	amd64 = "amd64"
+	arm64 = "arm64"
+)
+
+// linuxPlatforms returns one linux platform per architecture.
+func linuxPlatforms(arches ...string) []Platform {
+	out := make([]Platform, 0, len(arches))
+	for _, a := range arches {
+		out = append(out, Platform{OS: "linux", Architecture: a})
+	}
+	return out
+}
+
+// windowsPlatform is the amd64 platform of a release (by any of its names),
+// with the release's full os.version including the UBR, as the base images
+// publish it.
+func windowsPlatform(name string) Platform {
+	r, ok := windows.ReleaseByName(name)
+	if !ok {
+		// The catalog only names releases from the IMG-1 table; an unknown
+		// name is a catalog bug, shown as a version-less entry rather than a
+		// panic.
+		return Platform{OS: "windows", Architecture: amd64}
+	}
+	return Platform{OS: "windows", Architecture: amd64, OSVersion: r.Version().String()}
+}
+
+// windowsBuildPlatform is the amd64 platform for an explicit os.version.
+func windowsBuildPlatform(osVersion string) Platform {
+	return Platform{OS: "windows", Architecture: amd64, OSVersion: osVersion}
+}
+
+// windowsPlatforms is windowsPlatform for several releases.
+func windowsPlatforms(names ...string) []Platform {
+	out := make([]Platform, 0, len(names))
+	for _, n := range names {
+		out = append(out, windowsPlatform(n))
+	}
+	return out
+}
+
+// join concatenates platform lists into a new slice.
+func join(lists ...[]Platform) []Platform {
+	var out []Platform
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// Linux architectures of the Kubernetes pause image (build/pause Makefile).
+var pauseLinux = linuxPlatforms(amd64, "arm", arm64, "ppc64le", "s390x")
+
+// registryK8sPause is registry.k8s.io/pause. The Windows os.versions per tag
+// follow build/pause/CHANGELOG.md: 3.4.1 added 20H2 to 1809/1903/1909/2004,
+// 3.6 added 2022, 3.7 dropped 1903/1909/2004, 3.9 dropped 20H2 and 3.10.2
+// added 2025.
+func registryK8sPause() map[string][]Platform {
+	v34 := windowsPlatforms("1809", "1903", "1909", "2004")
+	v341 := join(v34, windowsPlatforms("20H2"))
+	v36 := join(v341, windowsPlatforms("ltsc2022"))
+	v37 := windowsPlatforms("1809", "20H2", "ltsc2022")
+	v39 := windowsPlatforms("1809", "ltsc2022")
+	v3102 := windowsPlatforms("1809", "ltsc2022", "ltsc2025")
+	return map[string][]Platform{
+		"3.4":    join(pauseLinux, v34),
+		"3.4.1":  join(pauseLinux, v341),
+		"3.5":    join(pauseLinux, v341),
+		"3.6":    join(pauseLinux, v36),
+		"3.7":    join(pauseLinux, v37),
+		"3.8":    join(pauseLinux, v37),
+		"3.9":    join(pauseLinux, v39),
+		"3.10":   join(pauseLinux, v39),
+		"3.10.1": join(pauseLinux, v39),
+		"3.10.2": join(pauseLinux, v3102),
+		// Before 3.4 the Kubernetes pause image was Linux only.
+		"3.1": pauseLinux,
+		"3.2": pauseLinux,
+		"3.3": pauseLinux,
+	}
+}
+
+// catalog is the built-in image catalog, keyed by normalised repository.
+var catalog = buildCatalog()
+
+func buildCatalog() map[string]repoEntry {
+	c := map[string]repoEntry{
+		// Windows base images (tags name a release: ltsc2019, 1809, 20H2, …).
+		"mcr.microsoft.com/windows/servercore": {kind: windowsRepo},
+		"mcr.microsoft.com/windows/nanoserver": {kind: windowsRepo},
+		"mcr.microsoft.com/windows/server":     {kind: windowsRepo},
+		"mcr.microsoft.com/windows":            {kind: windowsRepo},
+		// IIS: windowsservercore-ltsc20xx tags plus a multi-platform latest.
+		"mcr.microsoft.com/windows/servercore/iis": {kind: windowsRepo, tags: map[string][]Platform{
+			"latest": windowsPlatforms("ltsc2019", "ltsc2022", "ltsc2025"),
+		}},
+		// .NET Framework: 4.8 spans 2016–2025, 4.8.1 (and latest) 2022–2025.
+		"mcr.microsoft.com/dotnet/framework/aspnet": {kind: windowsRepo, tags: map[string][]Platform{
+			"4.8":    windowsPlatforms("ltsc2016", "ltsc2019", "ltsc2022", "ltsc2025"),
+			"4.8.1":  windowsPlatforms("ltsc2022", "ltsc2025"),
+			"latest": windowsPlatforms("ltsc2022", "ltsc2025"),
+		}},
+		"mcr.microsoft.com/dotnet/framework/runtime": {kind: windowsRepo, tags: map[string][]Platform{
+			"4.8":    windowsPlatforms("ltsc2016", "ltsc2019", "ltsc2022", "ltsc2025"),
+			"4.8.1":  windowsPlatforms("ltsc2022", "ltsc2025"),
+			"latest": windowsPlatforms("ltsc2022", "ltsc2025"),
+		}},
+		"mcr.microsoft.com/dotnet/framework/samples": {kind: windowsRepo, tags: map[string][]Platform{
+			"aspnetapp": windowsPlatforms("ltsc2019", "ltsc2022", "ltsc2025"),
+			"dotnetapp": windowsPlatforms("ltsc2019", "ltsc2022", "ltsc2025"),
+			"latest":    windowsPlatforms("ltsc2019", "ltsc2022", "ltsc2025"),
+		}},
+		// PowerShell publishes Linux (ubuntu, alpine, …) and nanoserver tags;
+		// latest is an index of both.
+		"mcr.microsoft.com/powershell": {kind: mixedRepo, linux: linuxPlatforms(amd64, arm64), tags: map[string][]Platform{
+			"latest": join(linuxPlatforms(amd64, arm64), windowsPlatforms("1809", "ltsc2022")),
+			"lts":    join(linuxPlatforms(amd64, arm64), windowsPlatforms("1809", "ltsc2022")),
+		}},
+		// Pause images (IMG-5).
+		"registry.k8s.io/pause": {kind: linuxRepo, linux: pauseLinux, tags: registryK8sPause()},
+		"mcr.microsoft.com/oss/kubernetes/pause": {kind: linuxRepo, linux: linuxPlatforms(amd64), tags: map[string][]Platform{
+			// Microsoft's signed build of the same sources (seed 002).
+			"3.6": join(linuxPlatforms(amd64, arm64), windowsPlatforms("1809", "2004", "20H2", "ltsc2022")),
+			// The pause image seed 000 names; it has wincat (IMG-5, 1.15+).
+			"1.4.1": join(linuxPlatforms(amd64), windowsPlatforms("1809", "1903", "1909", "2004")),
+		}},
+		// Seed 004's older pause image: Windows only, 1803 (17134) and 1809.
+		"mcr.microsoft.com/k8s/core/pause": {kind: windowsRepo, tags: map[string][]Platform{
+			"1.2.0": {windowsBuildPlatform("10.0.17134.1"), windowsPlatform("1809")},
+		}},
+		// agnhost, the e2e test image, is multi-OS: Linux plus Windows
+		// 1809 and ltsc2022 for every current tag.
+		"registry.k8s.io/e2e-test-images/agnhost": {kind: linuxRepo,
+			linux: join(linuxPlatforms(amd64, "arm", arm64, "ppc64le", "s390x"), windowsPlatforms("1809", "ltsc2022"))},
+	}
+	for _, name := range commonLinuxImages {
+		c[normaliseRepository(name)] = repoEntry{kind: linuxRepo, linux: linuxPlatforms(amd64, arm64)}
+	}
+	return c
+}
+
+// commonLinuxImages are popular Linux-only images; every tag is linux
+// amd64 and arm64.
+var commonLinuxImages = []string{
+	"nginx", "busybox", "alpine", "ubuntu", "debian", "redis", "postgres",
+	"httpd", "mysql", "mariadb", "mongo", "memcached", "python", "node",
+	"golang", "centos", "fedora", "traefik", "rabbitmq",
+	"registry.k8s.io/coredns/coredns", "registry.k8s.io/kube-proxy",
+	"registry.k8s.io/kube-apiserver", "registry.k8s.io/kube-scheduler",
+	"registry.k8s.io/kube-controller-manager", "registry.k8s.io/etcd",
+	"registry.k8s.io/e2e-test-images/busybox", "registry.k8s.io/e2e-test-images/nginx",
+	"docker.io/flannel/flannel", "quay.io/coreos/flannel",
+	"mcr.microsoft.com/dotnet/aspnet", "mcr.microsoft.com/dotnet/runtime",
+}
+
+// releaseFromTag finds the Windows release a tag names, e.g. "ltsc2019",
+// "1809", "windowsservercore-ltsc2022", "4.8-windowsservercore-ltsc2019",
+// "nanoserver-20H2" or a full version "10.0.17763.5329". Tags are split into
+// tokens so a date like 20240109 is not read as release 2004.
+func releaseFromTag(tag string) (windows.Release, windows.Build, bool) {
+	if b, err := windows.ParseBuild(tag); err == nil {
+		r, ok := windows.ReleaseByBuild(b.Build)
+		if !ok {
+			r = windows.Release{Build: b.Build}
+		}
+		return r, b, true
+	}
+	tokens := strings.FieldsFunc(tag, func(r rune) bool { return r == '-' || r == '_' || r == '.' })
+	// Search from the end: the release is usually the last part of a tag.
+	for i := len(tokens) - 1; i >= 0; i-- {
+		if r, ok := releaseByToken(tokens[i]); ok {
+			return r, r.Version(), true
+		}
+	}
+	return windows.Release{}, windows.Build{}, false
+}
+
+// releaseByToken matches one tag token against release names only (not bare
+// build numbers, which tags use for other things).
+func releaseByToken(tok string) (windows.Release, bool) {
+	for _, r := range windows.Releases() {
+		for _, n := range r.Names {
+			if strings.EqualFold(n, tok) {
+				return r, true
+			}
+		}
+	}
+	return windows.Release{}, false
+}

@@ -1,0 +1,290 @@
+// Package imageinfo answers which platforms an image offers (rule IMG-3) and
+// which of them a node would run (IMG-2, IMG-4), from a built-in catalog.
+// It does no I/O; a registry client can fill Image values the same way.
+package imageinfo
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/winkube/winkube/pkg/windows"
+)
+
+// Platform is one entry of an OCI image index (manifests[].platform, IMG-3).
+// OSVersion is empty when the entry does not pin a Windows build.
+type Platform struct {
+	OS           string
+	Architecture string
+	OSVersion    string
+	OSFeatures   []string
+}
+
+// String renders "windows/amd64:10.0.17763.5329" or "linux/arm64".
+func (p Platform) String() string {
+	s := p.OS + "/" + p.Architecture
+	if p.OSVersion != "" {
+		s += ":" + p.OSVersion
+	}
+	return s
+}
+
+// Image is what is known about one image reference.
+type Image struct {
+	// Repository is the normalised repository, e.g. docker.io/library/nginx.
+	Repository string
+	// Tag is the tag, "latest" when the reference had neither tag nor digest.
+	Tag string
+	// Digest is the digest the reference pinned, if any.
+	Digest string
+	// Platforms are the index entries the image offers.
+	Platforms []Platform
+	// Known is false when the catalog had no entry; Platforms is then a guess.
+	Known bool
+}
+
+// Ref renders the normalised reference.
+func (img Image) Ref() string {
+	return reference{repository: img.Repository, tag: img.Tag, digest: img.Digest}.String()
+}
+
+// unknownPlatforms is the guess for images the catalog does not know:
+// unknown images are treated as Linux.
+func unknownPlatforms() []Platform { return linuxPlatforms(amd64) }
+
+// Lookup normalises ref (adds docker.io/library/, defaults the tag to latest,
+// keeps a digest) and returns its catalog entry. Unknown images come back
+// with Known=false and a single linux/amd64 platform. A Windows repository
+// whose tag names no release (or only a digest) also comes back Known=false,
+// with a windows/amd64 entry that pins no build.
+func Lookup(ref string) Image {
+	r := parseReference(ref)
+	img := Image{Repository: r.repository, Tag: r.tag, Digest: r.digest}
+	entry, ok := catalog[r.repository]
+	if !ok {
+		img.Platforms = unknownPlatforms()
+		return img
+	}
+	img.Platforms, img.Known = entry.platforms(strings.ToLower(r.tag))
+	return img
+}
+
+// platforms resolves a tag of a catalog repository.
+func (e repoEntry) platforms(tag string) ([]Platform, bool) {
+	if ps, ok := e.tags[tag]; ok {
+		return clonePlatforms(ps), true
+	}
+	switch e.kind {
+	case windowsRepo:
+		if _, b, ok := releaseFromTag(tag); ok {
+			return []Platform{windowsBuildPlatform(b.String())}, true
+		}
+		return []Platform{{OS: "windows", Architecture: amd64}}, false
+	case mixedRepo:
+		if _, b, ok := releaseFromTag(tag); ok {
+			return []Platform{windowsBuildPlatform(b.String())}, true
+		}
+	}
+	return clonePlatforms(e.linux), len(e.linux) > 0
+}
+
+func clonePlatforms(ps []Platform) []Platform {
+	out := make([]Platform, len(ps))
+	for i, p := range ps {
+		p.OSFeatures = append([]string(nil), p.OSFeatures...)
+		if len(p.OSFeatures) == 0 {
+			p.OSFeatures = nil
+		}
+		out[i] = p
+	}
+	return out
+}
+
+// The two IMG-4 failures, in the words the runtime uses. Test with errors.Is.
+var (
+	// ErrNoMatchingPlatform: the image has no entry for the node's OS and
+	// architecture; the pull fails and the kubelet shows ErrImagePull.
+	ErrNoMatchingPlatform = errors.New("no match for platform in manifest")
+	// ErrOSVersionMismatch: a Windows image of a build the host cannot run
+	// process-isolated (HCS error 0xc0370101).
+	ErrOSVersionMismatch = errors.New("The container operating system does not match the host operating system.")
+)
+
+// MatchHost picks the index entry a node of the given OS, architecture and
+// Windows build would run (IMG-2, IMG-3). The host build is ignored for
+// Linux, and a zero host build accepts every Windows entry (the build is not
+// known). An entry without os.version matches any build. Among compatible
+// entries the highest build and then the highest revision wins; entries
+// without os.version come last.
+func MatchHost(img Image, os, arch string, host windows.Build) (Platform, error) {
+	os, arch = normaliseOS(os), normaliseArch(arch)
+	candidates := platformsFor(img.Platforms, os, arch)
+	if len(candidates) == 0 {
+		return Platform{}, fmt.Errorf("%w: %s offers %s, not %s/%s",
+			ErrNoMatchingPlatform, img.Ref(), describePlatforms(img.Platforms), os, arch)
+	}
+	if os != "windows" || host.IsZero() {
+		return best(candidates), nil
+	}
+	var compatible []Platform
+	for _, p := range candidates {
+		if windowsEntryRuns(p, host) {
+			compatible = append(compatible, p)
+		}
+	}
+	if len(compatible) == 0 {
+		return Platform{}, fmt.Errorf("%w (HCS 0xc0370101): %s is built for Windows %s, the node runs %s",
+			ErrOSVersionMismatch, img.Ref(), describeBuilds(candidates), host.Label())
+	}
+	return best(compatible), nil
+}
+
+// windowsEntryRuns applies IMG-2 to one index entry. An entry whose
+// os.version cannot be parsed is not trusted to run.
+func windowsEntryRuns(p Platform, host windows.Build) bool {
+	if p.OSVersion == "" {
+		return true
+	}
+	b, err := windows.ParseBuild(p.OSVersion)
+	if err != nil {
+		return false
+	}
+	return windows.CheckImageCompatible(host, b) == nil
+}
+
+// platformsFor keeps the entries for one OS and architecture. An entry with
+// no architecture counts as amd64, the default of old manifests.
+func platformsFor(ps []Platform, os, arch string) []Platform {
+	var out []Platform
+	for _, p := range ps {
+		if normaliseOS(p.OS) == os && normaliseArch(p.Architecture) == arch {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// best returns the entry with the highest os.version; version-less entries
+// rank lowest. Ties keep index order, like the runtime's stable sort.
+func best(ps []Platform) Platform {
+	sorted := append([]Platform(nil), ps...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		return versionOf(sorted[i]).Compare(versionOf(sorted[j])) > 0
+	})
+	return sorted[0]
+}
+
+// versionOf parses an entry's os.version; empty or bad values are the zero
+// build, which sorts below every real one.
+func versionOf(p Platform) windows.Build {
+	b, err := windows.ParseBuild(p.OSVersion)
+	if err != nil {
+		return windows.Build{}
+	}
+	return b
+}
+
+func normaliseOS(os string) string {
+	return strings.ToLower(strings.TrimSpace(os))
+}
+
+// normaliseArch folds the kernel's architecture names into Go's, which OCI
+// uses; empty means amd64.
+func normaliseArch(arch string) string {
+	switch a := strings.ToLower(strings.TrimSpace(arch)); a {
+	case "", "x86_64", "x86-64":
+		return amd64
+	case "aarch64":
+		return arm64
+	default:
+		return a
+	}
+}
+
+func describePlatforms(ps []Platform) string {
+	if len(ps) == 0 {
+		return "no platforms"
+	}
+	seen := map[string]bool{}
+	var names []string
+	for _, p := range ps {
+		n := normaliseOS(p.OS) + "/" + normaliseArch(p.Architecture)
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func describeBuilds(ps []Platform) string {
+	var labels []string
+	seen := map[string]bool{}
+	for _, p := range ps {
+		l := versionOf(p).Label()
+		if !seen[l] {
+			seen[l] = true
+			labels = append(labels, l)
+		}
+	}
+	return strings.Join(labels, ", ")
+}
+
+// WindowsBuilds returns the Windows builds the image's index entries pin, in
+// ascending order without duplicates; empty for Linux-only images. An entry
+// without os.version pins no build (see AnyWindowsBuild).
+func (img Image) WindowsBuilds() []windows.Build {
+	seen := map[windows.Build]bool{}
+	var out []windows.Build
+	for _, p := range img.Platforms {
+		if normaliseOS(p.OS) != "windows" || p.OSVersion == "" {
+			continue
+		}
+		b, err := windows.ParseBuild(p.OSVersion)
+		if err != nil || seen[b] {
+			continue
+		}
+		seen[b] = true
+		out = append(out, b)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Compare(out[j]) < 0 })
+	return out
+}
+
+// AnyWindowsBuild reports whether the image has a Windows entry without
+// os.version, which matches every host build (IMG-3).
+func (img Image) AnyWindowsBuild() bool {
+	for _, p := range img.Platforms {
+		if normaliseOS(p.OS) == "windows" && p.OSVersion == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// OSes returns the operating systems the image offers, sorted, without
+// duplicates.
+func (img Image) OSes() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range img.Platforms {
+		os := normaliseOS(p.OS)
+		if os != "" && !seen[os] {
+			seen[os] = true
+			out = append(out, os)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// HasOS reports whether the image offers the given OS.
+func (img Image) HasOS(os string) bool {
+	for _, o := range img.OSes() {
+		if o == normaliseOS(os) {
+			return true
+		}
+	}
+	return false
+}
