@@ -1,0 +1,170 @@
+package v1alpha1
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+func TestDefaultCluster(t *testing.T) {
+	c := DefaultCluster()
+	if errs := Validate(c); len(errs) > 0 {
+		t.Fatalf("default cluster is invalid: %v", errs)
+	}
+	nodes := c.Nodes()
+	want := []struct{ name, os, ip string }{
+		{"linux-1", "linux", "10.127.130.10"},
+		{"win2019-1", "windows", "10.127.130.11"},
+		{"win2019-2", "windows", "10.127.130.12"},
+		{"win2022-1", "windows", "10.127.130.13"},
+	}
+	if len(nodes) != len(want) {
+		t.Fatalf("got %d nodes, want %d", len(nodes), len(want))
+	}
+	for i, w := range want {
+		n := nodes[i]
+		if n.Name != w.name || n.Pool.OS != w.os || n.InternalIP.String() != w.ip {
+			t.Errorf("node %d = %s/%s/%s, want %s/%s/%s", i, n.Name, n.Pool.OS, n.InternalIP, w.name, w.os, w.ip)
+		}
+	}
+	// PLAN-1 default address spaces.
+	// rule: PLAN-1
+	if c.Network.ClusterCIDR != "10.244.0.0/16" || c.Network.ServiceCIDR != "10.96.0.0/12" || c.Network.DNSServiceIP != "10.96.0.10" {
+		t.Errorf("network defaults = %+v", c.Network)
+	}
+	if c.Network.Mode != ModeOverlay || c.Network.ManagementCIDR != "10.127.130.0/24" {
+		t.Errorf("network defaults = %+v", c.Network)
+	}
+}
+
+func TestDefaultWindowsPools(t *testing.T) {
+	c := DefaultCluster()
+	builds := map[string]string{"win2019": "10.0.17763", "win2022": "10.0.20348"}
+	for _, p := range c.NodePools {
+		if !p.IsWindows() {
+			if len(p.Taints) != 0 {
+				t.Errorf("linux pool tainted: %v", p.Taints)
+			}
+			continue
+		}
+		// rule: SCH-3
+		if len(p.Taints) != 1 || p.Taints[0] != WindowsTaint {
+			t.Errorf("pool %s taints = %v, want os=windows:NoSchedule", p.Name, p.Taints)
+		}
+		b, err := p.WindowsBuild()
+		if err != nil || b.Label() != builds[p.Name] {
+			t.Errorf("pool %s build = %v, %v; want %s", p.Name, b, err, builds[p.Name])
+		}
+		// rule: KLT-2 (Windows eviction-hard defaults), LIM-19 (2 GiB system-reserved)
+		if p.EvictionHard["memory.available"] != "500Mi" {
+			t.Errorf("pool %s evictionHard = %v", p.Name, p.EvictionHard)
+		}
+		if m := p.SystemReserved[corev1.ResourceMemory]; m.String() != "2Gi" {
+			t.Errorf("pool %s systemReserved memory = %s, want 2Gi", p.Name, m.String())
+		}
+	}
+}
+
+func TestValidFiles(t *testing.T) {
+	files, _ := filepath.Glob("testdata/valid-*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no testdata")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			if _, err := Load(f); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestValidFull(t *testing.T) {
+	c, err := Load("testdata/valid-full.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.NodeCount() != 6 || c.Network.Mode != ModeL2Bridge || !c.Network.EnableDSR {
+		t.Errorf("decoded %+v", c)
+	}
+	legacy := c.NodePools[2]
+	if legacy.Taints == nil || len(legacy.Taints) != 0 {
+		t.Errorf("explicit empty taints must stay empty, got %v", legacy.Taints)
+	}
+	b, _ := c.NodePools[1].WindowsBuild()
+	if b.String() != "10.0.20348.2227" {
+		t.Errorf("build with UBR = %s", b)
+	}
+	if c.Nodes()[0].InternalIP.String() != "192.168.50.10" {
+		t.Errorf("first node IP = %s", c.Nodes()[0].InternalIP)
+	}
+}
+
+func TestInvalidFiles(t *testing.T) {
+	cases := map[string][]string{
+		"invalid-unknown-field.yaml": {`unknown field "nodePools[0].cpus"`},
+		"invalid-yaml.yaml":          {"invalid YAML", "line 4"},
+		"invalid-empty-pools.yaml":   {"nodePools: Required value"},
+		"invalid-ipv6.yaml":          {"network.clusterCIDR", "LIM-13"},
+		"invalid-too-many-pods.yaml": {
+			"network.clusterCIDR: Invalid value: \"10.244.0.0/22\": holds 4 node subnets of /24 but the pools have 5 nodes",
+			"nodePools[0].maxPods: Invalid value: 300: a /24 node subnet holds only 253 pod addresses",
+		},
+		"invalid-many.yaml": {
+			`network.mode: Unsupported value: "vxlan"`,
+			"network.serviceCIDR: Invalid value: \"10.96.0.0/12\": overlaps network.clusterCIDR",
+			"network.dnsServiceIP: Invalid value: \"10.244.0.10\": must be inside network.serviceCIDR",
+			"nodePools[0].name: Invalid value: \"Win_2019\"",
+			"nodePools[0].release: Invalid value: \"2012\": unknown Windows Server release",
+			`nodePools[0].runtime: Unsupported value: "cri-o"`,
+			"nodePools[0].cpu: Invalid value: -1",
+			`nodePools[0].taints[0].effect: Unsupported value: "Sometimes"`,
+			"nodePools[1].release: Forbidden: release and build are for windows pools only",
+			`nodePools[2].name: Duplicate value: "lin"`,
+			`nodePools[2].os: Unsupported value: "macos"`,
+		},
+	}
+	for file, wants := range cases {
+		t.Run(file, func(t *testing.T) {
+			path := filepath.Join("testdata", file)
+			_, err := Load(path)
+			if err == nil {
+				t.Fatal("expected an error")
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, path) {
+				t.Errorf("error does not name the file: %s", msg)
+			}
+			for _, w := range wants {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error lacks %q:\n%s", w, msg)
+				}
+			}
+		})
+	}
+	// Every invalid-* file must have expectations.
+	files, _ := filepath.Glob("testdata/invalid-*.yaml")
+	for _, f := range files {
+		if _, ok := cases[filepath.Base(f)]; !ok {
+			t.Errorf("%s has no expectations", f)
+		}
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	if _, err := Load("testdata/missing.yaml"); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+		t.Errorf("missing file error = %v", err)
+	}
+	empty := filepath.Join(t.TempDir(), "empty.yaml")
+	os.WriteFile(empty, nil, 0o644)
+	if _, err := Load(empty); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("empty file error = %v", err)
+	}
+	c, err := Load("")
+	if err != nil || c.NodeCount() != 4 {
+		t.Errorf("Load(\"\") = %v, %v", c, err)
+	}
+}

@@ -1,0 +1,115 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/winkube/winkube/pkg/windows"
+)
+
+// Default address spaces: the seeds' values (PLAN-1) and a private host network.
+const (
+	DefaultClusterCIDR      = "10.244.0.0/16"
+	DefaultServiceCIDR      = "10.96.0.0/12"
+	DefaultDNSServiceIP     = "10.96.0.10"
+	DefaultManagementCIDR   = "10.127.130.0/24"
+	DefaultNodeCIDRMaskSize = 24
+	DefaultName             = "winkube"
+	DefaultCPU              = 4
+	DefaultMemory           = "8Gi"
+	DefaultMaxPods          = 110
+)
+
+// WindowsTaint is the taint SCH-3 recommends for every Windows node.
+var WindowsTaint = corev1.Taint{Key: "os", Value: "windows", Effect: corev1.TaintEffectNoSchedule}
+
+// DefaultCluster is the cluster `winkube up` runs without a config file:
+// one Linux worker, two Windows Server 2019 nodes and one 2022 node.
+func DefaultCluster() *Cluster {
+	c := &Cluster{}
+	SetDefaults(c)
+	return c
+}
+
+func defaultPools() []NodePool {
+	return []NodePool{
+		{Name: "linux", OS: OSLinux, Count: ptr(1)},
+		{Name: "win2019", OS: OSWindows, Release: "2019", Count: ptr(2)},
+		{Name: "win2022", OS: OSWindows, Release: "2022", Count: ptr(1)},
+	}
+}
+
+// SetDefaults fills every field left empty. It never overrides a value the
+// user wrote, and leaves invalid values for Validate to report.
+func SetDefaults(c *Cluster) {
+	if c.APIVersion == "" {
+		c.APIVersion = APIVersion
+	}
+	if c.Kind == "" {
+		c.Kind = Kind
+	}
+	if c.Name == "" {
+		c.Name = DefaultName
+	}
+	setNetworkDefaults(&c.Network)
+	// A file that leaves out nodePools gets the default pools; an explicit
+	// empty list is an error for Validate.
+	if c.NodePools == nil {
+		c.NodePools = defaultPools()
+	}
+	for i := range c.NodePools {
+		setPoolDefaults(&c.NodePools[i])
+	}
+}
+
+func setNetworkDefaults(n *Network) {
+	n.Mode = orDefault(n.Mode, ModeOverlay)
+	n.ClusterCIDR = orDefault(n.ClusterCIDR, DefaultClusterCIDR)
+	n.ServiceCIDR = orDefault(n.ServiceCIDR, DefaultServiceCIDR)
+	n.DNSServiceIP = orDefault(n.DNSServiceIP, DefaultDNSServiceIP)
+	n.ManagementCIDR = orDefault(n.ManagementCIDR, DefaultManagementCIDR)
+	if n.NodeCIDRMaskSize == 0 {
+		n.NodeCIDRMaskSize = DefaultNodeCIDRMaskSize
+	}
+}
+
+func setPoolDefaults(p *NodePool) {
+	if p.Count == nil {
+		p.Count = ptr(1)
+	}
+	if p.CPU == 0 {
+		p.CPU = DefaultCPU
+	}
+	if p.Memory == nil {
+		m := resource.MustParse(DefaultMemory)
+		p.Memory = &m
+	}
+	if p.MaxPods == 0 {
+		p.MaxPods = DefaultMaxPods
+	}
+	p.Runtime = orDefault(p.Runtime, RuntimeContainerd)
+	if p.EvictionHard == nil {
+		p.EvictionHard = windows.DefaultEvictionHard(p.OS)
+	}
+	if !p.IsWindows() {
+		return
+	}
+	// SCH-3: a Windows pool is tainted unless the file says otherwise
+	// (an explicit `taints: []` keeps it untainted).
+	if p.Taints == nil {
+		p.Taints = []corev1.Taint{WindowsTaint}
+	}
+	// LIM-19 / PLAN-4: keep at least 2 GiB for the system on Windows.
+	if p.SystemReserved == nil {
+		p.SystemReserved = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("2Gi")}
+	}
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,309 @@
+package v1alpha1
+
+import (
+	"fmt"
+	"math/big"
+	"net/netip"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/winkube/winkube/pkg/windows"
+)
+
+// Validate reports every problem in a defaulted config, each with its field path.
+func Validate(c *Cluster) field.ErrorList {
+	var errs field.ErrorList
+	if c.APIVersion != APIVersion {
+		errs = append(errs, field.NotSupported(field.NewPath("apiVersion"), c.APIVersion, []string{APIVersion}))
+	}
+	if c.Kind != Kind {
+		errs = append(errs, field.NotSupported(field.NewPath("kind"), c.Kind, []string{Kind}))
+	}
+	errs = append(errs, validateNetwork(&c.Network, field.NewPath("network"))...)
+	errs = append(errs, validatePools(c, field.NewPath("nodePools"))...)
+	return errs
+}
+
+func validateNetwork(n *Network, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if n.Mode != ModeOverlay && n.Mode != ModeL2Bridge {
+		errs = append(errs, field.NotSupported(path.Child("mode"), n.Mode, []string{ModeOverlay, ModeL2Bridge}))
+	}
+	nets := map[string]netip.Prefix{}
+	for _, f := range []struct {
+		name, value string
+	}{{"clusterCIDR", n.ClusterCIDR}, {"serviceCIDR", n.ServiceCIDR}, {"managementCIDR", n.ManagementCIDR}} {
+		p, err := netip.ParsePrefix(f.value)
+		switch {
+		case err != nil:
+			errs = append(errs, field.Invalid(path.Child(f.name), f.value, "must be a CIDR such as 10.244.0.0/16"))
+		case p != p.Masked():
+			errs = append(errs, field.Invalid(path.Child(f.name), f.value, "host bits must be zero; did you mean "+p.Masked().String()+"?"))
+		case !p.Addr().Is4():
+			// LIM-13: no IPv6 on overlay, no IPv6-only anywhere; dual-stack is out of scope.
+			errs = append(errs, field.Invalid(path.Child(f.name), f.value, "only IPv4 is supported: Windows nodes do not support IPv6-only clusters and overlay networks are IPv4 only (LIM-13)"))
+		default:
+			nets[f.name] = p
+		}
+	}
+	errs = append(errs, validateOverlaps(nets, path)...)
+	errs = append(errs, validateDNSIP(n, nets["serviceCIDR"], path)...)
+	if cl, ok := nets["clusterCIDR"]; ok && (n.NodeCIDRMaskSize < cl.Bits() || n.NodeCIDRMaskSize > 30) {
+		errs = append(errs, field.Invalid(path.Child("nodeCIDRMaskSize"), n.NodeCIDRMaskSize,
+			fmt.Sprintf("must be between the cluster CIDR's prefix (%d) and 30", cl.Bits())))
+	}
+	return errs
+}
+
+// validateOverlaps applies PLAN-1: the three spaces must not overlap.
+func validateOverlaps(nets map[string]netip.Prefix, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	names := []string{"clusterCIDR", "serviceCIDR", "managementCIDR"}
+	for i, a := range names {
+		for _, b := range names[i+1:] {
+			pa, okA := nets[a]
+			pb, okB := nets[b]
+			if okA && okB && pa.Overlaps(pb) {
+				errs = append(errs, field.Invalid(path.Child(b), pb.String(), "overlaps "+path.Child(a).String()+" "+pa.String()+"; the cluster, service and management networks must not overlap (PLAN-1)"))
+			}
+		}
+	}
+	return errs
+}
+
+func validateDNSIP(n *Network, svc netip.Prefix, path *field.Path) field.ErrorList {
+	ip, err := netip.ParseAddr(n.DNSServiceIP)
+	if err != nil {
+		return field.ErrorList{field.Invalid(path.Child("dnsServiceIP"), n.DNSServiceIP, "must be an IP address such as 10.96.0.10")}
+	}
+	if svc.IsValid() && !svc.Contains(ip) {
+		return field.ErrorList{field.Invalid(path.Child("dnsServiceIP"), n.DNSServiceIP, "must be inside network.serviceCIDR "+svc.String()+" (PLAN-1)")}
+	}
+	return nil
+}
+
+func validatePools(c *Cluster, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(c.NodePools) == 0 {
+		errs = append(errs, field.Required(path, "at least one node pool"))
+	}
+	seen := map[string]bool{}
+	for i := range c.NodePools {
+		p := &c.NodePools[i]
+		pp := path.Index(i)
+		if seen[p.Name] {
+			errs = append(errs, field.Duplicate(pp.Child("name"), p.Name))
+		}
+		seen[p.Name] = true
+		errs = append(errs, validatePool(p, pp)...)
+	}
+	errs = append(errs, validateCapacity(c, path)...)
+	return errs
+}
+
+func validatePool(p *NodePool, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if p.Name == "" {
+		errs = append(errs, field.Required(path.Child("name"), "a DNS label such as win2019"))
+	} else {
+		for _, msg := range validation.IsDNS1123Label(p.Name) {
+			errs = append(errs, field.Invalid(path.Child("name"), p.Name, msg))
+		}
+	}
+	errs = append(errs, validateOS(p, path)...)
+	if p.Replicas() < 0 {
+		errs = append(errs, field.Invalid(path.Child("count"), p.Replicas(), "must be zero or more"))
+	}
+	if p.CPU < 1 {
+		errs = append(errs, field.Invalid(path.Child("cpu"), p.CPU, "must be at least 1 core"))
+	}
+	if p.Memory != nil && p.Memory.Sign() <= 0 {
+		errs = append(errs, field.Invalid(path.Child("memory"), p.Memory.String(), "must be positive, such as 8Gi"))
+	}
+	if p.MaxPods < 1 {
+		errs = append(errs, field.Invalid(path.Child("maxPods"), p.MaxPods, "must be at least 1"))
+	}
+	if p.Runtime != RuntimeContainerd && p.Runtime != RuntimeDocker {
+		errs = append(errs, field.NotSupported(path.Child("runtime"), p.Runtime, []string{RuntimeContainerd, RuntimeDocker}))
+	}
+	errs = append(errs, validateLabels(p.Labels, path.Child("labels"))...)
+	errs = append(errs, validateTaints(p.Taints, path.Child("taints"))...)
+	errs = append(errs, validateResources(p.KubeReserved, path.Child("kubeReserved"))...)
+	errs = append(errs, validateResources(p.SystemReserved, path.Child("systemReserved"))...)
+	errs = append(errs, validateEviction(p.EvictionHard, path.Child("evictionHard"))...)
+	return errs
+}
+
+func validateOS(p *NodePool, path *field.Path) field.ErrorList {
+	switch p.OS {
+	case OSLinux:
+		if p.Release != "" || p.Build != "" {
+			return field.ErrorList{field.Forbidden(path.Child("release"), "release and build are for windows pools only")}
+		}
+		return nil
+	case OSWindows:
+		_, err := p.WindowsBuild()
+		if err != nil {
+			return field.ErrorList{field.Invalid(path.Child(windowsVersionField(p)), p.Release+p.Build, err.Error())}
+		}
+		return nil
+	case "":
+		return field.ErrorList{field.Required(path.Child("os"), "linux or windows")}
+	}
+	return field.ErrorList{field.NotSupported(path.Child("os"), p.OS, []string{OSLinux, OSWindows})}
+}
+
+func windowsVersionField(p *NodePool) string {
+	if p.Build != "" {
+		return "build"
+	}
+	return "release"
+}
+
+// WindowsBuild resolves the pool's release or build to a full build with a
+// revision (UBR), the way a real node reports it (KLT-1).
+func (p *NodePool) WindowsBuild() (windows.Build, error) {
+	switch {
+	case p.Release != "" && p.Build != "":
+		return windows.Build{}, fmt.Errorf("set release or build, not both")
+	case p.Build != "":
+		b, err := windows.ParseBuild(p.Build)
+		if err != nil {
+			return windows.Build{}, err
+		}
+		if r, ok := windows.ReleaseByBuild(b.Build); ok && b.Revision == 0 {
+			b.Revision = r.UBR
+		}
+		return b, nil
+	case p.Release != "":
+		r, ok := windows.ReleaseByName(p.Release)
+		if !ok {
+			return windows.Build{}, fmt.Errorf("unknown Windows Server release; use one of %s or a build such as 10.0.17763", strings.Join(releaseNames(), ", "))
+		}
+		return windows.Build{Major: 10, Minor: 0, Build: r.Build, Revision: r.UBR}, nil
+	}
+	return windows.Build{}, fmt.Errorf("a windows pool needs release (such as \"2019\" or \"2022\") or build (such as \"10.0.17763\")")
+}
+
+func releaseNames() []string {
+	var names []string
+	for _, r := range windows.Releases() {
+		names = append(names, r.Names[0])
+	}
+	return names
+}
+
+func validateLabels(labels map[string]string, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for k, v := range labels {
+		for _, msg := range validation.IsQualifiedName(k) {
+			errs = append(errs, field.Invalid(path.Key(k), k, msg))
+		}
+		for _, msg := range validation.IsValidLabelValue(v) {
+			errs = append(errs, field.Invalid(path.Key(k), v, msg))
+		}
+	}
+	return errs
+}
+
+func validateTaints(taints []corev1.Taint, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	effects := []string{string(corev1.TaintEffectNoSchedule), string(corev1.TaintEffectPreferNoSchedule), string(corev1.TaintEffectNoExecute)}
+	for i, t := range taints {
+		for _, msg := range validation.IsQualifiedName(t.Key) {
+			errs = append(errs, field.Invalid(path.Index(i).Child("key"), t.Key, msg))
+		}
+		if t.Value != "" {
+			for _, msg := range validation.IsValidLabelValue(t.Value) {
+				errs = append(errs, field.Invalid(path.Index(i).Child("value"), t.Value, msg))
+			}
+		}
+		switch t.Effect {
+		case corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
+		default:
+			errs = append(errs, field.NotSupported(path.Index(i).Child("effect"), t.Effect, effects))
+		}
+	}
+	return errs
+}
+
+func validateResources(rl corev1.ResourceList, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for name, q := range rl {
+		switch name {
+		case corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage, corev1.ResourcePods:
+		default:
+			errs = append(errs, field.NotSupported(path.Key(string(name)), name, []string{"cpu", "memory", "ephemeral-storage", "pods"}))
+		}
+		if q.Sign() < 0 {
+			errs = append(errs, field.Invalid(path.Key(string(name)), q.String(), "must not be negative"))
+		}
+	}
+	return errs
+}
+
+var evictionSignals = []string{"memory.available", "nodefs.available", "nodefs.inodesFree", "imagefs.available", "imagefs.inodesFree", "pid.available"}
+
+func validateEviction(ev map[string]string, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for k, v := range ev {
+		known := false
+		for _, s := range evictionSignals {
+			known = known || s == k
+		}
+		if !known {
+			errs = append(errs, field.NotSupported(path.Key(k), k, evictionSignals))
+			continue
+		}
+		if !validThreshold(v) {
+			errs = append(errs, field.Invalid(path.Key(k), v, "must be a quantity such as 500Mi or a percentage such as 10%"))
+		}
+	}
+	return errs
+}
+
+func validThreshold(v string) bool {
+	if p, ok := strings.CutSuffix(v, "%"); ok {
+		var f float64
+		_, err := fmt.Sscanf(p, "%g", &f)
+		return err == nil && f >= 0 && f <= 100
+	}
+	q, err := resource.ParseQuantity(v)
+	return err == nil && q.Sign() >= 0
+}
+
+// validateCapacity applies PLAN-1 sizing: every node needs its own pod
+// subnet, each subnet must hold maxPods plus the network and gateway
+// addresses, and the management network must hold every node.
+func validateCapacity(c *Cluster, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	n := &c.Network
+	cluster, err1 := netip.ParsePrefix(n.ClusterCIDR)
+	mgmt, err2 := netip.ParsePrefix(n.ManagementCIDR)
+	if err1 != nil || err2 != nil || !cluster.Addr().Is4() || n.NodeCIDRMaskSize < cluster.Bits() || n.NodeCIDRMaskSize > 30 {
+		return nil // already reported
+	}
+	nodes := c.NodeCount()
+	if subnets := pow2(n.NodeCIDRMaskSize - cluster.Bits()); big.NewInt(int64(nodes)).Cmp(subnets) > 0 {
+		errs = append(errs, field.Invalid(field.NewPath("network", "clusterCIDR"), n.ClusterCIDR,
+			fmt.Sprintf("holds %s node subnets of /%d but the pools have %d nodes", subnets, n.NodeCIDRMaskSize, nodes)))
+	}
+	perNode := (1 << (32 - n.NodeCIDRMaskSize)) - 3 // network, gateway and broadcast addresses
+	for i := range c.NodePools {
+		if p := &c.NodePools[i]; p.MaxPods > perNode {
+			errs = append(errs, field.Invalid(path.Index(i).Child("maxPods"), p.MaxPods,
+				fmt.Sprintf("a /%d node subnet holds only %d pod addresses; lower maxPods or network.nodeCIDRMaskSize", n.NodeCIDRMaskSize, perNode)))
+		}
+	}
+	if mgmt.Addr().Is4() && big.NewInt(int64(nodes+10)).Cmp(pow2(32-mgmt.Bits())) > 0 {
+		errs = append(errs, field.Invalid(field.NewPath("network", "managementCIDR"), n.ManagementCIDR,
+			fmt.Sprintf("too small for %d nodes (node addresses start at .10)", nodes)))
+	}
+	return errs
+}
+
+func pow2(n int) *big.Int { return new(big.Int).Lsh(big.NewInt(1), uint(max(n, 0))) }
