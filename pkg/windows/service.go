@@ -1,0 +1,203 @@
+package windows
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Windows network modes that change the service rules (NET-1).
+const (
+	NetworkL2Bridge = "l2bridge"
+	NetworkOverlay  = "overlay"
+)
+
+// ServiceOptions describes the Windows nodes a Service's traffic reaches.
+type ServiceOptions struct {
+	// K8sMinor is the cluster's Kubernetes minor version (LIM-11).
+	K8sMinor int
+	// DSR is true when kube-proxy runs with --enable-dsr (LIM-12, KP-5).
+	DSR bool
+	// NetworkMode is "l2bridge" or "overlay" (LIM-13); empty skips LIM-13's
+	// overlay check.
+	NetworkMode string
+	// Backends is the number of backend pods; 0 skips LIM-11.
+	Backends int
+	// NodeBuild is the Windows nodes' build; zero skips the KP-5 checks.
+	NodeBuild Build
+}
+
+// ServiceLimitations checks a Service whose backends run on Windows nodes
+// against LIM-10 … LIM-13, LIM-16 and the KP-5 build requirements.
+func ServiceLimitations(svc *corev1.Service, opts ServiceOptions) []Violation {
+	if svc == nil {
+		return nil
+	}
+	path := field.NewPath("spec")
+	var out []Violation
+	out = append(out, checkAffinityTimeout(&svc.Spec, path)...)
+	out = append(out, checkBackends(opts, path)...)
+	out = append(out, checkTrafficPolicy(&svc.Spec, opts, path)...)
+	out = append(out, checkIPFamilies(&svc.Spec, opts, path)...)
+	out = append(out, checkOwnNodePort(&svc.Spec, path)...)
+	out = append(out, checkServiceFeatures(svc, opts, path)...)
+	return out
+}
+
+// checkAffinityTimeout: LIM-10.
+func checkAffinityTimeout(spec *corev1.ServiceSpec, path *field.Path) []Violation {
+	c := spec.SessionAffinityConfig
+	if c == nil || c.ClientIP == nil || c.ClientIP.TimeoutSeconds == nil {
+		return nil
+	}
+	return []Violation{{
+		Rule: "LIM-10", Path: path.Child("sessionAffinityConfig", "clientIP", "timeoutSeconds").String(), Severity: SeverityWarning,
+		Message: "sessionAffinityConfig.clientIP.timeoutSeconds is not honoured on Windows nodes",
+		Fix:     "drop the timeout or do not rely on it for Windows backends",
+	}}
+}
+
+// checkBackends: LIM-11.
+func checkBackends(opts ServiceOptions, path *field.Path) []Violation {
+	limit := ServiceBackendLimit(opts.K8sMinor)
+	if opts.Backends <= limit {
+		return nil
+	}
+	return []Violation{{
+		Rule: "LIM-11", Path: path.String(), Severity: SeverityError,
+		Message: fmt.Sprintf("%d backend pods: Windows supports at most %d backend pods (unique destinations) per Service", opts.Backends, limit),
+		Fix:     "split the backends over several Services, or scale down",
+	}}
+}
+
+// checkTrafficPolicy: LIM-12 (Local needs DSR) and KP-5 client IP
+// preservation.
+func checkTrafficPolicy(spec *corev1.ServiceSpec, opts ServiceOptions, path *field.Path) []Violation {
+	if spec.ExternalTrafficPolicy != corev1.ServiceExternalTrafficPolicyLocal || opts.DSR {
+		return nil
+	}
+	return []Violation{{
+		Rule: "LIM-12", Path: path.Child("externalTrafficPolicy").String(), Severity: SeverityError,
+		Message: "externalTrafficPolicy Local works on Windows only when kube-proxy runs with DSR",
+		Fix:     "start kube-proxy with --feature-gates=WinDSR=true --enable-dsr=true, or use externalTrafficPolicy: Cluster",
+	}}
+}
+
+// checkIPFamilies: LIM-13. IPv6-only is unsupported; IPv6 on overlay is
+// unsupported, so dual-stack needs l2bridge.
+func checkIPFamilies(spec *corev1.ServiceSpec, opts ServiceOptions, path *field.Path) []Violation {
+	hasV4, hasV6 := false, false
+	for _, f := range spec.IPFamilies {
+		hasV4 = hasV4 || f == corev1.IPv4Protocol
+		hasV6 = hasV6 || f == corev1.IPv6Protocol
+	}
+	p := path.Child("ipFamilies").String()
+	switch {
+	case hasV6 && !hasV4 && !requiresDualStack(spec):
+		return []Violation{{
+			Rule: "LIM-13", Path: p, Severity: SeverityError,
+			Message: "IPv6-only single-stack Services are not supported on Windows",
+			Fix:     "use IPv4, or dual-stack on an l2bridge network",
+		}}
+	case (hasV6 || requiresDualStack(spec)) && opts.NetworkMode == NetworkOverlay:
+		return []Violation{{
+			Rule: "LIM-13", Path: p, Severity: SeverityError,
+			Message: "IPv6 is not supported on overlay (VXLAN) networks on Windows; dual-stack needs l2bridge",
+			Fix:     "use IPv4 only, or switch the Windows nodes to l2bridge networking",
+		}}
+	}
+	return nil
+}
+
+func requiresDualStack(spec *corev1.ServiceSpec) bool {
+	return spec.IPFamilyPolicy != nil && *spec.IPFamilyPolicy == corev1.IPFamilyPolicyRequireDualStack
+}
+
+// checkOwnNodePort: LIM-16, as advice for NodePort and LoadBalancer Services.
+func checkOwnNodePort(spec *corev1.ServiceSpec, path *field.Path) []Violation {
+	if spec.Type != corev1.ServiceTypeNodePort && spec.Type != corev1.ServiceTypeLoadBalancer {
+		return nil
+	}
+	return []Violation{{
+		Rule: "LIM-16", Path: path.Child("type").String(), Severity: SeverityInfo,
+		Message: "a Windows node cannot reach its own NodePort or Service VIPs; other nodes, external clients and pods can",
+		Fix:     "test the NodePort from another node or from outside the cluster",
+	}}
+}
+
+// checkServiceFeatures: KP-5, features the node's build lacks. kube-proxy
+// falls back silently, so these are warnings.
+func checkServiceFeatures(svc *corev1.Service, opts ServiceOptions, path *field.Path) []Violation {
+	if opts.NodeBuild.IsZero() {
+		return nil
+	}
+	var out []Violation
+	need := func(f Feature, p *field.Path, what string) {
+		if Supports(f, opts.NodeBuild) {
+			return
+		}
+		min, _ := MinBuild(f)
+		out = append(out, Violation{
+			Rule: "KP-5", Path: p.String(), Severity: SeverityWarning,
+			Message: fmt.Sprintf("%s needs Windows build %d (%s) or newer; nodes run %s, so kube-proxy ignores it",
+				what, min, buildName(min), opts.NodeBuild.Label()),
+			Fix: "run the backends on newer Windows nodes",
+		})
+	}
+	if svc.Spec.SessionAffinity == corev1.ServiceAffinityClientIP {
+		need(SessionAffinity, path.Child("sessionAffinity"), "sessionAffinity ClientIP")
+	}
+	if opts.DSR {
+		need(DSR, path, "DSR")
+	}
+	if svc.Annotations["preserve-destination"] == "true" {
+		need(PreserveDestination, field.NewPath("metadata", "annotations").Key("preserve-destination"), "preserve-destination")
+	}
+	if len(svc.Spec.IPFamilies) > 1 {
+		need(DualStack, path.Child("ipFamilies"), "dual-stack")
+	}
+	if svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal && opts.DSR {
+		need(ClientIPPreservation, path.Child("externalTrafficPolicy"), "client IP preservation")
+	}
+	return out
+}
+
+// MinSystemReservedMemory is the least system-reserved memory advised for
+// Windows nodes (LIM-19, PLAN-4: --system-reserved memory>=2Gi).
+var MinSystemReservedMemory = resource.MustParse("2Gi")
+
+// CheckSystemReserved implements LIM-19's node advice: reserve at least 2 GiB
+// of memory for the system.
+func CheckSystemReserved(systemReserved corev1.ResourceList) []Violation {
+	q, ok := systemReserved[corev1.ResourceMemory]
+	if ok && q.Cmp(MinSystemReservedMemory) >= 0 {
+		return nil
+	}
+	return []Violation{{
+		Rule: "LIM-19", Path: "systemReserved.memory", Severity: SeverityWarning,
+		Message: "Windows nodes should reserve at least 2Gi of memory for the system; without an OOM killer, overcommit pages to disk",
+		Fix:     "start the kubelet with --system-reserved=memory=2Gi (or more)",
+	}}
+}
+
+// SecretVolumeAdvice implements LIM-18: Windows writes secret volumes to the
+// node's disk in plain text (there is no tmpfs).
+func SecretVolumeAdvice(spec *corev1.PodSpec, path *field.Path) []Violation {
+	if spec == nil {
+		return nil
+	}
+	var out []Violation
+	for i, v := range spec.Volumes {
+		if v.Secret == nil {
+			continue
+		}
+		out = append(out, Violation{
+			Rule: "LIM-18", Path: path.Child("volumes").Index(i).Child("secret").String(), Severity: SeverityInfo,
+			Message: "secrets are written in plain text to the Windows node's disk (no tmpfs)",
+			Fix:     "restrict the node's files with ACLs and encrypt the volume with BitLocker",
+		})
+	}
+	return out
+}
