@@ -1,0 +1,305 @@
+// Package node is the emulated node agent, winkube's "kubelet". One agent
+// hosts many emulated Windows Server and Linux nodes against a real API
+// server: it registers them, keeps their leases and status fresh, admits the
+// pods bound to them and runs those pods through the lifecycle a real kubelet
+// would, with upstream reasons, messages and events. Everything it decides
+// comes from the rule book (pkg/windows) and the image catalog
+// (pkg/imageinfo) and is visible through the API.
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	listerscorev1 "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+)
+
+// Options configure an agent.
+type Options struct {
+	// Config reaches the API server.
+	Config *rest.Config
+	// Cluster lists the node pools to emulate and the network they join.
+	Cluster *v1alpha1.Cluster
+	// Progress, when set, receives one line per milestone
+	// ("node win2019-1 registered", "node win2019-1 Ready").
+	Progress io.Writer
+	// KubeletVersion is reported in nodeInfo; default "v1.36.3".
+	KubeletVersion string
+}
+
+// Agent runs the emulated nodes of one cluster config in this process.
+type Agent struct {
+	client      kubernetes.Interface
+	cluster     *v1alpha1.Cluster
+	progress    *progress
+	nodes       map[string]*emuNode
+	names       []string
+	factory     informers.SharedInformerFactory
+	podFactory  informers.SharedInformerFactory
+	nodeLister  listerscorev1.NodeLister
+	podLister   listerscorev1.PodLister
+	broadcaster record.EventBroadcaster
+	cidrs       *cidrPicker
+
+	runCtx    context.Context
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	ready     chan struct{}
+	errs      chan error
+	closeOnce sync.Once
+}
+
+// Start registers every node of the cluster config, then starts heartbeats
+// and pod handling. It returns once the nodes exist in the API; Ready says
+// when they are all Ready. Nodes that already exist are updated and their
+// pods adopted, so a second Start after a restart picks up where the first
+// left off.
+func Start(ctx context.Context, o Options) (*Agent, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	client, err := kubernetes.NewForConfig(o.Config)
+	if err != nil {
+		return nil, fmt.Errorf("create API client: %w", err)
+	}
+	a, err := newAgent(client, o)
+	if err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	a.runCtx, a.cancel = runCtx, cancel
+	if err := a.start(ctx, runCtx); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (o *Options) validate() error {
+	if o.Config == nil {
+		return errors.New("node agent: Options.Config is required")
+	}
+	if o.Cluster == nil {
+		return errors.New("node agent: Options.Cluster is required")
+	}
+	if len(o.Cluster.Nodes()) == 0 {
+		return errors.New("node agent: the cluster config has no nodes (nodePools with count > 0)")
+	}
+	return nil
+}
+
+func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
+	version := o.KubeletVersion
+	if version == "" {
+		version = defaultKubeletVer
+	}
+	a := &Agent{
+		client:   client,
+		cluster:  o.Cluster,
+		progress: &progress{w: o.Progress},
+		nodes:    map[string]*emuNode{},
+		ready:    make(chan struct{}),
+		errs:     make(chan error, 16),
+	}
+	cidrs, err := newCIDRPicker(o.Cluster.Network.ClusterCIDR, o.Cluster.Network.NodeCIDRMaskSize)
+	if err != nil {
+		return nil, err
+	}
+	a.cidrs = cidrs
+	a.broadcaster = record.NewBroadcaster()
+	for _, n := range o.Cluster.Nodes() {
+		host, err := newPersonality(n.Pool)
+		if err != nil {
+			return nil, err
+		}
+		spec := &nodeSpec{name: n.Name, pool: n.Pool, ip: n.InternalIP.String(), host: host, kubelet: version}
+		recorder := a.broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet", Host: n.Name})
+		a.nodes[n.Name] = newEmuNode(a, spec, recorder)
+		a.names = append(a.names, n.Name)
+	}
+	sort.Strings(a.names)
+	return a, nil
+}
+
+// start registers the nodes, syncs the informers and launches the loops.
+func (a *Agent) start(ctx, runCtx context.Context) error {
+	a.broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: a.client.CoreV1().Events("")})
+	if err := a.registerAll(ctx); err != nil {
+		return err
+	}
+	a.factory = informers.NewSharedInformerFactoryWithOptions(a.client, 0)
+	a.nodeLister = a.factory.Core().V1().Nodes().Lister()
+	a.podFactory = informers.NewSharedInformerFactoryWithOptions(a.client, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.OneTermNotEqualSelector("spec.nodeName", "").String()
+		}))
+	podFactory := a.podFactory
+	podInformer := podFactory.Core().V1().Pods()
+	a.podLister = podInformer.Lister()
+	if _, err := podInformer.Informer().AddEventHandler(a.podHandler()); err != nil {
+		return fmt.Errorf("watch pods: %w", err)
+	}
+	a.factory.Start(runCtx.Done())
+	podFactory.Start(runCtx.Done())
+	for typ, ok := range a.factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("sync %v cache: %w", typ, ctx.Err())
+		}
+	}
+	for typ, ok := range podFactory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("sync %v cache: %w", typ, ctx.Err())
+		}
+	}
+	for _, name := range a.names {
+		n := a.nodes[name]
+		a.wg.Go(func() { n.run(runCtx) })
+	}
+	a.wg.Go(func() { a.waitReady(runCtx) })
+	return nil
+}
+
+// registerAll registers the nodes a few at a time.
+func (a *Agent) registerAll(ctx context.Context) error {
+	sem := make(chan struct{}, 8)
+	errs := make(chan error, len(a.names))
+	var wg sync.WaitGroup
+	for _, name := range a.names {
+		n := a.nodes[name]
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			errs <- n.register(ctx)
+		})
+	}
+	wg.Wait()
+	close(errs)
+	var all []error
+	for err := range errs {
+		if err != nil {
+			all = append(all, err)
+		}
+	}
+	return errors.Join(all...)
+}
+
+// podHandler dispatches pod events to the node each pod is bound to: one
+// watch serves every node of the agent.
+func (a *Agent) podHandler() cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { a.dispatch(obj, false) },
+		UpdateFunc: func(_, obj any) { a.dispatch(obj, false) },
+		DeleteFunc: func(obj any) { a.dispatch(obj, true) },
+	}
+}
+
+func (a *Agent) dispatch(obj any, deleted bool) {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	n, ok := a.nodes[pod.Spec.NodeName]
+	if !ok {
+		return
+	}
+	if deleted {
+		n.podRemoved(pod)
+		return
+	}
+	n.podChanged(pod)
+}
+
+// waitReady closes a.ready once every node is Ready in the API.
+func (a *Agent) waitReady(ctx context.Context) {
+	reported := map[string]bool{}
+	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(context.Context) (bool, error) {
+		all := true
+		for _, name := range a.names {
+			n, err := a.nodeLister.Get(name)
+			if err != nil || !nodeReady(n) {
+				all = false
+				continue
+			}
+			if !reported[name] {
+				reported[name] = true
+				a.progress.printf("node %s Ready", name)
+			}
+		}
+		return all, nil
+	})
+	if err == nil {
+		close(a.ready)
+	}
+}
+
+// Ready is closed when every node is Ready in the API.
+func (a *Agent) Ready() <-chan struct{} { return a.ready }
+
+// Err delivers errors the agent cannot recover from by retrying.
+func (a *Agent) Err() <-chan error { return a.errs }
+
+// NodeNames lists the emulated nodes, sorted.
+func (a *Agent) NodeNames() []string { return append([]string(nil), a.names...) }
+
+// Close stops every goroutine. The nodes stay in the API, as they do when a
+// real kubelet stops; the node lifecycle controller marks them NotReady
+// once their leases expire.
+func (a *Agent) Close() error {
+	a.closeOnce.Do(func() {
+		if a.cancel != nil {
+			a.cancel()
+		}
+		a.wg.Wait()
+		for _, f := range []informers.SharedInformerFactory{a.factory, a.podFactory} {
+			if f != nil {
+				f.Shutdown()
+			}
+		}
+		a.broadcaster.Shutdown()
+	})
+	return nil
+}
+
+// report sends a non-fatal error to Err without blocking.
+func (a *Agent) report(err error) {
+	select {
+	case a.errs <- err:
+	default:
+	}
+}
+
+// progress writes milestone lines, one at a time.
+type progress struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (p *progress) printf(format string, args ...any) {
+	if p.w == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, format+"\n", args...)
+}

@@ -1,0 +1,405 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"sync"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
+)
+
+// Heartbeat timing, as the kubelet's defaults: the lease is renewed every
+// 10 s and lasts 40 s; status is posted on change and at least every minute
+// (the lease is what keeps the node alive for the lifecycle controller).
+const (
+	leaseNamespace      = "kube-node-lease"
+	leaseDuration       = 40
+	leaseRenewInterval  = 10 * time.Second
+	statusCheckInterval = 10 * time.Second
+	statusReportEvery   = time.Minute
+	// podCIDRWait is how long a node waits for a CIDR allocator before it
+	// picks its own pod CIDR.
+	podCIDRWait = 10 * time.Second
+)
+
+// emuNode is one emulated node: its registration, heartbeats, network and
+// the pods bound to it.
+type emuNode struct {
+	agent    *Agent
+	spec     *nodeSpec
+	recorder record.EventRecorder
+	ref      *corev1.ObjectReference
+
+	mu      sync.Mutex
+	workers map[types.UID]*podWorker
+	ipam    *ipam
+	images  map[string]bool
+	// admitMu serialises admission so resource accounting sees every
+	// admitted pod.
+	admitMu sync.Mutex
+
+	uid          types.UID
+	lease        *coordinationv1.Lease
+	readyPosted  bool
+	lastPosted   time.Time
+	networkReady bool
+}
+
+func newEmuNode(a *Agent, spec *nodeSpec, recorder record.EventRecorder) *emuNode {
+	return &emuNode{
+		agent:    a,
+		spec:     spec,
+		recorder: recorder,
+		// The kubelet refers to its node by name, with the name as UID.
+		ref:     &corev1.ObjectReference{Kind: "Node", Name: spec.name, UID: types.UID(spec.name)},
+		workers: map[types.UID]*podWorker{},
+		images:  map[string]bool{},
+	}
+}
+
+// register creates the node, or updates it when it already exists (an agent
+// restart): labels are reconciled, taints left as they are, as the kubelet
+// does on re-registration.
+func (n *emuNode) register(ctx context.Context) error {
+	nodes := n.agent.client.CoreV1().Nodes()
+	want := n.spec.initialNode(time.Now())
+	created, err := nodes.Create(ctx, want, metav1.CreateOptions{})
+	switch {
+	case err == nil:
+		n.uid = created.UID
+	case apierrors.IsAlreadyExists(err):
+		if err := n.reconcileExisting(ctx); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("register node %s: %w", n.spec.name, err)
+	}
+	if err := n.postStatus(ctx); err != nil {
+		return err
+	}
+	n.agent.progress.printf("node %s registered", n.spec.name)
+	n.recorder.Eventf(n.ref, corev1.EventTypeNormal, "Starting", "Starting kubelet.")
+	for _, ev := range []string{"NodeHasSufficientMemory", "NodeHasNoDiskPressure", "NodeHasSufficientPID"} {
+		n.statusEvent(ev)
+	}
+	if n.spec.host.OS() == "linux" {
+		// Windows does not enforce node allocatable (KLT-3).
+		n.recorder.Eventf(n.ref, corev1.EventTypeNormal, "NodeAllocatableEnforced", "Updated Node Allocatable limit across pods")
+	}
+	return nil
+}
+
+func (n *emuNode) statusEvent(event string) {
+	n.recorder.Eventf(n.ref, corev1.EventTypeNormal, event, "Node %s status is now: %s", n.spec.name, event)
+}
+
+// reconcileExisting merges our labels into an existing node.
+func (n *emuNode) reconcileExisting(ctx context.Context) error {
+	nodes := n.agent.client.CoreV1().Nodes()
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := nodes.Get(ctx, n.spec.name, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("get node %s: %w", n.spec.name, err)
+		}
+		n.uid = cur.UID
+		if cur.Labels == nil {
+			cur.Labels = map[string]string{}
+		}
+		for k, v := range n.spec.labels() {
+			cur.Labels[k] = v
+		}
+		if cur.Annotations == nil {
+			cur.Annotations = map[string]string{}
+		}
+		cur.Annotations[annotationControllerManagedAttach] = "true"
+		_, err = nodes.Update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+// run keeps the node alive until ctx ends: lease renewals, status posts and
+// the pod CIDR.
+func (n *emuNode) run(ctx context.Context) {
+	started := time.Now()
+	leaseTick := time.NewTicker(leaseRenewInterval)
+	defer leaseTick.Stop()
+	statusTick := time.NewTicker(statusCheckInterval)
+	defer statusTick.Stop()
+	cidrTick := time.NewTicker(250 * time.Millisecond)
+	defer cidrTick.Stop()
+	n.renewLease(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-leaseTick.C:
+			n.renewLease(ctx)
+		case <-statusTick.C:
+			if time.Since(n.lastPosted) >= statusReportEvery {
+				n.reportErr(n.postStatus(ctx))
+			}
+		case <-cidrTick.C:
+			if n.networkReady {
+				cidrTick.Stop()
+				continue
+			}
+			n.checkPodCIDR(ctx, time.Since(started) > podCIDRWait)
+		}
+	}
+}
+
+func (n *emuNode) reportErr(err error) {
+	if err != nil && n.agent != nil {
+		n.agent.report(err)
+	}
+}
+
+// checkPodCIDR sets up pod networking once the node has a pod CIDR; after
+// podCIDRWait without one it picks and patches its own.
+func (n *emuNode) checkPodCIDR(ctx context.Context, pickOwn bool) {
+	node, err := n.agent.nodeLister.Get(n.spec.name)
+	if err != nil {
+		return
+	}
+	cidr := node.Spec.PodCIDR
+	if cidr == "" && pickOwn {
+		cidr, err = n.assignPodCIDR(ctx)
+		if err != nil {
+			n.reportErr(err)
+			return
+		}
+	}
+	if cidr == "" {
+		return
+	}
+	if err := n.setupNetwork(cidr); err != nil {
+		n.reportErr(err)
+		return
+	}
+	n.networkReady = true
+	n.reportErr(n.postStatus(ctx))
+}
+
+// assignPodCIDR picks a free subnet and patches it into the node spec.
+func (n *emuNode) assignPodCIDR(ctx context.Context) (string, error) {
+	all, err := n.agent.nodeLister.List(labels.Everything())
+	if err != nil {
+		return "", fmt.Errorf("list nodes: %w", err)
+	}
+	p, err := n.agent.cidrs.pick(all)
+	if err != nil {
+		return "", fmt.Errorf("node %s: %w", n.spec.name, err)
+	}
+	patch, _ := json.Marshal(map[string]any{"spec": map[string]any{"podCIDR": p.String(), "podCIDRs": []string{p.String()}}})
+	updated, err := n.agent.client.CoreV1().Nodes().Patch(ctx, n.spec.name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil {
+		return "", fmt.Errorf("set pod CIDR of node %s: %w", n.spec.name, err)
+	}
+	return updated.Spec.PodCIDR, nil
+}
+
+// setupNetwork creates the node's IPAM and reserves the addresses its
+// existing pods hold, so a restarted agent never hands them out twice.
+func (n *emuNode) setupNetwork(cidr string) error {
+	m, err := newIPAM(cidr)
+	if err != nil {
+		return fmt.Errorf("node %s: %w", n.spec.name, err)
+	}
+	pods, _ := n.agent.podLister.List(labels.Everything())
+	for _, p := range pods {
+		if p.Spec.NodeName != n.spec.name || p.Status.PodIP == "" || isTerminal(p) {
+			continue
+		}
+		if ip, err := netip.ParseAddr(p.Status.PodIP); err == nil && m.prefix.Contains(ip) {
+			_ = m.Reserve(string(p.UID), ip)
+		}
+	}
+	n.mu.Lock()
+	n.ipam = m
+	n.mu.Unlock()
+	return nil
+}
+
+// network returns the node's IPAM, nil until the node has a pod CIDR.
+func (n *emuNode) network() *ipam {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.ipam
+}
+
+// postStatus writes the node status; it emits NodeReady the first time the
+// node turns Ready.
+func (n *emuNode) postStatus(ctx context.Context) error {
+	nodes := n.agent.client.CoreV1().Nodes()
+	var ready bool
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := nodes.Get(ctx, n.spec.name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		n.uid = cur.UID
+		n.spec.setStatus(cur, n.networkReady, time.Now())
+		cur.Status.Images = n.imageList()
+		_, err = nodes.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+		ready = nodeReady(cur)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("update status of node %s: %w", n.spec.name, err)
+	}
+	n.lastPosted = time.Now()
+	if ready && !n.readyPosted {
+		n.readyPosted = true
+		n.statusEvent("NodeReady")
+	}
+	return nil
+}
+
+// imageList is node.status.images: what the emulated runtime has pulled.
+func (n *emuNode) imageList() []corev1.ContainerImage {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var out []corev1.ContainerImage
+	for ref := range n.images {
+		out = append(out, corev1.ContainerImage{Names: []string{ref}})
+	}
+	return out
+}
+
+// renewLease creates or renews the node's lease in kube-node-lease, owned by
+// the node so it goes away with it.
+func (n *emuNode) renewLease(ctx context.Context) {
+	leases := n.agent.client.CoordinationV1().Leases(leaseNamespace)
+	now := metav1.NewMicroTime(time.Now())
+	if n.lease != nil {
+		l := n.lease.DeepCopy()
+		l.Spec.RenewTime = &now
+		if updated, err := leases.Update(ctx, l, metav1.UpdateOptions{}); err == nil {
+			n.lease = updated
+			return
+		}
+	}
+	cur, err := leases.Get(ctx, n.spec.name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		created, err := leases.Create(ctx, n.newLease(now), metav1.CreateOptions{})
+		if err != nil {
+			n.reportErr(fmt.Errorf("create lease of node %s: %w", n.spec.name, err))
+			return
+		}
+		n.lease = created
+		return
+	}
+	if err != nil {
+		n.reportErr(fmt.Errorf("get lease of node %s: %w", n.spec.name, err))
+		return
+	}
+	cur.Spec.HolderIdentity = ptr.To(n.spec.name)
+	cur.Spec.LeaseDurationSeconds = ptr.To[int32](leaseDuration)
+	cur.Spec.RenewTime = &now
+	cur.OwnerReferences = n.newLease(now).OwnerReferences
+	updated, err := leases.Update(ctx, cur, metav1.UpdateOptions{})
+	if err != nil {
+		n.reportErr(fmt.Errorf("renew lease of node %s: %w", n.spec.name, err))
+		return
+	}
+	n.lease = updated
+}
+
+func (n *emuNode) newLease(now metav1.MicroTime) *coordinationv1.Lease {
+	return &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      n.spec.name,
+			Namespace: leaseNamespace,
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: "v1", Kind: "Node", Name: n.spec.name, UID: n.uid,
+			}},
+		},
+		Spec: coordinationv1.LeaseSpec{
+			HolderIdentity:       ptr.To(n.spec.name),
+			LeaseDurationSeconds: ptr.To[int32](leaseDuration),
+			RenewTime:            &now,
+		},
+	}
+}
+
+// podChanged hands the latest version of a pod to its worker, starting one
+// for a pod seen for the first time.
+func (n *emuNode) podChanged(pod *corev1.Pod) {
+	n.mu.Lock()
+	w, ok := n.workers[pod.UID]
+	if !ok {
+		w = newPodWorker(n, pod)
+		n.workers[pod.UID] = w
+		n.agent.wg.Go(func() { w.run(n.agent.runCtx) })
+	}
+	n.mu.Unlock()
+	w.update(pod)
+}
+
+// podRemoved stops the worker of a pod deleted from the API and frees its
+// address.
+func (n *emuNode) podRemoved(pod *corev1.Pod) {
+	n.mu.Lock()
+	w, ok := n.workers[pod.UID]
+	delete(n.workers, pod.UID)
+	m := n.ipam
+	n.mu.Unlock()
+	if ok {
+		w.stop()
+	}
+	if m != nil {
+		m.Release(string(pod.UID))
+	}
+}
+
+// admit runs pod admission against the node as the API has it and the pods
+// already admitted here (KLT-4).
+func (n *emuNode) admit(w *podWorker, pod *corev1.Pod) admitResult {
+	n.admitMu.Lock()
+	defer n.admitMu.Unlock()
+	node, err := n.agent.nodeLister.Get(n.spec.name)
+	if err != nil {
+		node = nil
+	}
+	var others []*corev1.Pod
+	n.mu.Lock()
+	for _, o := range n.workers {
+		if o != w && o.isActive() {
+			others = append(others, o.latest())
+		}
+	}
+	n.mu.Unlock()
+	r := admit(pod, node, n.spec.host.OS(), others)
+	if r.Admit {
+		w.admitted.Store(true)
+	}
+	return r
+}
+
+// hasImage and addImage track what the emulated runtime has pulled.
+func (n *emuNode) hasImage(ref string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.images[ref]
+}
+
+func (n *emuNode) addImage(ref string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.images[ref] = true
+}
+
+func isTerminal(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}

@@ -1,0 +1,207 @@
+package node
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
+
+	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/windows"
+)
+
+// Labels and annotations winkube adds to the node.
+const (
+	LabelPool = "winkube.io/pool"
+
+	annotationControllerManagedAttach = "volumes.kubernetes.io/controller-managed-attach-detach"
+	labelBetaOS                       = "beta.kubernetes.io/os"
+	labelBetaArch                     = "beta.kubernetes.io/arch"
+)
+
+// Capacity every emulated node reports beyond the pool's cpu and memory.
+var defaultEphemeralStorage = resource.MustParse("100Gi")
+
+// kubeletPort is daemonEndpoints.kubeletEndpoint.port.
+const kubeletPort = 10250
+
+// Node condition reasons and messages, worded as the kubelet's setters.
+const (
+	reasonReady        = "KubeletReady"
+	reasonNotReady     = "KubeletNotReady"
+	msgReady           = "kubelet is posting ready status"
+	msgNetworkNotReady = "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized"
+	reasonMemoryOK     = "KubeletHasSufficientMemory"
+	msgMemoryOK        = "kubelet has sufficient memory available"
+	reasonDiskOK       = "KubeletHasNoDiskPressure"
+	msgDiskOK          = "kubelet has no disk pressure"
+	reasonPIDOK        = "KubeletHasSufficientPID"
+	msgPIDOK           = "kubelet has sufficient PID available"
+	defaultKubeletVer  = "v1.36.3"
+	nodeArchitecture   = "amd64"
+)
+
+// nodeSpec is what the agent knows about one emulated node.
+type nodeSpec struct {
+	name    string
+	pool    *v1alpha1.NodePool
+	ip      string
+	host    personality
+	kubelet string
+}
+
+// pauseImage is the default sandbox image of the kubelet's release.
+func (s *nodeSpec) pauseImage() string {
+	minor := 36
+	if v, err := utilversion.ParseGeneric(s.kubelet); err == nil {
+		minor = int(v.Minor())
+	}
+	if img := windows.DefaultPauseImage(minor); img != "" {
+		return img
+	}
+	return windows.PauseImageSeed000
+}
+
+// labels are the labels the kubelet registers with (SCH-1) plus the pool's
+// own labels and winkube.io/pool.
+func (s *nodeSpec) labels() map[string]string {
+	l := map[string]string{}
+	for k, v := range s.pool.Labels {
+		l[k] = v
+	}
+	for k, v := range s.host.Labels() {
+		l[k] = v
+	}
+	l[corev1.LabelOSStable] = s.host.OS()
+	l[corev1.LabelArchStable] = nodeArchitecture
+	l[labelBetaOS] = s.host.OS()
+	l[labelBetaArch] = nodeArchitecture
+	l[corev1.LabelHostname] = s.name
+	l[LabelPool] = s.pool.Name
+	return l
+}
+
+// capacity is cpu, memory, pods and ephemeral storage plus the OS extras.
+func (s *nodeSpec) capacity() corev1.ResourceList {
+	c := corev1.ResourceList{
+		corev1.ResourceCPU:              *resource.NewQuantity(int64(s.pool.CPU), resource.DecimalSI),
+		corev1.ResourcePods:             *resource.NewQuantity(int64(s.pool.MaxPods), resource.DecimalSI),
+		corev1.ResourceEphemeralStorage: defaultEphemeralStorage.DeepCopy(),
+	}
+	if s.pool.Memory != nil {
+		c[corev1.ResourceMemory] = s.pool.Memory.DeepCopy()
+	}
+	for k, v := range s.host.ExtraCapacity() {
+		c[k] = v
+	}
+	return c
+}
+
+// allocatable applies KLT-2 to the capacity.
+func (s *nodeSpec) allocatable() corev1.ResourceList {
+	return windows.Allocatable(s.capacity(), s.pool.KubeReserved, s.pool.SystemReserved, s.pool.EvictionHard)
+}
+
+// nodeInfo is node.status.nodeInfo (KLT-1). The IDs are derived from the
+// node name so they survive an agent restart.
+func (s *nodeSpec) nodeInfo() corev1.NodeSystemInfo {
+	return corev1.NodeSystemInfo{
+		MachineID:               stableHex(s.name+"/machine-id", 32),
+		SystemUUID:              stableUUID(s.name + "/system-uuid"),
+		BootID:                  stableUUID(s.name + "/boot-id"),
+		KernelVersion:           s.host.KernelVersion(),
+		OSImage:                 s.host.OSImage(),
+		ContainerRuntimeVersion: s.host.Runtime().VersionString(),
+		KubeletVersion:          s.kubelet,
+		OperatingSystem:         s.host.OS(),
+		Architecture:            nodeArchitecture,
+	}
+}
+
+// initialNode is the Node object the kubelet registers: labels, taints
+// from --register-with-taints, and a first status.
+func (s *nodeSpec) initialNode(now time.Time) *corev1.Node {
+	n := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        s.name,
+			Labels:      s.labels(),
+			Annotations: map[string]string{annotationControllerManagedAttach: "true"},
+		},
+		Spec: corev1.NodeSpec{Taints: append([]corev1.Taint(nil), s.pool.Taints...)},
+	}
+	s.setStatus(n, false, now)
+	return n
+}
+
+// setStatus fills node.Status the way the kubelet's status setters do.
+// networkReady is false until the node has a pod CIDR.
+func (s *nodeSpec) setStatus(n *corev1.Node, networkReady bool, now time.Time) {
+	n.Status.Capacity = s.capacity()
+	n.Status.Allocatable = s.allocatable()
+	n.Status.NodeInfo = s.nodeInfo()
+	n.Status.Addresses = []corev1.NodeAddress{
+		{Type: corev1.NodeInternalIP, Address: s.ip},
+		{Type: corev1.NodeHostName, Address: s.name},
+	}
+	n.Status.DaemonEndpoints.KubeletEndpoint.Port = kubeletPort
+	ready := corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: reasonReady, Message: msgReady}
+	if !networkReady {
+		ready = corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Reason: reasonNotReady, Message: msgNetworkNotReady}
+	}
+	conds := []corev1.NodeCondition{
+		{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionFalse, Reason: reasonMemoryOK, Message: msgMemoryOK},
+		{Type: corev1.NodeDiskPressure, Status: corev1.ConditionFalse, Reason: reasonDiskOK, Message: msgDiskOK},
+		{Type: corev1.NodePIDPressure, Status: corev1.ConditionFalse, Reason: reasonPIDOK, Message: msgPIDOK},
+		ready,
+	}
+	for _, c := range conds {
+		setCondition(n, c, now)
+	}
+}
+
+// setCondition updates or adds a condition. The transition time changes only
+// when the status does; the heartbeat time changes on every post.
+func setCondition(n *corev1.Node, c corev1.NodeCondition, now time.Time) {
+	t := metav1.NewTime(now)
+	c.LastHeartbeatTime = t
+	for i := range n.Status.Conditions {
+		old := &n.Status.Conditions[i]
+		if old.Type != c.Type {
+			continue
+		}
+		c.LastTransitionTime = old.LastTransitionTime
+		if old.Status != c.Status || c.LastTransitionTime.IsZero() {
+			c.LastTransitionTime = t
+		}
+		*old = c
+		return
+	}
+	c.LastTransitionTime = t
+	n.Status.Conditions = append(n.Status.Conditions, c)
+}
+
+// nodeReady reports whether the node's Ready condition is True.
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func stableHex(seed string, n int) string {
+	sum := sha256.Sum256([]byte(seed))
+	return hex.EncodeToString(sum[:])[:n]
+}
+
+// stableUUID formats a hash of seed as a version-4-shaped UUID.
+func stableUUID(seed string) string {
+	h := stableHex(seed, 32)
+	return fmt.Sprintf("%s-%s-4%s-a%s-%s", h[0:8], h[8:12], h[13:16], h[17:20], h[20:32])
+}

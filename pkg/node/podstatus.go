@@ -1,0 +1,228 @@
+package node
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Pod condition reasons, as the kubelet's status generator words them.
+const (
+	reasonContainersNotInitialized = "ContainersNotInitialized"
+	reasonContainersNotReady       = "ContainersNotReady"
+	reasonPodCompleted             = "PodCompleted"
+	reasonReadinessGatesNotReady   = "ReadinessGatesNotReady"
+)
+
+// render builds the pod status from the emulated containers.
+func (w *podWorker) render(pod *corev1.Pod) corev1.PodStatus {
+	phase := w.phase(pod)
+	st := corev1.PodStatus{
+		Phase:     phase,
+		HostIP:    w.node.spec.ip,
+		HostIPs:   []corev1.HostIP{{IP: w.node.spec.ip}},
+		StartTime: w.startTime,
+		QOSClass:  pod.Status.QOSClass,
+	}
+	switch {
+	case w.ip.IsValid():
+		st.PodIP = w.ip.String()
+		st.PodIPs = []corev1.PodIP{{IP: st.PodIP}}
+	case w.sandboxReady:
+		st.PodIP = w.node.spec.ip // host network
+		st.PodIPs = []corev1.PodIP{{IP: st.PodIP}}
+	}
+	st.InitContainerStatuses = statuses(w.initCtrs)
+	st.ContainerStatuses = statuses(w.ctrs)
+	existing := pod.Status.Conditions
+	if w.written != nil {
+		// The informer may lag behind our last write; trust what we wrote.
+		existing = mergeConditions(existing, w.written.Conditions)
+	}
+	st.Conditions = mergeConditions(existing, w.conditions(pod, phase))
+	return st
+}
+
+func statuses(ctrs []*ctr) []corev1.ContainerStatus {
+	var out []corev1.ContainerStatus
+	for _, c := range ctrs {
+		s := *c.status.DeepCopy()
+		if s.State.Waiting != nil && s.State.Waiting.Reason == "PodInitializing" && !c.init {
+			s.State.Waiting.Reason = "ContainerCreating"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// phase follows the kubelet's getPhase for the cases the emulator produces.
+func (w *podWorker) phase(pod *corev1.Pod) corev1.PodPhase {
+	for _, c := range w.initCtrs {
+		if c.spec.RestartPolicy != nil {
+			continue // sidecars do not gate initialisation
+		}
+		t := c.status.State.Terminated
+		if t != nil && t.ExitCode != 0 && pod.Spec.RestartPolicy == corev1.RestartPolicyNever {
+			return corev1.PodFailed
+		}
+		if t == nil || t.ExitCode != 0 {
+			return corev1.PodPending
+		}
+	}
+	running, waiting, stopped, succeeded := 0, 0, 0, 0
+	for _, c := range w.ctrs {
+		s := c.status
+		switch {
+		case s.State.Running != nil:
+			running++
+		case s.State.Terminated != nil:
+			stopped++
+			if s.State.Terminated.ExitCode == 0 {
+				succeeded++
+			}
+		case s.LastTerminationState.Terminated != nil:
+			stopped++ // restarting after an exit
+		default:
+			waiting++
+		}
+	}
+	switch {
+	case waiting > 0:
+		return corev1.PodPending
+	case running > 0:
+		return corev1.PodRunning
+	case stopped == succeeded && stopped > 0 && pod.Spec.RestartPolicy != corev1.RestartPolicyAlways:
+		return corev1.PodSucceeded
+	case pod.Spec.RestartPolicy == corev1.RestartPolicyNever && stopped > 0 && allTerminated(w.ctrs):
+		return corev1.PodFailed
+	case stopped > 0 && allTerminated(w.ctrs) && pod.DeletionTimestamp != nil:
+		return corev1.PodFailed // deleted with a failed container: terminal
+	default:
+		return corev1.PodRunning
+	}
+}
+
+func allTerminated(ctrs []*ctr) bool {
+	for _, c := range ctrs {
+		if c.status.State.Terminated == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// conditions are the four conditions the kubelet owns.
+func (w *podWorker) conditions(pod *corev1.Pod, phase corev1.PodPhase) []corev1.PodCondition {
+	terminal := isTerminalPhase(phase)
+	sandbox := cond(corev1.PodReadyToStartContainers, w.sandboxReady && !terminal, "", "")
+	initialized := cond(corev1.PodInitialized, true, "", "")
+	if pending := incomplete(w.initCtrs); len(pending) > 0 {
+		initialized = cond(corev1.PodInitialized, false, reasonContainersNotInitialized,
+			fmt.Sprintf("containers with incomplete status: [%s]", strings.Join(pending, " ")))
+	}
+	ready := cond(corev1.ContainersReady, true, "", "")
+	if unready := unready(w.ctrs); terminal {
+		ready = cond(corev1.ContainersReady, false, reasonPodCompleted, "")
+	} else if len(unready) > 0 {
+		ready = cond(corev1.ContainersReady, false, reasonContainersNotReady,
+			fmt.Sprintf("containers with unready status: [%s]", strings.Join(unready, " ")))
+	}
+	podReady := ready
+	podReady.Type = corev1.PodReady
+	if ready.Status == corev1.ConditionTrue {
+		if msg := gatesNotReady(pod); msg != "" {
+			podReady = cond(corev1.PodReady, false, reasonReadinessGatesNotReady, msg)
+		}
+	}
+	return []corev1.PodCondition{sandbox, initialized, ready, podReady}
+}
+
+func cond(t corev1.PodConditionType, ok bool, reason, msg string) corev1.PodCondition {
+	s := corev1.ConditionFalse
+	if ok {
+		s = corev1.ConditionTrue
+	}
+	return corev1.PodCondition{Type: t, Status: s, Reason: reason, Message: msg}
+}
+
+func incomplete(ctrs []*ctr) []string {
+	var out []string
+	for _, c := range ctrs {
+		t := c.status.State.Terminated
+		sidecarUp := c.spec.RestartPolicy != nil && c.status.State.Running != nil
+		if !sidecarUp && (t == nil || t.ExitCode != 0) {
+			out = append(out, c.spec.Name)
+		}
+	}
+	return out
+}
+
+func unready(ctrs []*ctr) []string {
+	var out []string
+	for _, c := range ctrs {
+		if !c.status.Ready {
+			out = append(out, c.spec.Name)
+		}
+	}
+	return out
+}
+
+// gatesNotReady words the first readiness gate whose condition is not True.
+func gatesNotReady(pod *corev1.Pod) string {
+	for _, g := range pod.Spec.ReadinessGates {
+		found := false
+		for _, c := range pod.Status.Conditions {
+			if c.Type == g.ConditionType {
+				found = true
+				if c.Status != corev1.ConditionTrue {
+					return fmt.Sprintf("the status of pod readiness gate %q is not \"True\", but %v", g.ConditionType, c.Status)
+				}
+			}
+		}
+		if !found {
+			return fmt.Sprintf("corresponding condition of pod readiness gate %q does not exist.", g.ConditionType)
+		}
+	}
+	return ""
+}
+
+// mergeConditions replaces the conditions the kubelet owns and keeps the
+// others (PodScheduled, DisruptionTarget, readiness gates). Transition times
+// move only when a status changes.
+func mergeConditions(existing, owned []corev1.PodCondition) []corev1.PodCondition {
+	now := metav1.Now()
+	byType := map[corev1.PodConditionType]corev1.PodCondition{}
+	for _, c := range existing {
+		byType[c.Type] = c
+	}
+	var out []corev1.PodCondition
+	ownedTypes := map[corev1.PodConditionType]bool{}
+	for _, c := range owned {
+		ownedTypes[c.Type] = true
+		if old, ok := byType[c.Type]; ok && old.Status == c.Status {
+			c.LastTransitionTime = old.LastTransitionTime
+		} else if c.LastTransitionTime.IsZero() {
+			c.LastTransitionTime = now
+		}
+		c.LastProbeTime = metav1.Time{}
+		out = append(out, c)
+	}
+	for _, c := range existing {
+		if !ownedTypes[c.Type] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// jsonMergePatchAnnotation builds a merge patch that sets one annotation.
+func jsonMergePatchAnnotation(key, value string) ([]byte, error) {
+	b, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{key: value}}})
+	if err != nil {
+		return nil, fmt.Errorf("encode annotation patch: %w", err)
+	}
+	return b, nil
+}
