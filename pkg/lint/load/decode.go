@@ -50,7 +50,7 @@ func parseDocument(src source, doc Document) (objs []Object, err error) {
 	}()
 	roots, err := parseNodes(doc.Data)
 	if err != nil {
-		return nil, yamlError(src.file, doc.Line, err)
+		return nil, yamlError(src.file, doc, err)
 	}
 	// A document that a stray "..." split in two cannot be addressed by
 	// --fix, which rewrites whole documents by index.
@@ -203,7 +203,7 @@ func (c *converter) value(n *yaml.Node) (any, error) {
 	c.depth++
 	defer func() { c.depth-- }()
 	if c.depth > maxDepth {
-		return nil, &lineError{n.Line, errors.New("document nests too deeply (recursive alias?)")}
+		return nil, &lineError{n.Line, fmt.Errorf("document nests more than %d levels deep (or an alias refers to itself)", maxDepth)}
 	}
 	switch n.Kind {
 	case yaml.ScalarNode:
@@ -396,13 +396,88 @@ func yamlKind(n *yaml.Node) string {
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// yamlError re-bases a parser error onto the file: the parser numbers lines
-// from the start of the document, the user needs them from the file's start.
-func yamlError(file string, docLine int, err error) error {
-	msg := err.Error()
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return &InputError{File: file, Line: docLine + n - 1, Err: errors.New("yaml: " + m[2])}
+// yamlError turns a parser error into an InputError with a file line.
+// The parser's own line is often far off: it names the start of the
+// enclosing collection (numbered from 0 for parser errors, from 1 for
+// scanner errors), so a bad key on line 50 of a mapping that starts on
+// line 5 is reported at line 4. The first line whose addition breaks the
+// document is a better answer; the parser's line is the fallback.
+func yamlError(file string, doc Document, err error) error {
+	line, msg := splitYAMLError(err)
+	if l, ok := firstBadLine(doc.Data, msg); ok {
+		line = l
+	} else if line > 0 && parserProblems[msg] {
+		line++ // parser errors count lines from 0
 	}
-	return &InputError{File: file, Line: docLine, Err: err}
+	return &InputError{File: file, Line: doc.Line + max(line, 1) - 1, Err: errors.New("yaml: " + msg)}
+}
+
+// splitYAMLError splits "yaml: line N: msg" into N and msg.
+func splitYAMLError(err error) (line int, msg string) {
+	s := err.Error()
+	if m := yamlLineRE.FindStringSubmatch(s); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n, m[2]
+	}
+	return 0, strings.TrimPrefix(s, "yaml: ")
+}
+
+// parserProblems are the yaml.v3 parser (not scanner) messages, whose line
+// numbers count from 0.
+var parserProblems = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found undefined tag handle":             true,
+}
+
+// firstBadLine finds, by bisection, the first line n such that the first
+// n lines of data fail to parse, and accepts it only when that prefix
+// fails with the same message as the whole document (a prefix that merely
+// ends inside an unclosed bracket fails differently).
+func firstBadLine(data []byte, msg string) (int, bool) {
+	ends := lineEnds(data)
+	fails := func(n int) (string, bool) {
+		var node yaml.Node
+		err := yaml.Unmarshal(data[:ends[n-1]], &node)
+		if err == nil {
+			return "", false
+		}
+		_, m := splitYAMLError(err)
+		return m, true
+	}
+	lo, hi := 1, len(ends) // the whole document (hi lines) fails
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if _, bad := fails(mid); bad {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	if len(ends) == 0 {
+		return 0, false
+	}
+	m, bad := fails(lo)
+	return lo, bad && m == msg
+}
+
+// lineEnds returns the offset just past each line of data.
+func lineEnds(data []byte) []int {
+	var ends []int
+	for i, b := range data {
+		if b == '\n' {
+			ends = append(ends, i+1)
+		}
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		ends = append(ends, len(data))
+	}
+	return ends
 }

@@ -1,0 +1,1 @@
+{{- define "webapp.name" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end -}}
