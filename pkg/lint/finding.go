@@ -1,0 +1,163 @@
+// Package lint checks Kubernetes manifests against the Windows rule book
+// (shared/spec/RULES.md): the API server's OS field rules (API-*), the
+// Windows limitations no API server enforces (LIM-*), placement on the
+// nodes of a target cluster (SCH-*, IMG-*) and Service limits (LIM-*, KP-*).
+//
+// The flow is load.Load → Linter.Lint → Result → a reporter in
+// pkg/lint/report. Nothing here reads files except the live-cluster target.
+package lint
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Severity orders findings; --fail-on compares against it.
+type Severity int
+
+// Severities from least to most severe.
+const (
+	SeverityInfo Severity = iota + 1
+	SeverityWarning
+	SeverityError
+)
+
+// String is the name used in every output format.
+func (s Severity) String() string {
+	switch s {
+	case SeverityInfo:
+		return "info"
+	case SeverityWarning:
+		return "warning"
+	case SeverityError:
+		return "error"
+	}
+	return "unknown"
+}
+
+// MarshalText makes severities print as their names in JSON.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// ParseSeverity reads "error", "warning" or "info". "none" gives 0, a level
+// no finding reaches, so --fail-on=none never fails.
+func ParseSeverity(s string) (Severity, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "error":
+		return SeverityError, nil
+	case "warning":
+		return SeverityWarning, nil
+	case "info":
+		return SeverityInfo, nil
+	case "none":
+		return SeverityError + 1, nil
+	}
+	return 0, fmt.Errorf("unknown severity %q: want error, warning, info or none", s)
+}
+
+// Finding is one problem with one object.
+type Finding struct {
+	Rule      string   `json:"rule"`
+	Severity  Severity `json:"severity"`
+	File      string   `json:"file"`
+	Line      int      `json:"line"`
+	Kind      string   `json:"kind"`
+	Namespace string   `json:"namespace,omitempty"`
+	Name      string   `json:"name"`
+	Message   string   `json:"message"`
+	Fix       string   `json:"fix"`
+}
+
+// Object renders "Kind namespace/name" or "Kind name" for cluster-scoped kinds.
+func (f Finding) Object() string {
+	if f.Namespace == "" {
+		return f.Kind + " " + f.Name
+	}
+	return f.Kind + " " + f.Namespace + "/" + f.Name
+}
+
+// Result is everything one lint run found.
+type Result struct {
+	Findings []Finding
+	// Objects counts the objects checked (every loaded object).
+	Objects int
+	// Edits are the placement fixes for --fix, one per fixable workload.
+	Edits []Edit
+	// Errors are input problems (files that did not load, objects that did
+	// not decode); they make the exit code 2.
+	Errors []error
+}
+
+// Summary counts findings by severity.
+type Summary struct {
+	Objects  int `json:"objects"`
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Infos    int `json:"infos"`
+	// InputErrors counts inputs that could not be loaded or decoded.
+	InputErrors int `json:"inputErrors"`
+}
+
+// Summary counts the result's findings.
+func (r *Result) Summary() Summary {
+	s := Summary{Objects: r.Objects, InputErrors: len(r.Errors)}
+	for _, f := range r.Findings {
+		switch f.Severity {
+		case SeverityError:
+			s.Errors++
+		case SeverityWarning:
+			s.Warnings++
+		default:
+			s.Infos++
+		}
+	}
+	return s
+}
+
+// Fails reports whether any finding is at least as severe as threshold.
+func (r *Result) Fails(threshold Severity) bool {
+	for _, f := range r.Findings {
+		if f.Severity >= threshold {
+			return true
+		}
+	}
+	return false
+}
+
+// sortFindings orders by file, line, object, rule and message so every
+// output is stable across runs.
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Object() != b.Object() {
+			return a.Object() < b.Object()
+		}
+		if a.Rule != b.Rule {
+			return ruleLess(a.Rule, b.Rule)
+		}
+		return a.Message < b.Message
+	})
+}
+
+// ruleLess sorts "API-2" before "API-10".
+func ruleLess(a, b string) bool {
+	pa, na := splitRule(a)
+	pb, nb := splitRule(b)
+	if pa != pb {
+		return pa < pb
+	}
+	return na < nb
+}
+
+func splitRule(id string) (string, int) {
+	prefix, num, _ := strings.Cut(id, "-")
+	n := 0
+	fmt.Sscanf(num, "%d", &n)
+	return prefix, n
+}

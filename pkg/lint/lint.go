@@ -1,0 +1,130 @@
+package lint
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+
+	"github.com/winkube/winkube/pkg/imageinfo"
+	"github.com/winkube/winkube/pkg/lint/load"
+)
+
+// Linter checks objects against one target cluster. The node list and the
+// image lookups are computed once and shared by every object, so a Linter
+// should be reused across runs on the same cluster.
+type Linter struct {
+	target *Target
+	images map[string]imageinfo.Image
+}
+
+// New returns a Linter for target.
+func New(target *Target) *Linter {
+	return &Linter{target: target, images: map[string]imageinfo.Image{}}
+}
+
+// run is the state of one Lint call.
+type run struct {
+	*Linter
+	runtimeClasses map[string]*nodev1.RuntimeClass
+	pods           []*podInfo
+	services       []*service
+	findings       []Finding
+	edits          []Edit
+	errs           []error
+}
+
+// Lint checks objs and returns the findings, the --fix edits and the
+// objects that could not be decoded.
+func (l *Linter) Lint(objs []load.Object) *Result {
+	r := &run{Linter: l, runtimeClasses: map[string]*nodev1.RuntimeClass{}}
+	for name, rc := range l.target.RuntimeClasses {
+		r.runtimeClasses[name] = rc
+	}
+	var workloads []*workload
+	for i := range objs {
+		w := r.collect(&objs[i])
+		if w != nil {
+			workloads = append(workloads, w)
+		}
+	}
+	for _, w := range workloads {
+		r.checkWorkload(w)
+	}
+	for _, s := range r.services {
+		r.checkService(s)
+	}
+	sortFindings(r.findings)
+	return &Result{Findings: r.findings, Objects: len(objs), Edits: r.edits, Errors: r.errs}
+}
+
+// collect decodes one object into the run: workloads are returned for the
+// second pass, Services and RuntimeClasses are kept, other kinds ignored.
+func (r *run) collect(src *load.Object) *workload {
+	w, ok, err := decodeWorkload(src)
+	if err != nil {
+		r.errs = append(r.errs, &load.InputError{File: src.File, Line: src.Line, Err: err})
+		return nil
+	}
+	if ok {
+		return w
+	}
+	switch src.Obj.GetKind() {
+	case "Service":
+		s, err := decodeService(src)
+		if err != nil {
+			r.errs = append(r.errs, &load.InputError{File: src.File, Line: src.Line, Err: err})
+			return nil
+		}
+		r.services = append(r.services, s)
+	case "RuntimeClass":
+		var rc nodev1.RuntimeClass
+		if err := fromUnstructured(src.Obj, &rc); err != nil {
+			r.errs = append(r.errs, &load.InputError{File: src.File, Line: src.Line, Err: fmt.Errorf("decoding RuntimeClass %s: %w", src.Obj.GetName(), err)})
+			return nil
+		}
+		r.runtimeClasses[rc.Name] = &rc
+	}
+	return nil
+}
+
+// checkWorkload runs every pod check on one workload.
+func (r *run) checkWorkload(w *workload) {
+	r.checkAPI(w)
+	p := r.place(w)
+	r.pods = append(r.pods, p)
+	r.checkPlacement(p)
+	r.checkLimits(p)
+}
+
+// report records a finding unless the object's annotation silences it.
+func (r *run) report(o *object, rule string, sev Severity, message, fix string) {
+	if o.ignore[rule] {
+		return
+	}
+	r.findings = append(r.findings, Finding{
+		Rule: rule, Severity: sev, File: o.src.File, Line: o.src.Line,
+		Kind: o.kind, Namespace: o.namespace, Name: o.name,
+		Message: message, Fix: fix,
+	})
+}
+
+// image looks an image up once per run of the Linter.
+func (l *Linter) image(ref string) imageinfo.Image {
+	if img, ok := l.images[ref]; ok {
+		return img
+	}
+	img := imageinfo.Lookup(ref)
+	l.images[ref] = img
+	return img
+}
+
+// Edit is one placement fix for --fix: the fields of fix.Edit.
+type Edit struct {
+	File         string
+	Doc          int
+	PodSpec      []string
+	OS           string
+	NodeSelector map[string]string
+	Tolerations  []corev1.Toleration
+}

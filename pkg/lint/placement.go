@@ -1,0 +1,281 @@
+package lint
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/winkube/winkube/pkg/imageinfo"
+	"github.com/winkube/winkube/pkg/windows"
+)
+
+// checkPlacement reports where the workload's pods cannot run: mixed
+// images (LIM-1), no matching node (SCH-1), untolerated taints (SCH-3),
+// images on the wrong OS (SCH-5, IMG-4) or build (IMG-2), spec.os without
+// a selector (SCH-2) and no OS selector in a mixed cluster (SCH-5).
+func (r *run) checkPlacement(p *podInfo) {
+	r.checkSpecOSSelector(p)
+	if p.mixedImages {
+		r.reportMixedImages(p)
+		return
+	}
+	failed := false
+	switch {
+	case len(p.matched) == 0:
+		r.reportNoNode(p)
+		failed = true
+	case len(p.reachable) == 0:
+		r.reportTainted(p)
+		failed = true
+	default:
+		failed = r.checkImages(p)
+	}
+	if failed {
+		r.proposeEdit(p)
+		return
+	}
+	r.checkOSSelector(p)
+}
+
+// checkSpecOSSelector is SCH-2: spec.os is only checked by the kubelet
+// after the scheduler placed the pod.
+func (r *run) checkSpecOSSelector(p *podInfo) {
+	if p.w.spec.OS == nil || p.osSelector != "" || (p.rc != nil && p.rc.Scheduling != nil) {
+		return
+	}
+	os := string(p.w.spec.OS.Name)
+	if os != "windows" && os != "linux" {
+		return
+	}
+	r.report(&p.w.object, "SCH-2", SeverityWarning,
+		fmt.Sprintf("%s: spec.os.name is %s but spec.os does not steer the scheduler and %s pins no OS", p.w.path.Child("os"), os, p.w.path.Child("nodeSelector")),
+		fmt.Sprintf("add %s kubernetes.io/os: %s%s", p.w.path.Child("nodeSelector"), os, tolerationHint(os)))
+}
+
+func tolerationHint(os string) string {
+	if os == "windows" {
+		return " and a toleration for the Windows nodes' taint (os=windows:NoSchedule)"
+	}
+	return ""
+}
+
+// checkOSSelector is the advisory half of SCH-5: the pod is placed well
+// today only because of the taints of the other OS's nodes.
+func (r *run) checkOSSelector(p *podInfo) {
+	if p.osSelector != "" || !r.target.Mixed() || p.os == "" {
+		return
+	}
+	r.report(&p.w.object, "SCH-5", SeverityInfo,
+		fmt.Sprintf("%s pins no OS; in this mixed cluster only node taints keep the %s pods off the other OS's nodes", p.w.path.Child("nodeSelector"), p.os),
+		fmt.Sprintf("add %s kubernetes.io/os: %s", p.w.path.Child("nodeSelector"), p.os))
+}
+
+// reportMixedImages is LIM-1.
+func (r *run) reportMixedImages(p *podInfo) {
+	var win, lin []string
+	for _, pi := range p.images {
+		switch {
+		case !pi.img.HasOS("windows"):
+			lin = append(lin, pi.path.String()+"="+pi.ref)
+		case !pi.img.HasOS("linux"):
+			win = append(win, pi.path.String()+"="+pi.ref)
+		}
+	}
+	r.report(&p.w.object, "LIM-1", SeverityError,
+		fmt.Sprintf("Windows and Linux containers cannot share one pod: Windows images %s; Linux images %s", joinList(win), joinList(lin)),
+		"move the Linux and the Windows containers into separate workloads, or use images built for one OS")
+}
+
+// reportNoNode is SCH-1: the selectors match no node of the target cluster.
+func (r *run) reportNoNode(p *podInfo) {
+	where := "spec.nodeSelector / affinity"
+	if p.w.spec.NodeName != "" {
+		where = p.w.path.Child("nodeName").String()
+	} else {
+		where = p.w.path.Child("nodeSelector").String() + " and " + p.w.path.Child("affinity").String()
+	}
+	msg := fmt.Sprintf("no node of cluster %s matches %s (%s)", r.target.Name, where, describeSelector(&p.sched))
+	if p.rc != nil && p.rc.Scheduling != nil {
+		msg += fmt.Sprintf(" with RuntimeClass %s merged in", p.rc.Name)
+	}
+	r.report(&p.w.object, "SCH-1", SeverityError, msg+"; the pods stay Pending",
+		fmt.Sprintf("change %s to labels the nodes have (kubernetes.io/os, node.kubernetes.io/windows-build=%s)", where, r.windowsBuildLabels()))
+}
+
+// describeSelector renders the merged nodeSelector for messages.
+func describeSelector(spec *corev1.PodSpec) string {
+	var parts []string
+	for k, v := range spec.NodeSelector {
+		parts = append(parts, k+"="+v)
+	}
+	if spec.Affinity != nil && spec.Affinity.NodeAffinity != nil && spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		parts = append(parts, "required node affinity")
+	}
+	if len(parts) == 0 {
+		return "no selector"
+	}
+	return joinList(parts)
+}
+
+// windowsBuildLabels lists the cluster's Windows build labels.
+func (r *run) windowsBuildLabels() string {
+	seen := map[string]bool{}
+	var labels []string
+	for _, n := range r.target.Nodes {
+		if l := n.Obj.Labels[corev1.LabelWindowsBuild]; l != "" && !seen[l] {
+			seen[l] = true
+			labels = append(labels, l)
+		}
+	}
+	if len(labels) == 0 {
+		return "none"
+	}
+	return strings.Join(labels, "|")
+}
+
+// reportTainted is SCH-3: the selected nodes all carry a taint the pod
+// does not tolerate.
+func (r *run) reportTainted(p *podInfo) {
+	taint, _ := untoleratedTaint(p.matched[0], p.sched.Tolerations)
+	r.report(&p.w.object, "SCH-3", SeverityError,
+		fmt.Sprintf("%s: every node the pod selects (%s) has a taint it does not tolerate, e.g. %s; the pods stay Pending",
+			p.w.path.Child("tolerations"), describeNodes(p.matched), taint.ToString()),
+		fmt.Sprintf("add to %s: {key: %s, operator: Equal, value: %q, effect: %s}", p.w.path.Child("tolerations"), taint.Key, taint.Value, taint.Effect))
+}
+
+// imageFailure is one container that fails on some reachable nodes.
+type imageFailure struct {
+	image *podImage
+	err   error
+	nodes []*Node
+}
+
+// checkImages matches every image against every reachable node (IMG-2,
+// IMG-4, SCH-5) and reports one finding per container and failure kind.
+func (r *run) checkImages(p *podInfo) bool {
+	var failures []*imageFailure
+	for i := range p.images {
+		pi := &p.images[i]
+		byKind := map[bool]*imageFailure{}
+		for _, n := range p.reachable {
+			_, err := imageinfo.MatchHost(pi.img, n.OS, n.Arch, n.Build)
+			if err == nil {
+				continue
+			}
+			wrongBuild := errors.Is(err, imageinfo.ErrOSVersionMismatch)
+			f := byKind[wrongBuild]
+			if f == nil {
+				f = &imageFailure{image: pi, err: err}
+				byKind[wrongBuild] = f
+				failures = append(failures, f)
+			}
+			f.nodes = append(f.nodes, n)
+		}
+	}
+	for _, f := range failures {
+		r.reportImageFailure(p, f)
+	}
+	return len(failures) > 0
+}
+
+func (r *run) reportImageFailure(p *podInfo, f *imageFailure) {
+	rule := "IMG-4"
+	switch {
+	case errors.Is(f.err, imageinfo.ErrOSVersionMismatch):
+		rule = "IMG-2"
+	case p.osSelector == "":
+		rule = "SCH-5"
+	}
+	msg := fmt.Sprintf("%s: %s cannot run on %d of the %d nodes the pod can be scheduled on (%s): %v",
+		f.image.path, f.image.ref, len(f.nodes), len(p.reachable), describeNodes(f.nodes), f.err)
+	r.report(&p.w.object, rule, SeverityError, msg, r.imageFix(p, f.image, rule))
+}
+
+// imageFix proposes the selector that keeps the pod on nodes its image runs on.
+func (r *run) imageFix(p *podInfo, pi *podImage, rule string) string {
+	sel := p.w.path.Child("nodeSelector")
+	good := r.nodesFor(p, pi)
+	if len(good) == 0 {
+		return fmt.Sprintf("no node of cluster %s runs %s: use an image built for %s, or add nodes that run it", r.target.Name, pi.ref, describeNodeBuilds(r.target.Nodes))
+	}
+	os := good[0].OS
+	if rule == "IMG-2" || os == "windows" {
+		if b := commonBuild(good, r.target.Nodes); b != "" {
+			return fmt.Sprintf("set %s kubernetes.io/os: windows and node.kubernetes.io/windows-build: %q (or use an image built for the selected nodes' build)", sel, b)
+		}
+		return fmt.Sprintf("set %s kubernetes.io/os: windows%s", sel, tolerationHint("windows"))
+	}
+	return fmt.Sprintf("set %s kubernetes.io/os: %s", sel, os)
+}
+
+// nodesFor returns the nodes of the cluster where every container of the
+// pod runs, ignoring the pod's selectors and tolerations.
+func (r *run) nodesFor(p *podInfo, only *podImage) []*Node {
+	var out []*Node
+	for _, n := range r.target.Nodes {
+		ok := true
+		for i := range p.images {
+			pi := &p.images[i]
+			if only != nil && pi != only {
+				continue
+			}
+			if _, err := imageinfo.MatchHost(pi.img, n.OS, n.Arch, n.Build); err != nil {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// commonBuild is the windows-build label to select when the nodes in good
+// are only some of the cluster's Windows nodes: the newest build among
+// them. It is "" when good holds every Windows build of the cluster.
+func commonBuild(good, all []*Node) string {
+	want := map[windows.Build]bool{}
+	for _, n := range good {
+		if n.IsWindows() {
+			want[n.Build.WithoutRevision()] = true
+		}
+	}
+	covered := true
+	for _, n := range all {
+		if n.IsWindows() && !want[n.Build.WithoutRevision()] {
+			covered = false
+		}
+	}
+	if covered {
+		return ""
+	}
+	var best windows.Build
+	for b := range want {
+		if b.Compare(best) > 0 {
+			best = b
+		}
+	}
+	if best.IsZero() {
+		return ""
+	}
+	return best.Label()
+}
+
+func describeNodeBuilds(nodes []*Node) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range nodes {
+		d := n.OS
+		if n.IsWindows() {
+			d = "windows " + n.Build.Label()
+		}
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return joinList(out)
+}

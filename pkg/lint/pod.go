@@ -1,0 +1,287 @@
+package lint
+
+import (
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/klog/v2"
+
+	"github.com/winkube/winkube/pkg/imageinfo"
+)
+
+// podInfo is what placement and the limitation checks know about the pods
+// of one workload.
+type podInfo struct {
+	w *workload
+	// rc is the RuntimeClass named by the pod, nil when none or not found.
+	rc *nodev1.RuntimeClass
+	// sched holds the scheduling fields after the RuntimeClass merge (SCH-4).
+	sched corev1.PodSpec
+	// matched are the nodes the selectors and affinity allow; reachable
+	// those whose taints the pod also tolerates.
+	matched, reachable []*Node
+	// osSelector is the OS the selectors pin ("" when they pin none).
+	osSelector string
+	images     []podImage
+	// os is the OS the pod's containers need: windows, linux, or "" when
+	// they disagree (LIM-1) or run anywhere.
+	os string
+	// mixedImages is set when no OS runs every container (LIM-1).
+	mixedImages bool
+}
+
+// podImage is one container's image.
+type podImage struct {
+	container string
+	path      *field.Path
+	ref       string
+	img       imageinfo.Image
+}
+
+// isWindows reports whether the pod runs Windows containers.
+func (p *podInfo) isWindows() bool { return p.os == "windows" }
+
+// place computes where the workload's pods can run and what they run.
+func (r *run) place(w *workload) *podInfo {
+	p := &podInfo{w: w}
+	p.sched = corev1.PodSpec{
+		NodeName:     w.spec.NodeName,
+		NodeSelector: copyMap(w.spec.NodeSelector),
+		Affinity:     w.spec.Affinity,
+		Tolerations:  append([]corev1.Toleration(nil), w.spec.Tolerations...),
+	}
+	r.mergeRuntimeClass(p)
+	p.matched, p.reachable = r.target.reachable(&p.sched)
+	p.osSelector = selectedOS(&p.sched)
+	r.resolveImages(p)
+	return p
+}
+
+// mergeRuntimeClass applies the RuntimeClass's scheduling the way the API
+// server's RuntimeClass admission plugin does (SCH-4).
+func (r *run) mergeRuntimeClass(p *podInfo) {
+	name := p.w.spec.RuntimeClassName
+	if name == nil || *name == "" {
+		return
+	}
+	rc, ok := r.runtimeClasses[*name]
+	if !ok {
+		r.reportMissingRuntimeClass(p.w, *name)
+		return
+	}
+	p.rc = rc
+	if rc.Scheduling == nil {
+		return
+	}
+	for key, v := range rc.Scheduling.NodeSelector {
+		if podValue, ok := p.sched.NodeSelector[key]; ok && podValue != v {
+			r.report(&p.w.object, "SCH-4", SeverityError,
+				fmt.Sprintf("conflict: runtimeClass.scheduling.nodeSelector[%s] = %s; pod.spec.nodeSelector[%s] = %s", key, v, key, podValue),
+				fmt.Sprintf("remove %s from %s; RuntimeClass %s already selects the nodes", key, p.w.path.Child("nodeSelector"), rc.Name))
+			continue
+		}
+		if p.sched.NodeSelector == nil {
+			p.sched.NodeSelector = map[string]string{}
+		}
+		p.sched.NodeSelector[key] = v
+	}
+	p.sched.Tolerations = append(p.sched.Tolerations, rc.Scheduling.Tolerations...)
+}
+
+func (r *run) reportMissingRuntimeClass(w *workload, name string) {
+	path := w.path.Child("runtimeClassName")
+	if r.target.RuntimeClasses != nil {
+		// The live cluster was read: admission will reject the pod.
+		r.report(&w.object, "SCH-4", SeverityError,
+			fmt.Sprintf("%s: pod rejected: RuntimeClass %q not found", path, name),
+			fmt.Sprintf("create RuntimeClass %s or change %s", name, path))
+		return
+	}
+	r.report(&w.object, "SCH-4", SeverityWarning,
+		fmt.Sprintf("%s: RuntimeClass %q is not in the input, so its scheduling was not merged and placement may be wrong", path, name),
+		fmt.Sprintf("lint RuntimeClass %s together with this file, or pass --kubeconfig to read it from the cluster", name))
+}
+
+// reachable returns the nodes whose labels satisfy the pod's selectors and
+// affinity, and among them those whose NoSchedule/NoExecute taints the pod
+// tolerates, with upstream's scheduling helpers.
+func (t *Target) reachable(spec *corev1.PodSpec) (matched, reachable []*Node) {
+	pod := &corev1.Pod{Spec: *spec}
+	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
+	for _, n := range t.Nodes {
+		if spec.NodeName != "" && spec.NodeName != n.Name {
+			continue
+		}
+		if ok, err := affinity.Match(n.Obj); err != nil || !ok {
+			continue
+		}
+		matched = append(matched, n)
+		if _, untolerated := untoleratedTaint(n, spec.Tolerations); !untolerated {
+			reachable = append(reachable, n)
+		}
+	}
+	return matched, reachable
+}
+
+// untoleratedTaint finds a NoSchedule or NoExecute taint the tolerations
+// miss; PreferNoSchedule never keeps a pod off a node.
+func untoleratedTaint(n *Node, tolerations []corev1.Toleration) (corev1.Taint, bool) {
+	return corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), n.Obj.Spec.Taints, tolerations, func(t *corev1.Taint) bool {
+		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
+	}, true)
+}
+
+// osLabels are the node labels that pin an OS; windows-build pins Windows.
+var osLabels = []string{corev1.LabelOSStable, labelBetaOS}
+
+// selectedOS returns the OS the nodeSelector or required node affinity pins.
+func selectedOS(spec *corev1.PodSpec) string {
+	for _, k := range osLabels {
+		if v, ok := spec.NodeSelector[k]; ok {
+			return v
+		}
+	}
+	if _, ok := spec.NodeSelector[corev1.LabelWindowsBuild]; ok {
+		return "windows"
+	}
+	return affinityOS(spec.Affinity)
+}
+
+// affinityOS returns the OS every required node selector term pins, if
+// they agree on one.
+func affinityOS(a *corev1.Affinity) string {
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return ""
+	}
+	os := ""
+	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		termOS := ""
+		for _, req := range term.MatchExpressions {
+			switch {
+			case (req.Key == corev1.LabelOSStable || req.Key == labelBetaOS) && req.Operator == corev1.NodeSelectorOpIn && len(req.Values) == 1:
+				termOS = req.Values[0]
+			case req.Key == corev1.LabelWindowsBuild && (req.Operator == corev1.NodeSelectorOpIn || req.Operator == corev1.NodeSelectorOpExists):
+				termOS = "windows"
+			}
+		}
+		if termOS == "" || (os != "" && os != termOS) {
+			return ""
+		}
+		os = termOS
+	}
+	return os
+}
+
+// resolveImages looks up every init and regular container's image and
+// works out which OS the pod needs. An image the catalog does not know is
+// taken to be built for the OS the pod asks for (spec.os, the OS selector,
+// or the only OS it can reach) and only failing that for Linux.
+func (r *run) resolveImages(p *podInfo) {
+	hint := p.osHint()
+	add := func(cs []corev1.Container, path *field.Path) {
+		for i := range cs {
+			img := r.image(cs[i].Image)
+			if !img.Known && hint == "windows" && !img.HasOS("windows") {
+				img.Platforms = []imageinfo.Platform{{OS: "windows", Architecture: "amd64"}}
+			}
+			p.images = append(p.images, podImage{container: cs[i].Name, path: path.Index(i).Child("image"), ref: cs[i].Image, img: img})
+		}
+	}
+	add(p.w.spec.InitContainers, p.w.path.Child("initContainers"))
+	add(p.w.spec.Containers, p.w.path.Child("containers"))
+	p.os, p.mixedImages = commonOS(p.images, hint)
+}
+
+// osHint is the OS the pod's own fields ask for.
+func (p *podInfo) osHint() string {
+	if p.w.spec.OS != nil && (p.w.spec.OS.Name == "windows" || p.w.spec.OS.Name == "linux") {
+		return string(p.w.spec.OS.Name)
+	}
+	if p.osSelector != "" {
+		return p.osSelector
+	}
+	return uniformOS(p.reachable)
+}
+
+// uniformOS is the OS all nodes share, "" when they differ or there are none.
+func uniformOS(nodes []*Node) string {
+	os := ""
+	for _, n := range nodes {
+		if os != "" && n.OS != os {
+			return ""
+		}
+		os = n.OS
+	}
+	return os
+}
+
+// commonOS intersects the OSes the images offer. mixed is true when no OS
+// offers every image (LIM-1).
+func commonOS(images []podImage, hint string) (os string, mixed bool) {
+	if len(images) == 0 {
+		return hint, false
+	}
+	common := map[string]bool{"linux": true, "windows": true}
+	for _, pi := range images {
+		for o := range common {
+			if !pi.img.HasOS(o) {
+				delete(common, o)
+			}
+		}
+	}
+	switch {
+	case len(common) == 0:
+		return "", true
+	case len(common) == 1:
+		for o := range common {
+			return o, false
+		}
+	}
+	return hint, false
+}
+
+func copyMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// describeNodes names up to four nodes and counts the rest.
+func describeNodes(nodes []*Node) string {
+	const shown = 4
+	names := make([]string, 0, shown)
+	for i, n := range nodes {
+		if i == shown {
+			break
+		}
+		names = append(names, n.Describe())
+	}
+	s := joinList(names)
+	if len(nodes) > shown {
+		s += fmt.Sprintf(" and %d more", len(nodes)-shown)
+	}
+	return s
+}
+
+func joinList(items []string) string {
+	sorted := append([]string(nil), items...)
+	sort.Strings(sorted)
+	out := ""
+	for i, s := range sorted {
+		if i > 0 {
+			out += ", "
+		}
+		out += s
+	}
+	return out
+}

@@ -1,0 +1,28 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/winkube/winkube/pkg/lint"
+)
+
+type jsonResult struct {
+	Findings    []lint.Finding `json:"findings"`
+	InputErrors []string       `json:"inputErrors,omitempty"`
+	Summary     lint.Summary   `json:"summary"`
+}
+
+// JSON writes {"findings":[...],"summary":{...}}; findings is [] when empty.
+func JSON(w io.Writer, r *lint.Result) error {
+	out := jsonResult{Findings: r.Findings, Summary: r.Summary()}
+	if out.Findings == nil {
+		out.Findings = []lint.Finding{}
+	}
+	for _, e := range r.Errors {
+		out.InputErrors = append(out.InputErrors, e.Error())
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

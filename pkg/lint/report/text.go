@@ -1,0 +1,30 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+
+	"github.com/winkube/winkube/pkg/lint"
+)
+
+// Text writes one finding a line with its fix, then input errors, then a
+// one-line summary:
+//
+//	examples/web.yaml:12: error API-3 Deployment default/web: ... (fix: ...)
+func Text(w io.Writer, r *lint.Result) error {
+	bw := bufio.NewWriter(w)
+	for _, f := range r.Findings {
+		fmt.Fprintf(bw, "%s: %s %s %s: %s (fix: %s)\n", location(f), f.Severity, f.Rule, f.Object(), f.Message, f.Fix)
+	}
+	for _, e := range r.Errors {
+		fmt.Fprintf(bw, "%v\n", e)
+	}
+	s := r.Summary()
+	fmt.Fprintf(bw, "%d objects checked: %d errors, %d warnings, %d infos", s.Objects, s.Errors, s.Warnings, s.Infos)
+	if s.InputErrors > 0 {
+		fmt.Fprintf(bw, ", %d input errors", s.InputErrors)
+	}
+	fmt.Fprintln(bw)
+	return bw.Flush()
+}

@@ -1,0 +1,175 @@
+package lint
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/windows"
+)
+
+// DefaultKubernetesMinor is the minor version `winkube up` runs (1.36).
+const DefaultKubernetesMinor = 36
+
+// Beta OS and arch labels; the kubelet still sets them (SCH-1) and the seeds
+// select on them.
+const (
+	labelBetaOS   = "beta.kubernetes.io/os"
+	labelBetaArch = "beta.kubernetes.io/arch"
+)
+
+// Target is the cluster the manifests are meant for: its nodes, network and
+// Kubernetes version. It is computed once per run.
+type Target struct {
+	// Name names the cluster in messages.
+	Name string
+	// Minor is the Kubernetes minor version (36 for 1.36).
+	Minor int
+	// NetworkMode is the Windows data-plane mode (overlay or l2bridge);
+	// empty when unknown (live clusters).
+	NetworkMode string
+	// DSR says kube-proxy on Windows runs with --enable-dsr; DSRKnown is
+	// false when that cannot be told (live clusters).
+	DSR, DSRKnown bool
+	// AllowPrivileged mirrors the API server's --allow-privileged (API-6).
+	AllowPrivileged bool
+	// Nodes are the nodes pods can be placed on.
+	Nodes []*Node
+	// RuntimeClasses are those the cluster already has (live clusters);
+	// RuntimeClasses in the input are added per run.
+	RuntimeClasses map[string]*nodev1.RuntimeClass
+}
+
+// Node is one node as the scheduler and kubelet see it.
+type Node struct {
+	Name string
+	// Pool is the config file's node pool, empty for live nodes.
+	Pool    string
+	OS      string
+	Arch    string
+	Build   windows.Build // zero for Linux nodes and unknown builds
+	Runtime string        // "containerd" or "docker"
+	// Obj carries labels and taints for the upstream matching helpers.
+	Obj *corev1.Node
+}
+
+// IsWindows reports whether the node runs Windows.
+func (n *Node) IsWindows() bool { return n.OS == v1alpha1.OSWindows }
+
+// Describe renders "win2019-1 (windows 10.0.17763)".
+func (n *Node) Describe() string {
+	if n.IsWindows() && !n.Build.IsZero() {
+		return fmt.Sprintf("%s (windows %s)", n.Name, n.Build.Label())
+	}
+	return fmt.Sprintf("%s (%s)", n.Name, n.OS)
+}
+
+// HasWindows reports whether any node runs Windows.
+func (t *Target) HasWindows() bool {
+	for _, n := range t.Nodes {
+		if n.IsWindows() {
+			return true
+		}
+	}
+	return false
+}
+
+// Mixed reports whether the cluster has both Linux and Windows nodes.
+func (t *Target) Mixed() bool {
+	var win, lin bool
+	for _, n := range t.Nodes {
+		if n.IsWindows() {
+			win = true
+		} else {
+			lin = true
+		}
+	}
+	return win && lin
+}
+
+// TargetFromCluster expands a config file's pools into nodes labelled and
+// tainted the way winkube's nodes register (SCH-1, SCH-3).
+func TargetFromCluster(c *v1alpha1.Cluster) (*Target, error) {
+	t := &Target{
+		Name:            c.Name,
+		Minor:           DefaultKubernetesMinor,
+		NetworkMode:     c.Network.Mode,
+		DSR:             c.Network.EnableDSR,
+		DSRKnown:        true,
+		AllowPrivileged: true,
+	}
+	for _, cn := range c.Nodes() {
+		n, err := nodeFromPool(cn.Name, cn.Pool)
+		if err != nil {
+			return nil, err
+		}
+		t.Nodes = append(t.Nodes, n)
+	}
+	return t, nil
+}
+
+func nodeFromPool(name string, p *v1alpha1.NodePool) (*Node, error) {
+	n := &Node{Name: name, Pool: p.Name, OS: p.OS, Arch: "amd64", Runtime: p.Runtime}
+	labels := map[string]string{
+		corev1.LabelHostname:   name,
+		corev1.LabelOSStable:   p.OS,
+		corev1.LabelArchStable: n.Arch,
+		labelBetaOS:            p.OS,
+		labelBetaArch:          n.Arch,
+	}
+	if p.IsWindows() {
+		b, err := poolBuild(p)
+		if err != nil {
+			return nil, err
+		}
+		n.Build = b
+		labels[corev1.LabelWindowsBuild] = b.Label()
+	}
+	for k, v := range p.Labels {
+		labels[k] = v
+	}
+	n.Obj = &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+		Spec:       corev1.NodeSpec{Taints: append([]corev1.Taint(nil), p.Taints...)},
+	}
+	return n, nil
+}
+
+// poolBuild resolves a Windows pool's build from Build or Release.
+func poolBuild(p *v1alpha1.NodePool) (windows.Build, error) {
+	if p.Build != "" {
+		b, err := windows.ParseBuild(p.Build)
+		if err != nil {
+			return windows.Build{}, fmt.Errorf("node pool %s: %w", p.Name, err)
+		}
+		return b, nil
+	}
+	r, ok := windows.ReleaseByName(p.Release)
+	if !ok {
+		return windows.Build{}, fmt.Errorf("node pool %s: unknown Windows release %q", p.Name, p.Release)
+	}
+	return r.Version(), nil
+}
+
+// ParseKubernetesMinor reads "1.26", "v1.26.3" or "26" into the minor number.
+func ParseKubernetesMinor(v string) (int, error) {
+	s := strings.TrimPrefix(strings.TrimSpace(v), "v")
+	parts := strings.Split(s, ".")
+	if len(parts) == 1 {
+		if n, err := strconv.Atoi(parts[0]); err == nil && n > 1 {
+			return n, nil
+		}
+	}
+	if len(parts) >= 2 && parts[0] == "1" {
+		minor := strings.TrimRight(parts[1], "+")
+		if n, err := strconv.Atoi(minor); err == nil && n >= 0 {
+			return n, nil
+		}
+	}
+	return 0, fmt.Errorf("invalid Kubernetes version %q: want 1.<minor>, e.g. 1.26", v)
+}

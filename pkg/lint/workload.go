@@ -1,0 +1,200 @@
+package lint
+
+import (
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/winkube/winkube/pkg/lint/load"
+)
+
+// IgnoreAnnotation silences rules per object: "RULE-ID,RULE-ID".
+const IgnoreAnnotation = "winkube.io/ignore"
+
+// object is what every check sees of one input object.
+type object struct {
+	src       *load.Object
+	kind      string
+	namespace string
+	name      string
+	ignore    map[string]bool
+}
+
+// workload is an object that makes pods: a Pod or a controller with a pod
+// template. Its spec is converted from unstructured exactly once.
+type workload struct {
+	object
+	spec *corev1.PodSpec
+	// path is the spec's field path: spec, spec.template.spec or
+	// spec.jobTemplate.spec.template.spec.
+	path *field.Path
+	// specPath is path as the segments --fix needs.
+	specPath []string
+	// labels are the pod labels Services select on.
+	labels map[string]string
+	// replicas is how many pods it runs; perNode for DaemonSets.
+	replicas int
+	perNode  bool
+}
+
+// workloadKinds maps each pod-making kind to its decoder.
+var workloadKinds = map[string]func(*unstructured.Unstructured, *workload) error{
+	"Pod":                   decodePod,
+	"Deployment":            decodeDeployment,
+	"ReplicaSet":            decodeReplicaSet,
+	"ReplicationController": decodeReplicationController,
+	"StatefulSet":           decodeStatefulSet,
+	"DaemonSet":             decodeDaemonSet,
+	"Job":                   decodeJob,
+	"CronJob":               decodeCronJob,
+}
+
+// newObject reads the metadata every check needs.
+func newObject(src *load.Object) object {
+	u := src.Obj
+	o := object{src: src, kind: u.GetKind(), namespace: u.GetNamespace(), name: u.GetName()}
+	if o.namespace == "" && namespaced(o.kind) {
+		o.namespace = "default"
+	}
+	if v, ok := u.GetAnnotations()[IgnoreAnnotation]; ok {
+		o.ignore = map[string]bool{}
+		for _, id := range strings.Split(v, ",") {
+			if id = strings.ToUpper(strings.TrimSpace(id)); id != "" {
+				o.ignore[id] = true
+			}
+		}
+	}
+	return o
+}
+
+// namespaced reports whether kind lives in a namespace; only the
+// cluster-scoped kinds the linter reads are listed.
+func namespaced(kind string) bool {
+	switch kind {
+	case "RuntimeClass", "Namespace", "Node", "ClusterRole", "ClusterRoleBinding",
+		"CustomResourceDefinition", "PersistentVolume", "StorageClass", "PriorityClass":
+		return false
+	}
+	return true
+}
+
+// decodeWorkload converts a pod-making object; ok is false for other kinds.
+func decodeWorkload(src *load.Object) (*workload, bool, error) {
+	decode, ok := workloadKinds[src.Obj.GetKind()]
+	if !ok {
+		return nil, false, nil
+	}
+	w := &workload{object: newObject(src), replicas: 1}
+	if err := decode(src.Obj, w); err != nil {
+		return nil, true, fmt.Errorf("decoding %s %s: %w", w.kind, w.name, err)
+	}
+	return w, true, nil
+}
+
+func fromUnstructured(u *unstructured.Unstructured, into any) error {
+	return runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into)
+}
+
+func (w *workload) setTemplate(t *corev1.PodTemplateSpec, segments ...string) {
+	w.spec = &t.Spec
+	w.labels = t.Labels
+	w.specPath = append(segments, "spec")
+	w.path = field.NewPath(w.specPath[0], w.specPath[1:]...)
+}
+
+func replicas(r *int32) int {
+	if r == nil {
+		return 1
+	}
+	return int(*r)
+}
+
+func decodePod(u *unstructured.Unstructured, w *workload) error {
+	var p corev1.Pod
+	if err := fromUnstructured(u, &p); err != nil {
+		return err
+	}
+	w.spec, w.labels = &p.Spec, p.Labels
+	w.specPath = []string{"spec"}
+	w.path = field.NewPath("spec")
+	return nil
+}
+
+func decodeDeployment(u *unstructured.Unstructured, w *workload) error {
+	var d appsv1.Deployment
+	if err := fromUnstructured(u, &d); err != nil {
+		return err
+	}
+	w.setTemplate(&d.Spec.Template, "spec", "template")
+	w.replicas = replicas(d.Spec.Replicas)
+	return nil
+}
+
+func decodeReplicaSet(u *unstructured.Unstructured, w *workload) error {
+	var r appsv1.ReplicaSet
+	if err := fromUnstructured(u, &r); err != nil {
+		return err
+	}
+	w.setTemplate(&r.Spec.Template, "spec", "template")
+	w.replicas = replicas(r.Spec.Replicas)
+	return nil
+}
+
+func decodeReplicationController(u *unstructured.Unstructured, w *workload) error {
+	var r corev1.ReplicationController
+	if err := fromUnstructured(u, &r); err != nil {
+		return err
+	}
+	if r.Spec.Template == nil {
+		r.Spec.Template = &corev1.PodTemplateSpec{}
+	}
+	w.setTemplate(r.Spec.Template, "spec", "template")
+	w.replicas = replicas(r.Spec.Replicas)
+	return nil
+}
+
+func decodeStatefulSet(u *unstructured.Unstructured, w *workload) error {
+	var s appsv1.StatefulSet
+	if err := fromUnstructured(u, &s); err != nil {
+		return err
+	}
+	w.setTemplate(&s.Spec.Template, "spec", "template")
+	w.replicas = replicas(s.Spec.Replicas)
+	return nil
+}
+
+func decodeDaemonSet(u *unstructured.Unstructured, w *workload) error {
+	var d appsv1.DaemonSet
+	if err := fromUnstructured(u, &d); err != nil {
+		return err
+	}
+	w.setTemplate(&d.Spec.Template, "spec", "template")
+	w.perNode = true
+	return nil
+}
+
+func decodeJob(u *unstructured.Unstructured, w *workload) error {
+	var j batchv1.Job
+	if err := fromUnstructured(u, &j); err != nil {
+		return err
+	}
+	w.setTemplate(&j.Spec.Template, "spec", "template")
+	w.replicas = replicas(j.Spec.Parallelism)
+	return nil
+}
+
+func decodeCronJob(u *unstructured.Unstructured, w *workload) error {
+	var c batchv1.CronJob
+	if err := fromUnstructured(u, &c); err != nil {
+		return err
+	}
+	w.setTemplate(&c.Spec.JobTemplate.Spec.Template, "spec", "jobTemplate", "spec", "template")
+	w.replicas = replicas(c.Spec.JobTemplate.Spec.Parallelism)
+	return nil
+}
