@@ -28,6 +28,9 @@ type repoEntry struct {
 	tags map[string][]Platform
 	// linux is the platform list of every other tag of a linux or mixed repo.
 	linux []Platform
+	// guess marks linux as a best guess for tags not listed (a newer pause
+	// tag is probably like the newest listed one), so Lookup says Known=false.
+	guess bool
 }
 
 // Architectures the catalog uses.
@@ -118,6 +121,7 @@ func registryK8sPause() map[string][]Platform {
 var catalog = buildCatalog()
 
 func buildCatalog() map[string]repoEntry {
+	pause := registryK8sPause()
 	c := map[string]repoEntry{
 		// Windows base images (tags name a release: ltsc2019, 1809, 20H2, …).
 		"mcr.microsoft.com/windows/servercore": {kind: windowsRepo},
@@ -151,8 +155,8 @@ func buildCatalog() map[string]repoEntry {
 			"lts":    join(linuxPlatforms(amd64, arm64), windowsPlatforms("1809", "ltsc2022")),
 		}},
 		// Pause images (IMG-5).
-		"registry.k8s.io/pause": {kind: linuxRepo, linux: pauseLinux, tags: registryK8sPause()},
-		"mcr.microsoft.com/oss/kubernetes/pause": {kind: linuxRepo, linux: linuxPlatforms(amd64), tags: map[string][]Platform{
+		"registry.k8s.io/pause": {kind: linuxRepo, linux: pause["3.10.2"], guess: true, tags: pause},
+		"mcr.microsoft.com/oss/kubernetes/pause": {kind: linuxRepo, guess: true, linux: join(linuxPlatforms(amd64, arm64), windowsPlatforms("1809", "2004", "20H2", "ltsc2022")), tags: map[string][]Platform{
 			// Microsoft's signed build of the same sources (seed 002).
 			"3.6": join(linuxPlatforms(amd64, arm64), windowsPlatforms("1809", "2004", "20H2", "ltsc2022")),
 			// The pause image seed 000 names; it has wincat (IMG-5, 1.15+).

@@ -53,6 +53,16 @@ func (img Image) Ref() string {
 // unknown images are treated as Linux.
 func unknownPlatforms() []Platform { return linuxPlatforms(amd64) }
 
+// ReleaseFromTag reports the Windows release a tag names, the way Lookup
+// reads tags of Windows repositories: "ltsc2019", "1809", "20H2",
+// "windowsservercore-ltsc2022", "4.8-windowsservercore-ltsc2019",
+// "nanoserver-1809" or a full version such as "10.0.17763.5329". A linter may
+// use it as a hint for images the catalog does not know.
+func ReleaseFromTag(tag string) (windows.Release, bool) {
+	r, _, ok := releaseFromTag(tag)
+	return r, ok
+}
+
 // Lookup normalises ref (adds docker.io/library/, defaults the tag to latest,
 // keeps a digest) and returns its catalog entry. Unknown images come back
 // with Known=false and a single linux/amd64 platform. A Windows repository
@@ -86,7 +96,7 @@ func (e repoEntry) platforms(tag string) ([]Platform, bool) {
 			return []Platform{windowsBuildPlatform(b.String())}, true
 		}
 	}
-	return clonePlatforms(e.linux), len(e.linux) > 0
+	return clonePlatforms(e.linux), len(e.linux) > 0 && !e.guess
 }
 
 func clonePlatforms(ps []Platform) []Platform {

@@ -258,3 +258,45 @@ func TestMatchHostErrorNamesImage(t *testing.T) {
 		t.Errorf("error %v does not list the offered platforms", err)
 	}
 }
+
+func TestLookupUnlistedPauseTag(t *testing.T) {
+	// rule: IMG-5 (an unlisted pause tag is guessed from the newest one)
+	img := Lookup("registry.k8s.io/pause:3.11")
+	if img.Known || !img.HasOS("windows") || !img.HasOS("linux") {
+		t.Errorf("pause:3.11 = known=%v oses=%v, want a multi-OS guess", img.Known, img.OSes())
+	}
+	if img := Lookup("registry.k8s.io/pause@sha256:0123"); img.Known || !img.HasOS("windows") {
+		t.Errorf("pause@digest = known=%v oses=%v", img.Known, img.OSes())
+	}
+}
+
+func TestReleaseFromTag(t *testing.T) {
+	// rule: IMG-1, IMG-3
+	tests := []struct {
+		tag   string
+		build int
+		ok    bool
+	}{
+		{"ltsc2019", 17763, true},
+		{"LTSC2022", 20348, true},
+		{"1809", 17763, true},
+		{"20H2", 19042, true},
+		{"2004", 19041, true},
+		{"windowsservercore-ltsc2019", 17763, true},
+		{"4.8-windowsservercore-ltsc2022", 20348, true},
+		{"nanoserver-1809", 17763, true},
+		{"lts-nanoserver-ltsc2025", 26100, true},
+		{"10.0.20348.2227", 20348, true},
+		{"4.8.1-20240109-windowsservercore-ltsc2022", 20348, true},
+		{"20040101", 0, false},
+		{"latest", 0, false},
+		{"1.25", 0, false},
+		{"", 0, false},
+	}
+	for _, tt := range tests {
+		r, ok := ReleaseFromTag(tt.tag)
+		if ok != tt.ok || r.Build != tt.build {
+			t.Errorf("ReleaseFromTag(%q) = %d, %v, want %d, %v", tt.tag, r.Build, ok, tt.build, tt.ok)
+		}
+	}
+}
