@@ -5,43 +5,45 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-)
 
-// Kubernetes minors for rule API-8: spec.os appears in 1.23 and its field
-// rules are enforced unconditionally from 1.27.
-const (
-	osFieldIntroducedMinor = 23
-	osFieldEnforcedMinor   = 27
+	"github.com/winkube/winkube/pkg/windows"
 )
 
 // checkAPI reports what the API server rejects (API-1..6) for the pod or
-// the pod template, with upstream's words. Templates are checked too: the
-// server rejects a Deployment whose template breaks these rules, and older
-// clusters accept them but the pods still fail on the node.
+// the pod template, in upstream's words (pkg/windows mirrors the server's
+// validation). Templates are checked too: the server rejects a Deployment
+// whose template breaks these rules, and clusters that do not enforce them
+// (API-8) accept the pods, which then fail or misbehave on the node.
 func (r *run) checkAPI(w *workload) {
-	if w.spec.OS != nil && r.target.Minor < osFieldIntroducedMinor {
+	if w.spec.OS != nil && !osFieldKnown(r.target.Minor) {
 		r.report(&w.object, "API-8", SeverityWarning,
-			fmt.Sprintf("%s: Kubernetes 1.%d does not know this field and drops it", w.path.Child("os"), r.target.Minor),
-			"add a nodeSelector on kubernetes.io/os to place the pod; spec.os needs Kubernetes 1.23 or newer")
+			fmt.Sprintf("%s: Kubernetes 1.%d does not know this field (IdentifyPodOS is beta from 1.24) and drops it", w.path.Child("os"), r.target.Minor),
+			"add a nodeSelector on kubernetes.io/os to place the pod; spec.os needs Kubernetes 1.24 or newer")
 	}
-	for _, e := range validatePodOS(w.spec, w.path) {
-		r.reportFieldError(w, osRule(e), e)
-	}
-	for _, e := range validateAllWindowsOptions(w.spec, w.path) {
-		r.reportFieldError(w, "API-5", e)
-	}
-	for _, e := range validateHostProcess(w.spec, w.path, r.target.AllowPrivileged) {
-		r.reportFieldError(w, "API-6", e)
+	opts := windows.ValidationOptions{AllowPrivileged: r.target.AllowPrivileged}
+	for _, e := range windows.ValidatePodSpecOSWithOptions(w.spec, w.path, opts) {
+		r.reportFieldError(w, apiRule(e), e)
 	}
 }
 
-// osRule tells API-1..4 apart by the error's field.
-func osRule(e *field.Error) string {
+// osFieldKnown reports whether the API server keeps spec.os: from 1.24,
+// when IdentifyPodOS became beta and on by default (alpha in 1.23 was off).
+func osFieldKnown(minor int) bool {
+	stage := windows.IdentifyPodOSStage(minor)
+	return stage != "" && stage != "alpha"
+}
+
+// apiRule tells API-1..6 apart by the error's field and detail.
+func apiRule(e *field.Error) string {
 	switch {
-	case strings.Contains(e.Field, ".os"):
+	case strings.HasSuffix(e.Field, ".os") || strings.HasSuffix(e.Field, ".os.name"):
 		return "API-1"
-	case strings.HasSuffix(e.Field, "windowsOptions"):
+	case strings.Contains(strings.ToLower(e.Detail), "hostprocess") || strings.HasSuffix(e.Field, ".hostProcess"):
+		return "API-6"
+	case strings.HasSuffix(e.Field, "windowsOptions") && e.Type == field.ErrorTypeForbidden:
 		return "API-4"
+	case strings.Contains(e.Field, "windowsOptions."):
+		return "API-5"
 	case strings.Contains(e.Field, "ontainers["):
 		return "API-3"
 	}
@@ -50,8 +52,8 @@ func osRule(e *field.Error) string {
 
 func (r *run) reportFieldError(w *workload, rule string, e *field.Error) {
 	fix := fieldFix(rule, e)
-	if (rule == "API-2" || rule == "API-3" || rule == "API-4") && r.target.Minor < osFieldEnforcedMinor {
-		fix += fmt.Sprintf(" (Kubernetes 1.%d accepts it, 1.27 and newer reject it, and the node ignores or refuses it)", r.target.Minor)
+	if (rule == "API-2" || rule == "API-3" || rule == "API-4") && !windows.OSFieldEnforced(r.target.Minor) {
+		fix += fmt.Sprintf(" (Kubernetes 1.%d accepts it but newer API servers reject it, and the node ignores or refuses it)", r.target.Minor)
 	}
 	r.report(&w.object, rule, SeverityError, e.Error(), fix)
 }

@@ -4,6 +4,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
+
+	"github.com/winkube/winkube/pkg/windows"
 )
 
 // proposeEdit records the smallest --fix edit that places the workload on
@@ -26,6 +28,16 @@ func (r *run) proposeEdit(p *podInfo) {
 	if b := commonBuild(good, r.target.Nodes); b != "" {
 		sel[corev1.LabelWindowsBuild] = b
 	}
+	// fix.Apply only adds missing keys, so a selector key already set to
+	// another value cannot be fixed here; the user must choose.
+	for k, v := range sel {
+		if have, ok := p.w.spec.NodeSelector[k]; ok {
+			if have != v {
+				return
+			}
+			delete(sel, k)
+		}
+	}
 	if r.conflictsWithRuntimeClass(p, sel) {
 		return
 	}
@@ -45,6 +57,9 @@ func (r *run) proposeEdit(p *podInfo) {
 	e := Edit{File: p.w.src.File, Doc: p.w.src.Doc, PodSpec: p.w.specPath, NodeSelector: sel, Tolerations: tolerations}
 	if p.w.spec.OS == nil && osFieldAllowed(p, r.target.Minor) {
 		e.OS = p.os
+	}
+	if len(e.NodeSelector) == 0 && len(e.Tolerations) == 0 && e.OS == "" {
+		return
 	}
 	r.edits = append(r.edits, e)
 }
@@ -127,10 +142,13 @@ func (r *run) placesOnlyOn(spec *corev1.PodSpec, good []*Node) bool {
 // osFieldAllowed reports whether setting spec.os keeps the pod valid: the
 // cluster knows the field and no API-2/3/4 rule would then reject the pod.
 func osFieldAllowed(p *podInfo, minor int) bool {
-	if minor < osFieldIntroducedMinor {
+	if !osFieldKnown(minor) {
 		return false
 	}
 	probe := *p.w.spec
 	probe.OS = &corev1.PodOS{Name: corev1.OSName(p.os)}
-	return len(validatePodOS(&probe, p.w.path)) == 0
+	if p.os == "windows" {
+		return len(windows.ValidateWindowsPod(&probe, p.w.path)) == 0
+	}
+	return len(windows.ValidateLinuxPod(&probe, p.w.path)) == 0
 }

@@ -72,20 +72,16 @@ func (r *run) checkOSSelector(p *podInfo) {
 		fmt.Sprintf("add %s kubernetes.io/os: %s", p.w.path.Child("nodeSelector"), p.os))
 }
 
-// reportMixedImages is LIM-1.
+// reportMixedImages is LIM-1, with the rule book's wording.
 func (r *run) reportMixedImages(p *podInfo) {
-	var win, lin []string
+	containers := make([]windows.ContainerOS, 0, len(p.images))
 	for _, pi := range p.images {
-		switch {
-		case !pi.img.HasOS("windows"):
-			lin = append(lin, pi.path.String()+"="+pi.ref)
-		case !pi.img.HasOS("linux"):
-			win = append(win, pi.path.String()+"="+pi.ref)
-		}
+		containers = append(containers, windows.ContainerOS{Path: pi.path.String() + " " + pi.ref, OSes: pi.img.OSes()})
 	}
-	r.report(&p.w.object, "LIM-1", SeverityError,
-		fmt.Sprintf("Windows and Linux containers cannot share one pod: Windows images %s; Linux images %s", joinList(win), joinList(lin)),
-		"move the Linux and the Windows containers into separate workloads, or use images built for one OS")
+	for _, v := range windows.MixedPodOS(containers) {
+		v.Path = ""
+		r.reportViolation(&p.w.object, v)
+	}
 }
 
 // reportNoNode is SCH-1: the selectors match no node of the target cluster.

@@ -19,8 +19,8 @@ const DefaultKubernetesMinor = 36
 // Beta OS and arch labels; the kubelet still sets them (SCH-1) and the seeds
 // select on them.
 const (
-	labelBetaOS   = "beta.kubernetes.io/os"
-	labelBetaArch = "beta.kubernetes.io/arch"
+	labelBetaOS   = windows.LabelOSBeta
+	labelBetaArch = windows.LabelArchBeta
 )
 
 // Target is the cluster the manifests are meant for: its nodes, network and
@@ -93,18 +93,25 @@ func (t *Target) Mixed() bool {
 }
 
 // TargetFromCluster expands a config file's pools into nodes labelled and
-// tainted the way winkube's nodes register (SCH-1, SCH-3).
+// tainted the way winkube's nodes register (SCH-1, SCH-3), for Kubernetes
+// 1.36.
 func TargetFromCluster(c *v1alpha1.Cluster) (*Target, error) {
+	return TargetFromClusterAt(c, DefaultKubernetesMinor)
+}
+
+// TargetFromClusterAt is TargetFromCluster for Kubernetes 1.<minor>, whose
+// kubelets may not set every label (windows-build needs 1.17).
+func TargetFromClusterAt(c *v1alpha1.Cluster, minor int) (*Target, error) {
 	t := &Target{
 		Name:            c.Name,
-		Minor:           DefaultKubernetesMinor,
+		Minor:           minor,
 		NetworkMode:     c.Network.Mode,
 		DSR:             c.Network.EnableDSR,
 		DSRKnown:        true,
 		AllowPrivileged: true,
 	}
 	for _, cn := range c.Nodes() {
-		n, err := nodeFromPool(cn.Name, cn.Pool)
+		n, err := nodeFromPool(cn.Name, cn.Pool, t.Minor)
 		if err != nil {
 			return nil, err
 		}
@@ -113,26 +120,30 @@ func TargetFromCluster(c *v1alpha1.Cluster) (*Target, error) {
 	return t, nil
 }
 
-func nodeFromPool(name string, p *v1alpha1.NodePool) (*Node, error) {
+// labelPool is the label winkube's nodes carry with their pool's name.
+const labelPool = "winkube.io/pool"
+
+// nodeFromPool builds the node a pool's member registers as: the pool's
+// labels, then the kubelet's own (SCH-1, with the beta labels the kubelet
+// still sets), the hostname and winkube.io/pool, and the pool's taints.
+func nodeFromPool(name string, p *v1alpha1.NodePool, minor int) (*Node, error) {
 	n := &Node{Name: name, Pool: p.Name, OS: p.OS, Arch: "amd64", Runtime: p.Runtime}
-	labels := map[string]string{
-		corev1.LabelHostname:   name,
-		corev1.LabelOSStable:   p.OS,
-		corev1.LabelArchStable: n.Arch,
-		labelBetaOS:            p.OS,
-		labelBetaArch:          n.Arch,
-	}
 	if p.IsWindows() {
 		b, err := poolBuild(p)
 		if err != nil {
 			return nil, err
 		}
 		n.Build = b
-		labels[corev1.LabelWindowsBuild] = b.Label()
 	}
+	labels := map[string]string{}
 	for k, v := range p.Labels {
 		labels[k] = v
 	}
+	for k, v := range windows.NodeLabels(p.OS, n.Arch, n.Build, minor, true) {
+		labels[k] = v
+	}
+	labels[corev1.LabelHostname] = name
+	labels[labelPool] = p.Name
 	n.Obj = &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
 		Spec:       corev1.NodeSpec{Taints: append([]corev1.Taint(nil), p.Taints...)},

@@ -8,17 +8,14 @@ import (
 	"github.com/winkube/winkube/pkg/lint"
 )
 
-// Text writes one finding a line with its fix, then input errors, then a
-// one-line summary:
+// Text writes one finding a line with its fix, then a one-line summary
+// (input errors are only counted; the command prints them on stderr):
 //
 //	examples/web.yaml:12: error API-3 Deployment default/web: ... (fix: ...)
 func Text(w io.Writer, r *lint.Result) error {
 	bw := bufio.NewWriter(w)
 	for _, f := range r.Findings {
 		fmt.Fprintf(bw, "%s: %s %s %s: %s (fix: %s)\n", location(f), f.Severity, f.Rule, f.Object(), f.Message, f.Fix)
-	}
-	for _, e := range r.Errors {
-		fmt.Fprintf(bw, "%v\n", e)
 	}
 	s := r.Summary()
 	fmt.Fprintf(bw, "%d objects checked: %d errors, %d warnings, %d infos", s.Objects, s.Errors, s.Warnings, s.Infos)

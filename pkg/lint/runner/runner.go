@@ -1,0 +1,232 @@
+// Package runner is `winkube lint` end to end: it resolves the target
+// cluster, loads the inputs, lints them, writes every requested report and
+// applies --fix. The cobra command only parses flags into Options.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/lint"
+	"github.com/winkube/winkube/pkg/lint/fix"
+	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/lint/report"
+)
+
+// Exit codes of `winkube lint`.
+const (
+	ExitClean    = 0
+	ExitFindings = 1
+	ExitUsage    = 2
+)
+
+// Options are the flags and arguments of `winkube lint`.
+type Options struct {
+	Paths []string
+	// Load carries stdin and the Helm options.
+	Load load.Options
+	// ClusterConfig is a Cluster file; Kubeconfig a live cluster. Neither
+	// means winkube's default cluster.
+	ClusterConfig string
+	Kubeconfig    string
+	// KubernetesVersion overrides the target's version ("1.26").
+	KubernetesVersion string
+	// Formats and Outputs pair by position; a missing or "-" output is stdout.
+	Formats []string
+	Outputs []string
+	// FailOn is the least severity that makes the exit code 1.
+	FailOn string
+	Fix    bool
+	DryRun bool
+}
+
+// output is one report to write.
+type output struct {
+	write report.Writer
+	path  string
+}
+
+// Run lints and reports. It returns nil for exit code 0 and a
+// *cmd.ExitError otherwise: 1 when a finding reaches FailOn, 2 for usage
+// or input errors (after reporting whatever did load).
+func Run(ctx context.Context, o Options, streams cmd.IOStreams) error {
+	outputs, threshold, err := o.validate()
+	if err != nil {
+		return &cmd.ExitError{Code: ExitUsage, Err: err}
+	}
+	target, err := o.target(ctx)
+	if err != nil {
+		return &cmd.ExitError{Code: ExitUsage, Err: err}
+	}
+	linter := lint.New(target)
+	result := o.lint(linter, streams.In)
+	if o.Fix && len(result.Edits) > 0 {
+		result = o.fix(linter, result, streams)
+	}
+	for _, e := range result.Errors {
+		fmt.Fprintf(streams.ErrOut, "winkube lint: %v\n", e)
+	}
+	if err := writeOutputs(outputs, result, streams.Out); err != nil {
+		return &cmd.ExitError{Code: ExitUsage, Err: err}
+	}
+	switch {
+	case len(result.Errors) > 0:
+		return &cmd.ExitError{Code: ExitUsage}
+	case result.Fails(threshold):
+		return &cmd.ExitError{Code: ExitFindings}
+	}
+	return nil
+}
+
+// validate checks the flags before any work is done.
+func (o *Options) validate() ([]output, lint.Severity, error) {
+	if len(o.Paths) == 0 {
+		return nil, 0, errors.New("no input: pass manifest files, directories, Helm charts, Kustomize directories or - for stdin")
+	}
+	if o.ClusterConfig != "" && o.Kubeconfig != "" {
+		return nil, 0, errors.New("--cluster-config and --kubeconfig are exclusive: pick the cluster file or the live cluster")
+	}
+	if o.DryRun && !o.Fix {
+		return nil, 0, errors.New("--dry-run only applies to --fix")
+	}
+	threshold, err := lint.ParseSeverity(o.FailOn)
+	if err != nil {
+		return nil, 0, fmt.Errorf("--fail-on: %w", err)
+	}
+	outputs, err := pairOutputs(o.Formats, o.Outputs)
+	return outputs, threshold, err
+}
+
+// pairOutputs matches --format and --output by position. No --format means
+// one text report.
+func pairOutputs(formats, paths []string) ([]output, error) {
+	if len(formats) == 0 {
+		formats = []string{"text"}
+	}
+	if len(paths) > len(formats) {
+		return nil, fmt.Errorf("%d --output flags for %d --format flags: give one --format before each --output", len(paths), len(formats))
+	}
+	var out []output
+	for i, f := range formats {
+		w, err := report.ForFormat(f)
+		if err != nil {
+			return nil, fmt.Errorf("--format: %w", err)
+		}
+		o := output{write: w}
+		if i < len(paths) && paths[i] != "-" {
+			o.path = paths[i]
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// target resolves the cluster the manifests are checked against.
+func (o *Options) target(ctx context.Context) (*lint.Target, error) {
+	var t *lint.Target
+	minor := lint.DefaultKubernetesMinor
+	if o.KubernetesVersion != "" {
+		m, err := lint.ParseKubernetesMinor(o.KubernetesVersion)
+		if err != nil {
+			return nil, fmt.Errorf("--kubernetes-version: %w", err)
+		}
+		minor = m
+	}
+	if o.Kubeconfig != "" {
+		live, err := lint.TargetFromKubeconfig(ctx, o.Kubeconfig)
+		if err != nil {
+			return nil, fmt.Errorf("--kubeconfig: %w", err)
+		}
+		if o.KubernetesVersion != "" {
+			live.Minor = minor
+		}
+		return live, nil
+	}
+	c, err := v1alpha1.Load(o.ClusterConfig)
+	if err != nil {
+		return nil, fmt.Errorf("--cluster-config: %w", err)
+	}
+	t, err = lint.TargetFromClusterAt(c, minor)
+	if err != nil {
+		return nil, fmt.Errorf("--cluster-config: %w", err)
+	}
+	return t, nil
+}
+
+// fix applies the result's edits. A dry run prints the diff on stdout; a
+// real run rewrites the files, says so on stderr and lints again so the
+// report and the exit code show what is left (stdin cannot be read twice,
+// so then the first result stands).
+func (o *Options) fix(l *lint.Linter, result *lint.Result, streams cmd.IOStreams) *lint.Result {
+	out := streams.ErrOut
+	if o.DryRun {
+		out = streams.Out
+	}
+	if err := fix.Apply(toFixEdits(result.Edits), o.DryRun, out); err != nil {
+		result.Errors = append(result.Errors, fmt.Errorf("--fix: %w", err))
+		return result
+	}
+	if o.DryRun || o.readsStdin() {
+		return result
+	}
+	return o.lint(l, streams.In)
+}
+
+func (o *Options) readsStdin() bool {
+	for _, p := range o.Paths {
+		if p == "-" {
+			return true
+		}
+	}
+	return false
+}
+
+// lint loads the inputs and lints them; load errors join the result's.
+func (o *Options) lint(l *lint.Linter, stdin io.Reader) *lint.Result {
+	opts := o.Load
+	opts.Stdin = stdin
+	objs, errs := load.Load(o.Paths, opts)
+	result := l.Lint(objs)
+	result.Errors = append(errs, result.Errors...)
+	return result
+}
+
+func writeOutputs(outputs []output, r *lint.Result, stdout io.Writer) error {
+	for _, o := range outputs {
+		if err := writeOutput(o, r, stdout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeOutput(o output, r *lint.Result, stdout io.Writer) error {
+	if o.path == "" {
+		return o.write(stdout, r)
+	}
+	f, err := os.Create(o.path)
+	if err != nil {
+		return fmt.Errorf("--output: %w", err)
+	}
+	if err := o.write(f, r); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", o.path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", o.path, err)
+	}
+	return nil
+}
+
+func toFixEdits(edits []lint.Edit) []fix.Edit {
+	out := make([]fix.Edit, 0, len(edits))
+	for _, e := range edits {
+		out = append(out, fix.Edit{File: e.File, Doc: e.Doc, PodSpec: e.PodSpec, OS: e.OS, NodeSelector: e.NodeSelector, Tolerations: e.Tolerations})
+	}
+	return out
+}
