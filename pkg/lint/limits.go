@@ -59,4 +59,3 @@ func (r *run) dockerReachable(p *podInfo) bool {
 	}
 	return false
 }
-

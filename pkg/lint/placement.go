@@ -184,8 +184,12 @@ func (r *run) reportImageFailure(p *podInfo, f *imageFailure) {
 	case p.osSelector == "":
 		rule = "SCH-5"
 	}
-	msg := fmt.Sprintf("%s: %s cannot run on %d of the %d nodes the pod can be scheduled on (%s): %v",
-		f.image.path, f.image.ref, len(f.nodes), len(p.reachable), describeNodes(f.nodes), f.err)
+	share := fmt.Sprintf("%d of the %d nodes", len(f.nodes), len(p.reachable))
+	if len(f.nodes) == len(p.reachable) {
+		share = fmt.Sprintf("any of the %d nodes", len(f.nodes))
+	}
+	msg := fmt.Sprintf("%s: %s cannot run on %s the pod can be scheduled on (%s): %v",
+		f.image.path, f.image.ref, share, describeNodes(f.nodes), f.err)
 	r.report(&p.w.object, rule, SeverityError, msg, r.imageFix(p, f.image, rule))
 }
 
