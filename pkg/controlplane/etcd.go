@@ -1,0 +1,54 @@
+package controlplane
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+
+	"go.etcd.io/etcd/client/pkg/v3/transport"
+	"go.etcd.io/etcd/server/v3/embed"
+)
+
+// startEtcd runs etcd inside this process (no child: it has no global flags
+// to collide) with TLS and client-certificate auth on loopback, so other local
+// users cannot read the cluster's secrets from it. It returns once etcd
+// serves.
+func startEtcd(ctx context.Context, l *layout) (*embed.Etcd, error) {
+	logPath := l.logFile("etcd")
+	if err := os.WriteFile(logPath, nil, 0o644); err != nil { // one run per log, like the children
+		return nil, fmt.Errorf("open etcd log: %w", err)
+	}
+	tls := transport.TLSInfo{
+		CertFile:       l.pki("etcd-serving.crt"),
+		KeyFile:        l.pki("etcd-serving.key"),
+		TrustedCAFile:  l.pki("ca.crt"),
+		ClientCertAuth: true,
+	}
+	client := url.URL{Scheme: "https", Host: l.hostPort(etcdClient)}
+	peer := url.URL{Scheme: "https", Host: l.hostPort(etcdPeer)}
+
+	cfg := embed.NewConfig()
+	cfg.Name = clusterName
+	cfg.Dir = l.path("etcd")
+	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
+	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
+	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	cfg.ClientTLSInfo, cfg.PeerTLSInfo = tls, tls
+	cfg.LogOutputs = []string{logPath}
+
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("start etcd: %w", err)
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+		return e, nil
+	case err := <-e.Err():
+		e.Close()
+		return nil, fmt.Errorf("etcd failed while starting: %w (see %s)", err, logPath)
+	case <-ctx.Done():
+		e.Close()
+		return nil, fmt.Errorf("wait for etcd: %w", ctx.Err())
+	}
+}
