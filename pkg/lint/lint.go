@@ -14,13 +14,21 @@ import (
 // image lookups are computed once and shared by every object, so a Linter
 // should be reused across runs on the same cluster.
 type Linter struct {
-	target *Target
-	images map[string]imageinfo.Image
+	target  *Target
+	images  map[string]imageinfo.Image
+	matches map[matchKey]error
+}
+
+// matchKey identifies one image-on-node question (IMG-2, IMG-4).
+type matchKey struct {
+	ref     string
+	guessed bool
+	node    *Node
 }
 
 // New returns a Linter for target.
 func New(target *Target) *Linter {
-	return &Linter{target: target, images: map[string]imageinfo.Image{}}
+	return &Linter{target: target, images: map[string]imageinfo.Image{}, matches: map[matchKey]error{}}
 }
 
 // run is the state of one Lint call.
@@ -29,6 +37,7 @@ type run struct {
 	runtimeClasses map[string]*nodev1.RuntimeClass
 	pods           []*podInfo
 	services       []*service
+	index          podIndex
 	findings       []Finding
 	edits          []Edit
 	errs           []error
@@ -117,6 +126,18 @@ func (l *Linter) image(ref string) imageinfo.Image {
 	img := imageinfo.Lookup(ref)
 	l.images[ref] = img
 	return img
+}
+
+// runsOn reports why the image cannot run on the node (nil when it can),
+// asking the catalog once per image and node.
+func (l *Linter) runsOn(pi *podImage, n *Node) error {
+	key := matchKey{ref: pi.ref, guessed: pi.guessedWindows, node: n}
+	if err, ok := l.matches[key]; ok {
+		return err
+	}
+	_, err := imageinfo.MatchHost(pi.img, n.OS, n.Arch, n.Build)
+	l.matches[key] = err
+	return err
 }
 
 // Edit is one placement fix for --fix: the fields of fix.Edit.

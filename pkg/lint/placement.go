@@ -156,7 +156,7 @@ func (r *run) checkImages(p *podInfo) bool {
 		pi := &p.images[i]
 		byKind := map[bool]*imageFailure{}
 		for _, n := range p.reachable {
-			_, err := imageinfo.MatchHost(pi.img, n.OS, n.Arch, n.Build)
+			err := r.runsOn(pi, n)
 			if err == nil {
 				continue
 			}
@@ -221,7 +221,7 @@ func (r *run) nodesFor(p *podInfo, only *podImage) []*Node {
 			if only != nil && pi != only {
 				continue
 			}
-			if _, err := imageinfo.MatchHost(pi.img, n.OS, n.Arch, n.Build); err != nil {
+			if err := r.runsOn(pi, n); err != nil {
 				ok = false
 				break
 			}

@@ -41,6 +41,8 @@ type podImage struct {
 	path      *field.Path
 	ref       string
 	img       imageinfo.Image
+	// guessedWindows is set when an unknown image is taken to be Windows.
+	guessedWindows bool
 }
 
 // isWindows reports whether the pod runs Windows containers.
@@ -186,10 +188,11 @@ func (r *run) resolveImages(p *podInfo) {
 	add := func(cs []corev1.Container, path *field.Path) {
 		for i := range cs {
 			img := r.image(cs[i].Image)
-			if !img.Known && hint == "windows" && !img.HasOS("windows") {
+			guessed := !img.Known && hint == "windows" && !img.HasOS("windows")
+			if guessed {
 				img.Platforms = []imageinfo.Platform{{OS: "windows", Architecture: "amd64"}}
 			}
-			p.images = append(p.images, podImage{container: cs[i].Name, path: path.Index(i).Child("image"), ref: cs[i].Image, img: img})
+			p.images = append(p.images, podImage{container: cs[i].Name, path: path.Index(i).Child("image"), ref: cs[i].Image, img: img, guessedWindows: guessed})
 		}
 	}
 	add(p.w.spec.InitContainers, p.w.path.Child("initContainers"))

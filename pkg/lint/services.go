@@ -44,8 +44,8 @@ func (r *run) backendsOf(s *service) backends {
 	}
 	sel := labels.SelectorFromSet(s.svc.Spec.Selector)
 	seen := map[windows.Build]bool{}
-	for _, p := range r.pods {
-		if p.w.namespace != s.namespace || !sel.Matches(labels.Set(p.w.labels)) {
+	for _, p := range r.candidates(s.namespace, s.svc.Spec.Selector) {
+		if !sel.Matches(labels.Set(p.w.labels)) {
 			continue
 		}
 		if p.w.perNode {
@@ -66,6 +66,39 @@ func (r *run) backendsOf(s *service) backends {
 	}
 	sort.Slice(b.builds, func(i, j int) bool { return b.builds[i].Compare(b.builds[j]) < 0 })
 	return b
+}
+
+// podIndex finds workloads by namespace and one pod label, so matching
+// Services to backends is not quadratic in large inputs.
+type podIndex map[string]map[string][]*podInfo
+
+func labelKey(k, v string) string { return k + "=" + v }
+
+// candidates returns the workloads in namespace that carry the rarest of
+// the selector's labels; the caller still matches the whole selector.
+func (r *run) candidates(namespace string, selector map[string]string) []*podInfo {
+	if r.index == nil {
+		r.index = podIndex{}
+		for _, p := range r.pods {
+			byLabel := r.index[p.w.namespace]
+			if byLabel == nil {
+				byLabel = map[string][]*podInfo{}
+				r.index[p.w.namespace] = byLabel
+			}
+			for k, v := range p.w.labels {
+				byLabel[labelKey(k, v)] = append(byLabel[labelKey(k, v)], p)
+			}
+		}
+	}
+	var best []*podInfo
+	first := true
+	for k, v := range selector {
+		list := r.index[namespace][labelKey(k, v)]
+		if first || len(list) < len(best) {
+			best, first = list, false
+		}
+	}
+	return best
 }
 
 // checkService applies the rule book's Service rules (LIM-10..13, KP-5) to
