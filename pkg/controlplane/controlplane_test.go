@@ -2,11 +2,13 @@ package controlplane_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
@@ -37,6 +39,9 @@ var (
 
 func TestMain(m *testing.M) {
 	controlplane.MaybeRunComponent() // the children are this test binary
+	if os.Getenv(helperEnv) != "" {
+		startAndBlock(os.Getenv(helperEnv))
+	}
 	began := time.Now()
 	var mu sync.Mutex
 	cp, cleanup, err := cptest.StartOptions(controlplane.Options{
@@ -353,8 +358,69 @@ func TestRestartKeepsStateAndCloseStopsEverything(t *testing.T) {
 	}
 }
 
-// assertGone checks that no process is left with any of the PIDs (zombies
-// would show as existing; Close reaps them).
+func TestCancelledContextStopsEverything(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cp, err := controlplane.Start(ctx, controlplane.Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Close()
+	pids := cp.PIDs()
+	cancel()
+	// Close after the cancel waits for the stop the cancel began.
+	if err := cp.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	assertGone(t, pids)
+}
+
+// helperEnv makes the test binary a control plane host that TestChildrenDie
+// can SIGKILL: its value is the data dir.
+const helperEnv = "WINKUBE_CONTROLPLANE_TEST_HELPER_DIR"
+
+func startAndBlock(dir string) {
+	cp, _, err := cptest.Start(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(cp.PIDs()); err != nil {
+		os.Exit(1)
+	}
+	select {} // until killed
+}
+
+func TestChildrenDieWithKilledParent(t *testing.T) {
+	var stderr strings.Builder
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"="+t.TempDir())
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	var pids map[string]int
+	if err := json.NewDecoder(out).Decode(&pids); err != nil {
+		t.Fatalf("helper reported no PIDs: %v; stderr:\n%s", err, stderr.String())
+	}
+	if err := cmd.Process.Kill(); err != nil { // SIGKILL: no chance to clean up
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	err = wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 5*time.Second, true,
+		func(context.Context) (bool, error) { return len(alive(pids)) == 0, nil })
+	if err != nil {
+		t.Errorf("children still running 5s after their parent was killed: %v", alive(pids))
+	}
+}
+
+// assertGone checks that no process is left with any of the PIDs. Close
+// reaps its children, so not even a zombie may remain.
 func assertGone(t *testing.T, pids map[string]int) {
 	t.Helper()
 	for name, pid := range pids {
@@ -362,4 +428,17 @@ func assertGone(t *testing.T, pids map[string]int) {
 			t.Errorf("%s (pid %d) still exists after Close", name, pid)
 		}
 	}
+}
+
+// alive lists the PIDs still running. Zombies count as dead: once their
+// parent is gone they wait for init to reap them, which is out of our hands.
+func alive(pids map[string]int) map[string]int {
+	running := map[string]int{}
+	for name, pid := range pids {
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err == nil && !strings.Contains(string(status), "State:\tZ") {
+			running[name] = pid
+		}
+	}
+	return running
 }

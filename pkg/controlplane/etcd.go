@@ -36,6 +36,9 @@ func startEtcd(ctx context.Context, l *layout) (*embed.Etcd, error) {
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 	cfg.ClientTLSInfo, cfg.PeerTLSInfo = tls, tls
 	cfg.LogOutputs = []string{logPath}
+	// etcd's own main sets this from a flag default; left zero, etcd logs every
+	// request as slow and fills the log with hundreds of lines per start.
+	cfg.WarningUnaryRequestDuration = embed.DefaultWarningUnaryRequestDuration
 
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {

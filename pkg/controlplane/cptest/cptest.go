@@ -28,6 +28,10 @@ import (
 // but a test machine may be busy linking other test binaries.
 const ReadyTimeout = 3 * time.Minute
 
+// KeepEnv, when set in the environment, keeps a temporary data dir after
+// cleanup so its logs (<dir>/logs) can be read.
+const KeepEnv = "WINKUBE_CPTEST_KEEP"
+
 // Start starts a control plane on dataDir (a new temporary directory if
 // empty) with a free apiserver port and waits until it is Ready. cleanup
 // stops it and removes a temporary directory Start created; on error nothing
@@ -65,8 +69,10 @@ func StartOptions(o controlplane.Options) (*controlplane.ControlPlane, func(), e
 	}
 	cleanup := func() {
 		cp.Close()
-		if temporary {
+		if temporary && os.Getenv(KeepEnv) == "" {
 			os.RemoveAll(o.DataDir)
+		} else if temporary {
+			fmt.Fprintf(os.Stderr, "cptest: kept control plane data dir %s (%s is set)\n", o.DataDir, KeepEnv)
 		}
 	}
 	return cp, cleanup, nil
