@@ -33,26 +33,28 @@ func UnifiedDiff(name string, a, b []byte) string {
 	if bytes.Equal(a, b) {
 		return ""
 	}
-	al, aEOL := splitLines(a)
-	bl, bEOL := splitLines(b)
-	ops := diffLines(al, bl)
+	ops := diffLines(splitLines(a), splitLines(b))
 	var out strings.Builder
 	fmt.Fprintf(&out, "--- a/%s\n+++ b/%s\n", name, name)
 	for _, h := range hunks(ops) {
-		writeHunk(&out, ops, h, len(al), len(bl), aEOL, bEOL)
+		writeHunk(&out, ops, h)
 	}
 	return out.String()
 }
 
-// splitLines splits text into lines without their "\n" and reports
-// whether the last line ended with one.
-func splitLines(text []byte) ([]string, bool) {
+// noEOL marks a last line that has no "\n", so "x" and "x\n" differ.
+const noEOL = "\x00no newline"
+
+// splitLines splits text into lines without their "\n".
+func splitLines(text []byte) []string {
 	if len(text) == 0 {
-		return nil, true
+		return nil
 	}
 	s := string(text)
-	eol := strings.HasSuffix(s, "\n")
-	return strings.Split(strings.TrimSuffix(s, "\n"), "\n"), eol
+	if strings.HasSuffix(s, "\n") {
+		return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	}
+	return strings.Split(s+noEOL, "\n")
 }
 
 // diffLines returns an edit script from a to b. Common leading and
@@ -190,7 +192,7 @@ func hunks(ops []op) []hunk {
 }
 
 // writeHunk prints one hunk with its "@@ -a,n +b,m @@" header.
-func writeHunk(out *strings.Builder, ops []op, h hunk, aLen, bLen int, aEOL, bEOL bool) {
+func writeHunk(out *strings.Builder, ops []op, h hunk) {
 	aStart, bStart := 1, 1
 	for _, o := range ops[:h.start] {
 		if o.kind != opInsert {
@@ -200,24 +202,22 @@ func writeHunk(out *strings.Builder, ops []op, h hunk, aLen, bLen int, aEOL, bEO
 			bStart++
 		}
 	}
-	aLine, bLine := aStart-1, bStart-1
+	aCount, bCount := 0, 0
 	var body strings.Builder
 	for _, o := range ops[h.start:h.end] {
-		fmt.Fprintf(&body, "%c%s\n", o.kind, o.text)
 		if o.kind != opInsert {
-			aLine++
-			if aLine == aLen && !aEOL {
-				body.WriteString("\\ No newline at end of file\n")
-			}
+			aCount++
 		}
 		if o.kind != opDelete {
-			bLine++
-			if bLine == bLen && !bEOL && (o.kind == opInsert || aEOL) {
-				body.WriteString("\\ No newline at end of file\n")
-			}
+			bCount++
+		}
+		text, last := strings.CutSuffix(o.text, noEOL)
+		fmt.Fprintf(&body, "%c%s\n", o.kind, text)
+		if last {
+			body.WriteString("\\ No newline at end of file\n")
 		}
 	}
-	fmt.Fprintf(out, "@@ -%s +%s @@\n%s", hunkRange(aStart, aLine-aStart+1), hunkRange(bStart, bLine-bStart+1), body.String())
+	fmt.Fprintf(out, "@@ -%s +%s @@\n%s", hunkRange(aStart, aCount), hunkRange(bStart, bCount), body.String())
 }
 
 // hunkRange formats "start,count"; an empty range names the line before.

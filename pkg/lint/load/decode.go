@@ -119,14 +119,14 @@ func nodeObjects(src source, doc Document, root *yaml.Node) ([]Object, error) {
 
 // convertObject converts a node that should hold one object (or a List).
 func convertObject(src source, doc Document, n *yaml.Node, budget *int) ([]Object, error) {
-	line := doc.Line + n.Line - 1
+	line := fileLine(doc, n.Line)
 	c := converter{budget: *budget}
 	v, err := c.value(n)
 	*budget = c.budget
 	if err != nil {
 		var le *lineError
 		if errors.As(err, &le) {
-			return nil, &InputError{File: src.file, Line: doc.Line + le.line - 1, Err: le.err}
+			return nil, &InputError{File: src.file, Line: fileLine(doc, le.line), Err: le.err}
 		}
 		return nil, &InputError{File: src.file, Line: line, Err: err}
 	}
@@ -409,7 +409,7 @@ func yamlError(file string, doc Document, err error) error {
 	} else if line > 0 && parserProblems[msg] {
 		line++ // parser errors count lines from 0
 	}
-	return &InputError{File: file, Line: doc.Line + max(line, 1) - 1, Err: errors.New("yaml: " + msg)}
+	return &InputError{File: file, Line: fileLine(doc, line), Err: errors.New("yaml: " + msg)}
 }
 
 // splitYAMLError splits "yaml: line N: msg" into N and msg.
@@ -466,6 +466,18 @@ func firstBadLine(data []byte, msg string) (int, bool) {
 	}
 	m, bad := fails(lo)
 	return lo, bad && m == msg
+}
+
+// fileLine turns a parser line, counted from the start of the document,
+// into a line of the file. It stays within the document: the parser puts
+// end-of-input problems on the line after the last, and counts a lone
+// "\r" as a line break where this package counts only "\n".
+func fileLine(doc Document, line int) int {
+	lines := bytes.Count(doc.Data, []byte("\n"))
+	if len(doc.Data) > 0 && doc.Data[len(doc.Data)-1] != '\n' {
+		lines++
+	}
+	return doc.Line + min(max(line, 1), max(lines, 1)) - 1
 }
 
 // lineEnds returns the offset just past each line of data.
