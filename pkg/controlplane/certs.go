@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"net"
 
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/winkube/winkube/pkg/controlplane/internal/pki"
 )

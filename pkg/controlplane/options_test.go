@@ -73,3 +73,10 @@ func TestTail(t *testing.T) {
 }
 
 func writeString(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }
+
+func TestRunComponentRejectsUnknownName(t *testing.T) {
+	err := RunComponent(t.Context(), "kube-proxy", nil)
+	if err == nil || !strings.Contains(err.Error(), "kube-apiserver, kube-scheduler, kube-controller-manager") {
+		t.Errorf("RunComponent(kube-proxy) = %v, want an error listing the known components", err)
+	}
+}
