@@ -21,6 +21,7 @@ func (r *run) checkPlacement(p *podInfo) {
 		r.reportMixedImages(p)
 		return
 	}
+	before := len(r.findings)
 	failed := false
 	switch {
 	case len(p.matched) == 0:
@@ -32,11 +33,15 @@ func (r *run) checkPlacement(p *podInfo) {
 	default:
 		failed = r.checkImages(p)
 	}
-	if failed {
-		r.proposeEdit(p)
+	if !failed {
+		r.checkOSSelector(p)
 		return
 	}
-	r.checkOSSelector(p)
+	// Only failures that were reported (not silenced by winkube.io/ignore)
+	// are fixed.
+	if len(r.findings) > before {
+		r.proposeEdit(p)
+	}
 }
 
 // checkSpecOSSelector is SCH-2: spec.os is only checked by the kubelet
@@ -185,7 +190,10 @@ func (r *run) reportImageFailure(p *podInfo, f *imageFailure) {
 		rule = "SCH-5"
 	}
 	share := fmt.Sprintf("%d of the %d nodes", len(f.nodes), len(p.reachable))
-	if len(f.nodes) == len(p.reachable) {
+	switch {
+	case len(p.reachable) == 1:
+		share = "the only node"
+	case len(f.nodes) == len(p.reachable):
 		share = fmt.Sprintf("any of the %d nodes", len(f.nodes))
 	}
 	msg := fmt.Sprintf("%s: %s cannot run on %s the pod can be scheduled on (%s): %v",
@@ -193,7 +201,8 @@ func (r *run) reportImageFailure(p *podInfo, f *imageFailure) {
 	r.report(&p.w.object, rule, SeverityError, msg, r.imageFix(p, f.image, rule))
 }
 
-// imageFix proposes the selector that keeps the pod on nodes its image runs on.
+// imageFix proposes the selector (and tolerations) that keep the pod on
+// nodes its images run on.
 func (r *run) imageFix(p *podInfo, pi *podImage, rule string) string {
 	sel := p.w.path.Child("nodeSelector")
 	good := r.nodesFor(p, pi)
@@ -201,13 +210,21 @@ func (r *run) imageFix(p *podInfo, pi *podImage, rule string) string {
 		return fmt.Sprintf("no node of cluster %s runs %s: use an image built for %s, or add nodes that run it", r.target.Name, pi.ref, describeNodeBuilds(r.target.Nodes))
 	}
 	os := good[0].OS
-	if rule == "IMG-2" || os == "windows" {
-		if b := commonBuild(good, r.target.Nodes); b != "" {
-			return fmt.Sprintf("set %s kubernetes.io/os: windows and node.kubernetes.io/windows-build: %q (or use an image built for the selected nodes' build)", sel, b)
-		}
-		return fmt.Sprintf("set %s kubernetes.io/os: windows%s", sel, tolerationHint("windows"))
+	fix := fmt.Sprintf("set %s kubernetes.io/os: %s", sel, os)
+	if b := commonBuild(good, r.target.Nodes); b != "" {
+		fix += fmt.Sprintf(" and node.kubernetes.io/windows-build: %q", b)
 	}
-	return fmt.Sprintf("set %s kubernetes.io/os: %s", sel, os)
+	var taints []string
+	for _, t := range missingTolerations(&corev1.PodSpec{NodeSelector: map[string]string{corev1.LabelOSStable: os}, Tolerations: p.sched.Tolerations}, good) {
+		taints = append(taints, fmt.Sprintf("{key: %s, operator: %s, value: %q, effect: %s}", t.Key, t.Operator, t.Value, t.Effect))
+	}
+	if len(taints) > 0 {
+		fix += fmt.Sprintf(", and add to %s: %s", p.w.path.Child("tolerations"), strings.Join(taints, ", "))
+	}
+	if rule == "IMG-2" {
+		fix += fmt.Sprintf("; or change %s to an image built for the selected nodes' build", pi.path)
+	}
+	return fix
 }
 
 // nodesFor returns the nodes of the cluster where every container of the
