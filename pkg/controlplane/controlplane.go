@@ -284,6 +284,9 @@ func (c *ControlPlane) Close() error {
 			c.closeErr = closeEtcd(c.etcd, time.Until(deadline))
 		}
 		c.wg.Wait()
+		if c.health != nil {
+			c.health.CloseIdleConnections()
+		}
 		if c.lock != nil {
 			c.lock.Close() // releases the flock
 		}

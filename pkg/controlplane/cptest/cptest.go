@@ -51,24 +51,34 @@ func StartOptions(o controlplane.Options) (*controlplane.ControlPlane, func(), e
 		}
 		o.DataDir = dir
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), ReadyTimeout)
-	defer cancel()
-	cp, err := controlplane.Start(context.Background(), o)
+	// The deadline covers Start too (it waits for the apiserver), but must not
+	// outlive Ready: the control plane lives as long as ctx.
+	ctx, cancel := context.WithCancel(context.Background())
+	deadline := time.AfterFunc(ReadyTimeout, cancel)
+	cp, err := controlplane.Start(ctx, o)
 	if err != nil {
+		if !deadline.Stop() {
+			err = fmt.Errorf("not ready within %s: %w", ReadyTimeout, err)
+		}
+		cancel()
 		return nil, nil, fmt.Errorf("start control plane in %s: %w", o.DataDir, err)
 	}
 	select {
 	case <-cp.Ready():
 	case err = <-cp.Err():
 	case <-ctx.Done():
+	}
+	if !deadline.Stop() && err == nil { // fired: ctx is cancelled, whatever won the select
 		err = fmt.Errorf("not ready within %s", ReadyTimeout)
 	}
 	if err != nil {
+		cancel()
 		cp.Close()
 		return nil, nil, fmt.Errorf("control plane in %s: %w", o.DataDir, err)
 	}
 	cleanup := func() {
 		cp.Close()
+		cancel()
 		if temporary && os.Getenv(KeepEnv) == "" {
 			os.RemoveAll(o.DataDir)
 		} else if temporary {
