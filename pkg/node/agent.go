@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 )
@@ -76,7 +77,13 @@ func Start(ctx context.Context, o Options) (*Agent, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	client, err := kubernetes.NewForConfig(o.Config)
+	cfg := rest.CopyConfig(o.Config)
+	if cfg.QPS == 0 {
+		// One agent speaks for many kubelets: use the kubelet's own
+		// client limits (kubeAPIQPS 50, kubeAPIBurst 100).
+		cfg.QPS, cfg.Burst = 50, 100
+	}
+	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("create API client: %w", err)
 	}
@@ -256,7 +263,8 @@ func (a *Agent) waitReady(ctx context.Context) {
 // Ready is closed when every node is Ready in the API.
 func (a *Agent) Ready() <-chan struct{} { return a.ready }
 
-// Err delivers errors the agent cannot recover from by retrying.
+// Err delivers errors the agent cannot recover from by retrying. Transient
+// API errors are retried and logged at klog verbosity 2 instead.
 func (a *Agent) Err() <-chan error { return a.errs }
 
 // NodeNames lists the emulated nodes, sorted.
@@ -270,23 +278,22 @@ func (a *Agent) Close() error {
 		if a.cancel != nil {
 			a.cancel()
 		}
-		a.wg.Wait()
+		// Stop the informers first: their handlers start pod workers.
 		for _, f := range []informers.SharedInformerFactory{a.factory, a.podFactory} {
 			if f != nil {
 				f.Shutdown()
 			}
 		}
+		a.wg.Wait()
 		a.broadcaster.Shutdown()
 	})
 	return nil
 }
 
-// report sends a non-fatal error to Err without blocking.
+// report logs an error the agent recovers from by retrying (an API call
+// that failed this time). Err is kept for errors that stop a node for good.
 func (a *Agent) report(err error) {
-	select {
-	case a.errs <- err:
-	default:
-	}
+	klog.V(2).InfoS("node agent: will retry", "err", err)
 }
 
 // progress writes milestone lines, one at a time.

@@ -113,6 +113,8 @@ func (n *emuNode) reconcileExisting(ctx context.Context) error {
 			return fmt.Errorf("get node %s: %w", n.spec.name, err)
 		}
 		n.uid = cur.UID
+		// A node that already has a pod CIDR stays Ready across the restart.
+		n.networkReady = cur.Spec.PodCIDR != ""
 		if cur.Labels == nil {
 			cur.Labels = map[string]string{}
 		}
@@ -150,7 +152,7 @@ func (n *emuNode) run(ctx context.Context) {
 				n.reportErr(n.postStatus(ctx))
 			}
 		case <-cidrTick.C:
-			if n.networkReady {
+			if n.network() != nil {
 				cidrTick.Stop()
 				continue
 			}
@@ -187,8 +189,10 @@ func (n *emuNode) checkPodCIDR(ctx context.Context, pickOwn bool) {
 		n.reportErr(err)
 		return
 	}
-	n.networkReady = true
-	n.reportErr(n.postStatus(ctx))
+	if !n.networkReady {
+		n.networkReady = true
+		n.reportErr(n.postStatus(ctx))
+	}
 }
 
 // assignPodCIDR picks a free subnet and patches it into the node spec.
@@ -337,6 +341,10 @@ func (n *emuNode) newLease(now metav1.MicroTime) *coordinationv1.Lease {
 // for a pod seen for the first time.
 func (n *emuNode) podChanged(pod *corev1.Pod) {
 	n.mu.Lock()
+	if n.agent.runCtx.Err() != nil {
+		n.mu.Unlock()
+		return // the agent is closing
+	}
 	w, ok := n.workers[pod.UID]
 	if !ok {
 		w = newPodWorker(n, pod)

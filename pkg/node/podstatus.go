@@ -35,8 +35,9 @@ func (w *podWorker) render(pod *corev1.Pod) corev1.PodStatus {
 		st.PodIP = w.node.spec.ip // host network
 		st.PodIPs = []corev1.PodIP{{IP: st.PodIP}}
 	}
-	st.InitContainerStatuses = statuses(w.initCtrs)
-	st.ContainerStatuses = statuses(w.ctrs)
+	initDone := len(incomplete(w.initCtrs)) == 0
+	st.InitContainerStatuses = statuses(w.initCtrs, "PodInitializing")
+	st.ContainerStatuses = statuses(w.ctrs, creatingReason(initDone))
 	existing := pod.Status.Conditions
 	if w.written != nil {
 		// The informer may lag behind our last write; trust what we wrote.
@@ -46,16 +47,27 @@ func (w *podWorker) render(pod *corev1.Pod) corev1.PodStatus {
 	return st
 }
 
-func statuses(ctrs []*ctr) []corev1.ContainerStatus {
+// statuses copies the container statuses; containers not yet started wait
+// with `pending` as the kubelet shows them.
+func statuses(ctrs []*ctr, pending string) []corev1.ContainerStatus {
 	var out []corev1.ContainerStatus
 	for _, c := range ctrs {
 		s := *c.status.DeepCopy()
-		if s.State.Waiting != nil && s.State.Waiting.Reason == "PodInitializing" && !c.init {
-			s.State.Waiting.Reason = "ContainerCreating"
+		if s.State.Waiting != nil && s.State.Waiting.Reason == "PodInitializing" {
+			s.State.Waiting.Reason = pending
 		}
 		out = append(out, s)
 	}
 	return out
+}
+
+// creatingReason is the waiting reason of regular containers not started
+// yet: PodInitializing while init containers run, ContainerCreating after.
+func creatingReason(initDone bool) string {
+	if initDone {
+		return "ContainerCreating"
+	}
+	return "PodInitializing"
 }
 
 // phase follows the kubelet's getPhase for the cases the emulator produces.

@@ -412,7 +412,8 @@ func (w *podWorker) exit(pod *corev1.Pod, c *ctr, code int32, now time.Time) {
 	c.status.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
 		ExitCode: code, Reason: reason, StartedAt: started, FinishedAt: metav1.NewTime(now), ContainerID: c.status.ContainerID,
 	}}
-	c.status.Ready = false
+	// A completed init container reports ready, a stopped container not.
+	c.status.Ready = c.init && code == 0
 	c.status.Started = ptr.To(false)
 	c.exitAt = time.Time{}
 }
