@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# bench-lint.sh: winkube lint's throughput on one core, side by side with
+# kubeconform on the same 10,000-object corpus.
+#
+#   hack/bench-lint.sh            # from the repository root
+#
+# kubeconform is installed from the Go module proxy into a temporary GOBIN
+# (never added to go.mod). It gets JSON schemas generated offline from the
+# OpenAPI document that ships in the k8s.io/kubernetes module, so it runs
+# without network access and really validates every object's fields.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+corpus=$work/corpus schemas=$work/schemas
+mkdir -p "$corpus" "$schemas" "$work/bin"
+
+echo "== corpus"
+go test ./pkg/lint -run '^TestWriteCorpus$' -count=1 -corpus-dir "$corpus" >/dev/null
+docs=$(cat "$corpus"/*.yaml | grep -c '^kind:')
+echo "$docs objects in $(ls "$corpus" | wc -l) files"
+
+echo "== winkube lint (GOMAXPROCS=1)"
+GOMAXPROCS=1 go test ./pkg/lint -run '^$' -bench '^(BenchmarkLint|BenchmarkLoadAndLint)$' -benchtime 5x -count=1 |
+	grep -E '^Benchmark'
+
+# With WINKUBE=path/to/winkube the whole command is timed too (process
+# start, loading, linting and writing a JSON report).
+if [[ -n "${WINKUBE:-}" ]]; then
+	echo "== $WINKUBE lint (GOMAXPROCS=1)"
+	start=$(date +%s.%N)
+	GOMAXPROCS=1 "$WINKUBE" lint --fail-on none --format json -o "$work/report.json" "$corpus"
+	end=$(date +%s.%N)
+	python3 -c "import sys; s=float(sys.argv[2])-float(sys.argv[1]); print(f'winkube lint: {int(sys.argv[3])/s:.0f} objects/s ({s:.2f}s for {sys.argv[3]} objects)')" "$start" "$end" "$docs"
+fi
+
+echo "== kubeconform (-n 1, GOMAXPROCS=1)"
+GOBIN=$work/bin GOFLAGS= go install github.com/yannh/kubeconform/cmd/kubeconform@latest
+go version -m "$work/bin/kubeconform" | awk '$1 == "mod" {print $2, $3}'
+swagger=$(go list -m -f '{{.Dir}}' k8s.io/kubernetes)/api/openapi-spec/swagger.json
+python3 - "$swagger" "$schemas" <<'PY'
+# Standalone JSON schemas in kubeconform's layout ({kind}-{group}-{version}.json)
+# from the Kubernetes OpenAPI v2 document: $refs inlined (a recursive
+# reference becomes "any"), int-or-string and quantities as string|number,
+# optional fields nullable, like yannh/kubernetes-json-schema's standalone set.
+import json, sys, copy
+swagger, out = sys.argv[1], sys.argv[2]
+defs = json.load(open(swagger))["definitions"]
+NUMERIC = {"io.k8s.apimachinery.pkg.util.intstr.IntOrString", "io.k8s.apimachinery.pkg.api.resource.Quantity"}
+
+def inline(node, stack):
+    if isinstance(node, list):
+        return [inline(n, stack) for n in node]
+    if not isinstance(node, dict):
+        return node
+    if isinstance(node.get("$ref"), str):
+        name = node["$ref"].split("/")[-1]
+        if name in NUMERIC:
+            return {"anyOf": [{"type": "string"}, {"type": "number"}]}
+        if name in stack:
+            return {}
+        return inline(copy.deepcopy(defs[name]), stack | {name})
+    out = {k: inline(v, stack) for k, v in node.items() if not k.startswith("x-kubernetes")}
+    if out.get("format") == "int-or-string":
+        out = {"anyOf": [{"type": "string"}, {"type": "integer"}]}
+    if isinstance(out.get("type"), str) and out["type"] in ("object", "array", "string", "integer", "number", "boolean"):
+        out["type"] = [out["type"], "null"]
+    return out
+
+n = 0
+for name, d in defs.items():
+    for gvk in d.get("x-kubernetes-group-version-kind", []):
+        group = gvk["group"].split(".")[0]
+        suffix = "-" + (group + "-" if group else "") + gvk["version"]
+        schema = inline(copy.deepcopy(d), {name})
+        schema["$schema"] = "http://json-schema.org/schema#"
+        with open(f"{out}/{gvk['kind'].lower()}{suffix}.json", "w") as f:
+            json.dump(schema, f)
+        n += 1
+print(f"{n} schemas from {swagger.split('/pkg/mod/')[-1]}")
+PY
+start=$(date +%s.%N)
+GOMAXPROCS=1 "$work/bin/kubeconform" -n 1 -summary \
+	-schema-location "$schemas/{{ .ResourceKind }}{{ .KindSuffix }}.json" "$corpus" | tail -5 || true
+end=$(date +%s.%N)
+python3 -c "import sys; s=float(sys.argv[2])-float(sys.argv[1]); print(f'kubeconform: {int(sys.argv[3])/s:.0f} objects/s ({s:.2f}s for {sys.argv[3]} objects)')" "$start" "$end" "$docs"
