@@ -50,8 +50,12 @@ func applyEdit(data []byte, e Edit) ([]byte, error) {
 		parent, _ = root.Pipe(kyaml.Lookup(e.PodSpec[:len(e.PodSpec)-1]...))
 	}
 	key := fieldKey(parent.YNode(), e.PodSpec[len(e.PodSpec)-1])
-	if out, ok := insertLines(data, key, spec.YNode(), ch); ok {
-		return out, nil
+	// Node lines count a lone "\r" as a line break and insertLines counts
+	// only "\n"; such (old Mac) files take the rewrite path.
+	if !hasLoneCR(data) {
+		if out, ok := insertLines(data, key, spec.YNode(), ch); ok {
+			return out, nil
+		}
 	}
 	return rewrite(root, spec, ch)
 }
@@ -179,4 +183,13 @@ func fieldValue(m *kyaml.Node, name string) *kyaml.Node {
 
 func isNull(n *kyaml.Node) bool {
 	return n.Kind == kyaml.ScalarNode && n.ShortTag() == kyaml.NodeTagNull
+}
+
+func hasLoneCR(data []byte) bool {
+	for i, b := range data {
+		if b == '\r' && (i+1 == len(data) || data[i+1] != '\n') {
+			return true
+		}
+	}
+	return false
 }
