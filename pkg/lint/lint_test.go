@@ -23,12 +23,12 @@ func lintFiles(t testing.TB, clusterFile string, minor int, paths ...string) *Re
 	if err != nil {
 		t.Fatalf("loading cluster %q: %v", clusterFile, err)
 	}
-	target, err := TargetFromCluster(c)
+	if minor == 0 {
+		minor = DefaultKubernetesMinor
+	}
+	target, err := TargetFromClusterAt(c, minor)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if minor != 0 {
-		target.Minor = minor
 	}
 	objs, errs := load.Load(paths, load.Options{})
 	if len(errs) > 0 {

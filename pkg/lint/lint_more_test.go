@@ -1,0 +1,58 @@
+package lint
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The annotation winkube.io/ignore silences the rules it names and no others.
+func TestIgnoreAnnotation(t *testing.T) {
+	r := lintFiles(t, "", 0, filepath.Join("testdata", "rules", "ignore.yaml"))
+	got := rulesOf(r)
+	if got["SCH-3"] != 0 || got["LIM-19"] != 0 {
+		t.Errorf("ignored rules reported:\n%s", dump(r))
+	}
+	if len(r.Edits) != 0 {
+		t.Errorf("an ignored placement failure was fixed: %+v", r.Edits)
+	}
+}
+
+// rule: SCH-4
+// A RuntimeClass that is neither in the input nor in a live cluster: the
+// pod's placement is unknown, said as a warning.
+func TestMissingRuntimeClass(t *testing.T) {
+	r := lintFiles(t, "", 0, filepath.Join("testdata", "missing-runtimeclass.yaml"))
+	var found bool
+	for _, f := range r.Findings {
+		if f.Rule == "SCH-4" && f.Severity == SeverityWarning && strings.Contains(f.Message, `"windows-2025"`) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no SCH-4 warning:\n%s", dump(r))
+	}
+}
+
+// Every finding names a rule the reporters know, a field and a fix.
+func TestFindingsAreComplete(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "rules", "*-bad.yaml"))
+	for _, tc := range ruleCases {
+		cluster := ""
+		if tc.cluster != "" {
+			cluster = filepath.Join("testdata", "clusters", tc.cluster+".yaml")
+		}
+		r := lintFiles(t, cluster, tc.minor, filepath.Join("testdata", "rules", tc.bad))
+		for _, f := range r.Findings {
+			if RuleDescription(f.Rule) == f.Rule {
+				t.Errorf("%s: rule %s has no description", tc.bad, f.Rule)
+			}
+			if f.Fix == "" || f.Message == "" || f.Line < 1 || f.Name == "" {
+				t.Errorf("%s: incomplete finding %+v", tc.bad, f)
+			}
+		}
+	}
+	if len(files) != len(ruleCases) {
+		t.Errorf("%d bad manifests but %d rule cases", len(files), len(ruleCases))
+	}
+}
