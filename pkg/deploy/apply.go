@@ -67,6 +67,6 @@ func (a *Applier) Apply(ctx context.Context, obj *unstructured.Unstructured, out
 	if err != nil {
 		return fmt.Errorf("applying %s %s: %w", gvk.Kind, obj.GetName(), err)
 	}
-	fmt.Fprintf(out, "  %s/%s applied\n", m.Resource.Resource, obj.GetName())
+	fmt.Fprintf(out, "%s/%s applied\n", m.Resource.Resource, obj.GetName())
 	return nil
 }

@@ -1,0 +1,272 @@
+// Package cluster runs a whole winkube cluster on this machine: the embedded
+// control plane and the emulated node agent, started and stopped in order.
+// It is what `winkube up` does, kept out of the command so tests can use it.
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/yaml"
+
+	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/controlplane"
+	"github.com/winkube/winkube/pkg/datadir"
+	"github.com/winkube/winkube/pkg/node"
+)
+
+// Options say which cluster to run and where.
+type Options struct {
+	ConfigFile string        // cluster config; empty: the data dir's saved config, else the default cluster
+	DataDir    string        // empty: ~/.winkube/default
+	Port       int           // kube-apiserver port; 0 picks a free one
+	Timeout    time.Duration // how long to wait for readiness
+	Out        io.Writer     // progress lines
+}
+
+// Cluster is a running cluster.
+type Cluster struct {
+	Config  *v1alpha1.Cluster
+	DataDir string
+	cp      *controlplane.ControlPlane
+	agent   *node.Agent
+	out     io.Writer
+}
+
+// savedConfig is the config of the last `up` in a data dir, so that a later
+// `up` without --config resumes the same pools.
+const savedConfig = "cluster.yaml"
+
+// Up starts the control plane, waits for it, then starts the nodes and
+// waits for them to be Ready. On error everything started is stopped.
+func Up(ctx context.Context, o Options) (*Cluster, error) {
+	start := time.Now()
+	dir, err := datadir.Resolve(o.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	cfg, resumed, err := loadConfig(o.ConfigFile, dir)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{Config: cfg, DataDir: dir, out: o.Out}
+	c.say("Starting cluster %q in %s: %s%s", cfg.Name, dir, describe(cfg), resumedNote(resumed))
+	if err := c.startControlPlane(ctx, o); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	if err := saveConfig(cfg, dir); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	logToFile(filepath.Join(dir, "logs", "winkube.log"))
+	if err := c.startNodes(ctx, o.Timeout); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	c.say("Cluster ready in %s.", round(time.Since(start)))
+	c.say("Kubeconfig: %s\n  export KUBECONFIG=%s", c.Kubeconfig(), c.Kubeconfig())
+	return c, nil
+}
+
+func (c *Cluster) startControlPlane(ctx context.Context, o Options) error {
+	step := time.Now()
+	cp, err := controlplane.Start(ctx, controlplane.Options{
+		DataDir:          c.DataDir,
+		ServiceCIDR:      c.Config.Network.ServiceCIDR,
+		ClusterCIDR:      c.Config.Network.ClusterCIDR,
+		NodeCIDRMaskSize: c.Config.Network.NodeCIDRMaskSize,
+		APIServerPort:    o.Port,
+		Progress:         func(name string, took time.Duration) { c.done(name, took) },
+	})
+	var inUse *controlplane.PortInUseError
+	if errors.As(err, &inUse) {
+		inUse.Option = "--port"
+	}
+	if err != nil {
+		return err
+	}
+	c.cp = cp
+	if err := waitReady(ctx, cp.Ready(), cp.Err(), o.Timeout, "the control plane"); err != nil {
+		return err
+	}
+	c.done("control plane ready", time.Since(step))
+	return nil
+}
+
+func (c *Cluster) startNodes(ctx context.Context, timeout time.Duration) error {
+	step := time.Now()
+	agent, err := node.Start(ctx, node.Options{Config: AgentConfig(c.cp.RESTConfig()), Cluster: c.Config, Progress: indent{c.out}})
+	if err != nil {
+		return fmt.Errorf("starting the emulated nodes: %w", err)
+	}
+	c.agent = agent
+	if err := waitReady(ctx, agent.Ready(), agent.Err(), timeout, "the nodes"); err != nil {
+		return err
+	}
+	c.done(fmt.Sprintf("%d nodes Ready", c.Config.NodeCount()), time.Since(step))
+	return nil
+}
+
+// AgentConfig raises client-go's rate limits for the node agent: it speaks
+// for many kubelets at once, and the default 5 requests/s would delay
+// heartbeats and pod status (and log client-side throttling).
+func AgentConfig(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = 200, 400
+	return cfg
+}
+
+// Kubeconfig is the admin kubeconfig of the cluster.
+func (c *Cluster) Kubeconfig() string { return datadir.Kubeconfig(c.DataDir) }
+
+// ControlPlane gives access to the running control plane (for tests).
+func (c *Cluster) ControlPlane() *controlplane.ControlPlane { return c.cp }
+
+// Wait blocks until ctx is cancelled (Ctrl-C) or a part fails, then stops
+// everything. A cancelled ctx is a normal stop and returns nil.
+func (c *Cluster) Wait(ctx context.Context) error {
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-c.cp.Err():
+		err = fmt.Errorf("control plane failed: %w", err)
+	case err = <-c.agent.Err():
+		err = fmt.Errorf("node agent failed: %w", err)
+	}
+	c.Stop()
+	return err
+}
+
+// Stop stops the nodes, then the control plane. Safe to call twice.
+func (c *Cluster) Stop() {
+	start := time.Now()
+	if c.agent == nil && c.cp == nil {
+		return
+	}
+	c.say("Stopping...")
+	if c.agent != nil {
+		_ = c.agent.Close()
+		c.agent = nil
+	}
+	if c.cp != nil {
+		if err := c.cp.Close(); err != nil {
+			c.say("  stopping the control plane: %v", err)
+		}
+		c.cp = nil
+	}
+	c.say("Stopped in %s. State kept in %s.", round(time.Since(start)), c.DataDir)
+}
+
+func waitReady(ctx context.Context, ready <-chan struct{}, failed <-chan error, timeout time.Duration, what string) error {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-ready:
+		return nil
+	case err := <-failed:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("interrupted while waiting for %s", what)
+	case <-t.C:
+		return fmt.Errorf("%s did not become ready within %s (raise --wait)", what, timeout)
+	}
+}
+
+func loadConfig(file, dir string) (*v1alpha1.Cluster, bool, error) {
+	if file != "" {
+		cfg, err := v1alpha1.Load(file)
+		return cfg, false, err
+	}
+	saved := filepath.Join(dir, savedConfig)
+	if _, err := os.Stat(saved); err == nil {
+		cfg, err := v1alpha1.Load(saved)
+		return cfg, true, err
+	}
+	return v1alpha1.DefaultCluster(), false, nil
+}
+
+func saveConfig(cfg *v1alpha1.Cluster, dir string) error {
+	data, err := yaml.Marshal(cfg)
+	if err != nil {
+		return fmt.Errorf("saving cluster config: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, savedConfig), data, 0o644); err != nil {
+		return fmt.Errorf("saving cluster config: %w", err)
+	}
+	return nil
+}
+
+func describe(cfg *v1alpha1.Cluster) string {
+	var parts []string
+	for _, p := range cfg.NodePools {
+		what := p.OS
+		if b, err := p.WindowsBuild(); err == nil && p.IsWindows() {
+			what = fmt.Sprintf("windows %s", b.Label())
+		}
+		parts = append(parts, fmt.Sprintf("%d × %s (%s)", p.Replicas(), p.Name, what))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func resumedNote(resumed bool) string {
+	if resumed {
+		return " [resuming the saved config]"
+	}
+	return ""
+}
+
+func (c *Cluster) say(format string, args ...any) {
+	if c.out != nil {
+		fmt.Fprintf(c.out, format+"\n", args...)
+	}
+}
+
+func (c *Cluster) done(step string, took time.Duration) {
+	c.say(" ✓ %-34s %s", step, round(took))
+}
+
+func round(d time.Duration) time.Duration {
+	if d > time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
+}
+
+// logToFile sends client-go's klog lines (throttling, watch restarts) to a
+// file beside the component logs instead of the user's terminal.
+func logToFile(path string) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	klog.LogToStderr(false)
+	klog.SetOutput(f)
+}
+
+// indent prefixes the node agent's progress lines.
+type indent struct{ w io.Writer }
+
+func (i indent) Write(p []byte) (int, error) {
+	if i.w == nil {
+		return len(p), nil
+	}
+	lines := strings.SplitAfter(string(p), "\n")
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		if _, err := io.WriteString(i.w, "   "+l); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}

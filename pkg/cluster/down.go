@@ -1,0 +1,78 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/winkube/winkube/pkg/datadir"
+)
+
+// lockFile is the file a running `winkube up` holds an exclusive flock on;
+// it contains the holder's PID.
+const lockFile = "winkube.lock"
+
+// Down stops the `winkube up` that owns dir, if any, then deletes dir.
+func Down(ctx context.Context, dir string, out io.Writer) error {
+	dir, err := datadir.Resolve(dir)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(out, "Nothing to delete: %s does not exist.\n", dir)
+		return nil
+	}
+	if err := stopOwner(ctx, dir, out); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("deleting data dir %s: %w", dir, err)
+	}
+	fmt.Fprintf(out, "Deleted %s.\n", dir)
+	return nil
+}
+
+// stopOwner sends SIGTERM to the process holding the data dir's lock and
+// waits until it lets go of it.
+func stopOwner(ctx context.Context, dir string, out io.Writer) error {
+	path := filepath.Join(dir, lockFile)
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", path, err)
+	}
+	defer f.Close()
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+		return nil // nobody runs this cluster
+	}
+	data, _ := os.ReadFile(path)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 0 {
+		return fmt.Errorf("%s is locked by a running winkube but holds no PID; stop it first", path)
+	}
+	fmt.Fprintf(out, "Stopping the running cluster (PID %d)...\n", pid)
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("stopping PID %d: %w", pid, err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("PID %d did not stop within 20s; kill it and run winkube down again", pid)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return nil
+}

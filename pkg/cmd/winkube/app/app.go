@@ -1,0 +1,78 @@
+// Package app builds the winkube command tree and runs it.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/cmd/winkube/component"
+	"github.com/winkube/winkube/pkg/cmd/winkube/describe"
+	"github.com/winkube/winkube/pkg/cmd/winkube/down"
+	"github.com/winkube/winkube/pkg/cmd/winkube/lint"
+	"github.com/winkube/winkube/pkg/cmd/winkube/nodes"
+	"github.com/winkube/winkube/pkg/cmd/winkube/up"
+	"github.com/winkube/winkube/pkg/cmd/winkube/version"
+)
+
+// Run executes winkube with args and returns the process exit code:
+// 0 on success, the code of an ExitError, 1 for other errors.
+func Run(ctx context.Context, streams cmd.IOStreams, args []string) int {
+	root := NewCommand(streams)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var exit *cmd.ExitError
+	if errors.As(err, &exit) {
+		if exit.Err != nil {
+			fmt.Fprintln(streams.ErrOut, "winkube: "+exit.Err.Error())
+		}
+		return exit.Code
+	}
+	fmt.Fprintln(streams.ErrOut, "winkube: "+err.Error())
+	return 1
+}
+
+// NewCommand returns the root command with every subcommand.
+func NewCommand(streams cmd.IOStreams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "winkube",
+		Short: "Run, test and check Kubernetes clusters with Windows nodes",
+		Long: "winkube runs a mixed Linux/Windows Kubernetes cluster on one Linux machine " +
+			"(the real control plane plus emulated Windows Server and Linux nodes), joins the same " +
+			"emulated nodes to an existing cluster, and checks manifests against the Windows rule book.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(streams.In)
+	root.SetOut(streams.Out)
+	root.SetErr(streams.ErrOut)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &cmd.ExitError{Code: 2, Err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
+	})
+	// Upstream packages register flags such as --version on the global flag
+	// set, which cobra adds to the root; they mean nothing for winkube.
+	pflag.CommandLine.VisitAll(func(f *pflag.Flag) { f.Hidden = true })
+	for _, sub := range subcommands(streams) {
+		root.AddCommand(sub)
+	}
+	return root
+}
+
+func subcommands(streams cmd.IOStreams) []*cobra.Command {
+	return []*cobra.Command{
+		up.NewCommand(streams),
+		down.NewCommand(streams),
+		nodes.NewCommand(streams),
+		describe.NewCommand(streams),
+		lint.NewCommand(streams),
+		version.NewCommand(streams),
+		component.NewCommand(streams),
+	}
+}

@@ -1,0 +1,68 @@
+// Package describe is `winkube describe pod NAME`.
+package describe
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/datadir"
+	"github.com/winkube/winkube/pkg/describe"
+)
+
+type flags struct {
+	kubeconfig string
+	dataDir    string
+	namespace  string
+}
+
+// NewCommand returns `winkube describe`.
+func NewCommand(streams cmd.IOStreams) *cobra.Command {
+	f := &flags{}
+	c := &cobra.Command{
+		Use:   "describe pod NAME",
+		Short: "Show a pod with its node, events and the CPU/memory limits the Windows runtime receives",
+		Example: "  winkube describe pod win-webserver-6f7c9d-abcde\n" +
+			"  winkube describe pod -n web iis-0 --kubeconfig ~/.kube/config",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 2 || args[0] != "pod" {
+				return &cmd.ExitError{Code: 2, Err: fmt.Errorf("usage: winkube describe pod NAME")}
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			cs, err := client(f)
+			if err != nil {
+				return err
+			}
+			return describe.Pod(c.Context(), cs, f.namespace, args[1], streams.Out)
+		},
+	}
+	c.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig (default: $KUBECONFIG, else the data dir's kubeconfig)")
+	c.Flags().StringVar(&f.dataDir, "data-dir", "", "data dir of a winkube cluster (default ~/.winkube/default)")
+	c.Flags().StringVarP(&f.namespace, "namespace", "n", "default", "namespace of the pod")
+	return c
+}
+
+func client(f *flags) (kubernetes.Interface, error) {
+	path := f.kubeconfig
+	if path == "" {
+		path = os.Getenv("KUBECONFIG")
+	}
+	if path == "" {
+		dir, err := datadir.Resolve(f.dataDir)
+		if err != nil {
+			return nil, err
+		}
+		path = datadir.Kubeconfig(dir)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		return nil, fmt.Errorf("reading kubeconfig %s (set --kubeconfig): %w", path, err)
+	}
+	return kubernetes.NewForConfig(cfg)
+}

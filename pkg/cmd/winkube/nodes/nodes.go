@@ -1,0 +1,83 @@
+// Package nodes is `winkube nodes`: emulated nodes joined to an existing cluster.
+package nodes
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/cluster"
+	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/node"
+)
+
+type flags struct {
+	kubeconfig string
+	context    string
+	config     string
+	timeout    time.Duration
+}
+
+// NewCommand returns `winkube nodes`.
+func NewCommand(streams cmd.IOStreams) *cobra.Command {
+	f := &flags{}
+	c := &cobra.Command{
+		Use:   "nodes",
+		Short: "Join emulated Linux and Windows nodes to an existing cluster until Ctrl-C",
+		Long: "Registers the node pools of the cluster config (default: 1 Linux, 2 Windows Server 2019, " +
+			"1 Windows Server 2022 node) with the cluster of --kubeconfig and runs them like kubelets " +
+			"until Ctrl-C. The nodes stay in the cluster afterwards, as real ones do when their kubelet stops.",
+		Example: "  winkube nodes --kubeconfig ~/.kube/config --config pools.yaml",
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return run(c.Context(), streams, f)
+		},
+	}
+	c.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to join (required)")
+	c.Flags().StringVar(&f.context, "context", "", "kubeconfig context to use (default: the current context)")
+	c.Flags().StringVar(&f.config, "config", "", "cluster config file whose nodePools to run (default: the default pools)")
+	c.Flags().DurationVar(&f.timeout, "wait", 2*time.Minute, "how long to wait for the nodes to be Ready")
+	_ = c.MarkFlagRequired("kubeconfig")
+	return c
+}
+
+func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
+	cfg, err := v1alpha1.Load(f.config)
+	if err != nil {
+		return err
+	}
+	rest, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: f.kubeconfig},
+		&clientcmd.ConfigOverrides{CurrentContext: f.context}).ClientConfig()
+	if err != nil {
+		return fmt.Errorf("reading --kubeconfig %s: %w", f.kubeconfig, err)
+	}
+	start := time.Now()
+	fmt.Fprintf(streams.Out, "Joining %d nodes to %s\n", cfg.NodeCount(), rest.Host)
+	agent, err := node.Start(ctx, node.Options{Config: cluster.AgentConfig(rest), Cluster: cfg, Progress: streams.Out})
+	if err != nil {
+		return fmt.Errorf("starting the emulated nodes: %w", err)
+	}
+	defer agent.Close()
+	select {
+	case <-agent.Ready():
+		fmt.Fprintf(streams.Out, "%d nodes Ready in %s. Press Ctrl-C to stop them.\n", cfg.NodeCount(), time.Since(start).Round(100*time.Millisecond))
+	case err := <-agent.Err():
+		return err
+	case <-ctx.Done():
+		return nil
+	case <-time.After(f.timeout):
+		return fmt.Errorf("the nodes did not become Ready within %s (raise --wait)", f.timeout)
+	}
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(streams.Out, "Stopping the nodes.")
+		return nil
+	case err := <-agent.Err():
+		return err
+	}
+}

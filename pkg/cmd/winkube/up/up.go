@@ -1,0 +1,67 @@
+// Package up is `winkube up`: the real control plane plus emulated nodes on
+// this machine, running until Ctrl-C.
+package up
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/winkube/winkube/pkg/cluster"
+	"github.com/winkube/winkube/pkg/cmd"
+)
+
+type flags struct {
+	config  string
+	dataDir string
+	port    int
+	apply   []string
+	timeout time.Duration
+}
+
+// NewCommand returns `winkube up`.
+func NewCommand(streams cmd.IOStreams) *cobra.Command {
+	f := &flags{}
+	c := &cobra.Command{
+		Use:   "up",
+		Short: "Run a mixed Linux/Windows cluster on this machine until Ctrl-C",
+		Long: "Starts etcd, kube-apiserver, kube-scheduler and kube-controller-manager (upstream " +
+			"Kubernetes) on loopback, then the emulated Linux and Windows Server nodes of the cluster " +
+			"config (default: 1 Linux node, 2 Windows Server 2019 nodes, 1 Windows Server 2022 node). " +
+			"State lives in the data dir, so the next `winkube up` resumes the same cluster.",
+		Example: "  winkube up\n  winkube up --config cluster.yaml --apply examples/windows-web-server.yaml",
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return run(c.Context(), streams, f)
+		},
+	}
+	c.Flags().StringVar(&f.config, "config", "", "cluster config file (kind: Cluster); default: the saved config of the data dir, else the default cluster")
+	c.Flags().StringVar(&f.dataDir, "data-dir", "", "where the cluster's state lives (default ~/.winkube/default)")
+	c.Flags().IntVar(&f.port, "port", 6443, "loopback port of kube-apiserver")
+	c.Flags().StringArrayVar(&f.apply, "apply", nil, "manifest file or directory to apply once the cluster is ready (repeatable); prints where the pods landed")
+	c.Flags().DurationVar(&f.timeout, "wait", 3*time.Minute, "how long to wait for the cluster and applied pods to be ready")
+	return c
+}
+
+func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
+	cl, err := cluster.Up(ctx, cluster.Options{
+		ConfigFile: f.config,
+		DataDir:    f.dataDir,
+		Port:       f.port,
+		Timeout:    f.timeout,
+		Out:        streams.Out,
+	})
+	if err != nil {
+		return err
+	}
+	if len(f.apply) > 0 {
+		if err := cl.ApplyAndReport(ctx, f.apply, f.timeout); err != nil {
+			cl.Stop()
+			return err
+		}
+	}
+	fmt.Fprintln(streams.Out, "The cluster is running. Press Ctrl-C to stop it (state is kept; `winkube down` deletes it).")
+	return cl.Wait(ctx)
+}
