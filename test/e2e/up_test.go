@@ -174,6 +174,8 @@ func TestUp(t *testing.T) {
 	checkNodes(t, cs)
 	checkDescribe(t, cs, dir)
 
+	checkJoin(t, cs, dir)
+
 	// A second up on the same data dir must refuse with one clear line.
 	second := exec.Command(winkube, "up", "--data-dir", dir, "--port", "0")
 	msg, err := second.CombinedOutput()
@@ -292,4 +294,55 @@ func checkDescribe(t *testing.T, cs kubernetes.Interface, dir string) {
 			t.Errorf("describe output lacks %q:\n%s", want, out)
 		}
 	}
+}
+
+// checkJoin runs `winkube nodes` against the running cluster, as a user
+// joins emulated nodes to any existing cluster, and stops it with Ctrl-C.
+func checkJoin(t *testing.T, cs kubernetes.Interface, dir string) {
+	t.Helper()
+	join := exec.Command(winkube, "nodes", "--kubeconfig", filepath.Join(dir, "kubeconfig"), "--config", "test/e2e/testdata/extra-pool.yaml")
+	join.Dir = repoRoot
+	out := &syncBuffer{}
+	join.Stdout, join.Stderr = out, out
+	if err := join.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer join.Process.Kill()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(out.String(), "nodes Ready") {
+		if time.Now().After(deadline) {
+			t.Fatalf("winkube nodes not ready:\n%s", out.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	n, err := cs.CoreV1().Nodes().Get(context.Background(), "win2025-1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("joined node: %v", err)
+	}
+	// rule: SCH-1, KLT-1
+	if n.Labels[corev1.LabelWindowsBuild] != "10.0.26100" || n.Status.NodeInfo.OSImage != "Windows Server 2025 Datacenter" {
+		t.Errorf("joined node labels %v nodeInfo %+v", n.Labels, n.Status.NodeInfo)
+	}
+	_ = join.Process.Signal(syscall.SIGINT)
+	if err := join.Wait(); err != nil {
+		t.Errorf("winkube nodes after Ctrl-C: %v\n%s", err, out.String())
+	}
+}
+
+// syncBuffer collects a child's output while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
