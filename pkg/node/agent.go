@@ -1,10 +1,3 @@
-// Package node is the emulated node agent, winkube's "kubelet". One agent
-// hosts many emulated Windows Server and Linux nodes against a real API
-// server: it registers them, keeps their leases and status fresh, admits the
-// pods bound to them and runs those pods through the lifecycle a real kubelet
-// would, with upstream reasons, messages and events. Everything it decides
-// comes from the rule book (pkg/windows) and the image catalog
-// (pkg/imageinfo) and is visible through the API.
 package node
 
 import (

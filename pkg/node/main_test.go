@@ -48,7 +48,9 @@ func runTests(m *testing.M) int {
 	}
 	defer cleanup()
 	restConfig = cp.RESTConfig()
-	client = kubernetes.NewForConfigOrDie(restConfig)
+	fast := rest.CopyConfig(restConfig)
+	fast.QPS, fast.Burst = 200, 400 // the test client must not be the bottleneck
+	client = kubernetes.NewForConfigOrDie(fast)
 	cluster = v1alpha1.DefaultCluster()
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -1,0 +1,35 @@
+// Package node is the emulated node agent, winkube's "kubelet". One agent
+// hosts many emulated Windows Server and Linux nodes against a real API
+// server: it registers them, keeps their leases and status fresh, admits the
+// pods bound to them and runs those pods through the lifecycle a real kubelet
+// would, with upstream reasons, messages and events. Everything it decides
+// comes from the rule book (pkg/windows) and the image catalog
+// (pkg/imageinfo) and is visible through the API.
+//
+// What differs between the operating systems lives in the personalities of
+// internal/windows and internal/linux; the emulated container runtime and its
+// error wording (containerd or Docker) in internal/cri.
+//
+// Windows limitations the node enforces, and how:
+//
+//   - IMG-2/IMG-4: a Linux-only image fails to pull (ErrImagePull, then
+//     ImagePullBackOff); a Windows image of an incompatible build pulls but
+//     fails to start with HCS's "does not match the host operating system"
+//     (CreateContainerError).
+//   - IMG-5/TS-11: an incompatible pause image fails the sandbox
+//     (FailedCreatePodSandBox) and the pod stays ContainerCreating.
+//   - LIM-8: Windows nodes report no hugepages, so a pod requesting them is
+//     rejected at admission (OutOfhugepages-2Mi), as on a real node.
+//   - LIM-2: a hostNetwork pod that is not HostProcess still gets a pod IP.
+//   - LIM-14: with Docker a container that ignores the stop signal is killed
+//     after 5 s whatever terminationGracePeriodSeconds says.
+//   - KLT-3: Windows nodes emit no NodeAllocatableEnforced event.
+//
+// Other LIM rules (emptyDir medium Memory, NFS, mount propagation, subPath
+// files on Docker, ...) are silently accepted here, as a real node mostly
+// accepts them too or fails in ways not worth imitating; lint and the
+// admission webhook report them before deployment.
+//
+// Annotations steer the emulated programs (run time, exit code, SIGTERM
+// handling, sandbox image); see the Annotation constants.
+package node
