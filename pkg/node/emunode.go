@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/netip"
+	"sort"
 	"sync"
 	"time"
 
@@ -278,6 +279,8 @@ func (n *emuNode) imageList() []corev1.ContainerImage {
 	for ref := range n.images {
 		out = append(out, corev1.ContainerImage{Names: []string{ref}})
 	}
+	// A stable order keeps unchanged status posts identical.
+	sort.Slice(out, func(i, j int) bool { return out[i].Names[0] < out[j].Names[0] })
 	return out
 }
 
