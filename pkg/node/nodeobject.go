@@ -55,8 +55,12 @@ type nodeSpec struct {
 	kubelet string
 }
 
-// pauseImage is the default sandbox image of the kubelet's release.
+// pauseImage is the pool's sandbox image, else the default sandbox image
+// of the kubelet's release.
 func (s *nodeSpec) pauseImage() string {
+	if s.pool.PauseImage != "" {
+		return s.pool.PauseImage
+	}
 	minor := 36
 	if v, err := utilversion.ParseGeneric(s.kubelet); err == nil {
 		minor = int(v.Minor())

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/winkube/winkube/pkg/imageinfo"
+	"github.com/winkube/winkube/pkg/windows"
 )
 
 func TestDefaultCluster(t *testing.T) {
@@ -166,5 +169,24 @@ func TestLoadErrors(t *testing.T) {
 	c, err := Load("")
 	if err != nil || c.NodeCount() != 4 {
 		t.Errorf("Load(\"\") = %v, %v", c, err)
+	}
+}
+
+// The default pause image must run on the pool's build, else every pod
+// stays ContainerCreating.
+// rule: IMG-5, TS-11
+func TestDefaultPauseImageMatchesBuild(t *testing.T) {
+	for _, release := range []string{"2019", "2022", "2025", "20H2", "2004"} {
+		p := NodePool{Name: "w", OS: OSWindows, Release: release}
+		setPoolDefaults(&p)
+		b, _ := p.WindowsBuild()
+		if _, err := imageinfo.MatchHost(imageinfo.Lookup(p.PauseImage), OSWindows, "amd64", b); err != nil {
+			t.Errorf("release %s: default pause image %s does not run: %v", release, p.PauseImage, err)
+		}
+	}
+	p := NodePool{Name: "l", OS: OSLinux}
+	setPoolDefaults(&p)
+	if p.PauseImage != windows.DefaultPauseImage(pauseK8sMinor) {
+		t.Errorf("linux pause image = %s", p.PauseImage)
 	}
 }

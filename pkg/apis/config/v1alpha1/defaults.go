@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -91,6 +92,9 @@ func setPoolDefaults(p *NodePool) {
 	if p.EvictionHard == nil {
 		p.EvictionHard = windows.DefaultEvictionHard(p.OS)
 	}
+	if p.PauseImage == "" {
+		p.PauseImage = defaultPauseImage(p)
+	}
 	if !p.IsWindows() {
 		return
 	}
@@ -113,3 +117,24 @@ func orDefault(v, def string) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// pauseK8sMinor is the Kubernetes minor whose kubelet default pause image
+// the pools start from.
+const pauseK8sMinor = 36
+
+// defaultPauseImage is the kubelet's default pause image, or, when that
+// image has no entry for the pool's Windows build, the first well-known
+// pause image that has one — what an installer would configure (IMG-5).
+func defaultPauseImage(p *NodePool) string {
+	candidates := append([]string{windows.DefaultPauseImage(pauseK8sMinor)}, windows.PauseImages(pauseK8sMinor)...)
+	build, err := p.WindowsBuild()
+	if !p.IsWindows() || err != nil {
+		return candidates[0]
+	}
+	for _, ref := range candidates {
+		if _, err := imageinfo.MatchHost(imageinfo.Lookup(ref), OSWindows, "amd64", build); err == nil {
+			return ref
+		}
+	}
+	return candidates[0]
+}

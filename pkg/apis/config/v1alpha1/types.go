@@ -75,6 +75,10 @@ type NodePool struct {
 	KubeReserved   corev1.ResourceList `json:"kubeReserved,omitempty"`
 	SystemReserved corev1.ResourceList `json:"systemReserved,omitempty"`
 	EvictionHard   map[string]string   `json:"evictionHard,omitempty"`
+	// PauseImage is the runtime's sandbox image (IMG-5). It must have an
+	// entry for the node's OS and Windows build, or every pod on the node
+	// stays ContainerCreating (TS-11).
+	PauseImage string `json:"pauseImage,omitempty"`
 }
 
 // Replicas is the pool's node count after defaulting.
