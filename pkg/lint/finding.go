@@ -66,6 +66,10 @@ type Finding struct {
 	Name      string   `json:"name"`
 	Message   string   `json:"message"`
 	Fix       string   `json:"fix"`
+
+	// doc and path find the field's line (see locator).
+	doc  int
+	path string
 }
 
 // Object renders "Kind namespace/name" or "Kind name" for cluster-scoped kinds.

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
@@ -63,6 +64,7 @@ func (l *Linter) Lint(objs []load.Object) *Result {
 	for _, s := range r.services {
 		r.checkService(s)
 	}
+	r.locate()
 	sortFindings(r.findings)
 	return &Result{Findings: r.findings, Objects: len(objs), Edits: r.edits, Errors: r.errs}
 }
@@ -107,15 +109,35 @@ func (r *run) checkWorkload(w *workload) {
 }
 
 // report records a finding unless the object's annotation silences it.
+// The message starts with the field path when there is one; the finding's
+// line becomes that field's line later (see locate).
 func (r *run) report(o *object, rule string, sev Severity, message, fix string) {
 	if o.ignore[rule] {
 		return
 	}
+	path, _, _ := strings.Cut(message, ": ")
+	if strings.ContainsAny(path, " ") || !strings.HasPrefix(path, "spec") && !strings.HasPrefix(path, "metadata") {
+		path = ""
+	}
 	r.findings = append(r.findings, Finding{
 		Rule: rule, Severity: sev, File: o.src.File, Line: o.src.Line,
 		Kind: o.kind, Namespace: o.namespace, Name: o.name,
-		Message: message, Fix: fix,
+		Message: message, Fix: fix, doc: o.src.Doc, path: path,
 	})
+}
+
+// locate moves each finding to the line of its field in plain files.
+func (r *run) locate() {
+	l := newLocator()
+	for i := range r.findings {
+		f := &r.findings[i]
+		if f.path == "" || f.Line == 0 || f.doc < 0 {
+			continue
+		}
+		if line := l.line(f.File, f.doc, f.path); line > 0 {
+			f.Line = line
+		}
+	}
 }
 
 // image looks an image up once per run of the Linter.

@@ -1,0 +1,128 @@
+package lint
+
+import (
+	"os"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/winkube/winkube/pkg/lint/load"
+)
+
+// locator moves a finding's line from the start of its document to the
+// line of the field it names, so SARIF regions and editor jumps land on
+// the field. Each document is parsed once, and only when it has findings;
+// rendered objects (Helm, Kustomize) and unreadable files keep the line
+// they have.
+type locator struct {
+	files map[string][]load.Document
+	docs  map[docKey]*yaml.Node
+}
+
+type docKey struct {
+	file string
+	doc  int
+}
+
+func newLocator() *locator {
+	return &locator{files: map[string][]load.Document{}, docs: map[docKey]*yaml.Node{}}
+}
+
+// line returns the line of the deepest node of path found in the document,
+// or 0 when the document cannot be read.
+func (l *locator) line(file string, doc int, path string) int {
+	root := l.document(file, doc)
+	if root == nil {
+		return 0
+	}
+	node := root
+	for _, seg := range splitPath(path) {
+		next := child(node, seg)
+		if next == nil {
+			break
+		}
+		node = next
+	}
+	return node.Line
+}
+
+// document parses one document of a file, nil when that fails.
+func (l *locator) document(file string, doc int) *yaml.Node {
+	key := docKey{file, doc}
+	if n, ok := l.docs[key]; ok {
+		return n
+	}
+	l.docs[key] = nil
+	docs, ok := l.files[file]
+	if !ok {
+		data, err := os.ReadFile(file)
+		if err == nil {
+			docs = load.SplitDocuments(data)
+		}
+		l.files[file] = docs
+	}
+	if doc < 0 || doc >= len(docs) {
+		return nil
+	}
+	var n yaml.Node
+	if yaml.Unmarshal(docs[doc].Data, &n) != nil || len(n.Content) == 0 {
+		return nil
+	}
+	root := n.Content[0]
+	// Lines are relative to the document; make them the file's.
+	shiftLines(root, docs[doc].Line-1)
+	l.docs[key] = root
+	return root
+}
+
+func shiftLines(n *yaml.Node, by int) {
+	n.Line += by
+	for _, c := range n.Content {
+		shiftLines(c, by)
+	}
+}
+
+// child follows one path segment: a mapping key or a sequence index.
+func child(n *yaml.Node, seg string) *yaml.Node {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == seg {
+				return n.Content[i+1]
+			}
+		}
+	case yaml.SequenceNode:
+		if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < len(n.Content) {
+			return n.Content[i]
+		}
+	}
+	return nil
+}
+
+// splitPath cuts a field path as field.Path prints it
+// ("spec.containers[0].resources.limits[memory]") into segments.
+func splitPath(path string) []string {
+	var segs []string
+	for path != "" {
+		switch {
+		case path[0] == '.':
+			path = path[1:]
+		case path[0] == '[':
+			end := strings.IndexByte(path, ']')
+			if end < 0 {
+				return segs
+			}
+			segs = append(segs, path[1:end])
+			path = path[end+1:]
+		default:
+			end := strings.IndexAny(path, ".[")
+			if end < 0 {
+				end = len(path)
+			}
+			segs = append(segs, path[:end])
+			path = path[end:]
+		}
+	}
+	return segs
+}
