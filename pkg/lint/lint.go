@@ -38,6 +38,7 @@ type run struct {
 	runtimeClasses map[string]*nodev1.RuntimeClass
 	pods           []*podInfo
 	services       []*service
+	classes        []*runtimeClass
 	index          podIndex
 	findings       []Finding
 	edits          []Edit
@@ -64,6 +65,9 @@ func (l *Linter) Lint(objs []load.Object) *Result {
 	for _, s := range r.services {
 		r.checkService(s)
 	}
+	for _, c := range r.classes {
+		r.checkRuntimeClass(c)
+	}
 	r.locate()
 	sortFindings(r.findings)
 	return &Result{Findings: r.findings, Objects: len(objs), Edits: r.edits, Errors: r.errs}
@@ -89,12 +93,13 @@ func (r *run) collect(src *load.Object) *workload {
 		}
 		r.services = append(r.services, s)
 	case "RuntimeClass":
-		var rc nodev1.RuntimeClass
-		if err := fromUnstructured(src.Obj, &rc); err != nil {
+		rc := &nodev1.RuntimeClass{}
+		if err := fromUnstructured(src.Obj, rc); err != nil {
 			r.errs = append(r.errs, &load.InputError{File: src.File, Line: src.Line, Err: fmt.Errorf("decoding RuntimeClass %s: %w", src.Obj.GetName(), err)})
 			return nil
 		}
-		r.runtimeClasses[rc.Name] = &rc
+		r.runtimeClasses[rc.Name] = rc
+		r.classes = append(r.classes, &runtimeClass{object: newObject(src), rc: rc})
 	}
 	return nil
 }

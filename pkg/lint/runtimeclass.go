@@ -1,0 +1,39 @@
+package lint
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// runtimeClass is a RuntimeClass from the input.
+type runtimeClass struct {
+	object
+	rc *nodev1.RuntimeClass
+}
+
+// checkRuntimeClass reports a RuntimeClass whose scheduling (merged into
+// every pod that names it, SCH-4) selects no node of the target cluster,
+// or selects only nodes whose taints it does not tolerate (SCH-3, PLAN-6).
+func (r *run) checkRuntimeClass(c *runtimeClass) {
+	if c.rc.Scheduling == nil {
+		return
+	}
+	spec := corev1.PodSpec{NodeSelector: c.rc.Scheduling.NodeSelector, Tolerations: c.rc.Scheduling.Tolerations}
+	matched, reachable := r.target.reachable(&spec)
+	sel := field.NewPath("scheduling", "nodeSelector")
+	switch {
+	case len(matched) == 0:
+		r.report(&c.object, "SCH-4", SeverityWarning,
+			fmt.Sprintf("%s: no node of cluster %s has these labels (%s), so every pod using RuntimeClass %s stays Pending", sel, r.target.Name, describeSelector(&spec), c.rc.Name),
+			fmt.Sprintf("change %s to labels the nodes have (node.kubernetes.io/windows-build=%s)", sel, r.windowsBuildLabels()))
+	case len(reachable) == 0:
+		taint, _ := untoleratedTaint(matched[0], spec.Tolerations)
+		tol := field.NewPath("scheduling", "tolerations")
+		r.report(&c.object, "SCH-3", SeverityWarning,
+			fmt.Sprintf("%s: the selected nodes (%s) are tainted %s, so pods using RuntimeClass %s need their own toleration", tol, describeNodes(matched), taint.ToString(), c.rc.Name),
+			fmt.Sprintf("add to %s: {key: %s, operator: Equal, value: %q, effect: %s}", tol, taint.Key, taint.Value, taint.Effect))
+	}
+}
