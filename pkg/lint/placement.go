@@ -91,16 +91,16 @@ func (r *run) reportMixedImages(p *podInfo) {
 
 // reportNoNode is SCH-1: the selectors match no node of the target cluster.
 func (r *run) reportNoNode(p *podInfo) {
-	field := p.w.path.Child("nodeSelector").String()
+	at := p.w.path.Child("nodeSelector").String()
 	if p.w.spec.NodeName != "" {
-		field = p.w.path.Child("nodeName").String()
+		at = p.w.path.Child("nodeName").String()
 	}
-	msg := fmt.Sprintf("%s: no node of cluster %s matches the pod's selectors (%s)", field, r.target.Name, describeSelector(&p.sched))
+	msg := fmt.Sprintf("%s: no node of cluster %s matches the pod's selectors (%s)", at, r.target.Name, describeSelector(&p.sched))
 	if p.rc != nil && p.rc.Scheduling != nil {
 		msg += fmt.Sprintf(" with RuntimeClass %s merged in", p.rc.Name)
 	}
 	r.report(&p.w.object, "SCH-1", SeverityError, msg+"; the pods stay Pending",
-		fmt.Sprintf("change %s (and any required node affinity) to labels the nodes have (kubernetes.io/os, node.kubernetes.io/windows-build=%s)", field, r.windowsBuildLabels()))
+		fmt.Sprintf("change %s (and any required node affinity) to labels the nodes have (kubernetes.io/os, node.kubernetes.io/windows-build=%s)", at, r.windowsBuildLabels()))
 }
 
 // describeSelector renders the merged nodeSelector for messages.
