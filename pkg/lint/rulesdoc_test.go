@@ -41,4 +41,3 @@ func rulesMarkdown() string {
 	}
 	return b.String()
 }
-
