@@ -270,9 +270,13 @@ func lineEnd(data []byte, n int) int {
 
 func pad(n int) string { return strings.Repeat(" ", max(n, 0)) }
 
-// quote writes s as a YAML string scalar, quoted only when YAML would
-// otherwise read it as something else ("true", "1.0", "a: b").
+// quote writes s as a YAML string scalar, quoted when YAML would otherwise
+// read it as something else ("true", "1.0", "a: b") and when it starts with
+// a digit, so build labels read as the seeds write them ("10.0.17763").
 func quote(s string) string {
+	if s != "" && s[0] >= '0' && s[0] <= '9' {
+		return strconv.Quote(s)
+	}
 	b, err := kyaml.Marshal(s)
 	out := strings.TrimSuffix(string(b), "\n")
 	if err != nil || strings.Contains(out, "\n") {
