@@ -42,6 +42,30 @@ func NewApplier(cfg *rest.Config) (*Applier, error) {
 	return &Applier{client: client, mapper: mapper}, nil
 }
 
+// LastAppliedAnnotation is where kubectl's client-side apply keeps the
+// configuration it applied last.
+const LastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+
+// withLastApplied returns obj as JSON with the last-applied annotation that
+// `kubectl apply` would have written, so a later `kubectl apply -f` of the
+// same files merges cleanly instead of warning that the annotation is missing.
+func withLastApplied(obj *unstructured.Unstructured) ([]byte, error) {
+	plain := obj.DeepCopy()
+	annotations := plain.GetAnnotations()
+	delete(annotations, LastAppliedAnnotation)
+	plain.SetAnnotations(annotations)
+	last, err := json.Marshal(plain.Object)
+	if err != nil {
+		return nil, err
+	}
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[LastAppliedAnnotation] = string(last) + "\n"
+	plain.SetAnnotations(annotations)
+	return json.Marshal(plain.Object)
+}
+
 // Apply applies obj and prints one line like kubectl apply does. Objects
 // without a namespace go to "default" when their kind is namespaced.
 func (a *Applier) Apply(ctx context.Context, obj *unstructured.Unstructured, out io.Writer) error {
@@ -58,7 +82,7 @@ func (a *Applier) Apply(ctx context.Context, obj *unstructured.Unstructured, out
 		}
 		target = ri.Namespace(obj.GetNamespace())
 	}
-	data, err := json.Marshal(obj.Object)
+	data, err := withLastApplied(obj)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", gvk.Kind, obj.GetName(), err)
 	}

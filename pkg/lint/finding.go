@@ -85,6 +85,8 @@ type Result struct {
 	Findings []Finding
 	// Objects counts the objects checked (every loaded object).
 	Objects int
+	// Ignored counts the findings that winkube.io/ignore silenced.
+	Ignored int
 	// Edits are the placement fixes for --fix, one per fixable workload.
 	Edits []Edit
 	// Errors are input problems (files that did not load, objects that did
@@ -98,13 +100,15 @@ type Summary struct {
 	Errors   int `json:"errors"`
 	Warnings int `json:"warnings"`
 	Infos    int `json:"infos"`
+	// Ignored counts findings silenced by the winkube.io/ignore annotation.
+	Ignored int `json:"ignored"`
 	// InputErrors counts inputs that could not be loaded or decoded.
 	InputErrors int `json:"inputErrors"`
 }
 
 // Summary counts the result's findings.
 func (r *Result) Summary() Summary {
-	s := Summary{Objects: r.Objects, InputErrors: len(r.Errors)}
+	s := Summary{Objects: r.Objects, Ignored: r.Ignored, InputErrors: len(r.Errors)}
 	for _, f := range r.Findings {
 		switch f.Severity {
 		case SeverityError:

@@ -41,6 +41,7 @@ type run struct {
 	classes        []*runtimeClass
 	index          podIndex
 	findings       []Finding
+	ignored        int
 	edits          []Edit
 	errs           []error
 }
@@ -70,7 +71,7 @@ func (l *Linter) Lint(objs []load.Object) *Result {
 	}
 	r.locate()
 	sortFindings(r.findings)
-	return &Result{Findings: r.findings, Objects: len(objs), Edits: r.edits, Errors: r.errs}
+	return &Result{Findings: r.findings, Objects: len(objs), Ignored: r.ignored, Edits: r.edits, Errors: r.errs}
 }
 
 // collect decodes one object into the run: workloads are returned for the
@@ -118,6 +119,7 @@ func (r *run) checkWorkload(w *workload) {
 // line becomes that field's line later (see locate).
 func (r *run) report(o *object, rule string, sev Severity, message, fix string) {
 	if o.ignore[rule] {
+		r.ignored++
 		return
 	}
 	path, _, _ := strings.Cut(message, ": ")

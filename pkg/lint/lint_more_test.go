@@ -13,6 +13,11 @@ func TestIgnoreAnnotation(t *testing.T) {
 	if got["SCH-3"] != 0 || got["LIM-19"] != 0 {
 		t.Errorf("ignored rules reported:\n%s", dump(r))
 	}
+	// The silenced findings still show in the summary, so nothing is hidden.
+	// The file breaks SCH-3 (no toleration) and follows LIM-19.
+	if r.Ignored != 1 || r.Summary().Ignored != 1 {
+		t.Errorf("ignored = %d (summary %d), want 1 (SCH-3)", r.Ignored, r.Summary().Ignored)
+	}
 	if len(r.Edits) != 0 {
 		t.Errorf("an ignored placement failure was fixed: %+v", r.Edits)
 	}

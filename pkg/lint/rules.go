@@ -43,6 +43,7 @@ var ruleDescriptions = map[string]string{
 	"IMG-2":  "the Windows image build must be compatible with the node build",
 	"IMG-4":  "the image has no manifest for the node's platform",
 	"KP-5":   "the Windows build of some nodes lacks the Service feature",
+	"KP-7":   "NodePort on Windows Server 2022 overlay nodes breaks unless externalTrafficPolicy is Local",
 }
 
 // RuleDescription returns the rule's one-line description.

@@ -72,6 +72,8 @@ var ruleCases = []ruleCase{
 	{rule: "IMG-4", bad: "img-4-bad.yaml", good: "img-4-good.yaml"},
 	// rule: KP-5
 	{rule: "KP-5", bad: "kp-5-bad.yaml", good: "kp-5-good.yaml"},
+	// rule: KP-7
+	{rule: "KP-7", bad: "kp-7-bad.yaml", good: "kp-7-good.yaml"},
 	// rule: SCH-3
 	{rule: "SCH-3", bad: "runtimeclass-sch-3-bad.yaml", good: "runtimeclass-sch-3-good.yaml"},
 	// rule: SCH-4

@@ -236,6 +236,18 @@ func TestServiceLimitations(t *testing.T) {
 		{"DSR and client IP on 2016", svc(func(s *corev1.Service) {
 			s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
 		}), ServiceOptions{DSR: true, NodeBuild: b(14393, 1)}, []hit{{"KP-5", "spec"}, {"KP-5", "spec.externalTrafficPolicy"}}},
+		// rule: KP-7
+		{"NodePort on 2022 overlay", svc(func(s *corev1.Service) { s.Spec.Type = corev1.ServiceTypeNodePort }),
+			ServiceOptions{NetworkMode: NetworkOverlay, NodeBuild: b(20348, 2227)},
+			[]hit{{"LIM-16", "spec.type"}, {"KP-7", "spec.externalTrafficPolicy"}}},
+		{"NodePort on 2022 overlay, traffic policy Local", svc(func(s *corev1.Service) {
+			s.Spec.Type = corev1.ServiceTypeNodePort
+			s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+		}), ServiceOptions{DSR: true, NetworkMode: NetworkOverlay, NodeBuild: b(20348, 2227)}, []hit{{"LIM-16", "spec.type"}}},
+		{"NodePort on 2022 l2bridge", svc(func(s *corev1.Service) { s.Spec.Type = corev1.ServiceTypeNodePort }),
+			ServiceOptions{NetworkMode: NetworkL2Bridge, NodeBuild: b(20348, 2227)}, []hit{{"LIM-16", "spec.type"}}},
+		{"NodePort on 2019 overlay", svc(func(s *corev1.Service) { s.Spec.Type = corev1.ServiceTypeNodePort }),
+			ServiceOptions{NetworkMode: NetworkOverlay, NodeBuild: b(17763, 5329)}, []hit{{"LIM-16", "spec.type"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

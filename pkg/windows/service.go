@@ -43,7 +43,27 @@ func ServiceLimitations(svc *corev1.Service, opts ServiceOptions) []Violation {
 	out = append(out, checkIPFamilies(&svc.Spec, opts, path)...)
 	out = append(out, checkOwnNodePort(&svc.Spec, path)...)
 	out = append(out, checkServiceFeatures(svc, opts, path)...)
+	out = append(out, checkOverlayNodePort2022(&svc.Spec, opts, path)...)
 	return out
+}
+
+// checkOverlayNodePort2022: KP-7's first known issue. On Windows Server 2022
+// overlay networks, NodePort traffic to the Service's pods breaks unless the
+// Service keeps it on the receiving node with externalTrafficPolicy: Local.
+func checkOverlayNodePort2022(spec *corev1.ServiceSpec, opts ServiceOptions, path *field.Path) []Violation {
+	if spec.Type != corev1.ServiceTypeNodePort && spec.Type != corev1.ServiceTypeLoadBalancer {
+		return nil
+	}
+	if opts.NetworkMode != NetworkOverlay || opts.NodeBuild.Build != Build2022 ||
+		spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal {
+		return nil
+	}
+	return []Violation{{
+		Rule: "KP-7", Path: path.Child("externalTrafficPolicy").String(), Severity: SeverityWarning,
+		Message: fmt.Sprintf("a known issue: NodePort traffic to the pods of a %s Service on Windows Server 2022 overlay nodes breaks unless externalTrafficPolicy is Local",
+			spec.Type),
+		Fix: "set spec.externalTrafficPolicy: Local (with kube-proxy --enable-dsr, LIM-12), or run the backends on other Windows builds",
+	}}
 }
 
 // checkAffinityTimeout: LIM-10.

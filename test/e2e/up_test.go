@@ -197,8 +197,12 @@ func TestUp(t *testing.T) {
 
 	// Resume: same cluster, same objects.
 	again := startUp(t, "--data-dir", dir, "--port", "0")
-	if _, err := clientFor(t, dir).AppsV1().Deployments("default").Get(context.Background(), "win-webserver", metav1.GetOptions{}); err != nil {
+	d, err := clientFor(t, dir).AppsV1().Deployments("default").Get(context.Background(), "win-webserver", metav1.GetOptions{})
+	if err != nil {
 		t.Errorf("deployment lost across restart: %v", err)
+	} else if d.Annotations["kubectl.kubernetes.io/last-applied-configuration"] == "" {
+		// Without it, a later `kubectl apply -f examples/` warns on every object.
+		t.Errorf("--apply left no last-applied-configuration annotation: %v", d.Annotations)
 	}
 	children = descendants(again.cmd.Process.Pid)
 	again.stop(t, syscall.SIGKILL, 5*time.Second)

@@ -19,6 +19,9 @@ func Text(w io.Writer, r *lint.Result) error {
 	}
 	s := r.Summary()
 	fmt.Fprintf(bw, "%d objects checked: %d errors, %d warnings, %d infos", s.Objects, s.Errors, s.Warnings, s.Infos)
+	if s.Ignored > 0 {
+		fmt.Fprintf(bw, ", %d ignored (%s)", s.Ignored, lint.IgnoreAnnotation)
+	}
 	if s.InputErrors > 0 {
 		fmt.Fprintf(bw, ", %d input errors", s.InputErrors)
 	}

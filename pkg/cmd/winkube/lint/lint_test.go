@@ -216,6 +216,9 @@ func TestIgnoreAnnotation(t *testing.T) {
 	if strings.Contains(out, "default/quiet") {
 		t.Errorf("SCH-5 on default/quiet was not silenced:\n%s", out)
 	}
+	if !strings.Contains(out, "1 ignored (winkube.io/ignore)") {
+		t.Errorf("the summary does not count the silenced finding:\n%s", out)
+	}
 }
 
 func TestFixDryRun(t *testing.T) {
