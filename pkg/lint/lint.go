@@ -9,6 +9,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/windows"
 )
 
 // Linter checks objects against one target cluster. The node list and the
@@ -108,6 +109,9 @@ func (r *run) collect(src *load.Object) *workload {
 // checkWorkload runs every pod check on one workload.
 func (r *run) checkWorkload(w *workload) {
 	r.checkAPI(w)
+	for _, v := range windows.FeatureFieldViolations(w.spec, w.path, r.target.Minor) {
+		r.reportViolation(&w.object, v)
+	}
 	p := r.place(w)
 	r.pods = append(r.pods, p)
 	r.checkPlacement(p)

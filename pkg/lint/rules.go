@@ -43,6 +43,7 @@ var ruleDescriptions = map[string]string{
 	"IMG-2":  "the Windows image build must be compatible with the node build",
 	"IMG-4":  "the image has no manifest for the node's platform",
 	"KP-5":   "the Windows build of some nodes lacks the Service feature",
+	"VER-2":  "the target Kubernetes version predates a Windows feature the workload uses",
 	"KP-7":   "NodePort on Windows Server 2022 overlay nodes breaks unless externalTrafficPolicy is Local",
 }
 

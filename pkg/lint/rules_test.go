@@ -72,6 +72,8 @@ var ruleCases = []ruleCase{
 	{rule: "IMG-4", bad: "img-4-bad.yaml", good: "img-4-good.yaml"},
 	// rule: KP-5
 	{rule: "KP-5", bad: "kp-5-bad.yaml", good: "kp-5-good.yaml"},
+	// rule: VER-2
+	{rule: "VER-2", bad: "ver-2-bad.yaml", good: "ver-2-good.yaml", minor: 21},
 	// rule: KP-7
 	{rule: "KP-7", bad: "kp-7-bad.yaml", good: "kp-7-good.yaml"},
 	// rule: SCH-3

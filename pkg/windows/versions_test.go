@@ -3,6 +3,9 @@ package windows
 import (
 	"reflect"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 func TestOSFieldEnforced(t *testing.T) {
@@ -182,5 +185,47 @@ func TestSupports(t *testing.T) {
 		if _, ok := MinBuild(f); !ok {
 			t.Errorf("feature %s has no minimum build", f)
 		}
+	}
+}
+
+func TestFeatureFieldViolations(t *testing.T) {
+	// rule: VER-2
+	user, spec := "ContainerUser", "{}"
+	withOptions := func(o corev1.WindowsSecurityContextOptions) *corev1.PodSpec {
+		return &corev1.PodSpec{Containers: []corev1.Container{{Name: "app", SecurityContext: &corev1.SecurityContext{WindowsOptions: &o}}}}
+	}
+	tests := []struct {
+		name  string
+		spec  *corev1.PodSpec
+		minor int
+		want  []hit
+	}{
+		{"nil spec", nil, 10, nil},
+		{"runAsUserName on 1.15", withOptions(corev1.WindowsSecurityContextOptions{RunAsUserName: &user}), 15,
+			[]hit{{"VER-2", "spec.containers[0].securityContext.windowsOptions.runAsUserName"}}},
+		{"runAsUserName on 1.16", withOptions(corev1.WindowsSecurityContextOptions{RunAsUserName: &user}), 16, nil},
+		{"gMSA on 1.13", withOptions(corev1.WindowsSecurityContextOptions{GMSACredentialSpec: &spec}), 13,
+			[]hit{{"VER-2", "spec.containers[0].securityContext.windowsOptions.gmsaCredentialSpec"}}},
+		{"hostProcess on 1.25", &corev1.PodSpec{SecurityContext: &corev1.PodSecurityContext{
+			WindowsOptions: &corev1.WindowsSecurityContextOptions{HostProcess: ptr(true)}}}, 25,
+			[]hit{{"VER-2", "spec.securityContext.windowsOptions.hostProcess"}}},
+		{"hostProcess on 1.21", &corev1.PodSpec{SecurityContext: &corev1.PodSecurityContext{
+			WindowsOptions: &corev1.WindowsSecurityContextOptions{HostProcess: ptr(true)}}}, 21,
+			[]hit{{"VER-2", "spec.securityContext.windowsOptions.hostProcess"}}},
+		{"hostProcess on 1.26", &corev1.PodSpec{SecurityContext: &corev1.PodSecurityContext{
+			WindowsOptions: &corev1.WindowsSecurityContextOptions{HostProcess: ptr(true)}}}, 26, nil},
+		{"hostProcess false on 1.20", withOptions(corev1.WindowsSecurityContextOptions{HostProcess: ptr(false)}), 20, nil},
+	}
+	for _, tt := range tests {
+		got := hits(FeatureFieldViolations(tt.spec, field.NewPath("spec"), tt.minor))
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	// Beta and on by default in 1.23 to 1.25: advice, not a warning.
+	beta := FeatureFieldViolations(&corev1.PodSpec{SecurityContext: &corev1.PodSecurityContext{
+		WindowsOptions: &corev1.WindowsSecurityContextOptions{HostProcess: ptr(true)}}}, field.NewPath("spec"), 24)
+	if len(beta) != 1 || beta[0].Severity != SeverityInfo {
+		t.Errorf("hostProcess on 1.24: %v", beta)
 	}
 }
