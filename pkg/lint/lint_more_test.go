@@ -61,3 +61,24 @@ func TestFindingsAreComplete(t *testing.T) {
 		t.Errorf("%d bad manifests but %d rule cases", len(files), len(ruleCases))
 	}
 }
+
+// A value of the wrong type is an input error that names the file, the
+// object's line and the field; the other objects are still checked.
+func TestWrongTypesNameTheField(t *testing.T) {
+	r := lintFiles(t, "", 0, filepath.Join("testdata", "input", "wrong-types.yaml"))
+	want := []string{
+		"wrong-types.yaml:1: decoding Deployment list-as-string: spec.template.spec.containers: got a string, want a list",
+		"wrong-types.yaml:10: decoding Service ports-as-object: spec.ports: got an object, want a list",
+	}
+	if len(r.Errors) != len(want) {
+		t.Fatalf("errors = %v, want %d", r.Errors, len(want))
+	}
+	for i, e := range r.Errors {
+		if !strings.HasSuffix(e.Error(), want[i]) {
+			t.Errorf("error %d = %q, want it to end with %q", i, e, want[i])
+		}
+	}
+	if r.Objects != 3 {
+		t.Errorf("objects checked = %d, want 3", r.Objects)
+	}
+}

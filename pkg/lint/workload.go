@@ -1,7 +1,10 @@
 package lint
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -97,8 +100,59 @@ func decodeWorkload(src *load.Object) (*workload, bool, error) {
 	return w, true, nil
 }
 
+// fromUnstructured converts u into a typed object. The converter's errors
+// do not say where the bad value is, so on failure the object is decoded
+// once more with encoding/json, whose errors carry the field path.
 func fromUnstructured(u *unstructured.Unstructured, into any) error {
-	return runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into)
+	err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into)
+	if err == nil {
+		return nil
+	}
+	if fieldErr := typeErrorAt(u, into); fieldErr != nil {
+		return fieldErr
+	}
+	return err
+}
+
+// typeErrorAt names the field whose value has the wrong type, or returns nil.
+func typeErrorAt(u *unstructured.Unstructured, into any) error {
+	data, err := json.Marshal(u.Object)
+	if err != nil {
+		return nil
+	}
+	fresh := reflect.New(reflect.TypeOf(into).Elem()).Interface()
+	var typeErr *json.UnmarshalTypeError
+	if !errors.As(json.Unmarshal(data, fresh), &typeErr) || typeErr.Field == "" {
+		return nil
+	}
+	return fmt.Errorf("%s: got %s, want %s", typeErr.Field, article(typeErr.Value), kindName(typeErr.Type))
+}
+
+// kindName says what JSON a Go type expects, in a user's words.
+func kindName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.String:
+		return "a string"
+	case reflect.Pointer:
+		return kindName(t.Elem())
+	}
+	return "a number"
+}
+
+func article(jsonKind string) string {
+	switch jsonKind {
+	case "array":
+		return "a list"
+	case "object":
+		return "an object"
+	}
+	return "a " + jsonKind
 }
 
 func (w *workload) setTemplate(t *corev1.PodTemplateSpec, segments ...string) {
