@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -38,7 +40,10 @@ type Cluster struct {
 	DataDir string
 	cp      *controlplane.ControlPlane
 	agent   *node.Agent
-	out     io.Writer
+	// kubelets is the agent once it runs, for the apiserver's calls to the
+	// nodes (kubectl logs); the egress proxy reads it from its own goroutines.
+	kubelets atomic.Pointer[node.Agent]
+	out      io.Writer
 }
 
 // savedConfig is the config of the last `up` in a data dir, so that a later
@@ -86,6 +91,7 @@ func (c *Cluster) startControlPlane(ctx context.Context, o Options) error {
 		NodeCIDRMaskSize: c.Config.Network.NodeCIDRMaskSize,
 		APIServerPort:    o.Port,
 		Progress:         func(name string, took time.Duration) { c.done(name, took) },
+		NodeDialer:       c.dialNode,
 	})
 	var inUse *controlplane.PortInUseError
 	if errors.As(err, &inUse) {
@@ -109,11 +115,22 @@ func (c *Cluster) startNodes(ctx context.Context, timeout time.Duration) error {
 		return fmt.Errorf("starting the emulated nodes: %w", err)
 	}
 	c.agent = agent
+	c.kubelets.Store(agent)
 	if err := waitReady(ctx, agent.Ready(), agent.Err(), timeout, "the nodes"); err != nil {
 		return err
 	}
 	c.done(fmt.Sprintf("%d nodes Ready", c.Config.NodeCount()), time.Since(step))
 	return nil
+}
+
+// dialNode connects kube-apiserver to an emulated node's kubelet endpoint;
+// other addresses are dialled directly.
+func (c *Cluster) dialNode(_ context.Context, addr string) (net.Conn, bool, error) {
+	agent := c.kubelets.Load()
+	if agent == nil {
+		return nil, false, nil
+	}
+	return agent.DialKubelet(addr)
 }
 
 // AgentConfig raises client-go's rate limits for the node agent: it speaks
@@ -154,6 +171,7 @@ func (c *Cluster) Stop() {
 	}
 	c.say("Stopping...")
 	if c.agent != nil {
+		c.kubelets.Store(nil)
 		_ = c.agent.Close()
 		c.agent = nil
 	}

@@ -46,7 +46,7 @@ var components = []component{
 func newSchedulerCommand() *cobra.Command { return scheduler.NewSchedulerCommand() }
 
 func apiserverArgs(l *layout) []string {
-	return []string{
+	args := []string{
 		"--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(l.ports[apiserverName]),
 		"--advertise-address=" + advertiseAddress(),
@@ -79,6 +79,10 @@ func apiserverArgs(l *layout) []string {
 		// written there while certificates are given, but keep it in the data dir.
 		"--cert-dir=" + l.path("pki"),
 	}
+	if l.opts.NodeDialer != nil {
+		args = append(args, "--egress-selector-config-file="+l.egressConfigFile())
+	}
+	return args
 }
 
 func schedulerArgs(l *layout) []string {

@@ -37,7 +37,8 @@ type ControlPlane struct {
 	restCfg  *rest.Config
 	health   *http.Client
 	etcd     *embed.Etcd
-	children []*child // in start order, parallel to components
+	egress   *egressProxy // nil without Options.NodeDialer
+	children []*child     // in start order, parallel to components
 
 	ready    chan struct{}
 	errc     chan error // buffered: holds the first fatal error
@@ -93,6 +94,13 @@ func (c *ControlPlane) start(ctx, bg context.Context) error {
 	}
 	if err := c.step("etcd", func() error { return c.startEtcd(ctx) }); err != nil {
 		return err
+	}
+	if c.l.opts.NodeDialer != nil {
+		egress, err := startEgressProxy(c.l)
+		if err != nil {
+			return err
+		}
+		c.egress = egress
 	}
 	// The others need a ready apiserver (see components), so wait for it here.
 	api := components[0]
@@ -279,6 +287,9 @@ func (c *ControlPlane) Close() error {
 		deadline := time.Now().Add(stopTimeout)
 		for i := len(c.children) - 1; i >= 0; i-- {
 			c.children[i].stop(deadline)
+		}
+		if c.egress != nil {
+			c.egress.close()
 		}
 		if c.etcd != nil {
 			c.closeErr = closeEtcd(c.etcd, time.Until(deadline))

@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
 )
@@ -14,6 +15,8 @@ import (
 //	<data-dir>/pki/                  CAs, service-account key pair, leaf certificates
 //	<data-dir>/etcd/                 etcd data
 //	<data-dir>/logs/<c>.log          output of etcd and each component
+//	<data-dir>/egress.sock           CONNECT proxy for the apiserver's node traffic (with a NodeDialer)
+//	<data-dir>/egress-selector.yaml  the apiserver's EgressSelectorConfiguration pointing at it
 type layout struct {
 	opts  Options
 	ports map[string]int // component name (or etcdClient/etcdPeer) -> loopback port
@@ -34,5 +37,17 @@ func (l *layout) logFile(name string) string    { return l.path("logs", name+".l
 func (l *layout) kubeconfig(name string) string { return l.path("kubeconfigs", name+".conf") }
 func (l *layout) adminKubeconfig() string       { return l.path("kubeconfig") }
 func (l *layout) lockFile() string              { return l.path("winkube.lock") }
-func (l *layout) hostPort(name string) string   { return "127.0.0.1:" + strconv.Itoa(l.ports[name]) }
-func (l *layout) httpsURL(name string) string   { return "https://" + l.hostPort(name) }
+func (l *layout) egressConfigFile() string      { return l.path("egress-selector.yaml") }
+
+// egressSocket is <data-dir>/egress.sock, or, when that path is too long
+// for a Unix socket, a name in the temporary directory unique to this
+// process (the data dir lock makes one process per data dir).
+func (l *layout) egressSocket() string {
+	if p := l.path("egress.sock"); len(p) <= maxSocketPath {
+		return p
+	}
+	return filepath.Join(os.TempDir(), "winkube-egress-"+strconv.Itoa(os.Getpid())+".sock")
+}
+
+func (l *layout) hostPort(name string) string { return "127.0.0.1:" + strconv.Itoa(l.ports[name]) }
+func (l *layout) httpsURL(name string) string { return "https://" + l.hostPort(name) }

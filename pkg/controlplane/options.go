@@ -28,6 +28,10 @@ type Options struct {
 	// with the time it took to become healthy. The last two are reported from
 	// a background goroutine after Start has returned, before Ready closes.
 	Progress func(step string, took time.Duration)
+	// NodeDialer, if set, answers kube-apiserver's connections to nodes and
+	// pods (logs, exec, port-forward, proxy) through an egress proxy in this
+	// process; see NodeDialer.
+	NodeDialer NodeDialer
 	// Executable is the binary re-executed as "<Executable> component <name>
 	// <flags...>" for each upstream component; default os.Executable().
 	Executable string

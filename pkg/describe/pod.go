@@ -5,7 +5,6 @@ package describe
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -54,10 +53,7 @@ func nodeLine(ctx context.Context, cs kubernetes.Interface, name string) string 
 }
 
 func printContainers(out io.Writer, pod *corev1.Pod) {
-	runtime := map[string]node.WindowsContainerConfig{}
-	if v := pod.Annotations[node.AnnotationWindowsResources]; v != "" {
-		_ = json.Unmarshal([]byte(v), &runtime)
-	}
+	runtime := node.WindowsResources(pod)
 	states := map[string]corev1.ContainerStatus{}
 	for _, s := range append(pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses...) {
 		states[s.Name] = s
@@ -71,29 +67,10 @@ func printContainers(out io.Writer, pod *corev1.Pod) {
 		fmt.Fprintf(w, "    Limits:\t%s\n", resources(c.Resources.Limits))
 		fmt.Fprintf(w, "    Requests:\t%s\n", resources(c.Resources.Requests))
 		if cfg, ok := runtime[c.Name]; ok {
-			fmt.Fprintf(w, "    Windows runtime:\t%s\n", windowsLine(cfg))
+			fmt.Fprintf(w, "    Windows runtime:\t%s\n", cfg)
 		}
 		w.Flush()
 	}
-}
-
-// windowsLine shows the HCS settings; requests never reach the runtime.
-func windowsLine(cfg node.WindowsContainerConfig) string {
-	parts := []string{"CpuMaximum=" + unset(cfg.CPUMaximum), "MemoryLimitInBytes=" + unset(cfg.MemoryLimitInBytes)}
-	if cfg.RunAsUserName != "" {
-		parts = append(parts, "RunAsUserName="+cfg.RunAsUserName)
-	}
-	if cfg.GMSACredentialSpecName != "" {
-		parts = append(parts, "GMSACredentialSpec="+cfg.GMSACredentialSpecName)
-	}
-	return strings.Join(parts, " ") + " (requests are not sent)"
-}
-
-func unset(v int64) string {
-	if v == 0 {
-		return "unset"
-	}
-	return fmt.Sprint(v)
 }
 
 func state(s corev1.ContainerStatus) string {

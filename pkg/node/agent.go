@@ -52,6 +52,7 @@ type Agent struct {
 	podLister   listerscorev1.PodLister
 	broadcaster record.EventBroadcaster
 	cidrs       *cidrPicker
+	kubelet     *kubeletServer
 
 	runCtx    context.Context
 	cancel    context.CancelFunc
@@ -124,6 +125,7 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 		return nil, err
 	}
 	a.cidrs = cidrs
+	a.kubelet = newKubeletServer(a)
 	a.broadcaster = record.NewBroadcaster()
 	for _, n := range o.Cluster.Nodes() {
 		host, err := newPersonality(n.Pool)
@@ -277,6 +279,7 @@ func (a *Agent) Close() error {
 				f.Shutdown()
 			}
 		}
+		a.kubelet.close()
 		a.wg.Wait()
 		a.broadcaster.Shutdown()
 	})

@@ -3,6 +3,7 @@ package node
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -30,6 +31,37 @@ type WindowsContainerConfig struct {
 	// GMSACredentialSpecName is the effective gMSA credential spec name,
 	// resolved the same way (KLT-7).
 	GMSACredentialSpecName string `json:"gmsaCredentialSpecName,omitempty"`
+}
+
+// String shows the settings as HCS names them; requests never reach the
+// runtime, and the text says so.
+func (cfg WindowsContainerConfig) String() string {
+	parts := []string{"CpuMaximum=" + unset(cfg.CPUMaximum), "MemoryLimitInBytes=" + unset(cfg.MemoryLimitInBytes)}
+	if cfg.RunAsUserName != "" {
+		parts = append(parts, "RunAsUserName="+cfg.RunAsUserName)
+	}
+	if cfg.GMSACredentialSpecName != "" {
+		parts = append(parts, "GMSACredentialSpec="+cfg.GMSACredentialSpecName)
+	}
+	return strings.Join(parts, " ") + " (requests are not sent)"
+}
+
+func unset(v int64) string {
+	if v == 0 {
+		return "unset"
+	}
+	return fmt.Sprint(v)
+}
+
+// WindowsResources reads the pod's AnnotationWindowsResources: the runtime
+// settings per container name, empty when the pod has none (Linux nodes, or
+// not yet written).
+func WindowsResources(pod *corev1.Pod) map[string]WindowsContainerConfig {
+	out := map[string]WindowsContainerConfig{}
+	if v, ok := pod.Annotations[AnnotationWindowsResources]; ok {
+		_ = json.Unmarshal([]byte(v), &out)
+	}
+	return out
 }
 
 // windowsContainerConfigs computes the runtime settings for every init and

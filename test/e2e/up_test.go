@@ -173,6 +173,7 @@ func TestUp(t *testing.T) {
 	cs := clientFor(t, dir)
 	checkNodes(t, cs)
 	checkDescribe(t, cs, dir)
+	checkLogs(t, cs)
 
 	checkJoin(t, cs, dir)
 
@@ -296,6 +297,33 @@ func checkDescribe(t *testing.T, cs kubernetes.Interface, dir string) {
 	for _, want := range []string{"CpuMaximum=1250", "MemoryLimitInBytes=536870912", "Windows Server 2019", "Started"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("describe output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// checkLogs reads pod logs through kube-apiserver, which reaches the
+// emulated nodes' kubelet endpoint through winkube's egress proxy.
+func checkLogs(t *testing.T, cs kubernetes.Interface) {
+	t.Helper()
+	ctx := context.Background()
+	pods, err := cs.CoreV1().Pods("default").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		logs, err := cs.CoreV1().Pods("default").GetLogs(p.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
+		switch {
+		case strings.HasPrefix(p.Name, "win-webserver-"):
+			// rule: KLT-5, KLT-6
+			if err != nil || !strings.Contains(string(logs), "started on emulated node win2019-") || !strings.Contains(string(logs), "CpuMaximum=1250") {
+				t.Errorf("logs of %s: %v\n%s", p.Name, err, logs)
+			}
+		case strings.HasPrefix(p.Name, "iis-2022-on-2019-"):
+			// The kubelet's answer for a container that never started
+			// (kubectl prints the body; client-go only says BadRequest).
+			if err == nil || !strings.Contains(string(logs), "is waiting to start: CreateContainerError") {
+				t.Errorf("logs of %s: err = %v, body %q, want the kubelet's waiting error", p.Name, err, logs)
+			}
 		}
 	}
 }

@@ -1,0 +1,162 @@
+package controlplane
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// NodeDialer connects to addr ("host:port") on behalf of kube-apiserver,
+// which dials nodes and pods by their API addresses for logs, exec, port
+// forwarding and proxying. It lets emulated nodes, whose addresses route
+// nowhere, answer in-process. Returning handled=false dials addr directly.
+type NodeDialer func(ctx context.Context, addr string) (conn net.Conn, handled bool, err error)
+
+// egressConfig is kube-apiserver's EgressSelectorConfiguration: its
+// "cluster" traffic (to nodes, pods and services) goes through an HTTP
+// CONNECT proxy on a Unix socket, served by this process (egressProxy).
+const egressConfig = `apiVersion: apiserver.k8s.io/v1beta1
+kind: EgressSelectorConfiguration
+egressSelections:
+- name: cluster
+  connection:
+    proxyProtocol: HTTPConnect
+    transport:
+      uds:
+        udsName: %s
+`
+
+// maxSocketPath is the longest Unix socket path Linux accepts (sun_path
+// holds 108 bytes with the terminating NUL).
+const maxSocketPath = 107
+
+// egressProxy answers kube-apiserver's CONNECT requests with connections
+// from a NodeDialer.
+type egressProxy struct {
+	ln     net.Listener
+	path   string
+	dial   NodeDialer
+	ctx    context.Context
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	conns  map[net.Conn]struct{}
+	wg     sync.WaitGroup
+}
+
+// startEgressProxy listens on the layout's socket and writes the config
+// file that points kube-apiserver at it.
+func startEgressProxy(l *layout) (*egressProxy, error) {
+	path := l.egressSocket()
+	_ = os.Remove(path) // left by a killed predecessor; the data dir lock is ours
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("egress proxy: %w", err)
+	}
+	if err := os.WriteFile(l.egressConfigFile(), fmt.Appendf(nil, egressConfig, path), 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("data dir %s is not writable: %w", filepath.Dir(path), err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &egressProxy{ln: ln, path: path, dial: l.opts.NodeDialer, ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}
+	p.wg.Go(p.serve)
+	return p, nil
+}
+
+func (p *egressProxy) serve() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		if !p.track(c) {
+			c.Close()
+			return
+		}
+		p.wg.Go(func() {
+			defer p.untrack(c)
+			p.handle(c)
+		})
+	}
+}
+
+// handle reads one CONNECT request, dials, answers, then copies both ways.
+func (p *egressProxy) handle(c net.Conn) {
+	br := bufio.NewReader(c)
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	req, err := http.ReadRequest(br)
+	if err != nil {
+		return
+	}
+	_ = c.SetReadDeadline(time.Time{})
+	if req.Method != http.MethodConnect {
+		io.WriteString(c, "HTTP/1.1 405 Method Not Allowed\r\n\r\n")
+		return
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
+	upstream, err := p.connect(ctx, req.Host)
+	cancel()
+	if err != nil {
+		fmt.Fprintf(c, "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\n\r\n%v\n", err)
+		return
+	}
+	if !p.track(upstream) {
+		upstream.Close()
+		return
+	}
+	defer p.untrack(upstream)
+	io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
+	done := make(chan struct{}, 2)
+	go func() { _, _ = br.WriteTo(upstream); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(c, upstream); done <- struct{}{} }()
+	<-done // either side ending ends the tunnel; the deferred closes end the other copy
+}
+
+// connect asks the NodeDialer first, then dials directly.
+func (p *egressProxy) connect(ctx context.Context, addr string) (net.Conn, error) {
+	if p.dial != nil {
+		if conn, handled, err := p.dial(ctx, addr); handled {
+			return conn, err
+		}
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, "tcp", addr)
+}
+
+// track records an open connection so close can end it; false once closing.
+func (p *egressProxy) track(c net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.conns == nil {
+		return false
+	}
+	p.conns[c] = struct{}{}
+	return true
+}
+
+func (p *egressProxy) untrack(c net.Conn) {
+	c.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.conns, c)
+}
+
+// close stops accepting, ends every tunnel and removes the socket.
+func (p *egressProxy) close() {
+	p.cancel()
+	p.ln.Close()
+	p.mu.Lock()
+	for c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+	p.mu.Unlock()
+	p.wg.Wait()
+	_ = os.Remove(p.path)
+}

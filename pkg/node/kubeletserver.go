@@ -1,0 +1,334 @@
+package node
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"math/big"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// kubeletServer answers what kube-apiserver asks a kubelet on port 10250:
+// container logs (from the pod status, see containerLog), and a clear
+// refusal for exec, attach and port-forward, since no process runs. It has
+// no socket of its own: the embedded control plane hands it connections
+// through Agent.DialKubelet, so the nodes' addresses need not be routable.
+type kubeletServer struct {
+	agent    *Agent
+	ln       *pipeListener
+	server   *http.Server
+	tls      *tls.Config
+	startErr error
+	once     sync.Once
+}
+
+// logFollowPoll is how often a followed log looks for the container's end.
+const logFollowPoll = 500 * time.Millisecond
+
+func newKubeletServer(a *Agent) *kubeletServer {
+	s := &kubeletServer{agent: a, ln: newPipeListener()}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /containerLogs/{namespace}/{pod}/{container}", s.logs)
+	for _, p := range []string{"/exec/", "/attach/", "/portForward/", "/run/"} {
+		mux.HandleFunc(p, s.noProcess)
+	}
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
+	s.server = &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 30 * time.Second,
+		ErrorLog:          log.New(io.Discard, "", 0),
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			if tc, ok := c.(*tls.Conn); ok {
+				if nc, ok := tc.NetConn().(nodeConn); ok {
+					return context.WithValue(ctx, nodeKey{}, nc.node)
+				}
+			}
+			return ctx
+		},
+	}
+	return s
+}
+
+// nodeKey carries the node a connection was dialled for.
+type nodeKey struct{}
+
+// nodeConn is the server end of one connection to a node's kubelet.
+type nodeConn struct {
+	net.Conn
+	node string
+}
+
+// DialKubelet connects to the kubelet endpoint of one of this agent's
+// nodes. addr is what kube-apiserver dials: the node's name or InternalIP
+// and the kubelet port. ok is false when addr is not such a node.
+func (a *Agent) DialKubelet(addr string) (conn net.Conn, ok bool, err error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port != strconv.Itoa(kubeletPort) {
+		return nil, false, nil
+	}
+	n := a.nodeByAddress(host)
+	if n == nil {
+		return nil, false, nil
+	}
+	s := a.kubelet
+	s.once.Do(s.start)
+	if s.startErr != nil {
+		return nil, true, s.startErr
+	}
+	client, server := net.Pipe()
+	if !s.ln.push(tls.Server(nodeConn{server, n.spec.name}, s.tls)) {
+		client.Close()
+		return nil, true, errors.New("the node agent is stopping")
+	}
+	return client, true, nil
+}
+
+// nodeByAddress finds a node by name or InternalIP.
+func (a *Agent) nodeByAddress(host string) *emuNode {
+	if n, ok := a.nodes[host]; ok {
+		return n
+	}
+	for _, n := range a.nodes {
+		if n.spec.ip == host {
+			return n
+		}
+	}
+	return nil
+}
+
+// start makes the serving certificate and serves. kube-apiserver does not
+// verify kubelet certificates unless --kubelet-certificate-authority is
+// set, so a self-signed one serves every node.
+func (s *kubeletServer) start() {
+	cert, err := selfSignedCert(s.agent.names)
+	if err != nil {
+		s.startErr = fmt.Errorf("kubelet serving certificate: %w", err)
+		return
+	}
+	// HTTP/1.1 only: exec and port-forward are upgrades, which HTTP/2 lacks.
+	s.tls = &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12}
+	go func() { _ = s.server.Serve(s.ln) }()
+}
+
+// close stops serving and drops open connections (followed logs).
+func (s *kubeletServer) close() {
+	_ = s.ln.Close()
+	_ = s.server.Close()
+}
+
+func selfSignedCert(names []string) (tls.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(time.Now().UnixNano()),
+		Subject:      pkix.Name{CommonName: "winkube-kubelet"},
+		DNSNames:     names,
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().AddDate(1, 0, 0),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
+}
+
+// noProcess refuses exec, attach, port-forward and run.
+func (s *kubeletServer) noProcess(w http.ResponseWriter, r *http.Request) {
+	node, _ := r.Context().Value(nodeKey{}).(string)
+	http.Error(w, fmt.Sprintf("winkube: %s is an emulated node and its containers run no processes, so exec, attach, port-forward and run are not available; kubectl logs and winkube describe pod show what the node did", node),
+		http.StatusNotImplemented)
+}
+
+// pipeListener hands in-memory connections to an http.Server.
+type pipeListener struct {
+	conns  chan net.Conn
+	closed chan struct{}
+	once   sync.Once
+}
+
+func newPipeListener() *pipeListener {
+	return &pipeListener{conns: make(chan net.Conn), closed: make(chan struct{})}
+}
+
+// push gives the server a connection; false once the listener is closed.
+func (l *pipeListener) push(c net.Conn) bool {
+	select {
+	case l.conns <- c:
+		return true
+	case <-l.closed:
+		return false
+	}
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return nil
+}
+
+func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
+
+type pipeAddr struct{}
+
+func (pipeAddr) Network() string { return "pipe" }
+func (pipeAddr) String() string  { return "kubelet" }
+
+// logs serves GET /containerLogs/{namespace}/{pod}/{container} with the
+// kubelet's query parameters and status codes.
+func (s *kubeletServer) logs(w http.ResponseWriter, r *http.Request) {
+	node, _ := r.Context().Value(nodeKey{}).(string)
+	ns, name, container := r.PathValue("namespace"), r.PathValue("pod"), r.PathValue("container")
+	pod, err := s.agent.podLister.Pods(ns).Get(name)
+	if err != nil || pod.Spec.NodeName != node {
+		http.Error(w, fmt.Sprintf("pod %q does not exist", name), http.StatusNotFound)
+		return
+	}
+	if !hasContainer(pod, container) {
+		http.Error(w, fmt.Sprintf("container %q not found in pod %q", container, name), http.StatusNotFound)
+		return
+	}
+	opts, follow, previous, err := parseLogQuery(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	lines, err := containerLog(pod, container, previous)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain")
+	text := opts.render(lines)
+	io.WriteString(w, text)
+	if follow && !previous {
+		s.follow(w, r, pod, container, opts, len(lines), len(text))
+	}
+}
+
+// follow streams the lines the log gains until the container's current run
+// ends, the pod goes, or the client hangs up. seen lines and sent bytes were
+// already written; tailLines applied to those only, limitBytes to all.
+func (s *kubeletServer) follow(w http.ResponseWriter, r *http.Request, pod *corev1.Pod, container string, opts logOptions, seen, sent int) {
+	flusher, _ := w.(http.Flusher)
+	started := runStart(pod, container)
+	more := logOptions{timestamps: opts.timestamps, tailLines: -1}
+	t := time.NewTicker(logFollowPoll)
+	defer t.Stop()
+	for opts.limitBytes == 0 || sent < opts.limitBytes {
+		if flusher != nil {
+			flusher.Flush()
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-t.C:
+		}
+		now, err := s.agent.podLister.Pods(pod.Namespace).Get(pod.Name)
+		if err != nil || now.UID != pod.UID || !runStart(now, container).Equal(started) {
+			return
+		}
+		lines, err := containerLog(now, container, false)
+		if err != nil {
+			return
+		}
+		if len(lines) > seen {
+			more.limitBytes = max(opts.limitBytes-sent, 0)
+			text := more.render(lines[seen:])
+			io.WriteString(w, text)
+			seen, sent = len(lines), sent+len(text)
+		}
+		if st, _ := findStatus(now, container); st.State.Running == nil {
+			return
+		}
+	}
+}
+
+// runStart is when the container's current run started (zero if none).
+func runStart(pod *corev1.Pod, container string) time.Time {
+	st, _ := findStatus(pod, container)
+	switch {
+	case st.State.Running != nil:
+		return st.State.Running.StartedAt.Time
+	case st.State.Terminated != nil:
+		return st.State.Terminated.StartedAt.Time
+	}
+	return time.Time{}
+}
+
+func hasContainer(pod *corev1.Pod, name string) bool {
+	for _, list := range [][]corev1.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
+		for _, c := range list {
+			if c.Name == name {
+				return true
+			}
+		}
+	}
+	for _, c := range pod.Spec.EphemeralContainers {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// parseLogQuery reads the kubelet's log query parameters.
+func parseLogQuery(r *http.Request) (opts logOptions, follow, previous bool, err error) {
+	q := r.URL.Query()
+	opts.tailLines = -1
+	bools := map[string]*bool{"follow": &follow, "previous": &previous, "timestamps": &opts.timestamps}
+	for key, dst := range bools {
+		if v := q.Get(key); v != "" {
+			if *dst, err = strconv.ParseBool(v); err != nil {
+				return opts, false, false, fmt.Errorf("query parameter %s=%q: not a boolean", key, v)
+			}
+		}
+	}
+	ints := map[string]*int{"tailLines": &opts.tailLines, "limitBytes": &opts.limitBytes}
+	for key, dst := range ints {
+		if v := q.Get(key); v != "" {
+			if *dst, err = strconv.Atoi(v); err != nil || *dst < 0 {
+				return opts, false, false, fmt.Errorf("query parameter %s=%q: not a number of zero or more", key, v)
+			}
+		}
+	}
+	if v := q.Get("sinceSeconds"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return opts, false, false, fmt.Errorf("query parameter sinceSeconds=%q: not a positive number", v)
+		}
+		opts.since = time.Now().Add(-time.Duration(n) * time.Second)
+	}
+	if v := q.Get("sinceTime"); v != "" {
+		if opts.since, err = time.Parse(time.RFC3339, v); err != nil {
+			return opts, false, false, fmt.Errorf("query parameter sinceTime=%q: not an RFC 3339 time", v)
+		}
+	}
+	return opts, follow, previous, nil
+}

@@ -1,0 +1,87 @@
+package node
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// kubeletClient reaches the nodes' kubelet endpoints the way kube-apiserver
+// does through winkube's egress proxy: by node name and port 10250.
+func kubeletClient(t *testing.T) *http.Client {
+	t.Helper()
+	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, // as the apiserver without --kubelet-certificate-authority
+		DialContext: func(_ context.Context, _, addr string) (net.Conn, error) {
+			conn, ok, err := agent.DialKubelet(addr)
+			if !ok {
+				t.Errorf("DialKubelet(%s): not a node of the agent", addr)
+			}
+			return conn, err
+		},
+	}}
+}
+
+func get(t *testing.T, c *http.Client, url string) (int, string) {
+	t.Helper()
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+// kubectl logs on an emulated Windows node: the log follows the container
+// to its end, and the calls a process would need are refused clearly.
+func TestKubeletLogs(t *testing.T) {
+	needCluster(t)
+	ns := newNamespace(t)
+	pod := simplePod("logged", "win2022-1", "mcr.microsoft.com/windows/nanoserver:ltsc2022")
+	pod.Spec.RestartPolicy = corev1.RestartPolicyNever
+	pod.Annotations = map[string]string{AnnotationRunSeconds: "2", AnnotationExitCode: "4"}
+	createPod(t, ns, pod)
+	waitPod(t, ns, "logged", 30*time.Second, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+
+	c := kubeletClient(t)
+	base := "https://win2022-1:10250/containerLogs/" + ns + "/logged/main"
+	began := time.Now()
+	code, body := get(t, c, base+"?follow=true")
+	if code != http.StatusOK || !strings.Contains(body, `container "main" started on emulated node win2022-1`) ||
+		!strings.HasSuffix(body, "winkube: container \"main\" exited with code 4 (Error)\n") {
+		t.Errorf("followed log: %d\n%s", code, body)
+	}
+	t.Logf("follow ended %s after the request, with the container", time.Since(began).Round(time.Millisecond))
+
+	code, body = get(t, c, base+"?tailLines=1&timestamps=true")
+	if code != http.StatusOK || strings.Count(body, "\n") != 1 || !strings.Contains(body, "Z winkube: container \"main\" exited") {
+		t.Errorf("tail 1 with timestamps: %d %q", code, body)
+	}
+	code, body = get(t, c, base+"?previous=true")
+	if code != http.StatusBadRequest || !strings.Contains(body, `previous terminated container "main" in pod "logged" not found`) {
+		t.Errorf("previous: %d %q", code, body)
+	}
+	code, body = get(t, c, "https://win2022-1:10250/containerLogs/"+ns+"/missing/main")
+	if code != http.StatusNotFound || !strings.Contains(body, `pod "missing" does not exist`) {
+		t.Errorf("missing pod: %d %q", code, body)
+	}
+	code, body = get(t, c, "https://win2019-1:10250/containerLogs/"+ns+"/logged/main")
+	if code != http.StatusNotFound {
+		t.Errorf("pod asked of another node: %d %q", code, body)
+	}
+	code, body = get(t, c, "https://10.127.130.13:10250/exec/"+ns+"/logged/main?command=cmd")
+	if code != http.StatusNotImplemented || !strings.Contains(body, "win2022-1 is an emulated node") {
+		t.Errorf("exec by InternalIP: %d %q", code, body)
+	}
+	if _, ok, _ := agent.DialKubelet("win2022-1:22"); ok {
+		t.Error("DialKubelet answered for a port other than the kubelet's")
+	}
+}

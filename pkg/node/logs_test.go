@@ -1,0 +1,120 @@
+package node
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func statusPod(st corev1.ContainerStatus) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Annotations: map[string]string{
+			AnnotationWindowsResources: `{"app":{"cpuMaximum":1250,"memoryLimitInBytes":536870912}}`,
+		}},
+		Spec:   corev1.PodSpec{NodeName: "win2019-1", Containers: []corev1.Container{{Name: "app"}}},
+		Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{st}},
+	}
+}
+
+var (
+	t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	t1 = t0.Add(3 * time.Second)
+)
+
+func terminated(code int32, reason, id string) *corev1.ContainerStateTerminated {
+	return &corev1.ContainerStateTerminated{ExitCode: code, Reason: reason, ContainerID: id,
+		StartedAt: metav1.NewTime(t0), FinishedAt: metav1.NewTime(t1)}
+}
+
+// The log of a run says where it ran, what the Windows runtime received
+// (KLT-5, KLT-6) and how it ended; which run is shown, and the errors when
+// there is none, follow the kubelet.
+func TestContainerLog(t *testing.T) {
+	running := corev1.ContainerStatus{Name: "app", Image: "img", ContainerID: "containerd://1",
+		State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(t0)}}}
+	restarted := running
+	restarted.LastTerminationState = corev1.ContainerState{Terminated: terminated(3, "Error", "containerd://0")}
+	done := corev1.ContainerStatus{Name: "app", Image: "img", ContainerID: "containerd://1",
+		State: corev1.ContainerState{Terminated: terminated(0, "Completed", "containerd://1")}}
+	waiting := func(reason string) corev1.ContainerStatus {
+		return corev1.ContainerStatus{Name: "app", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason}}}
+	}
+	tests := []struct {
+		name      string
+		st        corev1.ContainerStatus
+		container string
+		previous  bool
+		want      []string // substrings of the log, in order
+		wantErr   string
+	}{
+		// rule: KLT-5, KLT-6
+		{"running", running, "app", false, []string{`container "app" started on emulated node win2019-1 from image img`, "CpuMaximum=1250 MemoryLimitInBytes=536870912"}, ""},
+		{"completed", done, "app", false, []string{"started", `container "app" exited with code 0 (Completed)`}, ""},
+		{"previous run", restarted, "app", true, []string{"started", "exited with code 3 (Error)"}, ""},
+		{"no previous run", running, "app", true, nil, `previous terminated container "app" in pod "web" not found`},
+		{"unknown container", running, "sidecar", false, nil, `container "sidecar" in pod "web" is not available`},
+		{"pulling failed", waiting("ErrImagePull"), "app", false, nil, `container "app" in pod "web" is waiting to start: image can't be pulled`},
+		{"pull back-off", waiting("ImagePullBackOff"), "app", false, nil, "is waiting to start: trying and failing to pull image"},
+		{"create failed", waiting("CreateContainerError"), "app", false, nil, "is waiting to start: CreateContainerError"},
+		{"never ran", corev1.ContainerStatus{Name: "app"}, "app", false, nil, "is waiting to start - no logs yet"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lines, err := containerLog(statusPod(tt.st), tt.container, tt.previous)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := logOptions{tailLines: -1}.render(lines)
+			for _, w := range tt.want {
+				i := strings.Index(text, w)
+				if i < 0 {
+					t.Fatalf("log lacks %q (in order):\n%s", w, text)
+				}
+				text = text[i+len(w):]
+			}
+		})
+	}
+}
+
+func TestRenderOptions(t *testing.T) {
+	lines := []logLine{{t0, "one"}, {t0, "two"}, {t1, "three"}}
+	tests := []struct {
+		opts logOptions
+		want string
+	}{
+		{logOptions{tailLines: -1}, "one\ntwo\nthree\n"},
+		{logOptions{tailLines: 1}, "three\n"},
+		{logOptions{tailLines: 0}, ""},
+		{logOptions{tailLines: -1, limitBytes: 5}, "one\nt"},
+		{logOptions{tailLines: -1, since: t1}, "three\n"},
+		{logOptions{tailLines: 1, timestamps: true}, "2026-11-22T12:00:03Z three\n"},
+	}
+	for _, tt := range tests {
+		if got := tt.opts.render(lines); got != tt.want {
+			t.Errorf("%+v: got %q, want %q", tt.opts, got, tt.want)
+		}
+	}
+}
+
+func TestParseLogQuery(t *testing.T) {
+	r := httptest.NewRequest("GET", "/containerLogs/ns/p/c?follow=true&tailLines=2&timestamps=1&limitBytes=10&sinceTime=2026-11-22T12:00:03Z", nil)
+	opts, follow, previous, err := parseLogQuery(r)
+	if err != nil || !follow || previous || !opts.timestamps || opts.tailLines != 2 || opts.limitBytes != 10 || !opts.since.Equal(t1) {
+		t.Errorf("got %+v follow=%v previous=%v err=%v", opts, follow, previous, err)
+	}
+	for _, bad := range []string{"tailLines=-1", "follow=maybe", "sinceSeconds=0", "sinceTime=yesterday", "limitBytes=x"} {
+		if _, _, _, err := parseLogQuery(httptest.NewRequest("GET", "/x?"+bad, nil)); err == nil || !strings.Contains(err.Error(), strings.Split(bad, "=")[0]) {
+			t.Errorf("%s: err = %v, want one naming the parameter", bad, err)
+		}
+	}
+}
