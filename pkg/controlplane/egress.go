@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 )
@@ -61,7 +60,7 @@ func startEgressProxy(l *layout) (*egressProxy, error) {
 	}
 	if err := os.WriteFile(l.egressConfigFile(), fmt.Appendf(nil, egressConfig, path), 0o600); err != nil {
 		ln.Close()
-		return nil, fmt.Errorf("data dir %s is not writable: %w", filepath.Dir(path), err)
+		return nil, fmt.Errorf("data dir %s is not writable: %w", l.opts.DataDir, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &egressProxy{ln: ln, path: path, dial: l.opts.NodeDialer, ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}
