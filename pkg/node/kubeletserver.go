@@ -219,7 +219,7 @@ func (s *kubeletServer) logs(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	lines, err := containerLog(pod, container, previous)
+	run, lines, err := containerLog(pod, container, previous)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
@@ -227,17 +227,17 @@ func (s *kubeletServer) logs(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain")
 	text := opts.render(lines)
 	io.WriteString(w, text)
-	if follow && !previous {
-		s.follow(w, r, pod, container, opts, len(lines), len(text))
+	if follow && !previous && run.finished.IsZero() {
+		s.follow(w, r, pod, container, run, opts, len(lines), len(text))
 	}
 }
 
-// follow streams the lines the log gains until the container's current run
-// ends, the pod goes, or the client hangs up. seen lines and sent bytes were
-// already written; tailLines applied to those only, limitBytes to all.
-func (s *kubeletServer) follow(w http.ResponseWriter, r *http.Request, pod *corev1.Pod, container string, opts logOptions, seen, sent int) {
+// follow streams the lines the log gains until the followed run of the
+// container ends (its exit line is the last), another run replaces it, the
+// pod goes, or the client hangs up. seen lines and sent bytes were already
+// written; tailLines applied to those only, limitBytes to all.
+func (s *kubeletServer) follow(w http.ResponseWriter, r *http.Request, pod *corev1.Pod, container string, followed run, opts logOptions, seen, sent int) {
 	flusher, _ := w.(http.Flusher)
-	started := runStart(pod, container)
 	more := logOptions{timestamps: opts.timestamps, tailLines: -1}
 	t := time.NewTicker(logFollowPoll)
 	defer t.Stop()
@@ -251,11 +251,11 @@ func (s *kubeletServer) follow(w http.ResponseWriter, r *http.Request, pod *core
 		case <-t.C:
 		}
 		now, err := s.agent.podLister.Pods(pod.Namespace).Get(pod.Name)
-		if err != nil || now.UID != pod.UID || !runStart(now, container).Equal(started) {
+		if err != nil || now.UID != pod.UID {
 			return
 		}
-		lines, err := containerLog(now, container, false)
-		if err != nil {
+		current, lines, err := containerLog(now, container, false)
+		if err != nil || !current.started.Equal(followed.started) {
 			return
 		}
 		if len(lines) > seen {
@@ -264,22 +264,10 @@ func (s *kubeletServer) follow(w http.ResponseWriter, r *http.Request, pod *core
 			io.WriteString(w, text)
 			seen, sent = len(lines), sent+len(text)
 		}
-		if st, _ := findStatus(now, container); st.State.Running == nil {
+		if !current.finished.IsZero() {
 			return
 		}
 	}
-}
-
-// runStart is when the container's current run started (zero if none).
-func runStart(pod *corev1.Pod, container string) time.Time {
-	st, _ := findStatus(pod, container)
-	switch {
-	case st.State.Running != nil:
-		return st.State.Running.StartedAt.Time
-	case st.State.Terminated != nil:
-		return st.State.Terminated.StartedAt.Time
-	}
-	return time.Time{}
 }
 
 func hasContainer(pod *corev1.Pod, name string) bool {

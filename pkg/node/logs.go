@@ -22,16 +22,19 @@ type logLine struct {
 //
 // The errors are the kubelet's (validateContainerLogStatus), so scripts that
 // parse them behave as on a real node.
-func containerLog(pod *corev1.Pod, name string, previous bool) ([]logLine, error) {
+//
+// It also returns the run the log belongs to, so a followed log can tell
+// when that run ends or another starts.
+func containerLog(pod *corev1.Pod, name string, previous bool) (run, []logLine, error) {
 	st, ok := findStatus(pod, name)
 	if !ok {
-		return nil, fmt.Errorf("container %q in pod %q is not available", name, pod.Name)
+		return run{}, nil, fmt.Errorf("container %q in pod %q is not available", name, pod.Name)
 	}
-	run, err := loggedRun(pod.Name, st, previous)
+	r, err := loggedRun(pod.Name, st, previous)
 	if err != nil {
-		return nil, err
+		return run{}, nil, err
 	}
-	return runLines(pod, st, run), nil
+	return r, runLines(pod, st, r), nil
 }
 
 // findStatus looks for the container among the init, regular and ephemeral

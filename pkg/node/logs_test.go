@@ -64,7 +64,7 @@ func TestContainerLog(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			lines, err := containerLog(statusPod(tt.st), tt.container, tt.previous)
+			_, lines, err := containerLog(statusPod(tt.st), tt.container, tt.previous)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
