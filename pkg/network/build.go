@@ -1,0 +1,149 @@
+package network
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/winkube/winkube/pkg/network/cni"
+	"github.com/winkube/winkube/pkg/windows"
+)
+
+// builder carries what every node's build needs.
+type builder struct {
+	s       *Snapshot
+	cluster *Cluster
+	netConf cni.NetConf
+	hasConf bool
+	// confBroken: kube-flannel-cfg exists but flanneld cannot use it.
+	confBroken bool
+	proxies    []proxyDaemon
+	podsOn     map[string][]*corev1.Pod // node name → pods, sorted
+	nodes      []*corev1.Node           // sorted by name
+}
+
+// Build computes the network model of a snapshot. It never fails: what
+// the real components would refuse becomes a Finding.
+func Build(s *Snapshot) *Model {
+	if s == nil {
+		s = &Snapshot{}
+	}
+	c, nc, ok := buildCluster(s)
+	b := &builder{s: s, cluster: &c, netConf: nc, hasConf: ok, proxies: windowsProxies(s.DaemonSets)}
+	b.confBroken = !ok && findConfigMap(s.ConfigMaps, flannelConfigMap, kubeSystem, "kube-flannel") != nil
+	b.index()
+	m := &Model{Cluster: c, Snapshot: s, Nodes: []*Node{}}
+	for _, n := range b.nodes {
+		m.Nodes = append(m.Nodes, b.node(n))
+	}
+	m.Cluster = *b.cluster
+	return m
+}
+
+// index sorts the nodes and groups the pods by node.
+func (b *builder) index() {
+	b.nodes = append([]*corev1.Node(nil), b.s.Nodes...)
+	sort.Slice(b.nodes, func(i, j int) bool { return b.nodes[i].Name < b.nodes[j].Name })
+	b.podsOn = map[string][]*corev1.Pod{}
+	for _, p := range b.s.Pods {
+		if p != nil && p.Spec.NodeName != "" {
+			b.podsOn[p.Spec.NodeName] = append(b.podsOn[p.Spec.NodeName], p)
+		}
+	}
+	for _, pods := range b.podsOn {
+		sort.Slice(pods, func(i, j int) bool {
+			return pods[i].Namespace+"/"+pods[i].Name < pods[j].Namespace+"/"+pods[j].Name
+		})
+	}
+}
+
+// node builds one node: common settings, then the OS's part.
+func (b *builder) node(n *corev1.Node) *Node {
+	out := &Node{Name: n.Name, OS: nodeOS(n), InternalIP: internalIP(n)}
+	if p, ok := podCIDR(n); ok {
+		out.PodCIDR = p
+	}
+	if out.OS == "windows" {
+		b.windowsNode(n, out)
+	} else {
+		b.linuxNode(n, out)
+	}
+	return out
+}
+
+// linuxNode: flanneld's files and annotations; the rest of a Linux node's
+// behaviour (iptables, the full DNS search list) is the checker's.
+func (b *builder) linuxNode(n *corev1.Node, out *Node) {
+	if !b.hasConf || !out.PodCIDR.IsValid() {
+		return
+	}
+	bt := b.netConf.Backend
+	out.SubnetEnv = cni.NewSubnetEnv(b.cluster.ClusterCIDR, out.PodCIDR, bt.Type, "linux").String()
+	out.FlannelAnnotations = cni.FlannelAnnotations(bt.Type, bt.EffectiveVNI("linux"), out.InternalIP.String(), vtepMAC(n))
+}
+
+// nodeOS reads kubernetes.io/os (or the beta label, or the node info).
+func nodeOS(n *corev1.Node) string {
+	for _, k := range []string{windows.LabelOS, windows.LabelOSBeta} {
+		if v := n.Labels[k]; v != "" {
+			return v
+		}
+	}
+	if n.Status.NodeInfo.OperatingSystem != "" {
+		return n.Status.NodeInfo.OperatingSystem
+	}
+	return "linux"
+}
+
+// internalIP is the node's first IPv4 InternalIP (else any InternalIP).
+func internalIP(n *corev1.Node) netip.Addr {
+	var any netip.Addr
+	for _, a := range n.Status.Addresses {
+		if a.Type != corev1.NodeInternalIP {
+			continue
+		}
+		ip, err := netip.ParseAddr(a.Address)
+		if err != nil {
+			continue
+		}
+		if ip.Is4() {
+			return ip
+		}
+		if !any.IsValid() {
+			any = ip
+		}
+	}
+	return any
+}
+
+// podCIDR is the node's IPv4 pod CIDR.
+func podCIDR(n *corev1.Node) (netip.Prefix, bool) {
+	list := n.Spec.PodCIDRs
+	if len(list) == 0 && n.Spec.PodCIDR != "" {
+		list = []string{n.Spec.PodCIDR}
+	}
+	for _, s := range list {
+		if p, err := netip.ParsePrefix(s); err == nil && p.Addr().Is4() {
+			return p.Masked(), true
+		}
+	}
+	return netip.Prefix{}, false
+}
+
+// nodeBuild reads the Windows build from the windows-build label or the
+// kernel version.
+func nodeBuild(n *corev1.Node) (windows.Build, error) {
+	if v := n.Labels[windows.LabelWindowsBuild]; v != "" {
+		return windows.ParseBuild(v)
+	}
+	if v := n.Status.NodeInfo.KernelVersion; v != "" {
+		return windows.ParseBuild(v)
+	}
+	return windows.Build{}, fmt.Errorf("node %s has neither the %s label nor a kernel version", n.Name, windows.LabelWindowsBuild)
+}
+
+func (n *Node) finding(rule, format string, args ...any) {
+	n.Findings = append(n.Findings, Finding{Rule: rule, Message: fmt.Sprintf(format, args...)})
+}
