@@ -101,6 +101,9 @@ func TestValidFull(t *testing.T) {
 	if b.String() != "10.0.20348.2227" {
 		t.Errorf("build with UBR = %s", b)
 	}
+	if c.Network.LoadBalancerCIDR != "192.168.51.0/28" {
+		t.Errorf("loadBalancerCIDR = %q, want the file's 192.168.51.0/28", c.Network.LoadBalancerCIDR)
+	}
 	if c.Nodes()[0].InternalIP.String() != "192.168.50.10" {
 		t.Errorf("first node IP = %s", c.Nodes()[0].InternalIP)
 	}

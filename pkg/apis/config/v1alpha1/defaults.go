@@ -1,6 +1,8 @@
 package v1alpha1
 
 import (
+	"net/netip"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -20,6 +22,10 @@ const (
 	DefaultMemory           = "8Gi"
 	DefaultMaxPods          = 110
 )
+
+// DefaultLoadBalancerCIDR is the LoadBalancer address pool: next to the
+// management network, overlapping none of the other default networks.
+const DefaultLoadBalancerCIDR = "10.127.131.0/24"
 
 // WindowsTaint is the taint SCH-3 recommends for every Windows node.
 var WindowsTaint = corev1.Taint{Key: "os", Value: "windows", Effect: corev1.TaintEffectNoSchedule}
@@ -69,9 +75,37 @@ func setNetworkDefaults(n *Network) {
 	n.ServiceCIDR = orDefault(n.ServiceCIDR, DefaultServiceCIDR)
 	n.DNSServiceIP = orDefault(n.DNSServiceIP, DefaultDNSServiceIP)
 	n.ManagementCIDR = orDefault(n.ManagementCIDR, DefaultManagementCIDR)
+	if n.LoadBalancerCIDR == "" {
+		n.LoadBalancerCIDR = freeLoadBalancerCIDR(n)
+	}
 	if n.NodeCIDRMaskSize == 0 {
 		n.NodeCIDRMaskSize = DefaultNodeCIDRMaskSize
 	}
+}
+
+// freeLoadBalancerCIDR is the default pool, or when the file's own
+// networks overlap it, the first /24 after it that overlaps none of them:
+// a file written before the pool existed stays valid.
+func freeLoadBalancerCIDR(n *Network) string {
+	p := netip.MustParsePrefix(DefaultLoadBalancerCIDR)
+	for i := 0; i < 64; i++ {
+		if !overlapsAny(p, n.ClusterCIDR, n.ServiceCIDR, n.ManagementCIDR) {
+			return p.String()
+		}
+		a := p.Addr().As4()
+		a[2]++
+		p = netip.PrefixFrom(netip.AddrFrom4(a), 24)
+	}
+	return DefaultLoadBalancerCIDR // validation names the overlap
+}
+
+func overlapsAny(p netip.Prefix, cidrs ...string) bool {
+	for _, c := range cidrs {
+		if q, err := netip.ParsePrefix(c); err == nil && q.Overlaps(p) {
+			return true
+		}
+	}
+	return false
 }
 
 func setPoolDefaults(p *NodePool) {

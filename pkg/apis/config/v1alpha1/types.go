@@ -4,6 +4,9 @@
 package v1alpha1
 
 import (
+	"fmt"
+	"net/netip"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
@@ -42,17 +45,32 @@ type Cluster struct {
 	NodePools []NodePool `json:"nodePools,omitempty"`
 }
 
-// Network holds the three address spaces of PLAN-1 plus the host network.
+// Network holds the three address spaces of PLAN-1 plus the host network
+// and the pool LoadBalancer Services take their addresses from.
 type Network struct {
 	Mode           string `json:"mode,omitempty"`
 	ClusterCIDR    string `json:"clusterCIDR,omitempty"`
 	ServiceCIDR    string `json:"serviceCIDR,omitempty"`
 	DNSServiceIP   string `json:"dnsServiceIP,omitempty"`
 	ManagementCIDR string `json:"managementCIDR,omitempty"`
+	// LoadBalancerCIDR is the pool of status.loadBalancer.ingress addresses
+	// handed to LoadBalancer Services, as MetalLB or cloud-provider-kind
+	// would; its network and broadcast addresses are never handed out.
+	LoadBalancerCIDR string `json:"loadBalancerCIDR,omitempty"`
 	// NodeCIDRMaskSize is the prefix length of each node's pod subnet.
 	NodeCIDRMaskSize int `json:"nodeCIDRMaskSize,omitempty"`
 	// EnableDSR says kube-proxy runs with --enable-dsr (LIM-12, KP-2).
 	EnableDSR bool `json:"enableDSR,omitempty"`
+}
+
+// LoadBalancerPool parses LoadBalancerCIDR, the pool of LoadBalancer
+// Service addresses.
+func (n *Network) LoadBalancerPool() (netip.Prefix, error) {
+	p, err := netip.ParsePrefix(n.LoadBalancerCIDR)
+	if err != nil {
+		return netip.Prefix{}, fmt.Errorf("network.loadBalancerCIDR: %w", err)
+	}
+	return p, nil
 }
 
 // NodePool is a group of identical emulated nodes.

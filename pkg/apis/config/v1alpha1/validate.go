@@ -36,7 +36,7 @@ func validateNetwork(n *Network, path *field.Path) field.ErrorList {
 	nets := map[string]netip.Prefix{}
 	for _, f := range []struct {
 		name, value string
-	}{{"clusterCIDR", n.ClusterCIDR}, {"serviceCIDR", n.ServiceCIDR}, {"managementCIDR", n.ManagementCIDR}} {
+	}{{"clusterCIDR", n.ClusterCIDR}, {"serviceCIDR", n.ServiceCIDR}, {"managementCIDR", n.ManagementCIDR}, {"loadBalancerCIDR", n.LoadBalancerCIDR}} {
 		p, err := netip.ParsePrefix(f.value)
 		switch {
 		case err != nil:
@@ -51,6 +51,10 @@ func validateNetwork(n *Network, path *field.Path) field.ErrorList {
 		}
 	}
 	errs = append(errs, validateOverlaps(nets, path)...)
+	if lb, ok := nets["loadBalancerCIDR"]; ok && lb.Bits() > 30 {
+		// The pool never hands out its network and broadcast addresses.
+		errs = append(errs, field.Invalid(path.Child("loadBalancerCIDR"), n.LoadBalancerCIDR, "too small: a pool needs at least /30 to have an address besides its network and broadcast addresses"))
+	}
 	errs = append(errs, validateDNSIP(n, nets["serviceCIDR"], path)...)
 	if cl, ok := nets["clusterCIDR"]; ok && (n.NodeCIDRMaskSize < cl.Bits() || n.NodeCIDRMaskSize > 30) {
 		errs = append(errs, field.Invalid(path.Child("nodeCIDRMaskSize"), n.NodeCIDRMaskSize,
@@ -59,16 +63,17 @@ func validateNetwork(n *Network, path *field.Path) field.ErrorList {
 	return errs
 }
 
-// validateOverlaps applies PLAN-1: the three spaces must not overlap.
+// validateOverlaps applies PLAN-1: the three spaces must not overlap, and
+// neither may the LoadBalancer pool overlap any of them.
 func validateOverlaps(nets map[string]netip.Prefix, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	names := []string{"clusterCIDR", "serviceCIDR", "managementCIDR"}
+	names := []string{"clusterCIDR", "serviceCIDR", "managementCIDR", "loadBalancerCIDR"}
 	for i, a := range names {
 		for _, b := range names[i+1:] {
 			pa, okA := nets[a]
 			pb, okB := nets[b]
 			if okA && okB && pa.Overlaps(pb) {
-				errs = append(errs, field.Invalid(path.Child(b), pb.String(), "overlaps "+path.Child(a).String()+" "+pa.String()+"; the cluster, service and management networks must not overlap (PLAN-1)"))
+				errs = append(errs, field.Invalid(path.Child(b), pb.String(), "overlaps "+path.Child(a).String()+" "+pa.String()+"; the cluster, service, management and load balancer networks must not overlap (PLAN-1)"))
 			}
 		}
 	}
