@@ -18,6 +18,10 @@ const (
 	// mixedRepo publishes Linux and Windows tags (PowerShell): tags naming a
 	// Windows release are Windows, the rest are Linux.
 	mixedRepo
+	// hostProcessRepo images are Windows HostProcess images for every tag:
+	// built FROM the HostProcess base image without os.version (its README
+	// asks for no platform information), they run on any Windows build.
+	hostProcessRepo
 )
 
 // repoEntry is one repository of the built-in catalog.
@@ -166,6 +170,12 @@ func buildCatalog() map[string]repoEntry {
 		"mcr.microsoft.com/k8s/core/pause": {kind: windowsRepo, tags: map[string][]Platform{
 			"1.2.0": {windowsBuildPlatform("10.0.17134.1"), windowsPlatform("1809")},
 		}},
+		// HostProcess images: the base image and the sig-windows-tools
+		// builds of flannel and kube-proxy that winkube's add-ons run on
+		// Windows nodes (pkg/addons).
+		"mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image": {kind: hostProcessRepo},
+		"docker.io/sigwindowstools/flannel":                                           {kind: hostProcessRepo},
+		"docker.io/sigwindowstools/kube-proxy":                                        {kind: hostProcessRepo},
 		// agnhost, the e2e test image, is multi-OS: Linux plus Windows
 		// 1809 and ltsc2022 for every current tag.
 		"registry.k8s.io/e2e-test-images/agnhost": {kind: linuxRepo,
@@ -187,7 +197,8 @@ var commonLinuxImages = []string{
 	"registry.k8s.io/kube-apiserver", "registry.k8s.io/kube-scheduler",
 	"registry.k8s.io/kube-controller-manager", "registry.k8s.io/etcd",
 	"registry.k8s.io/e2e-test-images/busybox", "registry.k8s.io/e2e-test-images/nginx",
-	"docker.io/flannel/flannel", "quay.io/coreos/flannel",
+	"docker.io/flannel/flannel", "quay.io/coreos/flannel", "ghcr.io/flannel-io/flannel",
+	"docker.io/flannel/flannel-cni-plugin", "ghcr.io/flannel-io/flannel-cni-plugin",
 	"mcr.microsoft.com/dotnet/aspnet", "mcr.microsoft.com/dotnet/runtime",
 }
 

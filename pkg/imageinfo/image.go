@@ -95,6 +95,8 @@ func (e repoEntry) platforms(tag string) ([]Platform, bool) {
 		if _, b, ok := releaseFromTag(tag); ok {
 			return []Platform{windowsBuildPlatform(b.String())}, true
 		}
+	case hostProcessRepo:
+		return []Platform{{OS: "windows", Architecture: amd64}}, true
 	}
 	return clonePlatforms(e.linux), len(e.linux) > 0 && !e.guess
 }
