@@ -24,11 +24,16 @@
 //   - LIM-14: with Docker a container that ignores the stop signal is killed
 //     after 5 s whatever terminationGracePeriodSeconds says.
 //   - KLT-3: Windows nodes emit no NodeAllocatableEnforced event.
+//   - STO-1/STO-2, LIM-5, LIM-9: volumes are mounted before the sandbox
+//     starts; NFS, in-tree iSCSI and Fibre Channel, raw block devices and
+//     CSI drivers without csi-proxy fail there with the kubelet's
+//     FailedMount/FailedMapVolume events and the pod stays
+//     ContainerCreating (volumes.go, volumeplugins.go).
 //
-// Other LIM rules (emptyDir medium Memory, NFS, mount propagation, subPath
-// files on Docker, ...) are silently accepted here, as a real node mostly
-// accepts them too or fails in ways not worth imitating; lint and the
-// admission webhook report them before deployment.
+// Other LIM rules (emptyDir medium Memory, mount propagation, subPath files
+// on Docker, ...) are silently accepted here, as a real node accepts them
+// too or fails in ways not worth imitating; lint and the admission webhook
+// report them before deployment.
 //
 // Annotations steer the emulated programs (run time, exit code, SIGTERM
 // handling, sandbox image); see the Annotation constants.

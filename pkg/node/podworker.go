@@ -74,6 +74,7 @@ type podWorker struct {
 	ctrs           []*ctr
 	written        *corev1.PodStatus
 	annotated      bool
+	volumes        volumeWait // see volumes.go
 }
 
 // ctr is the emulated state of one container.
@@ -258,6 +259,7 @@ func (w *podWorker) nextWake() time.Time {
 	if !w.sandboxReady {
 		consider(w.sandboxRetryAt)
 		consider(time.Now().Add(networkRetry))
+		consider(w.volumes.wake())
 	}
 	for _, c := range append(append([]*ctr(nil), w.initCtrs...), w.ctrs...) {
 		switch {
@@ -285,6 +287,10 @@ func (w *podWorker) syncPod(ctx context.Context, pod *corev1.Pod) {
 	}
 	if w.startTime == nil {
 		w.startTime = ptr.To(metav1.Now())
+	}
+	// The kubelet mounts the pod's volumes before it creates the sandbox.
+	if !w.sandboxReady && !w.volumesReady(ctx, pod) {
+		return
 	}
 	if !w.sandboxReady && !w.createSandbox(ctx, pod) {
 		return
