@@ -190,6 +190,7 @@ func (n *emuNode) checkPodCIDR(ctx context.Context, pickOwn bool) {
 		n.reportErr(err)
 		return
 	}
+	n.reportErr(n.writeFlannelAnnotations(ctx))
 	if !n.networkReady {
 		n.networkReady = true
 		n.reportErr(n.postStatus(ctx))
@@ -221,6 +222,7 @@ func (n *emuNode) setupNetwork(cidr string) error {
 	if err != nil {
 		return fmt.Errorf("node %s: %w", n.spec.name, err)
 	}
+	n.reserveHostAddresses(m)
 	pods, _ := n.agent.podLister.List(labels.Everything())
 	for _, p := range pods {
 		if p.Spec.NodeName != n.spec.name || p.Status.PodIP == "" || isTerminal(p) {

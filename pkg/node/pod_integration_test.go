@@ -131,6 +131,15 @@ func checkPodNetwork(t *testing.T, p *corev1.Pod) {
 	if p.Status.HostIP == "" || p.Status.HostIP == p.Status.PodIP {
 		t.Errorf("pod %s: hostIP %q", p.Name, p.Status.HostIP)
 	}
+	// rule: NET-3, KP-2: on Windows, .2 is the host endpoint or source VIP.
+	if n.Labels[corev1.LabelOSStable] == "windows" && ip == cidr.Addr().Next().Next() {
+		t.Errorf("pod %s on Windows node %s got %s, the address the host endpoint / source VIP holds", p.Name, n.Name, ip)
+	}
+	// Flannel's annotations are written once the node has its subnet.
+	if n.Annotations["flannel.alpha.coreos.com/backend-type"] != "vxlan" || n.Annotations["flannel.alpha.coreos.com/public-ip"] == "" ||
+		!strings.Contains(n.Annotations["flannel.alpha.coreos.com/backend-data"], `"VNI":4096`) {
+		t.Errorf("node %s: flannel annotations %v", n.Name, n.Annotations)
+	}
 }
 
 // rule: KLT-5, KLT-6

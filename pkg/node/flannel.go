@@ -1,0 +1,64 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/network/cni"
+)
+
+// flannelAnnotations are what flanneld writes on its node once it holds
+// the node's subnet: the backend of the cluster's network mode (vxlan for
+// overlay, host-gw for l2bridge, NET-1), VNI 4096 (NET-2), the node IP
+// as public IP, and a VTEP MAC stable across restarts.
+func (n *emuNode) flannelAnnotations() map[string]string {
+	backend := cni.BackendVXLAN
+	if n.agent.cluster.Network.Mode == v1alpha1.ModeL2Bridge {
+		backend = cni.BackendHostGW
+	}
+	return cni.FlannelAnnotations(backend, cni.WindowsMinVNI, n.spec.ip, vtepMAC(n.spec.name))
+}
+
+// writeFlannelAnnotations patches the annotations onto the node when they
+// differ from what it has.
+func (n *emuNode) writeFlannelAnnotations(ctx context.Context) error {
+	want := n.flannelAnnotations()
+	if cur, err := n.agent.nodeLister.Get(n.spec.name); err == nil {
+		same := true
+		for k, v := range want {
+			same = same && cur.Annotations[k] == v
+		}
+		if same {
+			return nil
+		}
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": want}})
+	_, err := n.agent.client.CoreV1().Nodes().Patch(ctx, n.spec.name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil {
+		return fmt.Errorf("write flannel annotations of node %s: %w", n.spec.name, err)
+	}
+	return nil
+}
+
+// reserveHostAddresses keeps a Windows node's gateway and host endpoint
+// (or source VIP) out of pod IPAM, as flanneld and the kube-proxy start
+// script hold them before the first pod (NET-3, KP-2).
+func (n *emuNode) reserveHostAddresses(m *ipam) {
+	if n.spec.host.OS() != v1alpha1.OSWindows {
+		return
+	}
+	for _, a := range cni.ReservedAddresses(n.agent.cluster.Network.Mode, m.prefix) {
+		_ = m.Reserve("host:"+a.String(), a)
+	}
+}
+
+// vtepMAC is a locally administered unicast MAC derived from the node name.
+func vtepMAC(name string) string {
+	h := stableHex(name+"/vtep", 10)
+	return fmt.Sprintf("0a:%s:%s:%s:%s:%s", h[0:2], h[2:4], h[4:6], h[6:8], h[8:10])
+}
