@@ -14,6 +14,7 @@ import (
 	"github.com/winkube/winkube/pkg/cmd/winkube/describe"
 	"github.com/winkube/winkube/pkg/cmd/winkube/down"
 	"github.com/winkube/winkube/pkg/cmd/winkube/lint"
+	"github.com/winkube/winkube/pkg/cmd/winkube/net"
 	"github.com/winkube/winkube/pkg/cmd/winkube/nodes"
 	"github.com/winkube/winkube/pkg/cmd/winkube/up"
 	"github.com/winkube/winkube/pkg/cmd/winkube/version"
@@ -72,6 +73,7 @@ func subcommands(streams cmd.IOStreams) []*cobra.Command {
 		nodes.NewCommand(streams),
 		describe.NewCommand(streams),
 		lint.NewCommand(streams),
+		net.NewCommand(streams),
 		version.NewCommand(streams),
 		component.NewCommand(streams),
 	}

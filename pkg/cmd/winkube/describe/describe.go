@@ -3,14 +3,10 @@ package describe
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/winkube/winkube/pkg/cmd"
-	"github.com/winkube/winkube/pkg/datadir"
 	"github.com/winkube/winkube/pkg/describe"
 )
 
@@ -35,7 +31,7 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			cs, err := client(f)
+			cs, err := cmd.KubeClient(f.kubeconfig, f.dataDir)
 			if err != nil {
 				return err
 			}
@@ -46,23 +42,4 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 	c.Flags().StringVar(&f.dataDir, "data-dir", "", "data dir of a winkube cluster (default ~/.winkube/default)")
 	c.Flags().StringVarP(&f.namespace, "namespace", "n", "default", "namespace of the pod")
 	return c
-}
-
-func client(f *flags) (kubernetes.Interface, error) {
-	path := f.kubeconfig
-	if path == "" {
-		path = os.Getenv("KUBECONFIG")
-	}
-	if path == "" {
-		dir, err := datadir.Resolve(f.dataDir)
-		if err != nil {
-			return nil, err
-		}
-		path = datadir.Kubeconfig(dir)
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", path)
-	if err != nil {
-		return nil, fmt.Errorf("reading kubeconfig %s (set --kubeconfig): %w", path, err)
-	}
-	return kubernetes.NewForConfig(cfg)
 }
