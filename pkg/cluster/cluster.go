@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/yaml"
@@ -43,6 +44,8 @@ type Cluster struct {
 	// kubelets is the agent once it runs, for the apiserver's calls to the
 	// nodes (kubectl logs); the egress proxy reads it from its own goroutines.
 	kubelets atomic.Pointer[node.Agent]
+	services []service
+	dnsAddr  string
 	out      io.Writer
 }
 
@@ -73,12 +76,26 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 		return nil, err
 	}
 	logToFile(filepath.Join(dir, "logs", "winkube.log"))
+	client, err := kubernetes.NewForConfig(c.cp.RESTConfig())
+	if err != nil {
+		c.Stop()
+		return nil, fmt.Errorf("API client: %w", err)
+	}
+	if err := c.startServices(ctx, client); err != nil {
+		c.Stop()
+		return nil, err
+	}
 	if err := c.startNodes(ctx, o.Timeout); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	if err := c.installAddons(ctx, client); err != nil {
 		c.Stop()
 		return nil, err
 	}
 	c.say("Cluster ready in %s.", round(time.Since(start)))
 	c.say("Kubeconfig: %s\n  export KUBECONFIG=%s", c.Kubeconfig(), c.Kubeconfig())
+	c.say("Cluster DNS: %s (for example: dig @%s -p %s kubernetes.default.svc.cluster.local)", c.dnsAddr, dnsHost(c.dnsAddr), dnsPort(c.dnsAddr))
 	return c, nil
 }
 
@@ -166,7 +183,7 @@ func (c *Cluster) Wait(ctx context.Context) error {
 // Stop stops the nodes, then the control plane. Safe to call twice.
 func (c *Cluster) Stop() {
 	start := time.Now()
-	if c.agent == nil && c.cp == nil {
+	if c.agent == nil && c.cp == nil && c.services == nil {
 		return
 	}
 	c.say("Stopping...")
@@ -175,6 +192,7 @@ func (c *Cluster) Stop() {
 		_ = c.agent.Close()
 		c.agent = nil
 	}
+	c.stopServices()
 	if c.cp != nil {
 		if err := c.cp.Close(); err != nil {
 			c.say("  stopping the control plane: %v", err)

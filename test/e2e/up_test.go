@@ -174,6 +174,7 @@ func TestUp(t *testing.T) {
 	checkNodes(t, cs)
 	checkDescribe(t, cs, dir)
 	checkLogs(t, cs)
+	checkNet(t, cs, dir)
 
 	checkJoin(t, cs, dir)
 

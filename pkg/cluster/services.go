@@ -1,0 +1,129 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/winkube/winkube/pkg/addons"
+	"github.com/winkube/winkube/pkg/dnsserver"
+	"github.com/winkube/winkube/pkg/loadbalancer"
+	"github.com/winkube/winkube/pkg/storage"
+)
+
+// dnsAddressFile holds the cluster DNS server's address, 127.0.0.1:PORT.
+const dnsAddressFile = "dns-address"
+
+// service is one in-process part of the cluster beside the control plane
+// and the nodes: the DNS server, the load balancer pool, the provisioner.
+type service struct {
+	name  string
+	close func()
+}
+
+// startServices starts what a real cluster's add-ons and cloud provide:
+// cluster DNS on 127.0.0.1, LoadBalancer addresses from the config's pool,
+// and a default StorageClass with its provisioner.
+func (c *Cluster) startServices(ctx context.Context, client kubernetes.Interface) error {
+	step := time.Now()
+	if err := c.startDNS(ctx, client); err != nil {
+		return err
+	}
+	pool, err := c.Config.Network.LoadBalancerPool()
+	if err != nil {
+		return err
+	}
+	lb, err := loadbalancer.Start(ctx, client, pool)
+	if err != nil {
+		return fmt.Errorf("starting the load balancer pool %s: %w", pool, err)
+	}
+	c.services = append(c.services, service{"load balancers", lb.Close})
+	if err := storage.EnsureStorageClass(ctx, client); err != nil {
+		return err
+	}
+	prov, err := storage.Start(ctx, client, storage.Options{})
+	if err != nil {
+		return fmt.Errorf("starting the volume provisioner: %w", err)
+	}
+	c.services = append(c.services, service{"volume provisioner", prov.Close})
+	c.done(fmt.Sprintf("DNS, load balancers (%s), storage", pool), time.Since(step))
+	return nil
+}
+
+// startDNS serves the cluster's names on 127.0.0.1, on the port of the
+// last run when it is free, so a resumed cluster keeps its DNS address.
+func (c *Cluster) startDNS(ctx context.Context, client kubernetes.Interface) error {
+	file := filepath.Join(c.DataDir, dnsAddressFile)
+	addr := dnsserver.DefaultAddr
+	if prev, err := os.ReadFile(file); err == nil && portFree(strings.TrimSpace(string(prev))) {
+		addr = strings.TrimSpace(string(prev))
+	}
+	srv, err := dnsserver.Start(ctx, client, dnsserver.Options{Addr: addr})
+	if err != nil {
+		return fmt.Errorf("starting the cluster DNS server: %w", err)
+	}
+	c.services = append(c.services, service{"DNS server", func() { _ = srv.Close() }})
+	c.dnsAddr = srv.Addr()
+	if err := os.WriteFile(file, []byte(srv.Addr()+"\n"), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", file, err)
+	}
+	return nil
+}
+
+// portFree reports whether addr (127.0.0.1:PORT) can be bound for UDP and TCP.
+func portFree(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host != "127.0.0.1" {
+		return false
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return false
+	}
+	_ = l.Close()
+	p, err := net.ListenPacket("udp", addr)
+	if err != nil {
+		return false
+	}
+	_ = p.Close()
+	return true
+}
+
+// stopServices closes the services in reverse order.
+func (c *Cluster) stopServices() {
+	for i := len(c.services) - 1; i >= 0; i-- {
+		c.services[i].close()
+	}
+	c.services = nil
+}
+
+// DNSAddress is the cluster DNS server's address, 127.0.0.1:PORT.
+func (c *Cluster) DNSAddress() string { return c.dnsAddr }
+
+func dnsHost(addr string) string {
+	h, _, _ := net.SplitHostPort(addr)
+	return h
+}
+
+func dnsPort(addr string) string {
+	_, p, _ := net.SplitHostPort(addr)
+	return p
+}
+
+// installAddons creates the kube-system add-ons a cluster joined by the
+// seed guide has (flannel, the Windows kube-proxy, CoreDNS and kube-dns);
+// the nodes then run their pods.
+func (c *Cluster) installAddons(ctx context.Context, client kubernetes.Interface) error {
+	step := time.Now()
+	if err := addons.Apply(ctx, client, c.Config); err != nil {
+		return fmt.Errorf("installing the kube-system add-ons: %w", err)
+	}
+	c.done("add-ons (flannel, kube-proxy, CoreDNS)", time.Since(step))
+	return nil
+}
