@@ -52,7 +52,7 @@ func (c *Cluster) startServices(ctx context.Context, client kubernetes.Interface
 		return fmt.Errorf("starting the volume provisioner: %w", err)
 	}
 	c.services = append(c.services, service{"volume provisioner", prov.Close})
-	c.done(fmt.Sprintf("DNS, load balancers (%s), storage", pool), time.Since(step))
+	c.done("DNS, LoadBalancer pool, storage", time.Since(step))
 	return nil
 }
 
@@ -124,6 +124,6 @@ func (c *Cluster) installAddons(ctx context.Context, client kubernetes.Interface
 	if err := addons.Apply(ctx, client, c.Config); err != nil {
 		return fmt.Errorf("installing the kube-system add-ons: %w", err)
 	}
-	c.done("add-ons (flannel, kube-proxy, CoreDNS)", time.Since(step))
+	c.done("kube-system add-ons", time.Since(step))
 	return nil
 }

@@ -1,5 +1,5 @@
 // Package lint checks Kubernetes manifests against the Windows rule book
-// (shared/spec/RULES.md): the API server's OS field rules (API-*), the
+// (docs/rules.md): the API server's OS field rules (API-*), the
 // Windows limitations no API server enforces (LIM-*), placement on the
 // nodes of a target cluster (SCH-*, IMG-*) and Service limits (LIM-*, KP-*).
 //

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/winkube/winkube/pkg/controlplane/cptest"
 	"github.com/winkube/winkube/pkg/network/hns"
@@ -92,10 +93,18 @@ func createSeedObjects(ctx context.Context, t *testing.T, c kubernetes.Interface
 	s := seedCluster()
 	s.Services[2].Spec.SessionAffinity = corev1.ServiceAffinityClientIP
 	for _, n := range s.Nodes {
-		created, err := c.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
+		_, err := c.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
 		must(t, "create node "+n.Name, err)
-		created.Status.Addresses = n.Status.Addresses
-		_, err = c.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{})
+		// The controller-manager writes to new nodes too (taints, pod CIDR).
+		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cur, err := c.CoreV1().Nodes().Get(ctx, n.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			cur.Status.Addresses = n.Status.Addresses
+			_, err = c.CoreV1().Nodes().UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+			return err
+		})
 		must(t, "update node status "+n.Name, err)
 	}
 	for _, cm := range s.ConfigMaps {

@@ -1,4 +1,4 @@
-// Package windows is the Windows node rule book (shared/spec/RULES.md) written
+// Package windows is the Windows node rule book (docs/rules.md) written
 // as pure functions and tables: Windows builds and releases, image/host
 // compatibility, kubelet arithmetic, pod field rules and the limitations that
 // lint, the admission webhook and the emulated node must all agree on.

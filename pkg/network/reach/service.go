@@ -92,7 +92,7 @@ func (c *Checker) windowsLB(w *walk, n *network.Node, svc *corev1.Service, sp *c
 		c.noLB(w, n, svc, sp, kind)
 		return netip.AddrPort{}, false
 	}
-	w.hop(n.Name, "HNS load balancer %s %s:%d/%s → %d backends%s", kind, frontend, lb.ExternalPort, protoName(sp.Protocol), len(lb.Endpoints), lbFlags(lb))
+	w.hop(n.Name, "HNS load balancer %s %s:%d/%s → %s%s", kind, frontend, lb.ExternalPort, protoName(sp.Protocol), backends(len(lb.Endpoints)), lbFlags(lb))
 	for _, id := range lb.Endpoints {
 		if ep := endpointByID(n, id); ep != nil {
 			ip, err := netip.ParseAddr(ep.IPAddress)
@@ -162,7 +162,7 @@ func (c *Checker) linuxLB(w *walk, n *network.Node, svc *corev1.Service, sp *cor
 		w.fail(fmt.Sprintf("Service %s has no ready endpoints for port %d reachable from %s: kube-proxy (iptables) rejects the connection", name, sp.Port, n.Name), rule)
 		return netip.AddrPort{}, false
 	}
-	w.hop(n.Name, "iptables: %s %s:%d/%s → %d backends", kind, w.res.ResolvedIP, sp.Port, protoName(sp.Protocol), len(eps))
+	w.hop(n.Name, "iptables: %s %s:%d/%s → %s", kind, w.res.ResolvedIP, sp.Port, protoName(sp.Protocol), backends(len(eps)))
 	return eps[0].addr, true
 }
 
@@ -237,4 +237,11 @@ func lbFlags(lb *hns.LoadBalancer) string {
 		return ""
 	}
 	return fmt.Sprintf(" (%s)", joinComma(f))
+}
+
+func backends(n int) string {
+	if n == 1 {
+		return "1 backend"
+	}
+	return fmt.Sprintf("%d backends", n)
 }
