@@ -2,8 +2,6 @@ package loadbalancer
 
 import (
 	"context"
-	"flag"
-	"fmt"
 	"net/netip"
 	"os"
 	"strings"
@@ -16,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
-	"github.com/winkube/winkube/pkg/controlplane"
 	"github.com/winkube/winkube/pkg/controlplane/cptest"
 )
 
@@ -27,23 +25,10 @@ import (
 var client kubernetes.Interface
 
 func TestMain(m *testing.M) {
-	controlplane.MaybeRunComponent() // the control plane's children are this binary
-	os.Exit(runTests(m))
-}
-
-func runTests(m *testing.M) int {
-	flag.Parse()
-	if testing.Short() {
-		return m.Run()
-	}
-	cp, cleanup, err := cptest.Start("")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "start control plane:", err)
-		return 1
-	}
-	defer cleanup()
-	client = kubernetes.NewForConfigOrDie(cp.RESTConfig())
-	return m.Run()
+	os.Exit(cptest.Main(m, func(cfg *rest.Config) (func(), error) {
+		client = kubernetes.NewForConfigOrDie(cfg)
+		return nil, nil
+	}))
 }
 
 func needCluster(t *testing.T) {
@@ -64,33 +49,8 @@ func startController(t *testing.T, pool string) *Controller {
 	return c
 }
 
-// newNamespace creates a namespace for one test. Its cleanup deletes the
-// Services first and waits until they are gone, so the next test's
-// controller never sees them (a terminating namespace keeps its objects for
-// a while).
-func newNamespace(t *testing.T) string {
-	t.Helper()
-	name := strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-"))
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: name + "-"}}
-	created, err := client.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("create namespace: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx := context.Background()
-		if list, err := client.CoreV1().Services(created.Name).List(ctx, metav1.ListOptions{}); err == nil {
-			for _, svc := range list.Items {
-				_ = client.CoreV1().Services(created.Name).Delete(ctx, svc.Name, metav1.DeleteOptions{})
-			}
-		}
-		_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-			list, err := client.CoreV1().Services(created.Name).List(ctx, metav1.ListOptions{})
-			return err == nil && len(list.Items) == 0, nil
-		})
-		_ = client.CoreV1().Namespaces().Delete(ctx, created.Name, metav1.DeleteOptions{})
-	})
-	return created.Name
-}
+// newNamespace creates a namespace for one test and deletes it afterwards.
+func newNamespace(t *testing.T) string { return cptest.Namespace(t, client) }
 
 // lbService is a LoadBalancer Service with one port; loadBalancerIP may be
 // empty.

@@ -112,6 +112,7 @@ func checkNet(t *testing.T, cs kubernetes.Interface, dir string) {
 	if code != 2 || strings.Count(strings.TrimSpace(out), "\n") != 0 || !strings.Contains(out, "no-such-pod") {
 		t.Errorf("unknown pod: exit %d, output %q; want exit 2 and one line naming it", code, out)
 	}
+	checkMatrix(t, dir)
 	hns, err := exec.Command(winkube, "net", "hns", pods.Items[0].Spec.NodeName, "--kubeconfig", filepath.Join(dir, "kubeconfig")).CombinedOutput()
 	// rule: KP-3, NET-5
 	if err != nil || !strings.Contains(string(hns), "default/win-webserver:80") || !strings.Contains(string(hns), "0E-2A-") || !strings.Contains(string(hns), "FLANNEL_SUBNET=") {
@@ -208,5 +209,39 @@ func checkLoadBalancer(t *testing.T, cs kubernetes.Interface) {
 			t.Fatalf("LoadBalancer Service got no address within 30s: %v", err)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// checkMatrix: every NET-9 flow works from the Linux pod; from the Windows
+// pod, the Windows cases fail with their rules.
+func checkMatrix(t *testing.T, dir string) {
+	t.Helper()
+	out, err := exec.Command(winkube, "net", "matrix", "-o", "json", "--kubeconfig", filepath.Join(dir, "kubeconfig")).Output()
+	if err != nil {
+		t.Fatalf("net matrix: %v\n%s", err, out)
+	}
+	var m struct {
+		WindowsPod, LinuxPod string
+		Flows                []struct {
+			Flow           string
+			Windows, Linux *netResult
+		}
+	}
+	if err := json.Unmarshal(out, &m); err != nil {
+		t.Fatalf("net matrix -o json: %v\n%s", err, out)
+	}
+	// rule: NET-9, DNS-1, LIM-17
+	wantWindowsFails := map[string]string{"pod → service (PQDN with a dot)": "DNS-1", "pod → external (ICMP)": "LIM-17"}
+	for _, f := range m.Flows {
+		if f.Windows == nil {
+			t.Errorf("flow %q has no Windows verdict (Windows pod %q)", f.Flow, m.WindowsPod)
+			continue
+		}
+		if rule, ok := wantWindowsFails[f.Flow]; ok && (f.Windows.Reachable || !strings.Contains(strings.Join(f.Windows.Rules, ","), rule)) {
+			t.Errorf("flow %q from Windows: reachable %t rules %v, want unreachable by %s", f.Flow, f.Windows.Reachable, f.Windows.Rules, rule)
+		}
+		if f.Flow == "pod → service (ClusterIP)" && !f.Windows.Reachable {
+			t.Errorf("ClusterIP from the Windows pod: %s", f.Windows.Reason)
+		}
 	}
 }
