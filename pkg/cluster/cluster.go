@@ -23,6 +23,7 @@ import (
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/controlplane"
 	"github.com/winkube/winkube/pkg/datadir"
+	"github.com/winkube/winkube/pkg/metrics"
 	"github.com/winkube/winkube/pkg/node"
 )
 
@@ -44,9 +45,12 @@ type Cluster struct {
 	// kubelets is the agent once it runs, for the apiserver's calls to the
 	// nodes (kubectl logs); the egress proxy reads it from its own goroutines.
 	kubelets atomic.Pointer[node.Agent]
-	services []service
-	dnsAddr  string
-	out      io.Writer
+	// metricsAPI answers the apiserver's calls to metrics.k8s.io, which
+	// also arrive through the egress proxy.
+	metricsAPI atomic.Pointer[metrics.Server]
+	services   []service
+	dnsAddr    string
+	out        io.Writer
 }
 
 // savedConfig is the config of the last `up` in a data dir, so that a later
@@ -133,7 +137,10 @@ func (c *Cluster) startNodes(ctx context.Context, timeout time.Duration) error {
 	}
 	c.agent = agent
 	c.kubelets.Store(agent)
-	if err := waitReady(ctx, agent.Ready(), agent.Err(), timeout, "the nodes"); err != nil {
+	if err := waitReady(ctx, agent.Ready(), nil, timeout, "the nodes"); err != nil {
+		if notReady := agent.NotReady(); len(notReady) > 0 {
+			err = fmt.Errorf("%w:\n  %s", err, strings.Join(notReady, "\n  "))
+		}
 		return err
 	}
 	c.done(fmt.Sprintf("%d nodes Ready", c.Config.NodeCount()), time.Since(step))
@@ -142,7 +149,12 @@ func (c *Cluster) startNodes(ctx context.Context, timeout time.Duration) error {
 
 // dialNode connects kube-apiserver to an emulated node's kubelet endpoint;
 // other addresses are dialled directly.
-func (c *Cluster) dialNode(_ context.Context, addr string) (net.Conn, bool, error) {
+func (c *Cluster) dialNode(ctx context.Context, addr string) (net.Conn, bool, error) {
+	if m := c.metricsAPI.Load(); m != nil {
+		if conn, ok, err := m.Dial(ctx, addr); ok {
+			return conn, ok, err
+		}
+	}
 	agent := c.kubelets.Load()
 	if agent == nil {
 		return nil, false, nil
@@ -173,8 +185,6 @@ func (c *Cluster) Wait(ctx context.Context) error {
 	case <-ctx.Done():
 	case err = <-c.cp.Err():
 		err = fmt.Errorf("control plane failed: %w", err)
-	case err = <-c.agent.Err():
-		err = fmt.Errorf("node agent failed: %w", err)
 	}
 	c.Stop()
 	return err

@@ -14,6 +14,7 @@ import (
 	"github.com/winkube/winkube/pkg/addons"
 	"github.com/winkube/winkube/pkg/dnsserver"
 	"github.com/winkube/winkube/pkg/loadbalancer"
+	"github.com/winkube/winkube/pkg/metrics"
 	"github.com/winkube/winkube/pkg/storage"
 )
 
@@ -52,7 +53,13 @@ func (c *Cluster) startServices(ctx context.Context, client kubernetes.Interface
 		return fmt.Errorf("starting the volume provisioner: %w", err)
 	}
 	c.services = append(c.services, service{"volume provisioner", prov.Close})
-	c.done("DNS, LoadBalancer pool, storage", time.Since(step))
+	m, err := metrics.Start(ctx, c.cp.RESTConfig())
+	if err != nil {
+		return fmt.Errorf("starting the metrics API: %w", err)
+	}
+	c.metricsAPI.Store(m)
+	c.services = append(c.services, service{"metrics API", func() { c.metricsAPI.Store(nil); m.Close() }})
+	c.done("DNS, LB pool, storage, metrics API", time.Since(step))
 	return nil
 }
 

@@ -80,7 +80,12 @@ func apiserverArgs(l *layout) []string {
 		"--cert-dir=" + l.path("pki"),
 	}
 	if l.opts.NodeDialer != nil {
-		args = append(args, "--egress-selector-config-file="+l.egressConfigFile())
+		args = append(args, "--egress-selector-config-file="+l.egressConfigFile(),
+			// The node proxy subresource (GET /api/v1/nodes/N/proxy/...)
+			// resolves the kubelet's host in the apiserver's own resolver
+			// before it dials through the egress proxy; an emulated node's
+			// name resolves nowhere, its InternalIP is a literal.
+			"--kubelet-preferred-address-types=InternalIP,Hostname,InternalDNS,ExternalDNS,ExternalIP")
 	}
 	return args
 }

@@ -35,6 +35,13 @@ type repoEntry struct {
 	// guess marks linux as a best guess for tags not listed (a newer pause
 	// tag is probably like the newest listed one), so Lookup says Known=false.
 	guess bool
+	// single marks a repository whose tags are single-platform images (one
+	// manifest, no index), as `docker build` and `docker push` leave them.
+	// Every public repository of the catalog publishes indexes: MCR wraps
+	// even one-build tags such as servercore:ltsc2022 or
+	// iis:windowsservercore-ltsc2022 in an index whose one entry carries
+	// os.version, which is why containerd can refuse them at pull (IMG-4).
+	single bool
 }
 
 // Architectures the catalog uses.
@@ -174,8 +181,14 @@ func buildCatalog() map[string]repoEntry {
 		// builds of flannel and kube-proxy that winkube's add-ons run on
 		// Windows nodes (pkg/addons).
 		"mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image": {kind: hostProcessRepo},
-		"docker.io/sigwindowstools/flannel":                                           {kind: hostProcessRepo},
-		"docker.io/sigwindowstools/kube-proxy":                                        {kind: hostProcessRepo},
+		// An application image a user builds on a Windows host and pushes
+		// with plain `docker push`: a single manifest whose config names the
+		// build, no index. example.com is reserved for documentation (RFC
+		// 2606), so this entry never shadows a real image; it stands for
+		// every such image and shows the IMG-4 failure at container start.
+		"registry.example.com/windows/app":     {kind: windowsRepo, single: true},
+		"docker.io/sigwindowstools/flannel":    {kind: hostProcessRepo},
+		"docker.io/sigwindowstools/kube-proxy": {kind: hostProcessRepo},
 		// agnhost, the e2e test image, is multi-OS: Linux plus Windows
 		// 1809 and ltsc2022 for every current tag.
 		"registry.k8s.io/e2e-test-images/agnhost": {kind: linuxRepo,

@@ -42,6 +42,11 @@ type Image struct {
 	Platforms []Platform
 	// Known is false when the catalog had no entry; Platforms is then a guess.
 	Known bool
+	// Index is true when the reference resolves to an image index (manifest
+	// list) and false for a single-platform image. containerd matches an
+	// index's entries against the host at pull time and a single image not
+	// at all, so the two fail at different stages (IMG-4).
+	Index bool
 }
 
 // Ref renders the normalised reference.
@@ -73,10 +78,13 @@ func Lookup(ref string) Image {
 	img := Image{Repository: r.repository, Tag: r.tag, Digest: r.digest}
 	entry, ok := catalog[r.repository]
 	if !ok {
-		img.Platforms = unknownPlatforms()
+		// Public images are almost always indexes; the guess only matters
+		// for Windows hosts, where a Linux image fails to pull either way.
+		img.Platforms, img.Index = unknownPlatforms(), true
 		return img
 	}
 	img.Platforms, img.Known = entry.platforms(strings.ToLower(r.tag))
+	img.Index = !entry.single
 	return img
 }
 
@@ -146,11 +154,37 @@ func MatchHost(img Image, os, arch string, host windows.Build) (Platform, error)
 		}
 	}
 	if len(compatible) == 0 {
-		return Platform{}, fmt.Errorf("%w (HCS 0xc0370101): %s is built for Windows %s, the node runs %s",
-			ErrOSVersionMismatch, img.Ref(), describeBuilds(candidates), host.Label())
+		return Platform{}, &BuildMismatchError{Ref: img.Ref(), Index: img.Index, Builds: describeBuilds(candidates), Host: host}
 	}
 	return best(compatible), nil
 }
+
+// BuildMismatchError says that no Windows entry of an image runs on the
+// host's build (IMG-2), and where a containerd node notices (IMG-4). It
+// matches ErrOSVersionMismatch with errors.Is.
+type BuildMismatchError struct {
+	// Ref is the normalised image reference.
+	Ref string
+	// Index is true for an image index, false for a single-platform image.
+	Index bool
+	// Builds lists the Windows builds the image offers, e.g. "10.0.20348".
+	Builds string
+	// Host is the node's build.
+	Host windows.Build
+}
+
+func (e *BuildMismatchError) Error() string {
+	if e.Index {
+		return fmt.Sprintf("image index %s has no entry for Windows %s (it offers %s): a containerd node fails the pull with %q (ErrImagePull, then ImagePullBackOff)",
+			e.Ref, e.Host.Label(), e.Builds, ErrNoMatchingPlatform.Error()+": not found")
+	}
+	return fmt.Sprintf("%s is a single-platform image for Windows %s, the node runs %s: it pulls, then the container fails to start with %q (HCS 0xc0370101; RunContainerError, then CrashLoopBackOff)",
+		e.Ref, e.Builds, e.Host.Label(), ErrOSVersionMismatch.Error())
+}
+
+// Is makes errors.Is(err, ErrOSVersionMismatch) true: both stages are the
+// same IMG-2 mismatch.
+func (e *BuildMismatchError) Is(target error) bool { return target == ErrOSVersionMismatch }
 
 // windowsEntryRuns applies IMG-2 to one index entry. An entry whose
 // os.version cannot be parsed is not trusted to run.

@@ -177,7 +177,7 @@ func host(s string) windows.Build {
 
 func TestMatchHost(t *testing.T) {
 	// rule: IMG-2, IMG-3, IMG-4
-	multi := Image{Repository: "example/multi", Tag: "1", Known: true, Platforms: []Platform{
+	multi := Image{Repository: "example/multi", Tag: "1", Known: true, Index: true, Platforms: []Platform{
 		{OS: "linux", Architecture: "amd64"},
 		{OS: "linux", Architecture: "arm64", OSFeatures: nil},
 		win("10.0.17763.5329"),
@@ -230,7 +230,11 @@ func TestMatchHost(t *testing.T) {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("MatchHost = %v, %v; want error %v", got, err, tt.wantErr)
 				}
-				if !strings.HasPrefix(err.Error(), tt.wantErr.Error()) {
+				var mismatch *BuildMismatchError
+				switch {
+				case tt.wantErr == ErrOSVersionMismatch && !errors.As(err, &mismatch):
+					t.Errorf("error %v is not a *BuildMismatchError", err)
+				case tt.wantErr == ErrNoMatchingPlatform && !strings.HasPrefix(err.Error(), tt.wantErr.Error()):
 					t.Errorf("error %q does not start with %q", err, tt.wantErr)
 				}
 				return
@@ -246,9 +250,18 @@ func TestMatchHost(t *testing.T) {
 }
 
 func TestMatchHostErrorNamesImage(t *testing.T) {
-	// rule: IMG-4
+	// rule: IMG-4: MCR publishes servercore:ltsc2019 as an index whose one
+	// entry carries os.version, so containerd refuses it at pull
+	// (containerd core/images/handlers.go LimitManifests).
 	_, err := MatchHost(Lookup("mcr.microsoft.com/windows/servercore:ltsc2019"), "windows", "amd64", host("10.0.20348.2227"))
-	for _, want := range []string{"mcr.microsoft.com/windows/servercore:ltsc2019", "10.0.17763", "10.0.20348", "0xc0370101"} {
+	for _, want := range []string{"mcr.microsoft.com/windows/servercore:ltsc2019", "10.0.17763", "10.0.20348", "no match for platform in manifest: not found", "ImagePullBackOff"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not mention %q", err, want)
+		}
+	}
+	// A single-platform image is pulled and fails at start with HCS's words.
+	_, err = MatchHost(Lookup("registry.example.com/windows/app:ltsc2022"), "windows", "amd64", host("10.0.17763.5329"))
+	for _, want := range []string{"single-platform", "10.0.20348", "10.0.17763", "The container operating system does not match the host operating system.", "0xc0370101", "CrashLoopBackOff"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not mention %q", err, want)
 		}

@@ -40,6 +40,10 @@ type Options struct {
 }
 
 // Agent runs the emulated nodes of one cluster config in this process.
+// Once started it has no fatal errors: like kubelets, its nodes retry every
+// API call that fails, say so through Options.Progress (once when a call
+// starts failing, once when it works again), and NotReady tells why a node
+// is not Ready.
 type Agent struct {
 	client      kubernetes.Interface
 	cluster     *v1alpha1.Cluster
@@ -58,7 +62,6 @@ type Agent struct {
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
 	ready     chan struct{}
-	errs      chan error
 	closeOnce sync.Once
 }
 
@@ -118,7 +121,6 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 		progress: &progress{w: o.Progress},
 		nodes:    map[string]*emuNode{},
 		ready:    make(chan struct{}),
-		errs:     make(chan error, 16),
 	}
 	cidrs, err := newCIDRPicker(o.Cluster.Network.ClusterCIDR, o.Cluster.Network.NodeCIDRMaskSize)
 	if err != nil {
@@ -175,7 +177,7 @@ func (a *Agent) start(ctx, runCtx context.Context) error {
 		n := a.nodes[name]
 		a.wg.Go(func() { n.run(runCtx) })
 	}
-	a.wg.Go(func() { a.waitReady(runCtx) })
+	a.wg.Go(func() { a.watchReady(runCtx) })
 	return nil
 }
 
@@ -232,35 +234,36 @@ func (a *Agent) dispatch(obj any, deleted bool) {
 	n.podChanged(pod)
 }
 
-// waitReady closes a.ready once every node is Ready in the API.
-func (a *Agent) waitReady(ctx context.Context) {
-	reported := map[string]bool{}
-	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(context.Context) (bool, error) {
+// watchReady closes a.ready once every node is Ready in the API, and for
+// the agent's whole life says on the terminal when a node turns Ready or
+// stops being Ready (with the reason, see NotReady).
+func (a *Agent) watchReady(ctx context.Context) {
+	ready := map[string]bool{}
+	allOnce := false
+	_ = wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(context.Context) (bool, error) {
 		all := true
 		for _, name := range a.names {
 			n, err := a.nodeLister.Get(name)
-			if err != nil || !nodeReady(n) {
-				all = false
-				continue
-			}
-			if !reported[name] {
-				reported[name] = true
+			now := err == nil && nodeReady(n)
+			all = all && now
+			switch {
+			case now && !ready[name]:
 				a.progress.printf("node %s Ready", name)
+			case !now && ready[name]:
+				a.progress.printf("node %s NotReady: %s", name, a.notReadyReason(name))
 			}
+			ready[name] = now
 		}
-		return all, nil
+		if all && !allOnce {
+			allOnce = true
+			close(a.ready)
+		}
+		return false, nil
 	})
-	if err == nil {
-		close(a.ready)
-	}
 }
 
-// Ready is closed when every node is Ready in the API.
+// Ready is closed when every node has been Ready in the API.
 func (a *Agent) Ready() <-chan struct{} { return a.ready }
-
-// Err delivers errors the agent cannot recover from by retrying. Transient
-// API errors are retried and logged at klog verbosity 2 instead.
-func (a *Agent) Err() <-chan error { return a.errs }
 
 // NodeNames lists the emulated nodes, sorted.
 func (a *Agent) NodeNames() []string { return append([]string(nil), a.names...) }
@@ -286,8 +289,8 @@ func (a *Agent) Close() error {
 	return nil
 }
 
-// report logs an error the agent recovers from by retrying (an API call
-// that failed this time). Err is kept for errors that stop a node for good.
+// report logs an error the agent recovers from by retrying and that is
+// not one of the API calls tracked per node (see apiOp).
 func (a *Agent) report(err error) {
 	klog.V(2).InfoS("node agent: will retry", "err", err)
 }

@@ -12,10 +12,12 @@
 //
 // Windows limitations the node enforces, and how:
 //
-//   - IMG-2/IMG-4: a Linux-only image fails to pull (ErrImagePull, then
-//     ImagePullBackOff); a Windows image of an incompatible build pulls but
-//     fails to start with HCS's "does not match the host operating system"
-//     (CreateContainerError).
+//   - IMG-2/IMG-4: a Linux-only image, and on containerd an image index
+//     without an entry for the node's build, fail to pull (ErrImagePull,
+//     then ImagePullBackOff); a single-platform Windows image of another
+//     build (or, on Docker, an older index entry) pulls but fails to start
+//     with HCS's "does not match the host operating system"
+//     (RunContainerError, exit code 128, CrashLoopBackOff).
 //   - IMG-5/TS-11: an incompatible pause image fails the sandbox
 //     (FailedCreatePodSandBox) and the pod stays ContainerCreating.
 //   - LIM-8: Windows nodes report no hugepages, so a pod requesting them is

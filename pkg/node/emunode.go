@@ -21,14 +21,16 @@ import (
 )
 
 // Heartbeat timing, as the kubelet's defaults: the lease is renewed every
-// 10 s and lasts 40 s; status is posted on change and at least every minute
-// (the lease is what keeps the node alive for the lifecycle controller).
+// 10 s and lasts 40 s; the status is computed every 10 s
+// (nodeStatusUpdateFrequency) and posted when it changed or 5 min after the
+// last post (nodeStatusReportFrequency): the lease is what keeps the node
+// alive for the lifecycle controller.
 const (
 	leaseNamespace      = "kube-node-lease"
 	leaseDuration       = 40
 	leaseRenewInterval  = 10 * time.Second
 	statusCheckInterval = 10 * time.Second
-	statusReportEvery   = time.Minute
+	statusReportEvery   = 5 * time.Minute
 	// podCIDRWait is how long a node waits for a CIDR allocator before it
 	// picks its own pod CIDR.
 	podCIDRWait = 10 * time.Second
@@ -49,6 +51,9 @@ type emuNode struct {
 	// admitMu serialises admission so resource accounting sees every
 	// admitted pod.
 	admitMu sync.Mutex
+
+	// troubles are the API calls failing right now (see trouble.go).
+	troubles troubles
 
 	uid          types.UID
 	lease        *coordinationv1.Lease
@@ -87,7 +92,7 @@ func (n *emuNode) register(ctx context.Context) error {
 		return fmt.Errorf("register node %s: %w", n.spec.name, err)
 	}
 	if err := n.postStatus(ctx); err != nil {
-		return err
+		return fmt.Errorf("update status of node %s: %w", n.spec.name, err)
 	}
 	n.agent.progress.printf("node %s registered", n.spec.name)
 	n.recorder.Eventf(n.ref, corev1.EventTypeNormal, "Starting", "Starting kubelet.")
@@ -149,8 +154,9 @@ func (n *emuNode) run(ctx context.Context) {
 		case <-leaseTick.C:
 			n.renewLease(ctx)
 		case <-statusTick.C:
-			if time.Since(n.lastPosted) >= statusReportEvery {
-				n.reportErr(n.postStatus(ctx))
+			n.syncStatus(ctx)
+			if n.troubles.failing(opPodStatus) {
+				n.wakeWorkers() // their unwritten status is written again
 			}
 		case <-cidrTick.C:
 			if n.network() != nil {
@@ -179,7 +185,7 @@ func (n *emuNode) checkPodCIDR(ctx context.Context, pickOwn bool) {
 	if cidr == "" && pickOwn {
 		cidr, err = n.assignPodCIDR(ctx)
 		if err != nil {
-			n.reportErr(err)
+			n.failed(opNodePatch, err)
 			return
 		}
 	}
@@ -190,10 +196,14 @@ func (n *emuNode) checkPodCIDR(ctx context.Context, pickOwn bool) {
 		n.reportErr(err)
 		return
 	}
-	n.reportErr(n.writeFlannelAnnotations(ctx))
+	if err := n.writeFlannelAnnotations(ctx); err != nil {
+		n.failed(opNodePatch, err)
+	} else {
+		n.succeeded(opNodePatch)
+	}
 	if !n.networkReady {
 		n.networkReady = true
-		n.reportErr(n.postStatus(ctx))
+		n.recordStatus(n.postStatus(ctx))
 	}
 }
 
@@ -245,6 +255,47 @@ func (n *emuNode) network() *ipam {
 	return n.ipam
 }
 
+// syncStatus computes the node status and posts it when it differs from
+// the status in the API (heartbeat times aside) or statusReportEvery has
+// passed since the last post, as the kubelet's tryUpdateNodeStatus does.
+func (n *emuNode) syncStatus(ctx context.Context) {
+	now := time.Now()
+	cur, err := n.agent.nodeLister.Get(n.spec.name)
+	if err == nil && !n.statusDue(cur, now) {
+		return
+	}
+	n.recordStatus(n.postStatus(ctx))
+}
+
+// statusDue reports whether the status must be posted now.
+func (n *emuNode) statusDue(cur *corev1.Node, now time.Time) bool {
+	if now.Sub(n.lastPosted) >= statusReportEvery {
+		return true
+	}
+	want := cur.DeepCopy()
+	n.spec.setStatus(want, n.networkReady, now)
+	want.Status.Images = n.imageList()
+	return nodeStatusChanged(&cur.Status, &want.Status)
+}
+
+// recordStatus reports the outcome of a status post.
+func (n *emuNode) recordStatus(err error) {
+	if err != nil {
+		n.failed(opNodeStatus, err)
+		return
+	}
+	n.succeeded(opNodeStatus)
+}
+
+// wakeWorkers makes every pod worker sync again.
+func (n *emuNode) wakeWorkers() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, w := range n.workers {
+		w.update(w.latest())
+	}
+}
+
 // postStatus writes the node status; it emits NodeReady the first time the
 // node turns Ready.
 func (n *emuNode) postStatus(ctx context.Context) error {
@@ -263,7 +314,7 @@ func (n *emuNode) postStatus(ctx context.Context) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("update status of node %s: %w", n.spec.name, err)
+		return err
 	}
 	n.lastPosted = time.Now()
 	if ready && !n.readyPosted {
@@ -296,6 +347,7 @@ func (n *emuNode) renewLease(ctx context.Context) {
 		l.Spec.RenewTime = &now
 		if updated, err := leases.Update(ctx, l, metav1.UpdateOptions{}); err == nil {
 			n.lease = updated
+			n.succeeded(opLease)
 			return
 		}
 	}
@@ -303,14 +355,15 @@ func (n *emuNode) renewLease(ctx context.Context) {
 	if apierrors.IsNotFound(err) {
 		created, err := leases.Create(ctx, n.newLease(now), metav1.CreateOptions{})
 		if err != nil {
-			n.reportErr(fmt.Errorf("create lease of node %s: %w", n.spec.name, err))
+			n.failed(opLease, err)
 			return
 		}
 		n.lease = created
+		n.succeeded(opLease)
 		return
 	}
 	if err != nil {
-		n.reportErr(fmt.Errorf("get lease of node %s: %w", n.spec.name, err))
+		n.failed(opLease, err)
 		return
 	}
 	cur.Spec.HolderIdentity = ptr.To(n.spec.name)
@@ -319,10 +372,11 @@ func (n *emuNode) renewLease(ctx context.Context) {
 	cur.OwnerReferences = n.newLease(now).OwnerReferences
 	updated, err := leases.Update(ctx, cur, metav1.UpdateOptions{})
 	if err != nil {
-		n.reportErr(fmt.Errorf("renew lease of node %s: %w", n.spec.name, err))
+		n.failed(opLease, err)
 		return
 	}
 	n.lease = updated
+	n.succeeded(opLease)
 }
 
 func (n *emuNode) newLease(now metav1.MicroTime) *coordinationv1.Lease {

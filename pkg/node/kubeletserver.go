@@ -23,13 +23,16 @@ import (
 )
 
 // kubeletServer answers what kube-apiserver asks a kubelet on port 10250:
-// container logs (from the pod status, see containerLog), and a clear
-// refusal for exec, attach and port-forward, since no process runs. It has
+// container logs (from the pod status, see containerLog), the read-only
+// API (/pods, /configz, /stats/summary, /metrics/resource, see
+// kubeletapi.go), and a clear refusal for exec, attach and port-forward,
+// since no process runs. It has
 // no socket of its own: the embedded control plane hands it connections
 // through Agent.DialKubelet, so the nodes' addresses need not be routable.
 type kubeletServer struct {
 	agent    *Agent
 	ln       *pipeListener
+	started  time.Time // the nodes' boot: CPU counters count from here
 	server   *http.Server
 	tls      *tls.Config
 	startErr error
@@ -40,9 +43,10 @@ type kubeletServer struct {
 const logFollowPoll = 500 * time.Millisecond
 
 func newKubeletServer(a *Agent) *kubeletServer {
-	s := &kubeletServer{agent: a, ln: newPipeListener()}
+	s := &kubeletServer{agent: a, ln: newPipeListener(), started: time.Now().Truncate(time.Second)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /containerLogs/{namespace}/{pod}/{container}", s.logs)
+	s.routeReadOnly(mux)
 	for _, p := range []string{"/exec/", "/attach/", "/portForward/", "/run/"} {
 		mux.HandleFunc(p, s.noProcess)
 	}

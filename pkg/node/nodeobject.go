@@ -2,11 +2,15 @@ package node
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
@@ -112,12 +116,14 @@ func (s *nodeSpec) allocatable() corev1.ResourceList {
 }
 
 // nodeInfo is node.status.nodeInfo (KLT-1). The IDs are derived from the
-// node name so they survive an agent restart.
+// node name so they survive an agent restart, in the format each OS's
+// kubelet reports them (see machineIDs).
 func (s *nodeSpec) nodeInfo() corev1.NodeSystemInfo {
+	machineID, systemUUID, bootID := s.machineIDs()
 	return corev1.NodeSystemInfo{
-		MachineID:               stableHex(s.name+"/machine-id", 32),
-		SystemUUID:              stableUUID(s.name + "/system-uuid"),
-		BootID:                  stableUUID(s.name + "/boot-id"),
+		MachineID:               machineID,
+		SystemUUID:              systemUUID,
+		BootID:                  bootID,
 		KernelVersion:           s.host.KernelVersion(),
 		OSImage:                 s.host.OSImage(),
 		ContainerRuntimeVersion: s.host.Runtime().VersionString(),
@@ -197,6 +203,41 @@ func nodeReady(n *corev1.Node) bool {
 		}
 	}
 	return false
+}
+
+// machineIDs are machineID, systemUUID and bootID. On Linux cAdvisor
+// reads /etc/machine-id (32 hex digits), the DMI product UUID and the
+// kernel's boot_id UUID. The Windows kubelet (pkg/kubelet/winstats,
+// perfcounter_nodestats_windows.go getMachineInfo) reports the host name
+// as machine ID, the registry's HardwareConfig LastConfig GUID without
+// braces in upper case, and the BootId registry counter as a decimal
+// integer.
+func (s *nodeSpec) machineIDs() (machineID, systemUUID, bootID string) {
+	if s.host.OS() == "windows" {
+		boots := 1 + stableUint(s.name+"/boot-id")%200
+		return s.name, strings.ToUpper(stableUUID(s.name + "/system-uuid")), strconv.FormatUint(boots, 10)
+	}
+	return stableHex(s.name+"/machine-id", 32), stableUUID(s.name + "/system-uuid"), stableUUID(s.name + "/boot-id")
+}
+
+// stableUint is a number derived from seed.
+func stableUint(seed string) uint64 {
+	sum := sha256.Sum256([]byte(seed))
+	return binary.BigEndian.Uint64(sum[:8])
+}
+
+// nodeStatusChanged reports whether two node statuses differ in more than
+// the conditions' heartbeat times, the test the kubelet applies before it
+// posts a status ahead of nodeStatusReportFrequency.
+func nodeStatusChanged(old, updated *corev1.NodeStatus) bool {
+	strip := func(st *corev1.NodeStatus) *corev1.NodeStatus {
+		c := st.DeepCopy()
+		for i := range c.Conditions {
+			c.Conditions[i].LastHeartbeatTime = metav1.Time{}
+		}
+		return c
+	}
+	return !equality.Semantic.DeepEqual(strip(old), strip(updated))
 }
 
 func stableHex(seed string, n int) string {

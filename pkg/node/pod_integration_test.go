@@ -24,6 +24,8 @@ import (
 const (
 	iis2019        = "mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2019"
 	servercore2022 = "mcr.microsoft.com/windows/servercore:ltsc2022"
+	// singleImage2022 stands for an image pushed without an index.
+	singleImage2022 = "registry.example.com/windows/app:ltsc2022"
 )
 
 // rule: SCH-1, SCH-3, KLT-5, KLT-6, NET-10
@@ -157,41 +159,89 @@ func checkWindowsResources(t *testing.T, p *corev1.Pod) {
 	}
 }
 
-// rule: SCH-5, IMG-4
+// rule: SCH-5, IMG-4: a Linux image has no Windows entry, so containerd's
+// pull fails (containerd core/images/handlers.go LimitManifests, wrapped by
+// internal/cri/server/images/image_pull.go) and the kubelet backs off
+// (k8s.io/kubernetes pkg/kubelet/images/image_manager.go).
 func TestLinuxImageOnWindowsNodeBacksOff(t *testing.T) {
 	needCluster(t)
 	ns := newNamespace(t)
 	createPod(t, ns, simplePod("nginx", "win2019-1", "nginx:1.27"))
-	waitPod(t, ns, "nginx", 30*time.Second, "ImagePullBackOff", func(p *corev1.Pod) bool {
-		return waitingReason(p, "main") == "ImagePullBackOff"
-	})
-	ev := waitEvent(t, ns, "nginx", "Failed", `Failed to pull image "nginx:1.27"`, 10*time.Second)
-	if !strings.Contains(ev.Message, "no match for platform in manifest") {
-		t.Errorf("pull failure event = %q, want the containerd wording", ev.Message)
-	}
-	waitEvent(t, ns, "nginx", "BackOff", `Back-off pulling image "nginx:1.27"`, 10*time.Second)
-	waitEvent(t, ns, "nginx", "Pulling", `Pulling image "nginx:1.27"`, 10*time.Second)
-	p, _ := client.CoreV1().Pods(ns).Get(context.Background(), "nginx", metav1.GetOptions{})
-	if p.Status.Phase != corev1.PodPending {
-		t.Errorf("phase = %s, want Pending", p.Status.Phase)
-	}
+	checkPullFailure(t, ns, "nginx", "nginx:1.27", "docker.io/library/nginx:1.27")
 }
 
-// rule: IMG-2, IMG-4
-func TestWindows2022ImageOn2019NodeFailsCreate(t *testing.T) {
+// rule: IMG-2, IMG-4: MCR publishes servercore:ltsc2022 as an index whose
+// entry carries os.version 10.0.20348, so a containerd node of 10.0.17763
+// refuses it at pull (containerd/platforms platform_windows_compat.go).
+func TestWindows2022IndexOn2019NodeFailsPull(t *testing.T) {
 	needCluster(t)
 	ns := newNamespace(t)
 	createPod(t, ns, simplePod("core", "win2019-1", servercore2022))
-	p := waitPod(t, ns, "core", 30*time.Second, "CreateContainerError", func(p *corev1.Pod) bool {
-		return waitingReason(p, "main") == "CreateContainerError"
+	checkPullFailure(t, ns, "core", servercore2022, servercore2022)
+}
+
+// checkPullFailure follows one failed pull: Pulling, Failed with
+// containerd's words, ErrImagePull, then the back-off the kubelet shows at
+// its next sync. Order and reasons only, no durations.
+func checkPullFailure(t *testing.T, ns, name, image, normalised string) {
+	t.Helper()
+	waitPod(t, ns, name, 30*time.Second, "ImagePullBackOff", func(p *corev1.Pod) bool {
+		return waitingReason(p, "main") == "ImagePullBackOff"
 	})
-	msg := p.Status.ContainerStatuses[0].State.Waiting.Message
-	for _, part := range []string{"hcs::CreateComputeSystem", "The container operating system does not match the host operating system."} {
-		if !strings.Contains(msg, part) {
-			t.Errorf("waiting message %q lacks %q", msg, part)
+	want := `failed to pull and unpack image "` + normalised + `": no match for platform in manifest: not found`
+	ev := waitEvent(t, ns, name, "Failed", `Failed to pull image "`+image+`"`, 10*time.Second)
+	if !strings.Contains(ev.Message, want) {
+		t.Errorf("pull failure event = %q, want it to contain %q", ev.Message, want)
+	}
+	waitEvent(t, ns, name, "Failed", "Error: ErrImagePull", 10*time.Second)
+	waitEvent(t, ns, name, "BackOff", `Back-off pulling image "`+image+`"`, 10*time.Second)
+	waitEvent(t, ns, name, "Failed", "Error: ImagePullBackOff", 10*time.Second)
+	waitEvent(t, ns, name, "Pulling", `Pulling image "`+image+`"`, 10*time.Second)
+	p, _ := client.CoreV1().Pods(ns).Get(context.Background(), name, metav1.GetOptions{})
+	if p.Status.Phase != corev1.PodPending {
+		t.Errorf("phase = %s, want Pending", p.Status.Phase)
+	}
+	for _, e := range podEvents(t, ns, name) {
+		if e.Reason == "Created" || e.Reason == "Started" {
+			t.Errorf("event %s %q: a pull failure creates no container", e.Reason, e.Message)
 		}
 	}
-	waitEvent(t, ns, "core", "Failed", "Error: failed to create containerd task", 10*time.Second)
+}
+
+// rule: IMG-2, IMG-4: a single-platform image (one manifest, no index) is
+// not matched at pull; HCS refuses it when containerd creates the task, so
+// the kubelet shows RunContainerError and then a crash loop
+// (k8s.io/kubernetes pkg/kubelet/kuberuntime/kuberuntime_container.go
+// startContainer, kuberuntime_manager.go doBackOff).
+func TestWindows2022SingleImageOn2019NodeFailsStart(t *testing.T) {
+	needCluster(t)
+	ns := newNamespace(t)
+	createPod(t, ns, simplePod("app", "win2019-1", singleImage2022))
+	p := waitPod(t, ns, "app", 60*time.Second, "CrashLoopBackOff after a restart", func(p *corev1.Pod) bool {
+		return waitingReason(p, "main") == "CrashLoopBackOff" && p.Status.ContainerStatuses[0].RestartCount >= 1
+	})
+	st := p.Status.ContainerStatuses[0]
+	last := st.LastTerminationState.Terminated
+	const hcs = "The container operating system does not match the host operating system."
+	if last == nil || last.ExitCode != 128 || last.Reason != "StartError" || !strings.Contains(last.Message, "hcs::CreateComputeSystem") || !strings.Contains(last.Message, hcs) {
+		t.Errorf("last state = %+v, want exit 128, StartError with the HCS message", st.LastTerminationState)
+	}
+	if p.Status.Phase != corev1.PodRunning {
+		t.Errorf("phase = %s, want Running (restarting)", p.Status.Phase)
+	}
+	waitEvent(t, ns, "app", "Pulled", "", 10*time.Second)
+	waitEvent(t, ns, "app", "Created", "Container created", 10*time.Second)
+	ev := waitEvent(t, ns, "app", "Failed", "Error: failed to create containerd task", 10*time.Second)
+	// The kubelet names the container, not its ID, in events.
+	if !strings.Contains(ev.Message, "hcs::CreateComputeSystem main: "+hcs) {
+		t.Errorf("start failure event = %q", ev.Message)
+	}
+	waitEvent(t, ns, "app", "BackOff", "Back-off restarting failed container main", 10*time.Second)
+	for _, e := range podEvents(t, ns, "app") {
+		if e.Reason == "Started" {
+			t.Errorf("event Started %q: the container never started", e.Message)
+		}
+	}
 }
 
 // rule: IMG-5, TS-11

@@ -7,13 +7,16 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
-// Pod condition reasons, as the kubelet's status generator words them.
+// Pod condition reasons, as the kubelet's status generator words them
+// (pkg/kubelet/status/generate.go).
 const (
 	reasonContainersNotInitialized = "ContainersNotInitialized"
 	reasonContainersNotReady       = "ContainersNotReady"
 	reasonPodCompleted             = "PodCompleted"
+	reasonPodFailed                = "PodFailed"
 	reasonReadinessGatesNotReady   = "ReadinessGatesNotReady"
 )
 
@@ -21,11 +24,14 @@ const (
 func (w *podWorker) render(pod *corev1.Pod) corev1.PodStatus {
 	phase := w.phase(pod)
 	st := corev1.PodStatus{
-		Phase:     phase,
-		HostIP:    w.node.spec.ip,
-		HostIPs:   []corev1.HostIP{{IP: w.node.spec.ip}},
-		StartTime: w.startTime,
-		QOSClass:  pod.Status.QOSClass,
+		// PodObservedGenerationTracking is GA and locked on in 1.36: the
+		// status manager stamps the pod's generation on every status.
+		ObservedGeneration: pod.Generation,
+		Phase:              phase,
+		HostIP:             w.node.spec.ip,
+		HostIPs:            []corev1.HostIP{{IP: w.node.spec.ip}},
+		StartTime:          w.startTime,
+		QOSClass:           pod.Status.QOSClass,
 	}
 	switch {
 	case w.ip.IsValid():
@@ -106,12 +112,18 @@ func (w *podWorker) phase(pod *corev1.Pod) corev1.PodPhase {
 		return corev1.PodPending
 	case running > 0:
 		return corev1.PodRunning
+	case stopped > 0 && allTerminated(w.ctrs) && pod.DeletionTimestamp != nil:
+		// A deleted pod is terminal whatever its restart policy:
+		// Succeeded when every container exited 0, else Failed
+		// (kubelet_pods.go getPhase with podIsTerminal).
+		if stopped == succeeded {
+			return corev1.PodSucceeded
+		}
+		return corev1.PodFailed
 	case stopped == succeeded && stopped > 0 && pod.Spec.RestartPolicy != corev1.RestartPolicyAlways:
 		return corev1.PodSucceeded
 	case pod.Spec.RestartPolicy == corev1.RestartPolicyNever && stopped > 0 && allTerminated(w.ctrs):
 		return corev1.PodFailed
-	case stopped > 0 && allTerminated(w.ctrs) && pod.DeletionTimestamp != nil:
-		return corev1.PodFailed // deleted with a failed container: terminal
 	default:
 		return corev1.PodRunning
 	}
@@ -126,19 +138,27 @@ func allTerminated(ctrs []*ctr) bool {
 	return true
 }
 
-// conditions are the four conditions the kubelet owns.
+// conditions are the conditions the kubelet owns, in the order
+// generateAPIPodStatus appends them (pkg/kubelet/kubelet_pods.go):
+// PodReadyToStartContainers, Initialized, Ready, ContainersReady,
+// PodScheduled. Each carries the pod's generation.
 func (w *podWorker) conditions(pod *corev1.Pod, phase corev1.PodPhase) []corev1.PodCondition {
 	terminal := isTerminalPhase(phase)
 	sandbox := cond(corev1.PodReadyToStartContainers, w.sandboxReady && !terminal, "", "")
 	initialized := cond(corev1.PodInitialized, true, "", "")
-	if pending := incomplete(w.initCtrs); len(pending) > 0 {
+	if pending := incomplete(w.initCtrs); phase == corev1.PodSucceeded {
+		initialized.Reason = reasonPodCompleted
+	} else if len(pending) > 0 {
 		initialized = cond(corev1.PodInitialized, false, reasonContainersNotInitialized,
 			fmt.Sprintf("containers with incomplete status: [%s]", strings.Join(pending, " ")))
 	}
 	ready := cond(corev1.ContainersReady, true, "", "")
-	if unready := unready(w.ctrs); terminal {
+	switch unready := unready(w.ctrs); {
+	case phase == corev1.PodSucceeded:
 		ready = cond(corev1.ContainersReady, false, reasonPodCompleted, "")
-	} else if len(unready) > 0 {
+	case phase == corev1.PodFailed:
+		ready = cond(corev1.ContainersReady, false, reasonPodFailed, "")
+	case len(unready) > 0:
 		ready = cond(corev1.ContainersReady, false, reasonContainersNotReady,
 			fmt.Sprintf("containers with unready status: [%s]", strings.Join(unready, " ")))
 	}
@@ -149,7 +169,12 @@ func (w *podWorker) conditions(pod *corev1.Pod, phase corev1.PodPhase) []corev1.
 			podReady = cond(corev1.PodReady, false, reasonReadinessGatesNotReady, msg)
 		}
 	}
-	return []corev1.PodCondition{sandbox, initialized, ready, podReady}
+	scheduled := cond(corev1.PodScheduled, true, "", "")
+	out := []corev1.PodCondition{sandbox, initialized, podReady, ready, scheduled}
+	for i := range out {
+		out[i].ObservedGeneration = pod.Generation
+	}
+	return out
 }
 
 func cond(t corev1.PodConditionType, ok bool, reason, msg string) corev1.PodCondition {
@@ -201,20 +226,28 @@ func gatesNotReady(pod *corev1.Pod) string {
 	return ""
 }
 
-// mergeConditions replaces the conditions the kubelet owns and keeps the
-// others (PodScheduled, DisruptionTarget, readiness gates). Transition times
-// move only when a status changes.
+// mergeConditions keeps the conditions the kubelet does not own
+// (DisruptionTarget, readiness gates) in front, as the status manager's
+// mergePodStatus does, and appends the owned ones in their order.
+// Transition times move only when a status changes.
 func mergeConditions(existing, owned []corev1.PodCondition) []corev1.PodCondition {
 	now := metav1.Now()
 	byType := map[corev1.PodConditionType]corev1.PodCondition{}
 	for _, c := range existing {
 		byType[c.Type] = c
 	}
-	var out []corev1.PodCondition
 	ownedTypes := map[corev1.PodConditionType]bool{}
 	for _, c := range owned {
 		ownedTypes[c.Type] = true
-		if old, ok := byType[c.Type]; ok && old.Status == c.Status {
+	}
+	var out []corev1.PodCondition
+	for _, c := range existing {
+		if !ownedTypes[c.Type] {
+			out = append(out, c)
+		}
+	}
+	for _, c := range owned {
+		if old, ok := byType[c.Type]; ok && old.Status == c.Status && !old.LastTransitionTime.IsZero() {
 			c.LastTransitionTime = old.LastTransitionTime
 		} else if c.LastTransitionTime.IsZero() {
 			c.LastTransitionTime = now
@@ -222,12 +255,26 @@ func mergeConditions(existing, owned []corev1.PodCondition) []corev1.PodConditio
 		c.LastProbeTime = metav1.Time{}
 		out = append(out, c)
 	}
-	for _, c := range existing {
-		if !ownedTypes[c.Type] {
-			out = append(out, c)
-		}
-	}
 	return out
+}
+
+// rejectedStatus is the status of a pod that admission rejected, as the
+// kubelet's rejectPod sets it; the status manager adds the start time and
+// the observed generation (pkg/kubelet/kubelet.go rejectPod,
+// status/status_manager.go updateStatusInternal).
+func rejectedStatus(pod *corev1.Pod, reason, message string) corev1.PodStatus {
+	start := pod.Status.StartTime
+	if start == nil {
+		start = ptr.To(metav1.Now())
+	}
+	return corev1.PodStatus{
+		ObservedGeneration: pod.Generation,
+		Phase:              corev1.PodFailed,
+		Reason:             reason,
+		Message:            rejectedPrefix + message,
+		QOSClass:           pod.Status.QOSClass,
+		StartTime:          start,
+	}
 }
 
 // jsonMergePatchAnnotation builds a merge patch that sets one annotation.

@@ -88,8 +88,9 @@ func TestNodeObjectForWindowsPool(t *testing.T) {
 	if got, want := node.Status.Allocatable.Memory().Value(), int64(5644)<<20; got != want {
 		t.Errorf("allocatable memory = %d, want %d", got, want)
 	}
-	// 100Gi - 10% nodefs eviction.
-	if got, want := node.Status.Allocatable.StorageEphemeral().Value(), int64(90)<<30; got != want {
+	// 100Gi - 10% nodefs eviction, the 10% taken as float32(0.1) as the
+	// kubelet does: 100Gi - 800 × 13421773 bytes.
+	if got, want := node.Status.Allocatable.StorageEphemeral().Value(), int64(100<<30-800*13421773); got != want {
 		t.Errorf("allocatable ephemeral-storage = %d, want %d", got, want)
 	}
 	if len(node.Spec.Taints) != 1 || node.Spec.Taints[0].Key != "os" {

@@ -119,11 +119,16 @@ func splitThreshold(key, value string) (signal, threshold string) {
 // thresholdQuantity resolves "500Mi" or "10%" against a capacity.
 func thresholdQuantity(threshold string, capacity resource.Quantity) (resource.Quantity, bool) {
 	if pct, ok := strings.CutSuffix(threshold, "%"); ok {
-		f, err := strconv.ParseFloat(pct, 64)
+		// The kubelet parses the percentage as a float32 fraction and
+		// multiplies in float64 (pkg/kubelet/eviction/helpers.go
+		// parsePercentage, api/types.go GetThresholdQuantity): 10% of 100Gi
+		// is 10737418400 bytes, not 10737418240.
+		f, err := strconv.ParseFloat(pct, 32)
 		if err != nil || f < 0 || f > 100 {
 			return resource.Quantity{}, false
 		}
-		return *resource.NewQuantity(int64(float64(capacity.Value())*f/100), resource.BinarySI), true
+		fraction := float32(f) / 100
+		return *resource.NewQuantity(int64(float64(capacity.Value())*float64(fraction)), resource.BinarySI), true
 	}
 	q, err := resource.ParseQuantity(threshold)
 	if err != nil {

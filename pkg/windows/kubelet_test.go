@@ -53,7 +53,9 @@ func TestAllocatable(t *testing.T) {
 			capacity: list("cpu", "4", "memory", "8Gi", "ephemeral-storage", "100Gi", "pods", "110"),
 			sys:      list("memory", "2Gi"),
 			eviction: DefaultEvictionHard("windows"),
-			want:     list("cpu", "4", "memory", "5644Mi", "ephemeral-storage", "90Gi", "pods", "110"),
+			// nodefs.available 10% is float32(0.1) of 100Gi as the kubelet
+			// computes it: 800 × 13421773 = 10737418400 bytes reserved.
+			want: list("cpu", "4", "memory", "5644Mi", "ephemeral-storage", "96636764000", "pods", "110"),
 		},
 		{
 			name:     "kube and system reserved both subtract",

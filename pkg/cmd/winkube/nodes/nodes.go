@@ -4,6 +4,7 @@ package nodes
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -66,18 +67,19 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 	select {
 	case <-agent.Ready():
 		fmt.Fprintf(streams.Out, "%d nodes Ready in %s. Press Ctrl-C to stop them.\n", cfg.NodeCount(), time.Since(start).Round(100*time.Millisecond))
-	case err := <-agent.Err():
-		return err
 	case <-ctx.Done():
 		return nil
 	case <-time.After(f.timeout):
-		return fmt.Errorf("the nodes did not become Ready within %s (raise --wait)", f.timeout)
+		return notReadyError(f.timeout, agent.NotReady())
 	}
-	select {
-	case <-ctx.Done():
-		fmt.Fprintln(streams.Out, "Stopping the nodes.")
-		return nil
-	case err := <-agent.Err():
-		return err
-	}
+	// The agent retries failing API calls and reports them itself; it runs
+	// until Ctrl-C.
+	<-ctx.Done()
+	fmt.Fprintln(streams.Out, "Stopping the nodes.")
+	return nil
+}
+
+// notReadyError names the nodes that are not Ready and why.
+func notReadyError(timeout time.Duration, notReady []string) error {
+	return fmt.Errorf("the nodes did not become Ready within %s (raise --wait):\n  %s", timeout, strings.Join(notReady, "\n  "))
 }

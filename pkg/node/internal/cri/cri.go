@@ -7,7 +7,6 @@ package cri
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"strings"
@@ -54,6 +53,17 @@ type CreateError struct{ Message string }
 
 func (e *CreateError) Error() string { return e.Message }
 
+// StartError is a container that was created but failed to start: the
+// kubelet shows RunContainerError and the runtime reports the container
+// exited with code 128, reason StartError.
+type StartError struct{ Message string }
+
+func (e *StartError) Error() string { return e.Message }
+
+// StartErrorExitCode is the exit code containerd reports for a container
+// whose task could not be created.
+const StartErrorExitCode = 128
+
 // SandboxError is a failed pod sandbox: the kubelet emits
 // FailedCreatePodSandBox and the pod stays ContainerCreating.
 type SandboxError struct{ Message string }
@@ -70,16 +80,19 @@ type Pulled struct {
 	Size int64
 	// Duration is how long the pull takes.
 	Duration time.Duration
+	// Platform is the index entry (or the single image's platform) pulled.
+	Platform imageinfo.Platform
 }
 
-// Pull resolves image for this host. An image without an entry for the host's
-// OS and architecture fails to pull (IMG-4). A Windows image of the wrong
-// build still pulls: the runtime picks the closest windows/amd64 entry and the
-// mismatch only shows when the container is created.
+// Pull resolves image for this host with the runtime's platform matcher
+// (IMG-4): containerd refuses an index without an entry for the host's
+// build, Docker one without an entry that is not newer than the host, and
+// both an image without an entry for the host's OS and architecture. What
+// is pulled may still fail to start (StartContainer).
 func (r Runtime) Pull(image string) (Pulled, error) {
 	img := imageinfo.Lookup(image)
-	// Any build will do here; the build is checked at creation.
-	if _, err := imageinfo.MatchHost(img, r.OS, r.Arch, windows.Build{}); err != nil {
+	p, err := imageinfo.PullPlatform(img, r.Name, r.OS, r.Arch, r.Build)
+	if err != nil {
 		return Pulled{}, &PullError{Message: r.noMatchMessage(img)}
 	}
 	return Pulled{
@@ -87,6 +100,7 @@ func (r Runtime) Pull(image string) (Pulled, error) {
 		ImageID:  img.Repository + "@sha256:" + digestOf(img.Ref()),
 		Size:     imageSize(img),
 		Duration: pullDuration(img.Ref()),
+		Platform: p,
 	}, nil
 }
 
@@ -103,18 +117,19 @@ func (r Runtime) noMatchMessage(img imageinfo.Image) string {
 	return fmt.Sprintf("rpc error: code = NotFound desc = failed to pull and unpack image %q: no match for platform in manifest: not found", img.Ref())
 }
 
-// CreateContainer checks that a pulled image can run on this host (IMG-2).
-// id is the container ID the runtime would have assigned; HCS names it.
-func (r Runtime) CreateContainer(image, id string) error {
-	_, err := imageinfo.MatchHost(imageinfo.Lookup(image), r.OS, r.Arch, r.Build)
-	switch {
-	case err == nil:
+// CreateContainer creates a container from a pulled image. containerd
+// and Docker only record the container here: the Windows compute system
+// is created when the container starts, so a build mismatch shows there.
+func (r Runtime) CreateContainer(pulled Pulled, id string) error { return nil }
+
+// StartContainer starts a created container; a Windows image of a build the
+// host cannot run fails in HCS (IMG-2, IMG-4). id is the container ID, which
+// HCS names in its error.
+func (r Runtime) StartContainer(pulled Pulled, id string) error {
+	if imageinfo.StartsOn(pulled.Platform, r.Build) {
 		return nil
-	case errors.Is(err, imageinfo.ErrOSVersionMismatch):
-		return &CreateError{Message: r.hcsMismatch(id)}
-	default:
-		return &CreateError{Message: err.Error()}
 	}
+	return &StartError{Message: r.hcsMismatch(id)}
 }
 
 // hcsMismatch is HCS error 0xc0370101 as each runtime reports it (IMG-4):
@@ -127,18 +142,18 @@ func (r Runtime) hcsMismatch(id string) string {
 	return fmt.Sprintf("failed to create containerd task: failed to create shim task: hcs::CreateComputeSystem %s: The container operating system does not match the host operating system.: unknown", id)
 }
 
-// RunSandbox checks the pause image for a pod sandbox (IMG-5, TS-11). The
-// returned message is what the kubelet puts after "Failed to create pod
-// sandbox: ".
+// RunSandbox pulls and starts the pause image of a pod sandbox (IMG-5,
+// TS-11). The returned message is what the kubelet puts after "Failed to
+// create pod sandbox: ".
 func (r Runtime) RunSandbox(pauseImage, sandboxID string) error {
-	img := imageinfo.Lookup(pauseImage)
-	if _, err := imageinfo.MatchHost(img, r.OS, r.Arch, windows.Build{}); err != nil {
+	pulled, err := r.Pull(pauseImage)
+	if err != nil {
 		if r.Name == Docker {
-			return &SandboxError{Message: fmt.Sprintf("rpc error: code = Unknown desc = failed pulling image %q: Error response from daemon: no matching manifest for %s/%s in the manifest list entries", pauseImage, r.OS, r.Arch)}
+			return &SandboxError{Message: fmt.Sprintf("rpc error: code = Unknown desc = failed pulling image %q: %s", pauseImage, strings.TrimPrefix(err.Error(), "rpc error: code = Unknown desc = "))}
 		}
-		return &SandboxError{Message: fmt.Sprintf("rpc error: code = Unknown desc = failed to get sandbox image %q: failed to pull image %q: failed to pull and unpack image %q: no match for platform in manifest: not found", pauseImage, pauseImage, img.Ref())}
+		return &SandboxError{Message: fmt.Sprintf("rpc error: code = Unknown desc = failed to get sandbox image %q: failed to pull image %q: failed to pull and unpack image %q: no match for platform in manifest: not found", pauseImage, pauseImage, imageinfo.Lookup(pauseImage).Ref())}
 	}
-	if err := r.CreateContainer(pauseImage, sandboxID); err != nil {
+	if err := r.StartContainer(pulled, sandboxID); err != nil {
 		if r.Name == Docker {
 			return &SandboxError{Message: fmt.Sprintf("rpc error: code = Unknown desc = failed to start sandbox container for pod: %s", err)}
 		}

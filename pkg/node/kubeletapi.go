@@ -1,0 +1,207 @@
+package node
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
+)
+
+// The read-only kubelet API beside logs: what `kubectl get --raw
+// /api/v1/nodes/NODE/proxy/PATH` and metrics collectors read.
+func (s *kubeletServer) routeReadOnly(mux *http.ServeMux) {
+	mux.HandleFunc("GET /pods", s.withNode(s.pods))
+	mux.HandleFunc("GET /pods/", s.withNode(s.pods))
+	mux.HandleFunc("GET /configz", s.withNode(s.configz))
+	mux.HandleFunc("GET /stats/summary", s.withNode(s.statsSummary))
+	mux.HandleFunc("GET /metrics/resource", s.withNode(s.resourceMetrics))
+}
+
+// withNode finds the node the connection was dialled for.
+func (s *kubeletServer) withNode(h func(http.ResponseWriter, *http.Request, *emuNode)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		name, _ := r.Context().Value(nodeKey{}).(string)
+		n, ok := s.agent.nodes[name]
+		if !ok {
+			http.Error(w, "no node for this connection", http.StatusNotFound)
+			return
+		}
+		h(w, r, n)
+	}
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// pods is GET /pods: the pods bound to the node, as a v1 PodList.
+func (s *kubeletServer) pods(w http.ResponseWriter, _ *http.Request, n *emuNode) {
+	list := corev1.PodList{TypeMeta: metav1.TypeMeta{Kind: "PodList", APIVersion: "v1"}, Items: []corev1.Pod{}}
+	for _, p := range s.nodePods(n.spec.name) {
+		list.Items = append(list.Items, *p)
+	}
+	writeJSON(w, list)
+}
+
+// statsSummary is GET /stats/summary; only_cpu_and_memory=true drops the
+// network and filesystem figures, as the kubelet does for resource metrics.
+func (s *kubeletServer) statsSummary(w http.ResponseWriter, r *http.Request, n *emuNode) {
+	sum := s.summary(n, time.Now())
+	if r.URL.Query().Get("only_cpu_and_memory") == "true" {
+		cpuAndMemoryOnly(sum)
+	}
+	writeJSON(w, sum)
+}
+
+func cpuAndMemoryOnly(sum *statsapi.Summary) {
+	sum.Node.Network, sum.Node.Fs, sum.Node.Runtime = nil, nil, nil
+	for i := range sum.Pods {
+		sum.Pods[i].Network = nil
+	}
+}
+
+// resourceMetrics is GET /metrics/resource in the Prometheus text format,
+// the series metrics-server reads: CPU as cumulative core-seconds, memory
+// as working set, each sample stamped with its time in milliseconds. A
+// HostProcess container has no working-set series, as it has no figure.
+func (s *kubeletServer) resourceMetrics(w http.ResponseWriter, _ *http.Request, n *emuNode) {
+	now := time.Now()
+	sum := s.summary(n, now)
+	ms := now.UnixMilli()
+	var b strings.Builder
+	family := func(name, help, kind string) {
+		fmt.Fprintf(&b, "# HELP %s [STABLE] %s\n# TYPE %s %s\n", name, help, name, kind)
+	}
+	sample := func(name, labels string, v float64, stamped bool) {
+		if labels != "" {
+			labels = "{" + labels + "}"
+		}
+		if stamped {
+			fmt.Fprintf(&b, "%s%s %g %d\n", name, labels, v, ms)
+		} else {
+			fmt.Fprintf(&b, "%s%s %g\n", name, labels, v)
+		}
+	}
+	containers := sortedContainers(sum)
+	family("container_cpu_usage_seconds_total", "Cumulative cpu time consumed by the container in core-seconds", "counter")
+	for _, c := range containers {
+		sample("container_cpu_usage_seconds_total", c.labels, coreSeconds(*c.stats.CPU.UsageCoreNanoSeconds), true)
+	}
+	family("container_memory_working_set_bytes", "Current working set of the container in bytes", "gauge")
+	for _, c := range containers {
+		if c.stats.Memory != nil {
+			sample("container_memory_working_set_bytes", c.labels, float64(*c.stats.Memory.WorkingSetBytes), true)
+		}
+	}
+	family("container_start_time_seconds", "Start time of the container since unix epoch in seconds", "gauge")
+	for _, c := range containers {
+		sample("container_start_time_seconds", c.labels, float64(c.stats.StartTime.UnixNano())/1e9, true)
+	}
+	family("node_cpu_usage_seconds_total", "Cumulative cpu time consumed by the node in core-seconds", "counter")
+	sample("node_cpu_usage_seconds_total", "", coreSeconds(*sum.Node.CPU.UsageCoreNanoSeconds), true)
+	family("node_memory_working_set_bytes", "Current working set of the node in bytes", "gauge")
+	sample("node_memory_working_set_bytes", "", float64(*sum.Node.Memory.WorkingSetBytes), true)
+	family("pod_cpu_usage_seconds_total", "Cumulative cpu time consumed by the pod in core-seconds", "counter")
+	for _, p := range sum.Pods {
+		sample("pod_cpu_usage_seconds_total", podLabels(p), coreSeconds(*p.CPU.UsageCoreNanoSeconds), true)
+	}
+	family("pod_memory_working_set_bytes", "Current working set of the pod in bytes", "gauge")
+	for _, p := range sum.Pods {
+		if p.Memory != nil {
+			sample("pod_memory_working_set_bytes", podLabels(p), float64(*p.Memory.WorkingSetBytes), true)
+		}
+	}
+	family("resource_scrape_error", "1 if there was an error while getting container metrics, 0 otherwise", "gauge")
+	sample("resource_scrape_error", "", 0, false)
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	io.WriteString(w, b.String())
+}
+
+type labelledContainer struct {
+	labels string
+	stats  statsapi.ContainerStats
+}
+
+// sortedContainers lists every pod's containers with their labels, sorted
+// as the Prometheus registry sorts series.
+func sortedContainers(sum *statsapi.Summary) []labelledContainer {
+	var out []labelledContainer
+	for _, p := range sum.Pods {
+		for _, c := range p.Containers {
+			l := fmt.Sprintf("container=%q,namespace=%q,pod=%q", c.Name, p.PodRef.Namespace, p.PodRef.Name)
+			out = append(out, labelledContainer{labels: l, stats: c})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].labels < out[j].labels })
+	return out
+}
+
+func podLabels(p statsapi.PodStats) string {
+	return fmt.Sprintf("namespace=%q,pod=%q", p.PodRef.Namespace, p.PodRef.Name)
+}
+
+func coreSeconds(ns uint64) float64 { return float64(ns) / 1e9 }
+
+// configz is GET /configz: the node's kubelet configuration under
+// "kubeletconfig". On Windows the kubelet runs without QoS cgroups and
+// without node-allocatable enforcement, and reaches containerd by a pipe.
+func (s *kubeletServer) configz(w http.ResponseWriter, _ *http.Request, n *emuNode) {
+	writeJSON(w, map[string]any{"kubeletconfig": s.kubeletConfig(n)})
+}
+
+func (s *kubeletServer) kubeletConfig(n *emuNode) kubeletconfig.KubeletConfiguration {
+	win := n.spec.host.OS() == "windows"
+	pool := n.spec.pool
+	c := kubeletconfig.KubeletConfiguration{
+		EnableServer:              ptrTo(true),
+		Address:                   "0.0.0.0",
+		Port:                      kubeletPort,
+		SyncFrequency:             metav1.Duration{Duration: time.Minute},
+		NodeStatusUpdateFrequency: metav1.Duration{Duration: 10 * time.Second},
+		NodeStatusReportFrequency: metav1.Duration{Duration: 5 * time.Minute},
+		ClusterDomain:             "cluster.local",
+		MaxPods:                   110,
+		PodPidsLimit:              ptrTo[int64](-1),
+		CgroupsPerQOS:             ptrTo(!win),
+		CgroupDriver:              "cgroupfs",
+		ContainerLogMaxSize:       "10Mi",
+		ContainerLogMaxFiles:      ptrTo[int32](5),
+		KubeReserved:              resourceStrings(pool.KubeReserved),
+		SystemReserved:            resourceStrings(pool.SystemReserved),
+		EvictionHard:              pool.EvictionHard,
+		ContainerRuntimeEndpoint:  "unix:///run/containerd/containerd.sock",
+		EnforceNodeAllocatable:    []string{"pods"},
+	}
+	if pool.MaxPods > 0 {
+		c.MaxPods = int32(pool.MaxPods)
+	}
+	if s.agent.cluster != nil && s.agent.cluster.Network.DNSServiceIP != "" {
+		c.ClusterDNS = []string{s.agent.cluster.Network.DNSServiceIP}
+	}
+	if win {
+		c.ContainerRuntimeEndpoint = "npipe:////./pipe/containerd-containerd"
+		c.EnforceNodeAllocatable = []string{}
+		c.CgroupDriver = ""
+	}
+	return c
+}
+
+func resourceStrings(l corev1.ResourceList) map[string]string {
+	if len(l) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for k, v := range l {
+		out[string(k)] = v.String()
+	}
+	return out
+}

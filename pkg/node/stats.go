@@ -1,0 +1,194 @@
+package node
+
+import (
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
+
+	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/windows"
+)
+
+// nodePods are the pods bound to a node, in a stable order.
+func (s *kubeletServer) nodePods(node string) []*corev1.Pod {
+	all, _ := s.agent.podLister.List(labels.Everything())
+	var out []*corev1.Pod
+	for _, p := range all {
+		if p.Spec.NodeName == node {
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Namespace != out[j].Namespace {
+			return out[i].Namespace < out[j].Namespace
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// summary is GET /stats/summary: the node and every pod with a running
+// container, shaped as the kubelet's CRI stats provider reports them on the
+// node's OS.
+func (s *kubeletServer) summary(n *emuNode, now time.Time) *statsapi.Summary {
+	win := n.spec.host.OS() == "windows"
+	out := &statsapi.Summary{Pods: []statsapi.PodStats{}}
+	var cpu, mem uint64
+	for _, pod := range s.nodePods(n.spec.name) {
+		ps, ok := s.podStats(pod, win, now)
+		if !ok {
+			continue
+		}
+		out.Pods = append(out.Pods, ps)
+		cpu += *ps.CPU.UsageNanoCores
+		if ps.Memory != nil {
+			mem += *ps.Memory.WorkingSetBytes
+		}
+	}
+	out.Node = s.nodeStats(n, win, cpu, mem, now)
+	return out
+}
+
+// podStats is one pod's entry; false when none of its containers runs.
+func (s *kubeletServer) podStats(pod *corev1.Pod, win bool, now time.Time) (statsapi.PodStats, bool) {
+	usage := podUsage(pod)
+	if len(usage) == 0 {
+		return statsapi.PodStats{}, false
+	}
+	t := metav1.NewTime(now)
+	// HostProcess containers run in the host's job object: the runtime
+	// reports no working set of their own.
+	hostProcess := win && windows.IsHostProcessPod(&pod.Spec)
+	ps := statsapi.PodStats{
+		PodRef:     statsapi.PodReference{Name: pod.Name, Namespace: pod.Namespace, UID: string(pod.UID)},
+		Containers: []statsapi.ContainerStats{},
+	}
+	if pod.Status.StartTime != nil {
+		ps.StartTime = *pod.Status.StartTime
+	}
+	var nanoCores, coreNs, ws uint64
+	for _, u := range usage {
+		cs := statsapi.ContainerStats{
+			Name:      u.name,
+			StartTime: metav1.NewTime(u.started),
+			CPU:       cpuStats(t, u.nanoCores, u.coreNanoSeconds(now)),
+		}
+		if !hostProcess {
+			cs.Memory = memoryStats(t, u.memory, 0, win)
+		}
+		ps.Containers = append(ps.Containers, cs)
+		nanoCores += u.nanoCores
+		coreNs += u.coreNanoSeconds(now)
+		ws += u.memory
+	}
+	ps.CPU = cpuStats(t, nanoCores, coreNs)
+	if !hostProcess {
+		ps.Memory = memoryStats(t, ws, 0, win)
+	}
+	if !pod.Spec.HostNetwork {
+		ps.Network = networkStats(t, podInterface(pod, win, s.networkName()), uint64(max(now.Sub(ps.StartTime.Time), 0).Seconds())*podNetBytesPerSec)
+	}
+	return ps, true
+}
+
+// nodeStats is the node's entry: its pods plus the host's own share.
+func (s *kubeletServer) nodeStats(n *emuNode, win bool, podCPU, podMem uint64, now time.Time) statsapi.NodeStats {
+	t := metav1.NewTime(now)
+	up := max(now.Sub(s.started), 0)
+	capacity := n.spec.capacity()
+	nanoCores := podCPU + hostCPUNanoCores
+	ws := podMem + hostMemoryBytes
+	memCap := uint64(max(quantityOf(capacity, corev1.ResourceMemory), 0))
+	ns := statsapi.NodeStats{
+		NodeName:  n.spec.name,
+		StartTime: metav1.NewTime(s.started),
+		CPU:       cpuStats(t, nanoCores, nanoCores*uint64(up.Seconds())),
+		Memory:    memoryStats(t, ws, memCap, win),
+		Network:   networkStats(t, nodeInterface(win), uint64(up.Seconds())*hostNetBytesPerSec),
+		Fs:        fsStats(t, capacity),
+		SystemContainers: []statsapi.ContainerStats{{
+			Name: statsapi.SystemContainerPods, StartTime: metav1.NewTime(s.started),
+			CPU: cpuStats(t, podCPU, podCPU*uint64(up.Seconds())), Memory: memoryStats(t, podMem, memCap, win),
+		}},
+	}
+	ns.Runtime = &statsapi.RuntimeStats{ImageFs: ns.Fs, ContainerFs: ns.Fs}
+	if win {
+		// The Windows kubelet adds the system-wide commit charge as a
+		// system container of its own.
+		commit := ws + ws/4
+		ns.SystemContainers = append(ns.SystemContainers, statsapi.ContainerStats{
+			Name: statsapi.SystemContainerWindowsGlobalCommitMemory, StartTime: metav1.NewTime(s.started),
+			Memory: &statsapi.MemoryStats{Time: t, UsageBytes: &commit, AvailableBytes: ptrTo(2*memCap - min(commit, 2*memCap))},
+		})
+	}
+	return ns
+}
+
+func cpuStats(t metav1.Time, nanoCores, coreNs uint64) *statsapi.CPUStats {
+	return &statsapi.CPUStats{Time: t, UsageNanoCores: &nanoCores, UsageCoreNanoSeconds: &coreNs}
+}
+
+// memoryStats reports a working set. Windows has no RSS and counts page
+// faults, and its usageBytes is the commit charge (at least the working
+// set); Linux reports RSS. capacity > 0 adds availableBytes.
+func memoryStats(t metav1.Time, ws, capacity uint64, win bool) *statsapi.MemoryStats {
+	m := &statsapi.MemoryStats{Time: t, WorkingSetBytes: &ws}
+	if capacity > 0 {
+		m.AvailableBytes = ptrTo(capacity - min(ws, capacity))
+	}
+	if win {
+		m.UsageBytes = ptrTo(ws + ws/4)
+		m.PageFaults = ptrTo(ws / 4096)
+	} else {
+		m.UsageBytes = ptrTo(ws)
+		m.RSSBytes = ptrTo(ws * 3 / 4)
+	}
+	return m
+}
+
+func networkStats(t metav1.Time, name string, bytes uint64) *statsapi.NetworkStats {
+	iface := statsapi.InterfaceStats{Name: name, RxBytes: ptrTo(bytes), TxBytes: ptrTo(bytes / 2)}
+	return &statsapi.NetworkStats{Time: t, InterfaceStats: iface, Interfaces: []statsapi.InterfaceStats{iface}}
+}
+
+// nodeInterface is the host's adapter: on Windows the HNS management vNIC
+// that flannel's network puts in front of the physical adapter.
+func nodeInterface(win bool) string {
+	if win {
+		return "vEthernet (Ethernet)"
+	}
+	return "eth0"
+}
+
+// podInterface is a pod's network interface: on Windows the HNS endpoint,
+// which the CNI plugin names <sandbox ID>_<network name>.
+func podInterface(pod *corev1.Pod, win bool, network string) string {
+	if win {
+		return sandboxID(pod) + "_" + network
+	}
+	return "eth0"
+}
+
+// networkName is the CNI network of the cluster's mode, as the flannel
+// add-on names it (vxlan0 for overlay, cbr0 for l2bridge).
+func (s *kubeletServer) networkName() string {
+	if s.agent.cluster != nil && s.agent.cluster.Network.Mode == v1alpha1.ModeL2Bridge {
+		return "cbr0"
+	}
+	return "vxlan0"
+}
+
+func fsStats(t metav1.Time, capacity corev1.ResourceList) *statsapi.FsStats {
+	total := uint64(defaultFsCapacity)
+	if v := quantityOf(capacity, corev1.ResourceEphemeralStorage); v > 0 {
+		total = uint64(v)
+	}
+	used := min(uint64(hostFsUsedBytes), total)
+	return &statsapi.FsStats{Time: t, CapacityBytes: &total, UsedBytes: &used, AvailableBytes: ptrTo(total - used)}
+}
+
+func ptrTo[T any](v T) *T { return &v }

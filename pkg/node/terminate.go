@@ -1,0 +1,91 @@
+package node
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+// terminate stops the pod after its deletion was requested: Killing events,
+// the grace period the runtime really grants (LIM-14), a final status, and
+// the final delete with grace 0 that lets the API server remove the pod.
+func (w *podWorker) terminate(ctx context.Context, pod *corev1.Pod) {
+	if !w.terminal.Load() {
+		w.stopContainers(ctx, pod)
+		if ctx.Err() != nil {
+			return
+		}
+		w.writeStatus(ctx, w.latest())
+	}
+	if m := w.node.network(); m != nil {
+		m.Release(string(pod.UID))
+	}
+	opts := metav1.DeleteOptions{
+		GracePeriodSeconds: ptr.To[int64](0),
+		Preconditions:      &metav1.Preconditions{UID: &pod.UID},
+	}
+	err := w.node.agent.client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, opts)
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) && ctx.Err() == nil {
+		w.node.failed(opPodDelete, err)
+	}
+}
+
+// stopContainers sends every running container the stop signal and waits
+// as the program would: a prompt exit, or, when it ignores the signal, the
+// whole grace period before the runtime kills it.
+func (w *podWorker) stopContainers(ctx context.Context, pod *corev1.Pod) {
+	var running []*ctr
+	for _, c := range append(append([]*ctr(nil), w.initCtrs...), w.ctrs...) {
+		if c.status.State.Running != nil {
+			running = append(running, c)
+			w.node.recorder.Eventf(containerRef(pod, c), corev1.EventTypeNormal, "Killing", "Stopping container %s", c.spec.Name)
+		}
+	}
+	if len(running) == 0 {
+		w.markNeverStarted()
+		return
+	}
+	grace := w.node.spec.host.GracePeriod(gracePeriod(pod))
+	ignores := pod.Annotations[AnnotationIgnoreSIGTERM] == "true"
+	wait := gracefulStopTime
+	code := int32(0)
+	if ignores {
+		wait = time.Duration(grace) * time.Second
+		code = w.node.spec.host.KilledExitCode()
+	}
+	if !w.pause(ctx, wait) {
+		return
+	}
+	now := w.clock.Now()
+	for _, c := range running {
+		w.exit(pod, c, code, now)
+	}
+	w.markNeverStarted()
+}
+
+// markNeverStarted leaves containers that never ran waiting with the reason
+// the kubelet shows once the pod is being torn down.
+func (w *podWorker) markNeverStarted() {
+	for _, c := range append(append([]*ctr(nil), w.initCtrs...), w.ctrs...) {
+		if c.status.State.Waiting != nil && c.status.LastTerminationState.Terminated == nil {
+			c.status.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+				ExitCode: 137, Reason: "ContainerStatusUnknown", Message: "The container could not be located when the pod was terminated",
+			}}
+		}
+	}
+}
+
+// gracePeriod is the grace period the deletion asked for.
+func gracePeriod(pod *corev1.Pod) int64 {
+	if pod.DeletionGracePeriodSeconds != nil {
+		return *pod.DeletionGracePeriodSeconds
+	}
+	if pod.Spec.TerminationGracePeriodSeconds != nil {
+		return *pod.Spec.TerminationGracePeriodSeconds
+	}
+	return defaultGracePeriod
+}
