@@ -181,14 +181,14 @@ func TestLoadErrors(t *testing.T) {
 func TestDefaultPauseImageMatchesBuild(t *testing.T) {
 	for _, release := range []string{"2019", "2022", "2025", "20H2", "2004"} {
 		p := NodePool{Name: "w", OS: OSWindows, Release: release}
-		setPoolDefaults(&p)
+		setPoolDefaults(&p, pauseK8sMinor)
 		b, _ := p.WindowsBuild()
 		if _, err := imageinfo.MatchHost(imageinfo.Lookup(p.PauseImage), OSWindows, "amd64", b); err != nil {
 			t.Errorf("release %s: default pause image %s does not run: %v", release, p.PauseImage, err)
 		}
 	}
 	p := NodePool{Name: "l", OS: OSLinux}
-	setPoolDefaults(&p)
+	setPoolDefaults(&p, pauseK8sMinor)
 	if p.PauseImage != windows.DefaultPauseImage(pauseK8sMinor) {
 		t.Errorf("linux pause image = %s", p.PauseImage)
 	}

@@ -1,6 +1,7 @@
 package v1alpha1
 
 import (
+	"fmt"
 	"net/netip"
 
 	corev1 "k8s.io/api/core/v1"
@@ -21,6 +22,14 @@ const (
 	DefaultCPU              = 4
 	DefaultMemory           = "8Gi"
 	DefaultMaxPods          = 110
+	// DefaultKubernetesVersion is the emulated control plane's release
+	// (addons.KubernetesVersion; a test in pkg/plan keeps them equal).
+	DefaultKubernetesVersion = "v1.36.3"
+	// DefaultInterfaceName is start.ps1's -InterfaceName default (PLAN-3).
+	DefaultInterfaceName = "Ethernet"
+	// Flannel VXLAN settings Linux and Windows must share (NET-2).
+	DefaultVNI       = 4096
+	DefaultVXLANPort = 4789
 )
 
 // DefaultLoadBalancerCIDR is the LoadBalancer address pool: next to the
@@ -58,14 +67,19 @@ func SetDefaults(c *Cluster) {
 	if c.Name == "" {
 		c.Name = DefaultName
 	}
+	c.KubernetesVersion = orDefault(c.KubernetesVersion, DefaultKubernetesVersion)
 	setNetworkDefaults(&c.Network)
 	// A file that leaves out nodePools gets the default pools; an explicit
 	// empty list is an error for Validate.
 	if c.NodePools == nil {
 		c.NodePools = defaultPools()
 	}
+	minor, err := c.KubernetesMinor()
+	if err != nil {
+		minor = pauseK8sMinor // Validate reports the version
+	}
 	for i := range c.NodePools {
-		setPoolDefaults(&c.NodePools[i])
+		setPoolDefaults(&c.NodePools[i], minor)
 	}
 }
 
@@ -80,6 +94,29 @@ func setNetworkDefaults(n *Network) {
 	}
 	if n.NodeCIDRMaskSize == 0 {
 		n.NodeCIDRMaskSize = DefaultNodeCIDRMaskSize
+	}
+	setFlannelDefaults(&n.Flannel, n.Mode)
+}
+
+// setFlannelDefaults derives the backend from the mode (overlay is VXLAN,
+// l2bridge is host-gw) and gives VXLAN the seeds' VNI and port (NET-2).
+func setFlannelDefaults(f *Flannel, mode string) {
+	if f.Backend == "" {
+		switch mode {
+		case ModeOverlay:
+			f.Backend = BackendVXLAN
+		case ModeL2Bridge:
+			f.Backend = BackendHostGW
+		}
+	}
+	if f.Backend != BackendVXLAN {
+		return
+	}
+	if f.VNI == 0 {
+		f.VNI = DefaultVNI
+	}
+	if f.Port == 0 {
+		f.Port = DefaultVXLANPort
 	}
 }
 
@@ -108,9 +145,18 @@ func overlapsAny(p netip.Prefix, cidrs ...string) bool {
 	return false
 }
 
-func setPoolDefaults(p *NodePool) {
+func setPoolDefaults(p *NodePool, k8sMinor int) {
 	if p.Count == nil {
-		p.Count = ptr(1)
+		p.Count = ptr(max(1, len(p.Nodes)))
+	}
+	for i := range p.Nodes {
+		n := &p.Nodes[i]
+		if n.Name == "" {
+			n.Name = fmt.Sprintf("%s-%d", p.Name, i+1)
+		}
+		if n.InterfaceName == "" && p.IsWindows() {
+			n.InterfaceName = DefaultInterfaceName
+		}
 	}
 	if p.CPU == 0 {
 		p.CPU = DefaultCPU
@@ -127,7 +173,7 @@ func setPoolDefaults(p *NodePool) {
 		p.EvictionHard = windows.DefaultEvictionHard(p.OS)
 	}
 	if p.PauseImage == "" {
-		p.PauseImage = defaultPauseImage(p)
+		p.PauseImage = defaultPauseImage(p, k8sMinor)
 	}
 	if !p.IsWindows() {
 		return
@@ -153,14 +199,19 @@ func orDefault(v, def string) string {
 func ptr[T any](v T) *T { return &v }
 
 // pauseK8sMinor is the Kubernetes minor whose kubelet default pause image
-// the pools start from.
+// the pools start from when the version cannot be read.
 const pauseK8sMinor = 36
 
-// defaultPauseImage is the kubelet's default pause image, or, when that
-// image has no entry for the pool's Windows build, the first well-known
-// pause image that has one — what an installer would configure (IMG-5).
-func defaultPauseImage(p *NodePool) string {
-	candidates := append([]string{windows.DefaultPauseImage(pauseK8sMinor)}, windows.PauseImages(pauseK8sMinor)...)
+// defaultPauseImage is the kubelet's default pause image of the cluster's
+// Kubernetes minor, or, when that image has no entry for the pool's Windows
+// build, the first well-known pause image that has one — what an installer
+// would configure (IMG-5).
+func defaultPauseImage(p *NodePool, k8sMinor int) string {
+	var candidates []string
+	if def := windows.DefaultPauseImage(k8sMinor); def != "" {
+		candidates = append(candidates, def)
+	}
+	candidates = append(candidates, windows.PauseImages(k8sMinor)...)
 	build, err := p.WindowsBuild()
 	if !p.IsWindows() || err != nil {
 		return candidates[0]

@@ -29,9 +29,40 @@ func Load(path string) (*Cluster, error) {
 	return c, nil
 }
 
+// Read reads, decodes and defaults a config file without validating it,
+// for callers that report input errors and rule checks apart (winkube
+// plan). An empty path gives the default cluster.
+func Read(path string) (*Cluster, error) {
+	if path == "" {
+		return DefaultCluster(), nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading cluster config: %w", err)
+	}
+	c, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("cluster config %s: %w", path, err)
+	}
+	return c, nil
+}
+
 // Decode strictly decodes YAML or JSON (unknown and duplicate fields are
 // errors), applies defaults and validates.
 func Decode(data []byte) (*Cluster, error) {
+	c, err := Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	if errs := Validate(c); len(errs) > 0 {
+		return nil, &ValidationError{Errs: errs}
+	}
+	return c, nil
+}
+
+// Parse strictly decodes YAML or JSON and applies defaults; it does not
+// validate.
+func Parse(data []byte) (*Cluster, error) {
 	js, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
 		return nil, fmt.Errorf("invalid YAML: %w", err)
@@ -48,9 +79,6 @@ func Decode(data []byte) (*Cluster, error) {
 		return nil, errors.Join(strict...)
 	}
 	SetDefaults(c)
-	if errs := Validate(c); len(errs) > 0 {
-		return nil, &ValidationError{Errs: errs}
-	}
 	return c, nil
 }
 

@@ -40,9 +40,43 @@ type Cluster struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	// Name prefixes nothing today; it names the cluster in kubeconfigs and output.
-	Name      string     `json:"name,omitempty"`
-	Network   Network    `json:"network,omitempty"`
-	NodePools []NodePool `json:"nodePools,omitempty"`
+	Name string `json:"name,omitempty"`
+	// KubernetesVersion is the release the cluster runs, such as v1.36.3
+	// (the emulated control plane's, by default). `winkube plan` picks the
+	// supported Windows releases (VER-1), pause images (IMG-5), kubelet
+	// flags (PLAN-4) and kube-proxy feature gates (KP-2) by it.
+	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
+	// ControlPlaneEndpoint is host:port of the API server real nodes join
+	// (kubeadm join, the kubeconfig the seed copies to C:\k).
+	ControlPlaneEndpoint string     `json:"controlPlaneEndpoint,omitempty"`
+	Network              Network    `json:"network,omitempty"`
+	NodePools            []NodePool `json:"nodePools,omitempty"`
+	// Proxy is the HTTP proxy real Windows nodes sit behind (PLAN-7, TS-14).
+	Proxy *Proxy `json:"proxy,omitempty"`
+}
+
+// Proxy holds the proxy variables a node behind a proxy needs at machine
+// scope (PLAN-7).
+type Proxy struct {
+	HTTPProxy  string `json:"httpProxy,omitempty"`
+	HTTPSProxy string `json:"httpsProxy,omitempty"`
+	// NoProxy is a comma-separated list of hosts and CIDRs reached directly.
+	NoProxy string `json:"noProxy,omitempty"`
+}
+
+// Flannel backends (NET-2, NET-3): vxlan goes with the overlay mode and
+// host-gw with l2bridge.
+const (
+	BackendVXLAN  = "vxlan"
+	BackendHostGW = "host-gw"
+)
+
+// Flannel is the flannel backend of net-conf.json. Backend defaults from
+// network.mode; VNI and Port default to the seeds' 4096 and 4789 on vxlan.
+type Flannel struct {
+	Backend string `json:"backend,omitempty"`
+	VNI     int    `json:"vni,omitempty"`
+	Port    int    `json:"port,omitempty"`
 }
 
 // Network holds the three address spaces of PLAN-1 plus the host network
@@ -61,6 +95,8 @@ type Network struct {
 	NodeCIDRMaskSize int `json:"nodeCIDRMaskSize,omitempty"`
 	// EnableDSR says kube-proxy runs with --enable-dsr (LIM-12, KP-2).
 	EnableDSR bool `json:"enableDSR,omitempty"`
+	// Flannel is the CNI backend Linux and Windows flannel share.
+	Flannel Flannel `json:"flannel,omitempty"`
 }
 
 // LoadBalancerPool parses LoadBalancerCIDR, the pool of LoadBalancer
@@ -97,6 +133,23 @@ type NodePool struct {
 	// entry for the node's OS and Windows build, or every pod on the node
 	// stays ContainerCreating (TS-11).
 	PauseImage string `json:"pauseImage,omitempty"`
+	// Nodes names the pool's machines when they are real ones (or the
+	// emulated ones should look like them): name, management IP and
+	// interface. When set, count defaults to its length and must equal it.
+	Nodes []PoolNode `json:"nodes,omitempty"`
+}
+
+// PoolNode is one machine of a pool, as `winkube plan` joins it.
+type PoolNode struct {
+	// Name is the node name; kubelet and kube-proxy register with it
+	// (--hostname-override, KP-8). Default <pool>-<n>.
+	Name string `json:"name,omitempty"`
+	// ManagementIP is the node's address on the management network
+	// (start.ps1 -ManagementIP, PLAN-3). Default: the next free address.
+	ManagementIP string `json:"managementIP,omitempty"`
+	// InterfaceName is the host network adapter (start.ps1 -InterfaceName,
+	// PLAN-3); default Ethernet on Windows.
+	InterfaceName string `json:"interfaceName,omitempty"`
 }
 
 // Replicas is the pool's node count after defaulting.

@@ -2,7 +2,6 @@ package v1alpha1
 
 import (
 	"fmt"
-	"math/big"
 	"net/netip"
 	"strings"
 
@@ -14,8 +13,21 @@ import (
 	"github.com/winkube/winkube/pkg/windows"
 )
 
-// Validate reports every problem in a defaulted config, each with its field path.
+// Validate reports every problem in a defaulted config, each with its field
+// path: the input errors of ValidateInput and the failures of every rule
+// check of Checks.
 func Validate(c *Cluster) field.ErrorList {
+	errs := ValidateInput(c)
+	for _, chk := range Checks() {
+		errs = append(errs, chk.Validate(c)...)
+	}
+	return errs
+}
+
+// ValidateInput reports the problems that make a defaulted config
+// unreadable — bad syntax, unknown values, out-of-range numbers — as
+// opposed to a readable config that breaks a rule (Checks).
+func ValidateInput(c *Cluster) field.ErrorList {
 	var errs field.ErrorList
 	if c.APIVersion != APIVersion {
 		errs = append(errs, field.NotSupported(field.NewPath("apiVersion"), c.APIVersion, []string{APIVersion}))
@@ -23,8 +35,14 @@ func Validate(c *Cluster) field.ErrorList {
 	if c.Kind != Kind {
 		errs = append(errs, field.NotSupported(field.NewPath("kind"), c.Kind, []string{Kind}))
 	}
+	if _, err := c.KubernetesMinor(); err != nil {
+		errs = append(errs, field.Invalid(field.NewPath("kubernetesVersion"), c.KubernetesVersion, err.Error()))
+	}
+	errs = append(errs, validateEndpoint(c.ControlPlaneEndpoint, field.NewPath("controlPlaneEndpoint"))...)
 	errs = append(errs, validateNetwork(&c.Network, field.NewPath("network"))...)
 	errs = append(errs, validatePools(c, field.NewPath("nodePools"))...)
+	errs = append(errs, validateNodes(c, field.NewPath("nodePools"))...)
+	errs = append(errs, validateProxy(c.Proxy, field.NewPath("proxy"))...)
 	return errs
 }
 
@@ -50,45 +68,19 @@ func validateNetwork(n *Network, path *field.Path) field.ErrorList {
 			nets[f.name] = p
 		}
 	}
-	errs = append(errs, validateOverlaps(nets, path)...)
 	if lb, ok := nets["loadBalancerCIDR"]; ok && lb.Bits() > 30 {
 		// The pool never hands out its network and broadcast addresses.
 		errs = append(errs, field.Invalid(path.Child("loadBalancerCIDR"), n.LoadBalancerCIDR, "too small: a pool needs at least /30 to have an address besides its network and broadcast addresses"))
 	}
-	errs = append(errs, validateDNSIP(n, nets["serviceCIDR"], path)...)
+	if _, err := netip.ParseAddr(n.DNSServiceIP); err != nil {
+		errs = append(errs, field.Invalid(path.Child("dnsServiceIP"), n.DNSServiceIP, "must be an IP address such as 10.96.0.10"))
+	}
 	if cl, ok := nets["clusterCIDR"]; ok && (n.NodeCIDRMaskSize < cl.Bits() || n.NodeCIDRMaskSize > 30) {
 		errs = append(errs, field.Invalid(path.Child("nodeCIDRMaskSize"), n.NodeCIDRMaskSize,
 			fmt.Sprintf("must be between the cluster CIDR's prefix (%d) and 30", cl.Bits())))
 	}
+	errs = append(errs, validateFlannelInput(&n.Flannel, path.Child("flannel"))...)
 	return errs
-}
-
-// validateOverlaps applies PLAN-1: the three spaces must not overlap, and
-// neither may the LoadBalancer pool overlap any of them.
-func validateOverlaps(nets map[string]netip.Prefix, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	names := []string{"clusterCIDR", "serviceCIDR", "managementCIDR", "loadBalancerCIDR"}
-	for i, a := range names {
-		for _, b := range names[i+1:] {
-			pa, okA := nets[a]
-			pb, okB := nets[b]
-			if okA && okB && pa.Overlaps(pb) {
-				errs = append(errs, field.Invalid(path.Child(b), pb.String(), "overlaps "+path.Child(a).String()+" "+pa.String()+"; the cluster, service, management and load balancer networks must not overlap (PLAN-1)"))
-			}
-		}
-	}
-	return errs
-}
-
-func validateDNSIP(n *Network, svc netip.Prefix, path *field.Path) field.ErrorList {
-	ip, err := netip.ParseAddr(n.DNSServiceIP)
-	if err != nil {
-		return field.ErrorList{field.Invalid(path.Child("dnsServiceIP"), n.DNSServiceIP, "must be an IP address such as 10.96.0.10")}
-	}
-	if svc.IsValid() && !svc.Contains(ip) {
-		return field.ErrorList{field.Invalid(path.Child("dnsServiceIP"), n.DNSServiceIP, "must be inside network.serviceCIDR "+svc.String()+" (PLAN-1)")}
-	}
-	return nil
 }
 
 func validatePools(c *Cluster, path *field.Path) field.ErrorList {
@@ -106,7 +98,6 @@ func validatePools(c *Cluster, path *field.Path) field.ErrorList {
 		seen[p.Name] = true
 		errs = append(errs, validatePool(p, pp)...)
 	}
-	errs = append(errs, validateCapacity(c, path)...)
 	return errs
 }
 
@@ -280,35 +271,3 @@ func validThreshold(v string) bool {
 	q, err := resource.ParseQuantity(v)
 	return err == nil && q.Sign() >= 0
 }
-
-// validateCapacity applies PLAN-1 sizing: every node needs its own pod
-// subnet, each subnet must hold maxPods plus the network and gateway
-// addresses, and the management network must hold every node.
-func validateCapacity(c *Cluster, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	n := &c.Network
-	cluster, err1 := netip.ParsePrefix(n.ClusterCIDR)
-	mgmt, err2 := netip.ParsePrefix(n.ManagementCIDR)
-	if err1 != nil || err2 != nil || !cluster.Addr().Is4() || n.NodeCIDRMaskSize < cluster.Bits() || n.NodeCIDRMaskSize > 30 {
-		return nil // already reported
-	}
-	nodes := c.NodeCount()
-	if subnets := pow2(n.NodeCIDRMaskSize - cluster.Bits()); big.NewInt(int64(nodes)).Cmp(subnets) > 0 {
-		errs = append(errs, field.Invalid(field.NewPath("network", "clusterCIDR"), n.ClusterCIDR,
-			fmt.Sprintf("holds %s node subnets of /%d but the pools have %d nodes", subnets, n.NodeCIDRMaskSize, nodes)))
-	}
-	perNode := (1 << (32 - n.NodeCIDRMaskSize)) - 3 // network, gateway and broadcast addresses
-	for i := range c.NodePools {
-		if p := &c.NodePools[i]; p.MaxPods > perNode {
-			errs = append(errs, field.Invalid(path.Index(i).Child("maxPods"), p.MaxPods,
-				fmt.Sprintf("a /%d node subnet holds only %d pod addresses; lower maxPods or network.nodeCIDRMaskSize", n.NodeCIDRMaskSize, perNode)))
-		}
-	}
-	if mgmt.Addr().Is4() && big.NewInt(int64(nodes+10)).Cmp(pow2(32-mgmt.Bits())) > 0 {
-		errs = append(errs, field.Invalid(field.NewPath("network", "managementCIDR"), n.ManagementCIDR,
-			fmt.Sprintf("too small for %d nodes (node addresses start at .10)", nodes)))
-	}
-	return errs
-}
-
-func pow2(n int) *big.Int { return new(big.Int).Lsh(big.NewInt(1), uint(max(n, 0))) }

@@ -1,0 +1,93 @@
+// Package plan is `winkube plan`.
+package plan
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/plan"
+)
+
+type flagpole struct {
+	Config string
+	Output string
+	Format string
+}
+
+// NewCommand returns `winkube plan`.
+func NewCommand(streams cmd.IOStreams) *cobra.Command {
+	flags := &flagpole{}
+	c := &cobra.Command{
+		Use:   "plan [flags]",
+		Short: "Plan the address spaces and write the files that join real Windows nodes (seed 004)",
+		Long: "winkube plan reads a winkube Cluster file (the one winkube up takes, plus kubernetesVersion,\n" +
+			"controlPlaneEndpoint, network.flannel, nodePools[].nodes and proxy), prints the address spaces and\n" +
+			"their capacity (PLAN-1), the Windows releases the Kubernetes version supports (VER-1), the pause\n" +
+			"image per build (IMG-5) and every check's verdict, and with -o writes the flannel manifest, the\n" +
+			"Linux DaemonSet pin, per-node kubelet/kube-proxy flags, service registration and join scripts,\n" +
+			"and RuntimeClasses.\n\n" +
+			"Exit status: 0 when every check passes, 1 when a check fails (nothing is written), 2 for usage or input errors.",
+		Example:       "  winkube plan --config cluster.yaml\n  winkube plan --config cluster.yaml -o out/\n  winkube plan --format json",
+		Args:          noArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return run(streams, flags)
+		},
+	}
+	c.Flags().StringVar(&flags.Config, "config", "", "winkube Cluster file (default: winkube up's default cluster)")
+	c.Flags().StringVarP(&flags.Output, "output", "o", "", "directory to write the generated files to")
+	c.Flags().StringVar(&flags.Format, "format", "text", "report format: text or json")
+	return c
+}
+
+// noArgs rejects arguments as a usage error (exit 2).
+func noArgs(_ *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return &cmd.ExitError{Code: 2, Err: fmt.Errorf("unexpected argument %q: pass the cluster file with --config", args[0])}
+	}
+	return nil
+}
+
+func run(streams cmd.IOStreams, flags *flagpole) error {
+	if flags.Format != "text" && flags.Format != "json" {
+		return &cmd.ExitError{Code: 2, Err: fmt.Errorf("--format %q: use text or json", flags.Format)}
+	}
+	cfg, err := v1alpha1.Read(flags.Config)
+	if err != nil {
+		return &cmd.ExitError{Code: 2, Err: err}
+	}
+	p, err := plan.New(cfg)
+	if err != nil {
+		return &cmd.ExitError{Code: 2, Err: fmt.Errorf("cluster config %s: %w", flags.Config, err)}
+	}
+	if flags.Format == "json" {
+		err = p.WriteJSON(streams.Out)
+	} else {
+		err = p.WriteText(streams.Out)
+	}
+	if err != nil {
+		return fmt.Errorf("writing the plan: %w", err)
+	}
+	if !p.Passed() {
+		return &cmd.ExitError{Code: 1, Err: errors.New("the plan has failing checks; change the fields they name (nothing written)")}
+	}
+	if flags.Output == "" {
+		return nil
+	}
+	files, err := p.Files()
+	if err != nil {
+		return err
+	}
+	if err := plan.Write(flags.Output, files); err != nil {
+		return &cmd.ExitError{Code: 2, Err: fmt.Errorf("-o %s: %w", flags.Output, err)}
+	}
+	if flags.Format == "text" {
+		fmt.Fprintf(streams.Out, "wrote %d files to %s\n", len(files), flags.Output)
+	}
+	return nil
+}
