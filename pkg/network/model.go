@@ -78,6 +78,8 @@ type Proxy struct {
 	// Running is false when the flags make kube-proxy exit at start
 	// (KP-1, KP-2); Findings say why.
 	Running bool `json:"running"`
+	// DaemonSet is the kube-system DaemonSet the flags were read from.
+	DaemonSet string `json:"daemonSet,omitempty"`
 }
 
 // Node is one node's network: its settings and, on Windows, the HNS state.

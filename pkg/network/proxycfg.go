@@ -32,7 +32,7 @@ func readProxy(daemons []proxyDaemon, cms []*corev1.ConfigMap, in proxyInput) []
 	f, fs := applyConfigFile(readFlags(d.c, in.node), d, cms)
 	p := &in.n.Proxy
 	// kube-proxy lower-cases the override, as node names are.
-	*p = Proxy{Found: true, Mode: "kernelspace", HostnameOverride: strings.ToLower(strings.TrimSpace(value(f, "hostname-override")))}
+	*p = Proxy{Found: true, DaemonSet: d.ds.Name, Mode: "kernelspace", HostnameOverride: strings.ToLower(strings.TrimSpace(value(f, "hostname-override")))}
 	if m := value(f, "proxy-mode"); m != "" {
 		p.Mode = m
 	}

@@ -12,10 +12,12 @@ import (
 	"github.com/winkube/winkube/pkg/cmd"
 	"github.com/winkube/winkube/pkg/cmd/winkube/component"
 	"github.com/winkube/winkube/pkg/cmd/winkube/describe"
+	"github.com/winkube/winkube/pkg/cmd/winkube/doctor"
 	"github.com/winkube/winkube/pkg/cmd/winkube/down"
 	"github.com/winkube/winkube/pkg/cmd/winkube/lint"
 	"github.com/winkube/winkube/pkg/cmd/winkube/net"
 	"github.com/winkube/winkube/pkg/cmd/winkube/nodes"
+	"github.com/winkube/winkube/pkg/cmd/winkube/plan"
 	"github.com/winkube/winkube/pkg/cmd/winkube/up"
 	"github.com/winkube/winkube/pkg/cmd/winkube/version"
 )
@@ -69,10 +71,12 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 func subcommands(streams cmd.IOStreams) []*cobra.Command {
 	return []*cobra.Command{
 		up.NewCommand(streams),
+		plan.NewCommand(streams),
 		down.NewCommand(streams),
 		nodes.NewCommand(streams),
 		describe.NewCommand(streams),
 		lint.NewCommand(streams),
+		doctor.NewCommand(streams),
 		net.NewCommand(streams),
 		version.NewCommand(streams),
 		component.NewCommand(streams),

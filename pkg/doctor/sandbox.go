@@ -1,0 +1,135 @@
+package doctor
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/winkube/winkube/pkg/imageinfo"
+	"github.com/winkube/winkube/pkg/lint"
+	nodeagent "github.com/winkube/winkube/pkg/node"
+	"github.com/winkube/winkube/pkg/windows"
+)
+
+// sandboxImageRE finds the pause image in a FailedCreatePodSandBox message
+// (containerd: failed to get sandbox image "..."; Docker: failed pulling
+// image "...").
+var sandboxImageRE = regexp.MustCompile(`(?:sandbox image|failed pulling image) "([^"]+)"`)
+
+// checkSandboxes: TS-11, pods that stay ContainerCreating because their
+// sandbox does not start; a pause image without an entry for the node's
+// Windows build (IMG-5) is the case the seeds name.
+func checkSandboxes(a *audit) []Finding {
+	latest := map[string]*corev1.Event{}
+	for _, e := range a.s.Events {
+		if e.Reason != "FailedCreatePodSandBox" || e.InvolvedObject.Kind != "Pod" {
+			continue
+		}
+		key := e.InvolvedObject.Namespace + "/" + e.InvolvedObject.Name
+		if old, ok := latest[key]; !ok || eventTime(e).After(eventTime(old)) {
+			latest[key] = e
+		}
+	}
+	keys := make([]string, 0, len(latest))
+	for k := range latest {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []Finding
+	for _, k := range keys {
+		p, ok := a.pods[k]
+		if !ok || p.Status.Phase != corev1.PodPending || a.nodes[p.Spec.NodeName] == nil {
+			continue // gone, or its sandbox started since
+		}
+		out = append(out, a.sandboxFinding(p, a.nodes[p.Spec.NodeName], latest[k]))
+	}
+	return out
+}
+
+func (a *audit) sandboxFinding(p *corev1.Pod, n *corev1.Node, e *corev1.Event) Finding {
+	f := Finding{
+		Rule: "TS-11", Severity: lint.SeverityWarning, Objects: []Object{podObject(p), nodeObject(n.Name)},
+		Message:  fmt.Sprintf("pod %s/%s stays ContainerCreating on %s: its sandbox does not start", p.Namespace, p.Name, describeNode(n)),
+		Evidence: fmt.Sprintf("event FailedCreatePodSandBox (x%d): %s", max(e.Count, 1), e.Message),
+		Fix:      fmt.Sprintf("kubectl -n %s describe pod %s and fix what the event names", p.Namespace, p.Name),
+	}
+	if !platformFailure(e.Message) || !isWindowsNode(n) {
+		return f
+	}
+	img := ""
+	if m := sandboxImageRE.FindStringSubmatch(e.Message); m != nil {
+		img = m[1]
+	}
+	f.Severity, f.See = lint.SeverityError, []string{"IMG-5"}
+	f.Message = fmt.Sprintf("pod %s/%s stays ContainerCreating on %s: the pause (sandbox) image %s has no entry for the node's Windows build, so no pod there can start", p.Namespace, p.Name, describeNode(n), img)
+	if img != "" {
+		f.Evidence += fmt.Sprintf("; %s offers %s", img, platforms(imageinfo.Lookup(img)))
+	}
+	f.Fix = a.pauseFix(p, n)
+	return f
+}
+
+// pauseFix names a pause image that runs on the node's build (IMG-5).
+func (a *audit) pauseFix(p *corev1.Pod, n *corev1.Node) string {
+	var fix string
+	if good := pauseFor(n, a.s.K8sMinor); good != "" {
+		fix = fmt.Sprintf("set the node's sandbox image to %s (containerd config.toml sandbox_image, or kubelet --pod-infra-container-image; winkube: the node pool's pauseImage)", good)
+	} else {
+		fix = "set the node's sandbox image to a pause image with an entry for its Windows build (containerd config.toml sandbox_image, or kubelet --pod-infra-container-image)"
+	}
+	if v := p.Annotations[nodeagent.AnnotationSandboxImage]; v != "" {
+		fix += fmt.Sprintf("; this pod overrides it with the annotation %s=%s: remove it", nodeagent.AnnotationSandboxImage, v)
+	}
+	return fix
+}
+
+// pauseFor is the first IMG-5 pause image that pulls and starts on n.
+func pauseFor(n *corev1.Node, minor int) string {
+	if minor == 0 {
+		minor = 36
+	}
+	build := nodeBuild(n)
+	for _, ref := range windows.PauseImages(minor) {
+		p, err := imageinfo.PullPlatform(imageinfo.Lookup(ref), runtimeOf(n), "windows", "amd64", build)
+		if err == nil && imageinfo.StartsOn(p, build) {
+			return ref
+		}
+	}
+	return ""
+}
+
+// platformFailure: the runtime's words for an image that does not fit the
+// host (IMG-4): no entry to pull, or HCS refusing the build.
+func platformFailure(msg string) bool {
+	return strings.Contains(msg, imageinfo.ErrNoMatchingPlatform.Error()) ||
+		strings.Contains(msg, "no matching manifest for windows") ||
+		strings.Contains(msg, "operating system does not match")
+}
+
+// platforms renders an image's platforms: "linux/amd64, windows/amd64:10.0.17763".
+func platforms(img imageinfo.Image) string {
+	var parts []string
+	for _, p := range img.Platforms {
+		parts = append(parts, p.String())
+	}
+	s := strings.Join(parts, ", ")
+	if !img.Known {
+		s += " (not in winkube's catalog: a guess)"
+	}
+	return s
+}
+
+// eventTime is when an event last happened, whichever field its source
+// filled.
+func eventTime(e *corev1.Event) time.Time {
+	for _, t := range []time.Time{e.LastTimestamp.Time, e.EventTime.Time, e.FirstTimestamp.Time} {
+		if !t.IsZero() {
+			return t
+		}
+	}
+	return e.CreationTimestamp.Time
+}
