@@ -175,6 +175,7 @@ func TestUp(t *testing.T) {
 	checkDescribe(t, cs, dir)
 	checkLogs(t, cs)
 	checkNet(t, cs, dir)
+	checkDoctor(t, cs, dir)
 
 	checkJoin(t, cs, dir)
 
