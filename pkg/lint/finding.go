@@ -153,7 +153,7 @@ func sortFindings(fs []Finding) {
 	})
 }
 
-// ruleLess sorts "API-2" before "API-10".
+// ruleLess sorts "LIM-2" before "LIM-10".
 func ruleLess(a, b string) bool {
 	pa, na := splitRule(a)
 	pb, nb := splitRule(b)

@@ -1,0 +1,107 @@
+// Package rules is winkube's rule book as data: every rule ID that appears in
+// a message, a check or a test (IMG-2, KLT-4, NET-5, ...) with a title, an
+// explanation and the commands that act on it. docs/rules.md is generated
+// from it, and pkg/lint takes its one-line rule descriptions from it, so the
+// reference cannot fall behind the code.
+package rules
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Rule is one entry of the rule book.
+type Rule struct {
+	// ID is the family prefix and a number, e.g. "LIM-17".
+	ID string
+	// Family is the ID's prefix, e.g. "LIM".
+	Family string
+	// Title is one line; lint reporters (SARIF, JUnit) show it verbatim.
+	Title string
+	// Text explains the rule in a few sentences of Markdown.
+	Text string
+	// Commands are the winkube subcommands that check, emulate or print the
+	// rule ("lint", "net", "doctor", "plan", "up", "describe"). Empty means
+	// the rule is background that other rules refer to.
+	Commands []string
+}
+
+// Family groups rules that share an ID prefix.
+type Family struct {
+	// ID is the prefix, e.g. "NET".
+	ID string
+	// Name is a short heading.
+	Name string
+	// Text says what the family covers, in a short paragraph.
+	Text string
+}
+
+// The winkube subcommands a rule can name in Commands.
+const (
+	Lint     = "lint"
+	Net      = "net"
+	Doctor   = "doctor"
+	Plan     = "plan"
+	Up       = "up"
+	Describe = "describe"
+)
+
+// Families returns the rule families in the order the rule book lists them.
+func Families() []Family {
+	return append([]Family(nil), families...)
+}
+
+// All returns every rule, grouped by family in Families order and numbered
+// within each family.
+func All() []Rule {
+	var out []Rule
+	for _, f := range families {
+		for _, r := range table[f.ID] {
+			r.Family = f.ID
+			r.Commands = append([]string(nil), r.Commands...)
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Get returns the rule with the given ID.
+func Get(id string) (Rule, bool) {
+	family, _, ok := Split(id)
+	if !ok {
+		return Rule{}, false
+	}
+	for _, r := range table[family] {
+		if r.ID == id {
+			r.Family = family
+			r.Commands = append([]string(nil), r.Commands...)
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
+
+// Split breaks "LIM-17" into its family "LIM" and number 17; ok is false when
+// id does not have that shape.
+func Split(id string) (family string, n int, ok bool) {
+	family, num, found := strings.Cut(id, "-")
+	if !found || family == "" {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n <= 0 {
+		return "", 0, false
+	}
+	return family, n, true
+}
+
+// Less orders rule IDs by family name, then number, so "LIM-2" sorts before
+// "LIM-10".
+func Less(a, b string) bool {
+	fa, na, _ := Split(a)
+	fb, nb, _ := Split(b)
+	if fa != fb {
+		return fa < fb
+	}
+	return na < nb
+}
