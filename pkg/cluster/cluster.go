@@ -71,6 +71,9 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 	}
 	c := &Cluster{Config: cfg, DataDir: dir, out: o.Out}
 	c.say("Starting cluster %q in %s: %s%s", cfg.Name, dir, describe(cfg), resumedNote(resumed))
+	if cfg.KubernetesVersion != v1alpha1.DefaultKubernetesVersion {
+		c.say("Note: kubernetesVersion %s is used by `winkube plan`; the emulated cluster runs %s", cfg.KubernetesVersion, v1alpha1.DefaultKubernetesVersion)
+	}
 	if err := c.startControlPlane(ctx, o); err != nil {
 		c.Stop()
 		return nil, err

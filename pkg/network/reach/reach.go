@@ -9,7 +9,8 @@ package reach
 import (
 	"fmt"
 	"sort"
-	"strings"
+
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 // Protocols a check can use.
@@ -100,7 +101,7 @@ func (w *walk) pass(reason string, rules ...string) {
 
 // finish sorts the rules so the output is stable.
 func (w *walk) finish() *Result {
-	sort.Slice(w.res.Rules, func(i, j int) bool { return ruleLess(w.res.Rules[i], w.res.Rules[j]) })
+	sort.Slice(w.res.Rules, func(i, j int) bool { return rules.Less(w.res.Rules[i], w.res.Rules[j]) })
 	if w.res.Hops == nil {
 		w.res.Hops = []Hop{}
 	}
@@ -108,21 +109,4 @@ func (w *walk) finish() *Result {
 		w.res.Rules = []string{}
 	}
 	return w.res
-}
-
-// ruleLess orders rule IDs by family, then number (NET-2 before NET-11).
-func ruleLess(a, b string) bool {
-	fa, na := splitRule(a)
-	fb, nb := splitRule(b)
-	if fa != fb {
-		return fa < fb
-	}
-	return na < nb
-}
-
-func splitRule(id string) (string, int) {
-	fam, num, _ := strings.Cut(id, "-")
-	n := 0
-	fmt.Sscanf(num, "%d", &n)
-	return fam, n
 }
