@@ -23,6 +23,9 @@ const (
 // render builds the pod status from the emulated containers.
 func (w *podWorker) render(pod *corev1.Pod) corev1.PodStatus {
 	phase := w.phase(pod)
+	if w.deadlineHit {
+		phase = corev1.PodFailed
+	}
 	st := corev1.PodStatus{
 		// PodObservedGenerationTracking is GA and locked on in 1.36: the
 		// status manager stamps the pod's generation on every status.
@@ -32,6 +35,9 @@ func (w *podWorker) render(pod *corev1.Pod) corev1.PodStatus {
 		HostIPs:            []corev1.HostIP{{IP: w.node.spec.ip}},
 		StartTime:          w.startTime,
 		QOSClass:           pod.Status.QOSClass,
+	}
+	if w.deadlineHit {
+		st.Reason, st.Message = reasonDeadlineExceeded, deadlineMessage
 	}
 	switch {
 	case w.ip.IsValid():

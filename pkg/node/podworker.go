@@ -78,6 +78,9 @@ type podWorker struct {
 	written   *corev1.PodStatus
 	annotated bool
 	volumes   volumeWait // see volumes.go
+	// deadlineHit marks a pod stopped for its activeDeadlineSeconds
+	// (deadline.go).
+	deadlineHit bool
 }
 
 // ctr is the emulated state of one container.
@@ -85,13 +88,15 @@ type ctr struct {
 	spec   corev1.Container
 	init   bool
 	status corev1.ContainerStatus
-	// exitAt is when the running process exits by itself; zero = never.
-	exitAt  time.Time
-	retryAt time.Time
-	readyAt time.Time
-	pullErr string
-	pullBO  backoff
-	crashBO backoff
+	// exitAt is when the running process exits by itself (zero: never),
+	// with exitCode (command.go).
+	exitAt   time.Time
+	exitCode int32
+	retryAt  time.Time
+	readyAt  time.Time
+	pullErr  string
+	pullBO   backoff
+	crashBO  backoff
 }
 
 func newPodWorker(n *emuNode, pod *corev1.Pod) *podWorker {
@@ -223,7 +228,7 @@ func restoreStatuses(ctrs []*ctr, statuses []corev1.ContainerStatus, pod *corev1
 			}
 			c.status = *s.DeepCopy()
 			if r := s.State.Running; r != nil {
-				c.exitAt = exitTime(pod, c, r.StartedAt.Time)
+				c.exitAt, c.exitCode = exitPlan(pod, c, r.StartedAt.Time)
 				c.readyAt = readyTime(c, r.StartedAt.Time)
 			}
 		}
@@ -259,6 +264,7 @@ func (w *podWorker) nextWake() time.Time {
 		}
 	}
 	consider(w.resyncAt)
+	consider(w.activeDeadline())
 	return next
 }
 
@@ -275,6 +281,10 @@ func (w *podWorker) syncPod(ctx context.Context, pod *corev1.Pod) {
 	now := w.clock.Now()
 	if w.startTime == nil {
 		w.startTime = ptr.To(metav1.NewTime(now))
+	}
+	if w.pastDeadline(now) {
+		w.enforceDeadline(ctx, pod)
+		return
 	}
 	// The kubelet mounts the pod's volumes before it creates the sandbox.
 	if !w.sandboxReady && !w.volumesReady(ctx, pod) {

@@ -28,7 +28,7 @@ func (w *podWorker) runInitContainers(ctx context.Context, pod *corev1.Pod, now 
 		case s.Running != nil && sidecar:
 			continue
 		case s.Running != nil && !c.exitAt.IsZero() && !now.Before(c.exitAt):
-			w.exit(pod, c, 0, now)
+			w.exit(pod, c, c.exitCode, now)
 			if c.status.State.Terminated != nil && c.status.State.Terminated.ExitCode == 0 {
 				continue
 			}
@@ -53,7 +53,7 @@ func (w *podWorker) runContainers(ctx context.Context, pod *corev1.Pod, now time
 		due := resync || !now.Before(c.retryAt)
 		switch {
 		case s.Running != nil && !c.exitAt.IsZero() && !now.Before(c.exitAt):
-			w.exit(pod, c, exitCode(pod), now)
+			w.exit(pod, c, c.exitCode, now)
 			w.scheduleRestart(pod, c, now)
 		case s.Running != nil:
 			c.status.Ready = !now.Before(c.readyAt)
@@ -152,7 +152,7 @@ func (w *podWorker) startContainer(ctx context.Context, pod *corev1.Pod, c *ctr)
 	w.node.recorder.Event(ref, corev1.EventTypeNormal, "Started", "Container started")
 	c.status.Started = ptr.To(true)
 	c.status.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(now)}}
-	c.exitAt = exitTime(pod, c, now)
+	c.exitAt, c.exitCode = exitPlan(pod, c, now)
 	c.readyAt = readyTime(c, now)
 	c.status.Ready = !c.init && !now.Before(c.readyAt)
 }
@@ -227,19 +227,59 @@ func replaceID(msg, id, name string) string {
 	return string(out)
 }
 
-// exitTime is when a container started at `started` exits by itself.
-func exitTime(pod *corev1.Pod, c *ctr, started time.Time) time.Time {
-	if c.init && !(c.spec.RestartPolicy != nil && *c.spec.RestartPolicy == corev1.ContainerRestartPolicyAlways) {
-		return started.Add(seconds(initRunSeconds))
+// exitPlan is when a container started at `started` exits by itself (zero:
+// never) and with which code. The pod's run-seconds and exit-code
+// annotations decide for regular containers when set; otherwise the
+// command does, as far as the emulation can read it (command.go), and a
+// command it cannot read keeps the annotations' defaults.
+func exitPlan(pod *corev1.Pod, c *ctr, started time.Time) (time.Time, int32) {
+	if !c.init && steeredByAnnotations(pod) {
+		return defaultExit(pod, c, started)
+	}
+	p := containerProgram(pod, c.spec)
+	switch {
+	case !p.known, p.idle && runsUntilDeleted(pod, c):
+		return defaultExit(pod, c, started)
+	case p.forever:
+		return time.Time{}, 0
+	}
+	return started.Add(seconds(p.seconds)), p.exitCode
+}
+
+// steeredByAnnotations reports whether the pod sets its run time or exit
+// code by annotation.
+func steeredByAnnotations(pod *corev1.Pod) bool {
+	_, secs := pod.Annotations[AnnotationRunSeconds]
+	_, code := pod.Annotations[AnnotationExitCode]
+	return secs || code
+}
+
+// runsUntilDeleted is a sidecar or a container of a restartPolicy Always
+// pod, which the emulation keeps running when its command is unknown.
+func runsUntilDeleted(pod *corev1.Pod, c *ctr) bool {
+	if c.init {
+		return isSidecar(c)
+	}
+	return pod.Spec.RestartPolicy == corev1.RestartPolicyAlways || pod.Spec.RestartPolicy == ""
+}
+
+func isSidecar(c *ctr) bool {
+	return c.spec.RestartPolicy != nil && *c.spec.RestartPolicy == corev1.ContainerRestartPolicyAlways
+}
+
+// defaultExit is the behaviour the annotations describe: init containers
+// finish after initRunSeconds, sidecars and containers of restartPolicy
+// Always pods run until deleted, the others exit after run-seconds
+// (default defaultRunSeconds) with the exit-code annotation.
+func defaultExit(pod *corev1.Pod, c *ctr, started time.Time) (time.Time, int32) {
+	if c.init && !isSidecar(c) {
+		return started.Add(seconds(initRunSeconds)), 0
 	}
 	secs, set := runSeconds(pod)
-	if !set && pod.Spec.RestartPolicy == corev1.RestartPolicyAlways {
-		return time.Time{} // a server: runs until deleted
+	if c.init || (!set && runsUntilDeleted(pod, c)) {
+		return time.Time{}, 0
 	}
-	if c.init {
-		return time.Time{} // sidecars run as long as the pod
-	}
-	return started.Add(seconds(secs))
+	return started.Add(seconds(secs)), exitCode(pod)
 }
 
 func runSeconds(pod *corev1.Pod) (float64, bool) {

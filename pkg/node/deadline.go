@@ -1,0 +1,40 @@
+package node
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// The kubelet's active deadline handler words a pod that outlived
+// spec.activeDeadlineSeconds this way, in the pod status and in a Normal
+// event (pkg/kubelet/active_deadline.go).
+const (
+	reasonDeadlineExceeded = "DeadlineExceeded"
+	deadlineMessage        = "Pod was active on the node longer than the specified deadline"
+)
+
+// activeDeadline is when the pod's activeDeadlineSeconds, counted from its
+// status start time as the kubelet counts it, runs out; zero when it has
+// none or has not started.
+func (w *podWorker) activeDeadline() time.Time {
+	limit := w.latest().Spec.ActiveDeadlineSeconds
+	if limit == nil || w.startTime == nil || w.deadlineHit {
+		return time.Time{}
+	}
+	return w.startTime.Add(time.Duration(*limit) * time.Second)
+}
+
+func (w *podWorker) pastDeadline(now time.Time) bool {
+	d := w.activeDeadline()
+	return !d.IsZero() && !now.Before(d)
+}
+
+// enforceDeadline stops the pod's containers and fails it; the next status
+// write carries the reason.
+func (w *podWorker) enforceDeadline(ctx context.Context, pod *corev1.Pod) {
+	w.node.recorder.Event(pod, corev1.EventTypeNormal, reasonDeadlineExceeded, deadlineMessage)
+	w.stopContainers(ctx, pod)
+	w.deadlineHit = true
+}
