@@ -34,7 +34,8 @@ import (
 // costs seconds of CPU on a shared machine.
 var (
 	shared      *controlplane.ControlPlane
-	startReport []string // start-up figures, logged by TestStartupFigures
+	startReport []string // start-up figures, logged by TestStartupReport
+	startSteps  []string // the steps Options.Progress reported, in order
 )
 
 func TestMain(m *testing.M) {
@@ -49,6 +50,7 @@ func TestMain(m *testing.M) {
 			mu.Lock()
 			defer mu.Unlock()
 			startReport = append(startReport, fmt.Sprintf("step %-24s %6.2fs", step, took.Seconds()))
+			startSteps = append(startSteps, step)
 		},
 	})
 	if err != nil {
@@ -77,11 +79,33 @@ func ctxFor(t *testing.T, d time.Duration) context.Context {
 	return ctx
 }
 
-func TestStartupFigures(t *testing.T) {
+// TestStartupReport checks what a start reports: each step once through
+// Options.Progress, and a live process for each upstream component. The
+// figures are logged for -v runs; no timing is asserted.
+func TestStartupReport(t *testing.T) {
+	seen := map[string]bool{}
+	for _, step := range startSteps {
+		if seen[step] {
+			t.Errorf("step %q reported twice", step)
+		}
+		seen[step] = true
+	}
+	if len(startSteps) == 0 {
+		t.Error("Options.Progress was never called")
+	}
+	pids := shared.PIDs()
+	for _, name := range []string{"kube-apiserver", "kube-scheduler", "kube-controller-manager"} {
+		if !seen[name] {
+			t.Errorf("no progress step for %s; got %v", name, startSteps)
+		}
+		if pids[name] <= 0 {
+			t.Errorf("PIDs()[%q] = %d, want a running process", name, pids[name])
+		}
+	}
 	for _, line := range startReport {
 		t.Log(line)
 	}
-	for name, pid := range shared.PIDs() {
+	for name, pid := range pids {
 		t.Logf("RSS %-24s %s", name, vmRSS(t, pid))
 	}
 	t.Logf("RSS %-24s %s (test process: etcd and the client side)", "parent", vmRSS(t, os.Getpid()))

@@ -11,21 +11,17 @@ import (
 	schedcorev1 "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
+
+	"github.com/winkube/winkube/pkg/windows"
 )
 
-// Admission reasons and messages, as the kubelet's predicate admit handler
-// words them (KLT-4).
+// Admission reasons and messages of the kubelet's predicate admit handler
+// that pkg/windows does not own: the scheduler predicates the kubelet re-runs
+// (KLT-4). The OS checks and the resource wording live in pkg/windows.
 const (
-	reasonInvalidNodeInfo    = "InvalidNodeInfo"
-	reasonOSSelectorMismatch = "PodOSSelectorNodeLabelDoesNotMatch"
-	reasonOSNotSupported     = "PodOSNotSupported"
-	reasonNodeAffinity       = "NodeAffinity"
-	reasonNodePorts          = "NodePorts"
-	reasonTaintToleration    = "TaintToleration"
-
-	msgInvalidNodeInfo    = "Kubelet cannot get node info."
-	msgOSSelectorMismatch = "Failed to admit pod as the `kubernetes.io/os` label doesn't match node label"
-	msgOSNotSupported     = "Failed to admit pod as the OS field doesn't match node OS"
+	reasonNodeAffinity    = "NodeAffinity"
+	reasonNodePorts       = "NodePorts"
+	reasonTaintToleration = "TaintToleration"
 
 	descNodeAffinity = "node(s) didn't match Pod's node affinity/selector"
 	descNodePorts    = "node(s) didn't have free ports for the requested pod ports"
@@ -55,14 +51,11 @@ func rejected(reason, message string) admitResult {
 // admitted to the node and not yet terminal.
 func admit(pod *corev1.Pod, node *corev1.Node, nodeOS string, others []*corev1.Pod) admitResult {
 	if node == nil {
-		return rejected(reasonInvalidNodeInfo, msgInvalidNodeInfo)
+		return rejected(windows.ReasonInvalidNodeInfo, windows.MessageInvalidNodeInfo)
 	}
 	// Checks that preemption cannot help come first.
-	if os, ok := pod.Labels[corev1.LabelOSStable]; ok && os != nodeOS {
-		return rejected(reasonOSSelectorMismatch, msgOSSelectorMismatch)
-	}
-	if pod.Spec.OS != nil && string(pod.Spec.OS.Name) != nodeOS {
-		return rejected(reasonOSNotSupported, msgOSNotSupported)
+	if reason, message := windows.AdmitPodOS(pod.Labels, pod.Spec.OS, nodeOS); reason != "" {
+		return rejected(reason, message)
 	}
 	return generalPredicates(pod, node, others)
 }
@@ -172,8 +165,7 @@ func add(list corev1.ResourceList, name corev1.ResourceName, q resource.Quantity
 // outOf words an insufficient resource as the kubelet does: reason OutOfcpu,
 // OutOfmemory, OutOfpods, OutOfephemeral-storage or OutOf<name>.
 func outOf(name corev1.ResourceName, requested, used, capacity int64) admitResult {
-	return rejected("OutOf"+string(name), fmt.Sprintf("Node didn't have enough resource: %s, requested: %d, used: %d, capacity: %d",
-		name, requested, used, capacity))
+	return rejected(windows.InsufficientResource(name, requested, used, capacity))
 }
 
 // hostPortsConflict reports whether the pod wants a host port another pod

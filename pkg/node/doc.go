@@ -34,8 +34,8 @@
 //
 // Other LIM rules (emptyDir medium Memory, mount propagation, subPath files
 // on Docker, ...) are silently accepted here, as a real node accepts them
-// too or fails in ways not worth imitating; lint and the admission webhook
-// report them before deployment.
+// too or fails in ways not worth imitating; `winkube lint` reports them
+// before deployment.
 //
 // Annotations steer the emulated programs (run time, exit code, SIGTERM
 // handling, sandbox image); see the Annotation constants.

@@ -24,8 +24,6 @@ const (
 	LabelPool = "winkube.io/pool"
 
 	annotationControllerManagedAttach = "volumes.kubernetes.io/controller-managed-attach-detach"
-	labelBetaOS                       = "beta.kubernetes.io/os"
-	labelBetaArch                     = "beta.kubernetes.io/arch"
 )
 
 // Capacity every emulated node reports beyond the pool's cpu and memory.
@@ -47,7 +45,6 @@ const (
 	reasonPIDOK        = "KubeletHasSufficientPID"
 	msgPIDOK           = "kubelet has sufficient PID available"
 	defaultKubeletVer  = "v1.36.3"
-	nodeArchitecture   = "amd64"
 )
 
 // nodeSpec is what the agent knows about one emulated node.
@@ -65,30 +62,36 @@ func (s *nodeSpec) pauseImage() string {
 	if s.pool.PauseImage != "" {
 		return s.pool.PauseImage
 	}
-	minor := 36
-	if v, err := utilversion.ParseGeneric(s.kubelet); err == nil {
-		minor = int(v.Minor())
-	}
-	if img := windows.DefaultPauseImage(minor); img != "" {
+	if img := windows.DefaultPauseImage(s.kubeletMinor()); img != "" {
 		return img
 	}
 	return windows.PauseImageSeed000
 }
 
-// labels are the labels the kubelet registers with (SCH-1) plus the pool's
-// own labels and winkube.io/pool.
+// defaultKubeletMinor is the minor assumed when the kubelet version
+// cannot be read.
+const defaultKubeletMinor = 36
+
+// kubeletMinor is the minor version of the emulated kubelet.
+func (s *nodeSpec) kubeletMinor() int {
+	if v, err := utilversion.ParseGeneric(s.kubelet); err == nil {
+		return int(v.Minor())
+	}
+	return defaultKubeletMinor
+}
+
+// labels are the labels the kubelet registers with (SCH-1, including the
+// deprecated beta OS labels the kubelet still sets) plus the pool's own
+// labels and winkube.io/pool.
 func (s *nodeSpec) labels() map[string]string {
 	l := map[string]string{}
 	for k, v := range s.pool.Labels {
 		l[k] = v
 	}
-	for k, v := range s.host.Labels() {
+	rt := s.host.Runtime()
+	for k, v := range windows.NodeLabels(s.host.OS(), rt.Arch, rt.Build, s.kubeletMinor(), true) {
 		l[k] = v
 	}
-	l[corev1.LabelOSStable] = s.host.OS()
-	l[corev1.LabelArchStable] = nodeArchitecture
-	l[labelBetaOS] = s.host.OS()
-	l[labelBetaArch] = nodeArchitecture
 	l[corev1.LabelHostname] = s.name
 	l[LabelPool] = s.pool.Name
 	return l
@@ -119,18 +122,9 @@ func (s *nodeSpec) allocatable() corev1.ResourceList {
 // node name so they survive an agent restart, in the format each OS's
 // kubelet reports them (see machineIDs).
 func (s *nodeSpec) nodeInfo() corev1.NodeSystemInfo {
-	machineID, systemUUID, bootID := s.machineIDs()
-	return corev1.NodeSystemInfo{
-		MachineID:               machineID,
-		SystemUUID:              systemUUID,
-		BootID:                  bootID,
-		KernelVersion:           s.host.KernelVersion(),
-		OSImage:                 s.host.OSImage(),
-		ContainerRuntimeVersion: s.host.Runtime().VersionString(),
-		KubeletVersion:          s.kubelet,
-		OperatingSystem:         s.host.OS(),
-		Architecture:            nodeArchitecture,
-	}
+	info := s.host.NodeInfo(s.kubelet)
+	info.MachineID, info.SystemUUID, info.BootID = s.machineIDs()
+	return info
 }
 
 // initialNode is the Node object the kubelet registers: labels, taints

@@ -19,11 +19,9 @@ type personality interface {
 	OS() string
 	// Runtime is the emulated container runtime.
 	Runtime() cri.Runtime
-	// Labels are OS-specific node labels (SCH-1's windows-build).
-	Labels() map[string]string
-	// OSImage and KernelVersion go to node.status.nodeInfo (KLT-1).
-	OSImage() string
-	KernelVersion() string
+	// NodeInfo is node.status.nodeInfo (KLT-1) without machineID,
+	// systemUUID and bootID, which the agent derives from the node name.
+	NodeInfo(kubeletVersion string) corev1.NodeSystemInfo
 	// ExtraCapacity is added to cpu/memory/pods/ephemeral-storage.
 	ExtraCapacity() corev1.ResourceList
 	// GracePeriod is the seconds a container really gets to stop (LIM-14).

@@ -37,7 +37,7 @@ import (
 //     the device file (LIM-5, LIM-9).
 //   - emptyDir medium Memory is NOT refused on Windows: mount-utils creates
 //     a plain directory on disk for "tmpfs" and the pod runs, without a RAM
-//     disk (LIM-4). Lint and the webhook report it before deployment.
+//     disk (LIM-4). `winkube lint` reports it before deployment.
 
 // Kubelet plugin families that behave differently.
 const (

@@ -11,10 +11,6 @@ import (
 	"github.com/winkube/winkube/pkg/windows"
 )
 
-// dockershimRemovedMinor is the first Kubernetes minor without dockershim
-// (KLT-10).
-const dockershimRemovedMinor = 24
-
 // Checks are the config's rule checks (v1alpha1.Checks: PLAN-1, NET-2)
 // followed by those that depend on the Kubernetes version and the Windows
 // builds of a real join.
@@ -102,7 +98,7 @@ func checkSystemReserved(c *v1alpha1.Cluster) field.ErrorList {
 // removed.
 func checkRuntime(c *v1alpha1.Cluster) field.ErrorList {
 	minor, err := c.KubernetesMinor()
-	if err != nil || minor < dockershimRemovedMinor {
+	if err != nil || windows.DockershimAvailable(minor) {
 		return nil
 	}
 	return forWindowsPools(c, func(p *v1alpha1.NodePool, path *field.Path) field.ErrorList {

@@ -23,7 +23,7 @@ func CheckImageCompatible(host, image Build) error {
 		return fmt.Errorf("image OS version %s does not match host OS version %s: major and minor versions must be equal",
 			image.Label(), host.Label())
 	}
-	lo, hi := CompatibleImageBuilds(host.Build)
+	lo, hi := compatibleImageBuilds(host.Build)
 	if image.Build >= lo && image.Build <= hi {
 		return nil
 	}
@@ -35,9 +35,9 @@ func CheckImageCompatible(host, image Build) error {
 		image.Label(), host.Label(), buildName(host.Build), lo, hi)
 }
 
-// CompatibleImageBuilds returns the inclusive range of image builds a host of
+// compatibleImageBuilds returns the inclusive range of image builds a host of
 // build `host` runs with process isolation (IMG-2).
-func CompatibleImageBuilds(host int) (lo, hi int) {
+func compatibleImageBuilds(host int) (lo, hi int) {
 	if host < stableABIFloor {
 		return host, host
 	}

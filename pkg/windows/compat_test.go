@@ -82,9 +82,9 @@ func TestCompatibleImageBuilds(t *testing.T) {
 		{30000, 26100, 30000},
 	}
 	for _, tt := range tests {
-		lo, hi := CompatibleImageBuilds(tt.host)
+		lo, hi := compatibleImageBuilds(tt.host)
 		if lo != tt.lo || hi != tt.hi {
-			t.Errorf("CompatibleImageBuilds(%d) = [%d, %d], want [%d, %d]", tt.host, lo, hi, tt.lo, tt.hi)
+			t.Errorf("compatibleImageBuilds(%d) = [%d, %d], want [%d, %d]", tt.host, lo, hi, tt.lo, tt.hi)
 		}
 	}
 }

@@ -36,13 +36,8 @@ var featureMinBuild = map[Feature]int{
 	ClientIPPreservation: Build2019,
 }
 
-// Features lists the KP-5 features.
-func Features() []Feature {
-	return []Feature{SessionAffinity, DSR, PreserveDestination, DualStack, ClientIPPreservation}
-}
-
-// MinBuild is the first Windows build with the feature (KP-5).
-func MinBuild(f Feature) (int, bool) {
+// minBuild is the first Windows build with the feature (KP-5).
+func minBuild(f Feature) (int, bool) {
 	b, ok := featureMinBuild[f]
 	return b, ok
 }

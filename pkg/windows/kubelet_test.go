@@ -8,7 +8,7 @@ import (
 )
 
 func TestCPUMaximum(t *testing.T) {
-	// rule: KLT-5 (every vector from RULES.md, plus bad input)
+	// rule: KLT-5 (every example docs/rules.md gives, plus bad input)
 	tests := []struct {
 		name     string
 		milliCPU int64

@@ -20,7 +20,7 @@ const (
 	SeverityInfo Severity = "info"
 )
 
-// Violation is one LIM finding, shared by lint, the webhook and the node.
+// Violation is one LIM finding, as lint and the planner report it.
 type Violation struct {
 	Rule     string   // rule ID, e.g. "LIM-4"
 	Path     string   // field path, e.g. "spec.volumes[0].emptyDir.medium"
@@ -38,11 +38,6 @@ func (v Violation) String() string {
 // node's container runtime ("containerd" or "docker", a runtime version
 // such as "docker://19.3.14" works too); LIM-7 and LIM-14 depend on it.
 // Paths start at "spec"; use PodLimitationsAt for templates.
-func PodLimitations(spec *corev1.PodSpec, runtime string) []Violation {
-	return PodLimitationsAt(spec, runtime, field.NewPath("spec"))
-}
-
-// PodLimitationsAt is PodLimitations with the spec at path.
 func PodLimitationsAt(spec *corev1.PodSpec, runtime string, path *field.Path) []Violation {
 	if spec == nil {
 		return nil
@@ -58,7 +53,7 @@ func PodLimitationsAt(spec *corev1.PodSpec, runtime string, path *field.Path) []
 		checkPing,             // LIM-17
 		checkMemory,           // LIM-19
 		checkLinuxSecurity,    // LIM-20
-		SecretVolumeAdvice,    // LIM-18
+		secretVolumeAdvice,    // LIM-18
 	}
 	var out []Violation
 	for _, check := range checks {

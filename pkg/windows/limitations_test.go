@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // pod is a clean Windows-ready spec: memory request equals limit, no LIM hits.
@@ -148,7 +149,7 @@ func TestPodLimitations(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := hits(PodLimitations(tt.spec, tt.runtime))
+			got := hits(PodLimitationsAt(tt.spec, tt.runtime, field.NewPath("spec")))
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got  %v\nwant %v", got, tt.want)
 			}

@@ -38,8 +38,10 @@ func NodeLabels(os, arch string, build Build, k8sMinor int, withBeta bool) map[s
 	return labels
 }
 
-// WindowsTaint is the taint seed 003 recommends for Windows nodes (SCH-3),
-// registered with --register-with-taints=os=windows:NoSchedule.
+// WindowsTaint is the taint the upstream Windows scheduling guide
+// recommends for Windows nodes (SCH-3), registered with
+// --register-with-taints=os=windows:NoSchedule. The cluster config's
+// default taint for Windows pools is this one.
 func WindowsTaint() corev1.Taint {
 	return corev1.Taint{Key: "os", Value: "windows", Effect: corev1.TaintEffectNoSchedule}
 }
@@ -50,7 +52,9 @@ func WindowsToleration() corev1.Toleration {
 }
 
 // NodeSystemInfo implements KLT-1 for a Windows node: operatingSystem
-// windows, osImage the product name, kernelVersion the full build with UBR.
+// windows, osImage the product name, kernelVersion major.minor.build.UBR
+// (the Windows kubelet reads all four from the registry, so the UBR shows
+// even when it is 0). machineID, systemUUID and bootID are left empty.
 // runtimeVersion is e.g. "containerd://1.7.13" or "docker://19.3.14". A
 // build not in the IMG-1 table reports a generic product name.
 func NodeSystemInfo(build Build, arch, runtimeVersion, kubeletVersion string) corev1.NodeSystemInfo {
@@ -62,7 +66,7 @@ func NodeSystemInfo(build Build, arch, runtimeVersion, kubeletVersion string) co
 		OperatingSystem:         "windows",
 		Architecture:            arch,
 		OSImage:                 product,
-		KernelVersion:           build.String(),
+		KernelVersion:           fmt.Sprintf("%s.%d", build.Label(), build.Revision),
 		ContainerRuntimeVersion: runtimeVersion,
 		KubeletVersion:          kubeletVersion,
 	}
@@ -94,8 +98,10 @@ func AdmitPodOS(podLabels map[string]string, podOS *corev1.PodOS, nodeOS string)
 	return "", ""
 }
 
-// InsufficientResource is the KLT-4 resource rejection: reason "OutOfcpu",
-// "OutOfmemory" or "OutOfpods" and the kubelet's message.
+// InsufficientResource is the KLT-4 resource rejection: reason "OutOf"
+// followed by the resource name ("OutOfcpu", "OutOfmemory", "OutOfpods",
+// "OutOfhugepages-2Mi", ...) and the kubelet's message. cpu amounts are in
+// millicores, everything else in plain units.
 func InsufficientResource(resource corev1.ResourceName, requested, used, capacity int64) (reason, message string) {
 	return reasonResourcePrefix + string(resource),
 		fmt.Sprintf(messageResourceTemplate, resource, requested, used, capacity)

@@ -2,38 +2,51 @@ package windows
 
 import "testing"
 
-func TestReleasesTable(t *testing.T) {
-	// rule: IMG-1
-	want := []struct {
-		build int
-		names []string
-		ltsc  bool
+func TestReleasesMatchSeeds(t *testing.T) {
+	// rule: IMG-1, VER-1
+	// Builds as the upstream Windows docs print them, not copied from the
+	// table under test: the windows-build label table of the scheduling
+	// guide (seed 003), the IPv6 kernel note of the 1.17–1.20 intro (seed
+	// 000: version 2004 is 10.0.19041) and the 1.27 support list (seed 002,
+	// whose names must all resolve).
+	seeds := []struct {
+		name  string
+		label string
 	}{
-		{14393, []string{"2016", "1607"}, true},
-		{17763, []string{"2019", "ltsc2019", "1809"}, true},
-		{18362, []string{"1903"}, false},
-		{18363, []string{"1909"}, false},
-		{19041, []string{"2004"}, false},
-		{19042, []string{"20H2"}, false},
-		{20348, []string{"2022", "ltsc2022"}, true},
-		{25398, []string{"23H2"}, false},
-		{26100, []string{"2025", "ltsc2025"}, true},
+		{"2019", "10.0.17763"},
+		{"1809", "10.0.17763"},
+		{"1903", "10.0.18362"},
+		{"2004", "10.0.19041"},
 	}
+	for _, sd := range seeds {
+		r, ok := ReleaseByName(sd.name)
+		if !ok || r.Version().Label() != sd.label {
+			t.Errorf("ReleaseByName(%q) = %s, %v; the docs say %s", sd.name, r.Version().Label(), ok, sd.label)
+		}
+	}
+	for _, name := range []string{"2019", "2022", "20H2", "1909"} {
+		if _, ok := ReleaseByName(name); !ok {
+			t.Errorf("release %q named by the upstream support lists is unknown", name)
+		}
+	}
+}
+
+func TestReleasesTableShape(t *testing.T) {
+	// rule: IMG-1, KLT-1
+	// What every row needs whatever its values: ascending builds, a UBR
+	// for nodeInfo.kernelVersion, a product name for osImage, and an
+	// "ltscYYYY" alias on LTSC rows, as the MCR image tags use.
 	got := Releases()
-	if len(got) != len(want) {
-		t.Fatalf("Releases() has %d entries, want %d", len(got), len(want))
-	}
-	for i, w := range want {
-		r := got[i]
-		if r.Build != w.build || r.LTSC != w.ltsc {
-			t.Errorf("Releases()[%d] = %d ltsc=%v, want %d ltsc=%v", i, r.Build, r.LTSC, w.build, w.ltsc)
+	for i, r := range got {
+		if i > 0 && r.Build <= got[i-1].Build {
+			t.Errorf("release %d is not after %d", r.Build, got[i-1].Build)
 		}
 		if r.UBR <= 0 || r.ProductName == "" {
 			t.Errorf("release %d lacks UBR or product name: %+v", r.Build, r)
 		}
-		for _, n := range w.names {
-			if byName, ok := ReleaseByName(n); !ok || byName.Build != w.build {
-				t.Errorf("ReleaseByName(%q) = %d, %v, want %d", n, byName.Build, ok, w.build)
+		if r.LTSC {
+			if byName, ok := ReleaseByName("ltsc" + r.Name()); !ok || byName.Build != r.Build {
+				t.Errorf("LTSC release %d has no ltsc%s alias", r.Build, r.Name())
 			}
 		}
 	}

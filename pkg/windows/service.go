@@ -158,7 +158,7 @@ func checkServiceFeatures(svc *corev1.Service, opts ServiceOptions, path *field.
 		if Supports(f, opts.NodeBuild) {
 			return
 		}
-		min, _ := MinBuild(f)
+		min, _ := minBuild(f)
 		out = append(out, Violation{
 			Rule: "KP-5", Path: p.String(), Severity: SeverityWarning,
 			Message: fmt.Sprintf("%s needs Windows build %d (%s) or newer; nodes run %s, so kube-proxy ignores it",
@@ -202,9 +202,9 @@ func CheckSystemReserved(systemReserved corev1.ResourceList) []Violation {
 	}}
 }
 
-// SecretVolumeAdvice implements LIM-18: Windows writes secret volumes to the
+// secretVolumeAdvice implements LIM-18: Windows writes secret volumes to the
 // node's disk in plain text (there is no tmpfs).
-func SecretVolumeAdvice(spec *corev1.PodSpec, path *field.Path) []Violation {
+func secretVolumeAdvice(spec *corev1.PodSpec, path *field.Path) []Violation {
 	if spec == nil {
 		return nil
 	}

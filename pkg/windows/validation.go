@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -15,7 +14,6 @@ const (
 	msgWindowsForbidden   = "cannot be set for a windows pod"
 	msgLinuxForbidden     = "windows options cannot be set for a linux pod"
 	msgWindowsResources   = "may not be set for a windows pod"
-	msgWindowsResize      = "windows pods cannot be resized"
 	msgHostProcessPolicy  = "hostProcess containers are disallowed by cluster policy"
 	msgHostProcessAll     = "If pod contains any hostProcess containers then all containers must be HostProcess containers"
 	msgHostProcessNetwork = "hostNetwork must be true if pod contains any hostProcess containers"
@@ -28,34 +26,23 @@ type ValidationOptions struct {
 	AllowPrivileged bool
 }
 
-// DefaultValidationOptions matches clusters built by kubeadm, kind and
-// winkube, which all run the API server with --allow-privileged=true.
-func DefaultValidationOptions() ValidationOptions {
-	return ValidationOptions{AllowPrivileged: true}
-}
-
-// ValidatePodSpecOS runs the OS-related checks the API server applies to a
-// pod spec (API-1 … API-6) with DefaultValidationOptions. path is the spec's
-// path, usually field.NewPath("spec") or
+// ValidatePodSpecOSWithOptions runs the OS-related checks the API server
+// applies to a pod spec (API-1 … API-6) for a given cluster setup. path is
+// the spec's path, usually field.NewPath("spec") or
 // field.NewPath("spec", "template", "spec"). The error types and messages are
 // the API server's, so a finding reads like the rejection the user would get.
-func ValidatePodSpecOS(spec *corev1.PodSpec, path *field.Path) field.ErrorList {
-	return ValidatePodSpecOSWithOptions(spec, path, DefaultValidationOptions())
-}
-
-// ValidatePodSpecOSWithOptions is ValidatePodSpecOS for a given cluster setup.
 func ValidatePodSpecOSWithOptions(spec *corev1.PodSpec, path *field.Path, opts ValidationOptions) field.ErrorList {
 	if spec == nil {
 		return nil
 	}
 	var errs field.ErrorList
 	errs = append(errs, validateAllWindowsOptions(spec, path)...)
-	errs = append(errs, ValidateHostProcess(spec, path, opts)...)
+	errs = append(errs, validateHostProcess(spec, path, opts)...)
 	errs = append(errs, validatePodResourcesOS(spec, path)...)
 	if spec.OS == nil {
 		return errs
 	}
-	osErrs := ValidatePodOS(spec.OS, path.Child("os"))
+	osErrs := validatePodOS(spec.OS, path.Child("os"))
 	switch {
 	case len(osErrs) > 0:
 		errs = append(errs, osErrs...)
@@ -67,9 +54,9 @@ func ValidatePodSpecOSWithOptions(spec *corev1.PodSpec, path *field.Path, opts V
 	return errs
 }
 
-// ValidatePodOS implements API-1: an empty name is Required at os.name, any
+// validatePodOS implements API-1: an empty name is Required at os.name, any
 // name but linux or windows is NotSupported at os.
-func ValidatePodOS(os *corev1.PodOS, path *field.Path) field.ErrorList {
+func validatePodOS(os *corev1.PodOS, path *field.Path) field.ErrorList {
 	if os == nil {
 		return nil
 	}
@@ -201,20 +188,20 @@ func validateAllWindowsOptions(spec *corev1.PodSpec, path *field.Path) field.Err
 	var errs field.ErrorList
 	for _, ref := range containersOf(spec, path) {
 		if sc := ref.c.SecurityContext; sc != nil {
-			errs = append(errs, ValidateWindowsOptions(sc.WindowsOptions, ref.path.Child("securityContext", "windowsOptions"))...)
+			errs = append(errs, validateWindowsOptions(sc.WindowsOptions, ref.path.Child("securityContext", "windowsOptions"))...)
 		}
 	}
 	if sc := spec.SecurityContext; sc != nil {
-		errs = append(errs, ValidateWindowsOptions(sc.WindowsOptions, path.Child("securityContext", "windowsOptions"))...)
+		errs = append(errs, validateWindowsOptions(sc.WindowsOptions, path.Child("securityContext", "windowsOptions"))...)
 	}
 	return errs
 }
 
-// ValidateHostProcess implements API-6: pod and container hostProcess must
+// validateHostProcess implements API-6: pod and container hostProcess must
 // agree when both are set; if any container is HostProcess (set or
 // inherited) all must be, hostNetwork must be true, and the cluster must
 // allow privileged containers.
-func ValidateHostProcess(spec *corev1.PodSpec, path *field.Path, opts ValidationOptions) field.ErrorList {
+func validateHostProcess(spec *corev1.PodSpec, path *field.Path, opts ValidationOptions) field.ErrorList {
 	var errs field.ErrorList
 	podHP := podHostProcess(spec)
 	total, hostProcess := 0, 0
@@ -282,15 +269,6 @@ func IsHostProcessPod(spec *corev1.PodSpec) bool {
 	return false
 }
 
-// ValidatePodResize implements API-7: the API server refuses an in-place
-// resize of a pod whose (old) spec says os.name=windows.
-func ValidatePodResize(oldSpec *corev1.PodSpec) field.ErrorList {
-	if oldSpec != nil && oldSpec.OS != nil && oldSpec.OS.Name == corev1.Windows {
-		return field.ErrorList{field.Forbidden(field.NewPath(""), msgWindowsResize)}
-	}
-	return nil
-}
-
 // Limits of windowsOptions (API-5).
 const (
 	maxCredentialSpecKiB  = 64
@@ -302,8 +280,8 @@ const (
 	userForbiddenChars    = `"/\:;|=,+*?<>@[]`
 )
 
-// ValidateWindowsOptions implements API-5 for one windowsOptions block.
-func ValidateWindowsOptions(opts *corev1.WindowsSecurityContextOptions, path *field.Path) field.ErrorList {
+// validateWindowsOptions implements API-5 for one windowsOptions block.
+func validateWindowsOptions(opts *corev1.WindowsSecurityContextOptions, path *field.Path) field.ErrorList {
 	if opts == nil {
 		return nil
 	}
@@ -412,9 +390,3 @@ func isDNSLabelAnyCase(l string) bool {
 	}
 	return true
 }
-
-// validOSNames is used by callers that want the API-1 list.
-var validOSNames = sets.New(string(corev1.Linux), string(corev1.Windows))
-
-// IsValidOSName reports whether name is an accepted spec.os.name (API-1).
-func IsValidOSName(name string) bool { return validOSNames.Has(name) }

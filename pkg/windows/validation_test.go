@@ -169,7 +169,7 @@ func TestValidatePodSpecOS(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule+" "+tt.name, func(t *testing.T) {
-			got := errorStrings(ValidatePodSpecOS(tt.spec, specPath))
+			got := errorStrings(ValidatePodSpecOSWithOptions(tt.spec, specPath, allowPrivileged))
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
 			}
@@ -196,7 +196,7 @@ func TestValidateHostProcessPolicy(t *testing.T) {
 func TestValidatePodSpecOSTemplatePath(t *testing.T) {
 	// rule: API-2 (paths follow the caller's spec path)
 	spec := windowsSpec(func(s *corev1.PodSpec) { s.HostPID = true })
-	got := errorStrings(ValidatePodSpecOS(spec, field.NewPath("spec", "template", "spec")))
+	got := errorStrings(ValidatePodSpecOSWithOptions(spec, field.NewPath("spec", "template", "spec"), allowPrivileged))
 	want := []string{"spec.template.spec.hostPID: Forbidden: cannot be set for a windows pod"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
@@ -248,7 +248,7 @@ func TestValidateWindowsOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			errs := ValidateWindowsOptions(&tt.opts, field.NewPath("windowsOptions"))
+			errs := validateWindowsOptions(&tt.opts, field.NewPath("windowsOptions"))
 			var got []string
 			for _, e := range errs {
 				got = append(got, e.Detail)
@@ -258,28 +258,11 @@ func TestValidateWindowsOptions(t *testing.T) {
 			}
 		})
 	}
-	if ValidateWindowsOptions(nil, field.NewPath("x")) != nil {
+	if validateWindowsOptions(nil, field.NewPath("x")) != nil {
 		t.Error("nil options produced errors")
 	}
 }
 
-func TestValidatePodResize(t *testing.T) {
-	// rule: API-7 (field.NewPath("") prints as "[]", exactly as the API server's error does)
-	if got := errorStrings(ValidatePodResize(windowsSpec(nil))); !reflect.DeepEqual(got, []string{"[]: Forbidden: windows pods cannot be resized"}) {
-		t.Errorf("windows resize: %v", got)
-	}
-	for _, s := range []*corev1.PodSpec{linuxSpec(nil), {}, nil} {
-		if errs := ValidatePodResize(s); errs != nil {
-			t.Errorf("resize of %v refused: %v", s, errs)
-		}
-	}
-}
-
-func TestIsValidOSName(t *testing.T) {
-	// rule: API-1
-	for name, want := range map[string]bool{"linux": true, "windows": true, "Windows": false, "": false} {
-		if IsValidOSName(name) != want {
-			t.Errorf("IsValidOSName(%q) != %v", name, want)
-		}
-	}
-}
+// allowPrivileged is the API server setup of kubeadm, kind and winkube
+// clusters (--allow-privileged=true).
+var allowPrivileged = ValidationOptions{AllowPrivileged: true}

@@ -165,11 +165,6 @@ var featureVersions = []FeatureVersion{
 	{FeatureWinOverlayGA, 34, "GA"},
 }
 
-// FeatureVersions returns the VER-2 table in ascending minor order.
-func FeatureVersions() []FeatureVersion {
-	return append([]FeatureVersion(nil), featureVersions...)
-}
-
 // FeatureSince returns the first Kubernetes minor with the named feature.
 func FeatureSince(name string) (int, bool) {
 	for _, f := range featureVersions {
@@ -190,10 +185,4 @@ func FeatureAvailable(name string, k8sMinor int) bool {
 // through dockershim (KLT-10): removed in 1.24.
 func DockershimAvailable(k8sMinor int) bool {
 	return !FeatureAvailable(FeatureDockershimRemoved, k8sMinor)
-}
-
-// MemoryEvictionSupported implements KLT-3: Windows kubelets evict on memory
-// pressure (commit charge) from 1.31; before that they never evict.
-func MemoryEvictionSupported(k8sMinor int) bool {
-	return FeatureAvailable(FeatureMemoryEviction, k8sMinor)
 }

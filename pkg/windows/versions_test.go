@@ -113,14 +113,8 @@ func TestFeatureVersions(t *testing.T) {
 	if !DockershimAvailable(23) || DockershimAvailable(24) {
 		t.Error("DockershimAvailable is wrong")
 	}
-	if MemoryEvictionSupported(30) || !MemoryEvictionSupported(31) {
-		t.Error("MemoryEvictionSupported is wrong")
-	}
-	fv := FeatureVersions()
-	for i := 1; i < len(fv); i++ {
-		if fv[i].Minor < fv[i-1].Minor {
-			t.Errorf("FeatureVersions not ascending at %s", fv[i].Name)
-		}
+	if FeatureAvailable(FeatureMemoryEviction, 30) || !FeatureAvailable(FeatureMemoryEviction, 31) {
+		t.Error("memory-pressure eviction on Windows should start with 1.31")
 	}
 }
 
@@ -153,6 +147,36 @@ func TestPauseImages(t *testing.T) {
 	}
 }
 
+func TestSupportsSeedMatrix(t *testing.T) {
+	// rule: KP-5
+	// The "minimum supported Windows OS build" column of the Windows
+	// service configuration table in the upstream networking page (seed
+	// 001), by release name, and the release just before it.
+	matrix := []struct {
+		f           Feature
+		min, tooOld string
+	}{
+		{SessionAffinity, "2022", "20H2"},
+		{DSR, "2019", "2016"},
+		{PreserveDestination, "1903", "1809"},
+		{DualStack, "2019", "2016"},
+		{ClientIPPreservation, "2019", "2016"},
+	}
+	for _, m := range matrix {
+		min, ok1 := ReleaseByName(m.min)
+		old, ok2 := ReleaseByName(m.tooOld)
+		if !ok1 || !ok2 {
+			t.Fatalf("unknown release %q or %q", m.min, m.tooOld)
+		}
+		if !Supports(m.f, min.Version()) {
+			t.Errorf("%s should work on Windows Server %s", m.f, m.min)
+		}
+		if Supports(m.f, old.Version()) {
+			t.Errorf("%s should not work on Windows Server %s", m.f, m.tooOld)
+		}
+	}
+}
+
 func TestSupports(t *testing.T) {
 	// rule: KP-5
 	tests := []struct {
@@ -181,8 +205,8 @@ func TestSupports(t *testing.T) {
 			t.Errorf("Supports(%s, %s) = %v, want %v", tt.f, tt.b, got, tt.want)
 		}
 	}
-	for _, f := range Features() {
-		if _, ok := MinBuild(f); !ok {
+	for _, f := range []Feature{SessionAffinity, DSR, PreserveDestination, DualStack, ClientIPPreservation} {
+		if _, ok := minBuild(f); !ok {
 			t.Errorf("feature %s has no minimum build", f)
 		}
 	}

@@ -36,8 +36,9 @@ const (
 // management network, overlapping none of the other default networks.
 const DefaultLoadBalancerCIDR = "10.127.131.0/24"
 
-// WindowsTaint is the taint SCH-3 recommends for every Windows node.
-var WindowsTaint = corev1.Taint{Key: "os", Value: "windows", Effect: corev1.TaintEffectNoSchedule}
+// WindowsTaint is the taint SCH-3 recommends for every Windows node; it is
+// windows.WindowsTaint, kept here for packages that only read the config.
+var WindowsTaint = windows.WindowsTaint()
 
 // DefaultCluster is the cluster `winkube up` runs without a config file:
 // one Linux worker, two Windows Server 2019 nodes and one 2022 node.
@@ -185,7 +186,7 @@ func setPoolDefaults(p *NodePool, k8sMinor int) {
 	}
 	// LIM-19 / PLAN-4: keep at least 2 GiB for the system on Windows.
 	if p.SystemReserved == nil {
-		p.SystemReserved = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("2Gi")}
+		p.SystemReserved = corev1.ResourceList{corev1.ResourceMemory: windows.MinSystemReservedMemory.DeepCopy()}
 	}
 }
 

@@ -35,14 +35,19 @@ func (h *Host) OS() string { return "linux" }
 // Runtime is the node's container runtime.
 func (h *Host) Runtime() cri.Runtime { return h.runtime }
 
-// Labels has no OS-specific entries on Linux.
-func (h *Host) Labels() map[string]string { return nil }
-
-// OSImage is /etc/os-release's PRETTY_NAME.
-func (h *Host) OSImage() string { return "Debian GNU/Linux 12 (bookworm)" }
-
-// KernelVersion is `uname -r` of Debian 12's cloud kernel.
-func (h *Host) KernelVersion() string { return "6.1.0-28-cloud-amd64" }
+// NodeInfo is node.status.nodeInfo without the machine identifiers: osImage
+// is /etc/os-release's PRETTY_NAME and kernelVersion `uname -r` of Debian
+// 12's cloud kernel.
+func (h *Host) NodeInfo(kubeletVersion string) corev1.NodeSystemInfo {
+	return corev1.NodeSystemInfo{
+		OperatingSystem:         h.runtime.OS,
+		Architecture:            h.runtime.Arch,
+		OSImage:                 "Debian GNU/Linux 12 (bookworm)",
+		KernelVersion:           "6.1.0-28-cloud-amd64",
+		ContainerRuntimeVersion: h.runtime.VersionString(),
+		KubeletVersion:          kubeletVersion,
+	}
+}
 
 // ExtraCapacity lists the hugepage sizes a Linux kubelet always reports.
 func (h *Host) ExtraCapacity() corev1.ResourceList {

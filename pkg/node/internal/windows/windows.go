@@ -4,16 +4,11 @@
 package windows
 
 import (
-	"fmt"
-
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/winkube/winkube/pkg/node/internal/cri"
 	rules "github.com/winkube/winkube/pkg/windows"
 )
-
-// LabelWindowsBuild is the SCH-1 node label.
-const LabelWindowsBuild = "node.kubernetes.io/windows-build"
 
 // runtimeVersions are the versions a Windows node reports per runtime:
 // containerd 1.7 is what Windows nodes of the 1.3x era ship; Docker EE
@@ -49,22 +44,10 @@ func (h *Host) OS() string { return "windows" }
 // Runtime is the node's container runtime.
 func (h *Host) Runtime() cri.Runtime { return h.runtime }
 
-// Labels are the OS-specific node labels: the Windows build (SCH-1).
-func (h *Host) Labels() map[string]string {
-	return map[string]string{LabelWindowsBuild: h.build.Label()}
-}
-
-// OSImage is the release's product name (KLT-1).
-func (h *Host) OSImage() string {
-	if r, ok := rules.ReleaseByBuild(h.build.Build); ok {
-		return r.ProductName
-	}
-	return "Windows Server Datacenter"
-}
-
-// KernelVersion is major.minor.build.UBR (KLT-1).
-func (h *Host) KernelVersion() string {
-	return fmt.Sprintf("%d.%d.%d.%d", h.build.Major, h.build.Minor, h.build.Build, h.build.Revision)
+// NodeInfo is node.status.nodeInfo without the machine identifiers, as
+// pkg/windows defines it for a Windows kubelet (KLT-1).
+func (h *Host) NodeInfo(kubeletVersion string) corev1.NodeSystemInfo {
+	return rules.NodeSystemInfo(h.build, h.runtime.Arch, h.runtime.VersionString(), kubeletVersion)
 }
 
 // ExtraCapacity is empty: Windows has no hugepages (LIM-8), so a pod that
