@@ -2,7 +2,6 @@ package addons
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -26,40 +25,24 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	controlplane.MaybeRunComponent() // the control plane's children are this binary
-	os.Exit(runTests(m))
-}
-
-func runTests(m *testing.M) int {
-	flag.Parse()
-	if testing.Short() {
-		return m.Run()
-	}
-	cp, cleanup, err := cptest.Start("")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "start control plane:", err)
-		return 1
-	}
-	defer cleanup()
-	cfg := rest.CopyConfig(cp.RESTConfig())
-	cfg.QPS, cfg.Burst = 100, 200
-	client = kubernetes.NewForConfigOrDie(cfg)
-	cluster = v1alpha1.DefaultCluster()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	agent, err = node.Start(ctx, node.Options{Config: cp.RESTConfig(), Cluster: cluster})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "start node agent:", err)
-		return 1
-	}
-	defer agent.Close()
-	select {
-	case <-agent.Ready():
-	case <-ctx.Done():
-		fmt.Fprintln(os.Stderr, "nodes not Ready within 2 minutes")
-		return 1
-	}
-	return m.Run()
+	os.Exit(cptest.Main(m, func(cp *controlplane.ControlPlane, cfg *rest.Config) (func(), error) {
+		client = kubernetes.NewForConfigOrDie(cfg)
+		cluster = v1alpha1.DefaultCluster()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		var err error
+		agent, err = node.Start(ctx, node.Options{Config: cp.RESTConfig(), Cluster: cluster})
+		if err != nil {
+			return nil, fmt.Errorf("start node agent: %w", err)
+		}
+		select {
+		case <-agent.Ready():
+			return func() { agent.Close() }, nil
+		case <-ctx.Done():
+			agent.Close()
+			return nil, fmt.Errorf("nodes not Ready within 2 minutes")
+		}
+	}))
 }
 
 func needCluster(t *testing.T) {

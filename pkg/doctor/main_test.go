@@ -2,7 +2,6 @@ package doctor_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -30,39 +29,23 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	controlplane.MaybeRunComponent() // the control plane's children are this binary
-	os.Exit(runTests(m))
-}
-
-func runTests(m *testing.M) int {
-	flag.Parse()
-	if testing.Short() {
-		return m.Run()
-	}
-	cp, cleanup, err := cptest.Start("")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "start control plane:", err)
-		return 1
-	}
-	defer cleanup()
-	restConfig = rest.CopyConfig(cp.RESTConfig())
-	restConfig.QPS, restConfig.Burst = 100, 200
-	client = kubernetes.NewForConfigOrDie(restConfig)
-	kubeconfig = cp.KubeconfigPath()
-	cluster := v1alpha1.DefaultCluster()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	agent, err := node.Start(ctx, node.Options{Config: cp.RESTConfig(), Cluster: cluster})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "start node agent:", err)
-		return 1
-	}
-	defer agent.Close()
-	if err := upCluster(ctx, agent, cluster); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+	os.Exit(cptest.Main(m, func(cp *controlplane.ControlPlane, cfg *rest.Config) (func(), error) {
+		restConfig = cfg
+		client = kubernetes.NewForConfigOrDie(cfg)
+		kubeconfig = cp.KubeconfigPath()
+		cluster := v1alpha1.DefaultCluster()
+		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+		defer cancel()
+		agent, err := node.Start(ctx, node.Options{Config: cp.RESTConfig(), Cluster: cluster})
+		if err != nil {
+			return nil, fmt.Errorf("start node agent: %w", err)
+		}
+		if err := upCluster(ctx, agent, cluster); err != nil {
+			agent.Close()
+			return nil, err
+		}
+		return func() { agent.Close() }, nil
+	}))
 }
 
 // upCluster waits for the nodes, applies the add-ons and waits until every

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/winkube/winkube/pkg/controlplane"
 	"github.com/winkube/winkube/pkg/controlplane/cptest"
 )
 
@@ -25,7 +26,7 @@ import (
 var client kubernetes.Interface
 
 func TestMain(m *testing.M) {
-	os.Exit(cptest.Main(m, func(cfg *rest.Config) (func(), error) {
+	os.Exit(cptest.Main(m, func(_ *controlplane.ControlPlane, cfg *rest.Config) (func(), error) {
 		client = kubernetes.NewForConfigOrDie(cfg)
 		return nil, nil
 	}))

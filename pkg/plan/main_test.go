@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/winkube/winkube/pkg/controlplane"
 	"github.com/winkube/winkube/pkg/controlplane/cptest"
 )
 
@@ -13,7 +14,7 @@ import (
 var restConfig *rest.Config
 
 func TestMain(m *testing.M) {
-	os.Exit(cptest.Main(m, func(cfg *rest.Config) (func(), error) {
+	os.Exit(cptest.Main(m, func(_ *controlplane.ControlPlane, cfg *rest.Config) (func(), error) {
 		restConfig = cfg
 		return nil, nil
 	}))

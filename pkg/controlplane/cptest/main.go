@@ -24,10 +24,11 @@ import (
 // It serves the control plane's child processes (they are the test
 // binary), starts the control plane unless -short, calls setup with a
 // client config raised to 100 requests/s so the test client is never the
-// bottleneck, runs the tests and stops everything. setup's cleanup, when
+// bottleneck (and the control plane, for its kubeconfig), runs the tests
+// and stops everything. setup's cleanup, when
 // not nil, runs before the control plane stops; under -short setup is not
 // called, so the package's client stays nil and its integration tests skip.
-func Main(m *testing.M, setup func(cfg *rest.Config) (cleanup func(), err error)) int {
+func Main(m *testing.M, setup func(cp *controlplane.ControlPlane, cfg *rest.Config) (cleanup func(), err error)) int {
 	controlplane.MaybeRunComponent()
 	flag.Parse()
 	if testing.Short() {
@@ -41,7 +42,7 @@ func Main(m *testing.M, setup func(cfg *rest.Config) (cleanup func(), err error)
 	defer stop()
 	cfg := rest.CopyConfig(cp.RESTConfig())
 	cfg.QPS, cfg.Burst = 100, 200
-	done, err := setup(cfg)
+	done, err := setup(cp, cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "test setup:", err)
 		return 1
