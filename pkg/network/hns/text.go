@@ -34,7 +34,7 @@ func (s *State) WriteText(w io.Writer) error {
 			backends = append(backends, ips[id])
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", serviceName(lb), lb.Kind, orDash(strings.Join(lb.FrontendVIPs, ",")),
-			protocolName(lb.Protocol), lb.ExternalPort, lb.InternalPort, orDash(strings.Join(lb.flags(), ",")), orDash(strings.Join(backends, ",")))
+			protocolName(lb.Protocol), lb.ExternalPort, lb.InternalPort, orDash(strings.Join(lb.Flags(), ",")), orDash(strings.Join(backends, ",")))
 	}
 	return tw.Flush()
 }
@@ -47,7 +47,8 @@ func (s *State) endpointIPs() map[string]string {
 	return ips
 }
 
-func (lb *LoadBalancer) flags() []string {
+// Flags names the load balancer's flags as hnsdiag shows them.
+func (lb *LoadBalancer) Flags() []string {
 	var f []string
 	for _, x := range []struct {
 		on   bool

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -224,19 +225,10 @@ func endpointByID(n *network.Node, id string) *hns.Endpoint {
 }
 
 func lbFlags(lb *hns.LoadBalancer) string {
-	var f []string
-	for _, x := range []struct {
-		on   bool
-		name string
-	}{{lb.ILB, "ILB"}, {lb.DSR, "DSR"}, {lb.LocalRoutedVIP, "LocalRoutedVIP"}, {lb.PreserveDIP, "PreserveDIP"}, {lb.Distribution == hns.DistributionSourceIP, "SourceIP affinity"}} {
-		if x.on {
-			f = append(f, x.name)
-		}
+	if f := lb.Flags(); len(f) > 0 {
+		return " (" + strings.Join(f, ", ") + ")"
 	}
-	if len(f) == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (%s)", joinComma(f))
+	return ""
 }
 
 func backends(n int) string {

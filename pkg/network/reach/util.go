@@ -2,7 +2,6 @@ package reach
 
 import (
 	"net/netip"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -67,5 +66,3 @@ func icmpRule(src *source) string {
 	}
 	return ""
 }
-
-func joinComma(s []string) string { return strings.Join(s, ", ") }
