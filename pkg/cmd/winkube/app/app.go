@@ -49,7 +49,9 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 		Short: "Run, test and check Kubernetes clusters with Windows nodes",
 		Long: "winkube runs a mixed Linux/Windows Kubernetes cluster on one Linux machine " +
 			"(the real control plane plus emulated Windows Server and Linux nodes), joins the same " +
-			"emulated nodes to an existing cluster, and checks manifests against the Windows rule book.",
+			"emulated nodes to an existing cluster, checks manifests against the Windows rule book, " +
+			"answers Windows networking questions from a model of HNS and kube-proxy, audits live " +
+			"clusters, and plans the join of real Windows nodes.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -23,7 +23,7 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 	flags := &flagpole{}
 	c := &cobra.Command{
 		Use:   "plan [flags]",
-		Short: "Plan the address spaces and write the files that join real Windows nodes (seed 004)",
+		Short: "Plan the address spaces and write the files that join real Windows nodes as the Kubernetes guide for adding Windows nodes does",
 		Long: "winkube plan reads a winkube Cluster file (the one winkube up takes, plus kubernetesVersion,\n" +
 			"controlPlaneEndpoint, network.flannel, nodePools[].nodes and proxy), prints the address spaces and\n" +
 			"their capacity (PLAN-1), the Windows releases the Kubernetes version supports (VER-1), the pause\n" +
