@@ -35,6 +35,10 @@ type repoEntry struct {
 	// guess marks linux as a best guess for tags not listed (a newer pause
 	// tag is probably like the newest listed one), so Lookup says Known=false.
 	guess bool
+	// fallback, for a windows repository, is the platform list of tags that
+	// name no release. The frozen Docker Hub repositories (microsoft/iis,
+	// …) built those tags, latest among them, on Windows Server 2016.
+	fallback []Platform
 	// single marks a repository whose tags are single-platform images (one
 	// manifest, no index), as `docker build` and `docker push` leave them.
 	// Every public repository of the catalog publishes indexes: MCR wraps
@@ -189,15 +193,44 @@ func buildCatalog() map[string]repoEntry {
 		"registry.example.com/windows/app":     {kind: windowsRepo, single: true},
 		"docker.io/sigwindowstools/flannel":    {kind: hostProcessRepo},
 		"docker.io/sigwindowstools/kube-proxy": {kind: hostProcessRepo},
-		// agnhost, the e2e test image, is multi-OS: Linux plus Windows
-		// 1809 and ltsc2022 for every current tag.
-		"registry.k8s.io/e2e-test-images/agnhost": {kind: linuxRepo,
-			linux: join(linuxPlatforms(amd64, "arm", arm64, "ppc64le", "s390x"), windowsPlatforms("1809", "ltsc2022"))},
+	}
+	for _, name := range e2eImages {
+		c["registry.k8s.io/e2e-test-images/"+name] = repoEntry{kind: linuxRepo, linux: e2ePlatforms}
+	}
+	for _, name := range legacyHubRepos {
+		c[normaliseRepository(name)] = repoEntry{kind: windowsRepo, fallback: []Platform{windowsPlatform("ltsc2016")}}
+	}
+	// .NET publishes Linux tags and nanoserver/windowsservercore tags that
+	// name their release (8.0-nanoserver-ltsc2022).
+	for _, name := range []string{"mcr.microsoft.com/dotnet/aspnet", "mcr.microsoft.com/dotnet/runtime", "mcr.microsoft.com/dotnet/sdk"} {
+		c[name] = repoEntry{kind: mixedRepo, linux: linuxPlatforms(amd64, "arm", arm64)}
 	}
 	for _, name := range commonLinuxImages {
 		c[normaliseRepository(name)] = repoEntry{kind: linuxRepo, linux: linuxPlatforms(amd64, arm64)}
 	}
 	return c
+}
+
+// e2eImages are the Kubernetes e2e test images (test/images/*) whose
+// BASEIMAGE lists Windows builds next to the Linux ones.
+var e2eImages = []string{
+	"agnhost", "busybox", "httpd", "nginx", "jessie-dnsutils", "nonroot",
+	"resource-consumer", "sample-apiserver",
+}
+
+// e2ePlatforms are the platforms of every current tag of an e2e test image:
+// five Linux architectures plus Windows 1809 and ltsc2022. Older tags also
+// carried 1903–20H2 builds; no current host runs those (IMG-2), so leaving
+// them out changes no verdict on a 2019, 2022 or 2025 node.
+var e2ePlatforms = join(linuxPlatforms(amd64, "arm", arm64, "ppc64le", "s390x"), windowsPlatforms("1809", "ltsc2022"))
+
+// legacyHubRepos are Microsoft's Windows repositories on Docker Hub from
+// before MCR. They are frozen; their tags name ltsc2016/sac2016, 1709, 1803
+// or a full 10.0.x version, and every other tag (latest included) was a
+// Windows Server 2016 image.
+var legacyHubRepos = []string{
+	"microsoft/iis", "microsoft/windowsservercore", "microsoft/nanoserver",
+	"microsoft/dotnet-framework", "microsoft/aspnet",
 }
 
 // commonLinuxImages are popular Linux-only images; every tag is linux
@@ -209,10 +242,8 @@ var commonLinuxImages = []string{
 	"registry.k8s.io/coredns/coredns", "registry.k8s.io/kube-proxy",
 	"registry.k8s.io/kube-apiserver", "registry.k8s.io/kube-scheduler",
 	"registry.k8s.io/kube-controller-manager", "registry.k8s.io/etcd",
-	"registry.k8s.io/e2e-test-images/busybox", "registry.k8s.io/e2e-test-images/nginx",
 	"docker.io/flannel/flannel", "quay.io/coreos/flannel", "ghcr.io/flannel-io/flannel",
 	"docker.io/flannel/flannel-cni-plugin", "ghcr.io/flannel-io/flannel-cni-plugin",
-	"mcr.microsoft.com/dotnet/aspnet", "mcr.microsoft.com/dotnet/runtime",
 }
 
 // releaseFromTag finds the Windows release a tag names, e.g. "ltsc2019",
@@ -220,7 +251,8 @@ var commonLinuxImages = []string{
 // "nanoserver-20H2" or a full version "10.0.17763.5329". Tags are split into
 // tokens so a date like 20240109 is not read as release 2004.
 func releaseFromTag(tag string) (windows.Release, windows.Build, bool) {
-	if b, err := windows.ParseBuild(tag); err == nil {
+	// Only a 10.0.x version is a Windows build; "4.7.2" is a .NET version.
+	if b, err := windows.ParseBuild(tag); err == nil && b.Major == 10 && b.Minor == 0 {
 		r, ok := windows.ReleaseByBuild(b.Build)
 		if !ok {
 			r = windows.Release{Build: b.Build}
@@ -238,7 +270,8 @@ func releaseFromTag(tag string) (windows.Release, windows.Build, bool) {
 }
 
 // releaseByToken matches one tag token against release names only (not bare
-// build numbers, which tags use for other things).
+// build numbers, which tags use for other things), then against the
+// semi-annual releases the IMG-1 table leaves out.
 func releaseByToken(tok string) (windows.Release, bool) {
 	for _, r := range windows.Releases() {
 		for _, n := range r.Names {
@@ -247,5 +280,40 @@ func releaseByToken(tok string) (windows.Release, bool) {
 			}
 		}
 	}
+	for _, r := range retiredReleases {
+		for _, n := range r.Names {
+			if strings.EqualFold(n, tok) {
+				return r, true
+			}
+		}
+	}
 	return windows.Release{}, false
+}
+
+// retiredReleases are Windows Server releases whose images are still
+// published but which the IMG-1 table does not list, because no supported
+// node runs them: 1709 (16299) and 1803 (17134), and "sac2016", the old
+// Docker Hub name of 2016. They resolve to a real os.version, so IMG-2
+// rejects them on every current host instead of a version-less entry
+// matching any build. The revision is left 0: IMG-2 ignores it.
+var retiredReleases = []windows.Release{
+	{Build: windows.Build2016, Names: []string{"sac2016"}},
+	{Build: 16299, Names: []string{"1709"}},
+	{Build: 17134, Names: []string{"1803"}},
+}
+
+// windowsFamilyTokens are tag tokens that say an image is Windows even
+// when no release is named (powershell:nanoserver).
+var windowsFamilyTokens = []string{"nanoserver", "windowsservercore", "servercore", "windows"}
+
+// namesWindowsFamily reports whether a tag has a token such as nanoserver.
+func namesWindowsFamily(tag string) bool {
+	for _, tok := range strings.FieldsFunc(tag, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+		for _, w := range windowsFamilyTokens {
+			if strings.EqualFold(tok, w) {
+				return true
+			}
+		}
+	}
+	return false
 }

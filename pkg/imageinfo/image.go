@@ -42,6 +42,10 @@ type Image struct {
 	Platforms []Platform
 	// Known is false when the catalog had no entry; Platforms is then a guess.
 	Known bool
+	// Cataloged is true when the repository is in the catalog, even if the
+	// tag's build is not known (Known=false). When it is false, Platforms is
+	// the linux/amd64 guess and says nothing about the image.
+	Cataloged bool
 	// Index is true when the reference resolves to an image index (manifest
 	// list) and false for a single-platform image. containerd matches an
 	// index's entries against the host at pull time and a single image not
@@ -85,6 +89,7 @@ func Lookup(ref string) Image {
 	}
 	img.Platforms, img.Known = entry.platforms(strings.ToLower(r.tag))
 	img.Index = !entry.single
+	img.Cataloged = true
 	return img
 }
 
@@ -98,10 +103,17 @@ func (e repoEntry) platforms(tag string) ([]Platform, bool) {
 		if _, b, ok := releaseFromTag(tag); ok {
 			return []Platform{windowsBuildPlatform(b.String())}, true
 		}
+		if len(e.fallback) > 0 && tag != "" {
+			return clonePlatforms(e.fallback), true
+		}
 		return []Platform{{OS: "windows", Architecture: amd64}}, false
 	case mixedRepo:
 		if _, b, ok := releaseFromTag(tag); ok {
 			return []Platform{windowsBuildPlatform(b.String())}, true
+		}
+		if namesWindowsFamily(tag) {
+			// powershell:nanoserver names Windows but no build.
+			return []Platform{{OS: "windows", Architecture: amd64}}, false
 		}
 	case hostProcessRepo:
 		return []Platform{{OS: "windows", Architecture: amd64}}, true

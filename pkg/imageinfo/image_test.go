@@ -313,3 +313,65 @@ func TestReleaseFromTag(t *testing.T) {
 		}
 	}
 }
+
+// Images the catalog must know beyond the MCR base images: the frozen
+// Docker Hub repositories, retired semi-annual releases, the e2e test images
+// and the nanoserver tags of PowerShell and .NET.
+func TestLookupLegacyAndSemiAnnual(t *testing.T) {
+	// rule: IMG-1, IMG-3
+	tests := []struct {
+		ref    string
+		known  bool
+		oses   []string
+		builds []string
+	}{
+		{"microsoft/iis", true, []string{"windows"}, []string{"10.0.14393"}},
+		{"microsoft/iis:windowsservercore-1709", true, []string{"windows"}, []string{"10.0.16299"}},
+		{"microsoft/iis:nanoserver-sac2016", true, []string{"windows"}, []string{"10.0.14393"}},
+		{"docker.io/microsoft/windowsservercore:1803", true, []string{"windows"}, []string{"10.0.17134"}},
+		{"microsoft/windowsservercore:10.0.14393.2248", true, []string{"windows"}, []string{"10.0.14393"}},
+		{"microsoft/nanoserver", true, []string{"windows"}, []string{"10.0.14393"}},
+		{"microsoft/dotnet-framework:4.7.2-runtime-windowsservercore-1803", true, []string{"windows"}, []string{"10.0.17134"}},
+		{"microsoft/aspnet:4.7.2", true, []string{"windows"}, []string{"10.0.14393"}},
+		{"mcr.microsoft.com/windows/servercore:1709", true, []string{"windows"}, []string{"10.0.16299"}},
+		{"mcr.microsoft.com/windows/nanoserver:1903", true, []string{"windows"}, []string{"10.0.18362"}},
+		{"mcr.microsoft.com/windows/nanoserver:1909", true, []string{"windows"}, []string{"10.0.18363"}},
+		{"mcr.microsoft.com/windows/servercore/iis:windowsservercore-20H2", true, []string{"windows"}, []string{"10.0.19042"}},
+		{"registry.k8s.io/e2e-test-images/busybox:1.36.1-1", true, []string{"linux", "windows"}, []string{"10.0.17763", "10.0.20348"}},
+		{"k8s.gcr.io/e2e-test-images/jessie-dnsutils:1.7", true, []string{"linux", "windows"}, []string{"10.0.17763", "10.0.20348"}},
+		{"registry.k8s.io/e2e-test-images/httpd:2.4.39-4", true, []string{"linux", "windows"}, []string{"10.0.17763", "10.0.20348"}},
+		{"mcr.microsoft.com/powershell:7.4-nanoserver-ltsc2022", true, []string{"windows"}, []string{"10.0.20348"}},
+		{"mcr.microsoft.com/powershell:nanoserver", false, []string{"windows"}, nil},
+		{"mcr.microsoft.com/dotnet/runtime:8.0-nanoserver-1809", true, []string{"windows"}, []string{"10.0.17763"}},
+		{"mcr.microsoft.com/dotnet/aspnet:8.0-windowsservercore-ltsc2022", true, []string{"windows"}, []string{"10.0.20348"}},
+		{"mcr.microsoft.com/dotnet/sdk:8.0-nanoserver-ltsc2025", true, []string{"windows"}, []string{"10.0.26100"}},
+		{"mcr.microsoft.com/dotnet/sdk:8.0-bookworm-slim", true, []string{"linux"}, nil},
+	}
+	for _, tt := range tests {
+		img := Lookup(tt.ref)
+		if img.Known != tt.known || !img.Cataloged || !reflect.DeepEqual(img.OSes(), tt.oses) || !reflect.DeepEqual(builds(img), tt.builds) {
+			t.Errorf("Lookup(%q): known=%v cataloged=%v oses=%v builds=%v, want known=%v oses=%v builds=%v",
+				tt.ref, img.Known, img.Cataloged, img.OSes(), builds(img), tt.known, tt.oses, tt.builds)
+		}
+	}
+	if img := Lookup("example.com/team/app:1.0"); img.Cataloged {
+		t.Error("an image outside the catalog is reported as cataloged")
+	}
+}
+
+// 1709 and 1803 images run on no current node: not on 2019 (exact build
+// needed below 20348), not on 2022 or 2025 (range starts at 20348).
+func TestRetiredReleasesRunNowhere(t *testing.T) {
+	// rule: IMG-2
+	for _, ref := range []string{"microsoft/windowsservercore:1709", "mcr.microsoft.com/windows/nanoserver:1803"} {
+		img := Lookup(ref)
+		for _, h := range []string{"10.0.14393.6614", "10.0.17763.5329", "10.0.20348.2227", "10.0.26100.2314"} {
+			if _, err := MatchHost(img, "windows", "amd64", host(h)); !errors.Is(err, ErrOSVersionMismatch) {
+				t.Errorf("%s on %s: err = %v, want a build mismatch", ref, h, err)
+			}
+		}
+	}
+	if _, ok := ReleaseFromTag("windowsservercore-1709"); !ok {
+		t.Error("ReleaseFromTag does not know 1709")
+	}
+}

@@ -23,9 +23,8 @@ type Linter struct {
 
 // matchKey identifies one image-on-node question (IMG-2, IMG-4).
 type matchKey struct {
-	ref     string
-	guessed bool
-	node    *Node
+	ref  string
+	node *Node
 }
 
 // New returns a Linter for target.
@@ -162,9 +161,13 @@ func (l *Linter) image(ref string) imageinfo.Image {
 }
 
 // runsOn reports why the image cannot run on the node (nil when it can),
-// asking the catalog once per image and node.
+// asking the catalog once per image and node. An image outside the catalog
+// is taken to run anywhere: the IMG-3 finding says it was not checked.
 func (l *Linter) runsOn(pi *podImage, n *Node) error {
-	key := matchKey{ref: pi.ref, guessed: pi.guessedWindows, node: n}
+	if pi.unknown {
+		return nil
+	}
+	key := matchKey{ref: pi.ref, node: n}
 	if err, ok := l.matches[key]; ok {
 		return err
 	}

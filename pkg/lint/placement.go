@@ -16,6 +16,7 @@ import (
 // images on the wrong OS (SCH-5, IMG-4) or build (IMG-2), spec.os without
 // a selector (SCH-2) and no OS selector in a mixed cluster (SCH-5).
 func (r *run) checkPlacement(p *podInfo) {
+	r.reportUnknownImages(p)
 	r.checkSpecOSSelector(p)
 	if p.mixedImages {
 		r.reportMixedImages(p)
@@ -44,6 +45,24 @@ func (r *run) checkPlacement(p *podInfo) {
 	}
 }
 
+// reportUnknownImages is IMG-3: an image outside the catalog, or a catalog
+// image whose tag names no build, was not matched against the nodes. Say so
+// and how to fix it rather than guess.
+func (r *run) reportUnknownImages(p *podInfo) {
+	for _, pi := range p.images {
+		switch {
+		case pi.unknown:
+			r.report(&p.w.object, "IMG-3", SeverityInfo,
+				fmt.Sprintf("%s: %s is not in winkube's image catalog, so its OS and Windows build are unknown and were not checked against the nodes", pi.path, pi.ref),
+				fmt.Sprintf("add %s with the os and os.version of each entry of its image index to the catalog in pkg/imageinfo (catalog.go) in a pull request; until then pin the OS it was built for in %s", pi.img.Repository, p.w.path.Child("nodeSelector")))
+		case !pi.img.Known && pi.img.HasOS("windows") && len(pi.img.WindowsBuilds()) == 0:
+			r.report(&p.w.object, "IMG-3", SeverityInfo,
+				fmt.Sprintf("%s: the tag of %s names no Windows release, so its build is unknown and it was checked as if it ran on every Windows build", pi.path, pi.ref),
+				fmt.Sprintf("use a tag that names the release (for example ltsc2022 or 1809) so the build can be checked, or add the tag to the catalog in pkg/imageinfo (catalog.go) in a pull request"))
+		}
+	}
+}
+
 // checkSpecOSSelector is SCH-2: spec.os is only checked by the kubelet
 // after the scheduler placed the pod.
 func (r *run) checkSpecOSSelector(p *podInfo) {
@@ -67,9 +86,12 @@ func tolerationHint(os string) string {
 }
 
 // checkOSSelector is the advisory half of SCH-5: the pod is placed well
-// today only because of the taints of the other OS's nodes.
+// today only because of the taints of the other OS's nodes. The OS to pin
+// must come from the images: the nodes a pod reaches by default are the
+// untainted Linux ones, and advising a Windows image (one winkube does not
+// know) to pin Linux would break it.
 func (r *run) checkOSSelector(p *podInfo) {
-	if p.osSelector != "" || !r.target.Mixed() || p.os == "" {
+	if p.osSelector != "" || !r.target.Mixed() || p.os == "" || !p.osFromImages {
 		return
 	}
 	r.report(&p.w.object, "SCH-5", SeverityInfo,

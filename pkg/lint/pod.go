@@ -33,6 +33,9 @@ type podInfo struct {
 	os string
 	// mixedImages is set when no OS runs every container (LIM-1).
 	mixedImages bool
+	// osFromImages is set when os comes from what the images offer rather
+	// than from the pod's own fields or the nodes it reaches.
+	osFromImages bool
 }
 
 // podImage is one container's image.
@@ -41,8 +44,9 @@ type podImage struct {
 	path      *field.Path
 	ref       string
 	img       imageinfo.Image
-	// guessedWindows is set when an unknown image is taken to be Windows.
-	guessedWindows bool
+	// unknown is set for an image outside the catalog: its OS and build are
+	// not known, so it constrains nothing (see resolveImages).
+	unknown bool
 }
 
 // isWindows reports whether the pod runs Windows containers.
@@ -180,24 +184,21 @@ func affinityOS(a *corev1.Affinity) string {
 }
 
 // resolveImages looks up every init and regular container's image and
-// works out which OS the pod needs. An image the catalog does not know is
-// taken to be built for the OS the pod asks for (spec.os, the OS selector,
-// or the only OS it can reach) and only failing that for Linux.
+// works out which OS the pod needs. An image outside the catalog is not
+// guessed at: it is reported (IMG-3) and takes no part in the OS and build
+// checks, so the verdict rests on what is known.
 func (r *run) resolveImages(p *podInfo) {
 	hint := p.osHint()
 	add := func(cs []corev1.Container, path *field.Path) {
 		for i := range cs {
 			img := r.image(cs[i].Image)
-			guessed := !img.Known && hint == "windows" && !img.HasOS("windows")
-			if guessed {
-				img.Platforms = []imageinfo.Platform{{OS: "windows", Architecture: "amd64"}}
-			}
-			p.images = append(p.images, podImage{container: cs[i].Name, path: path.Index(i).Child("image"), ref: cs[i].Image, img: img, guessedWindows: guessed})
+			pi := podImage{container: cs[i].Name, path: path.Index(i).Child("image"), ref: cs[i].Image, img: img, unknown: !img.Cataloged}
+			p.images = append(p.images, pi)
 		}
 	}
 	add(p.w.spec.InitContainers, p.w.path.Child("initContainers"))
 	add(p.w.spec.Containers, p.w.path.Child("containers"))
-	p.os, p.mixedImages = commonOS(p.images, hint)
+	p.os, p.mixedImages, p.osFromImages = commonOS(p.images, hint)
 }
 
 // osHint is the OS the pod's own fields ask for.
@@ -223,14 +224,17 @@ func uniformOS(nodes []*Node) string {
 	return os
 }
 
-// commonOS intersects the OSes the images offer. mixed is true when no OS
-// offers every image (LIM-1).
-func commonOS(images []podImage, hint string) (os string, mixed bool) {
-	if len(images) == 0 {
-		return hint, false
-	}
+// commonOS intersects the OSes the catalogued images offer. mixed is true
+// when no OS offers every image (LIM-1); fromImages when the images, not
+// the hint, decided the OS.
+func commonOS(images []podImage, hint string) (os string, mixed, fromImages bool) {
 	common := map[string]bool{"linux": true, "windows": true}
+	known := 0
 	for _, pi := range images {
+		if pi.unknown {
+			continue
+		}
+		known++
 		for o := range common {
 			if !pi.img.HasOS(o) {
 				delete(common, o)
@@ -238,14 +242,16 @@ func commonOS(images []podImage, hint string) (os string, mixed bool) {
 		}
 	}
 	switch {
+	case known == 0:
+		return hint, false, false
 	case len(common) == 0:
-		return "", true
+		return "", true, false
 	case len(common) == 1:
 		for o := range common {
-			return o, false
+			return o, false, true
 		}
 	}
-	return hint, false
+	return hint, false, false
 }
 
 func copyMap(m map[string]string) map[string]string {
