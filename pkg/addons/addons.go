@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/windows"
 )
 
 // Namespace holds every add-on.
@@ -106,8 +107,7 @@ var (
 // Tolerations shared by the node agents (flannel, kube-proxy).
 var (
 	// windowsTaint tolerates the taint SCH-3 puts on every Windows node.
-	windowsTaint = corev1.Toleration{Key: v1alpha1.WindowsTaint.Key, Operator: corev1.TolerationOpEqual,
-		Value: v1alpha1.WindowsTaint.Value, Effect: v1alpha1.WindowsTaint.Effect}
+	windowsTaint = windows.WindowsToleration()
 	// anyNoSchedule lets a node agent run on a node whatever else it is
 	// tainted with: without its network no pod on the node works.
 	anyNoSchedule   = corev1.Toleration{Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}

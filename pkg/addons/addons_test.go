@@ -3,6 +3,7 @@ package addons
 import (
 	"encoding/json"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 
@@ -151,6 +152,12 @@ func TestPlacement(t *testing.T) {
 		}
 		if !tolerated {
 			t.Errorf("%s does not tolerate os=windows:NoSchedule", name)
+		}
+		// The seeds' toleration, written out: key os, operator Equal,
+		// value windows, effect NoSchedule.
+		seedToleration := corev1.Toleration{Key: "os", Operator: corev1.TolerationOpEqual, Value: "windows", Effect: corev1.TaintEffectNoSchedule}
+		if !slices.Contains(spec.Tolerations, seedToleration) {
+			t.Errorf("%s tolerations = %v, want them to include %v", name, spec.Tolerations, seedToleration)
 		}
 		wo := spec.SecurityContext.WindowsOptions
 		if wo == nil || wo.HostProcess == nil || !*wo.HostProcess || !spec.HostNetwork {

@@ -437,3 +437,53 @@ func waitingReason(p *corev1.Pod, container string) string {
 	}
 	return ""
 }
+
+// rule: KLT-7: with runAsNonRoot the Windows kubelet treats
+// ContainerAdministrator as root, whether runAsUserName names it (in any
+// case) or the image runs as it by default (Server Core), and refuses to
+// create the container: CreateContainerConfigError, pod Pending
+// (k8s.io/kubernetes pkg/kubelet/kuberuntime/security_context_windows.go
+// verifyRunAsNonRoot; test/e2e/windows/security_context.go). Nano Server
+// runs as ContainerUser and starts.
+func TestRunAsNonRootRefusesContainerAdministrator(t *testing.T) {
+	needCluster(t)
+	ns := newNamespace(t)
+	const nano = "mcr.microsoft.com/windows/nanoserver:1809"
+	cases := []struct {
+		name, image, user, want string
+	}{
+		{"explicit", nano, "ContainerAdministrator", "container's runAsUserName (ContainerAdministrator) which will be regarded as root identity and will break non-root policy"},
+		{"upper", nano, "CONTAINERADMINISTRATOR", "container's runAsUserName (CONTAINERADMINISTRATOR) which will be regarded as root identity and will break non-root policy"},
+		{"image-default", "mcr.microsoft.com/windows/servercore:ltsc2019", "", "container's runAsUser (ContainerAdministrator) which will be regarded as root identity and will break non-root policy"},
+		{"nano-default", nano, "", ""},
+	}
+	for _, tc := range cases {
+		pod := simplePod(tc.name, "win2019-1", tc.image)
+		pod.Spec.SecurityContext = &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true)}
+		if tc.user != "" {
+			pod.Spec.SecurityContext.WindowsOptions = &corev1.WindowsSecurityContextOptions{RunAsUserName: ptr.To(tc.user)}
+		}
+		createPod(t, ns, pod)
+	}
+	for _, tc := range cases {
+		if tc.want == "" {
+			waitPod(t, ns, tc.name, 30*time.Second, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+			continue
+		}
+		p := waitPod(t, ns, tc.name, 30*time.Second, "CreateContainerConfigError", func(p *corev1.Pod) bool {
+			return waitingReason(p, "main") == "CreateContainerConfigError"
+		})
+		if msg := p.Status.ContainerStatuses[0].State.Waiting.Message; !strings.Contains(msg, tc.want) || !strings.Contains(msg, "container: main") {
+			t.Errorf("%s: waiting message = %q, want it to contain %q", tc.name, msg, tc.want)
+		}
+		if p.Status.Phase != corev1.PodPending {
+			t.Errorf("%s: phase = %s, want Pending", tc.name, p.Status.Phase)
+		}
+		waitEvent(t, ns, tc.name, "Failed", "Error: "+tc.want, 10*time.Second)
+		for _, e := range podEvents(t, ns, tc.name) {
+			if e.Reason == "Created" || e.Reason == "Started" {
+				t.Errorf("%s: event %s %q: the kubelet creates no container", tc.name, e.Reason, e.Message)
+			}
+		}
+	}
+}

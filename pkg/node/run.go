@@ -123,6 +123,9 @@ func (w *podWorker) startContainer(ctx context.Context, pod *corev1.Pod, c *ctr)
 		return
 	}
 	ref := containerRef(pod, c)
+	if !w.containerConfigOK(pod, c, pulled) {
+		return
+	}
 	restarts := c.status.RestartCount
 	if lastExit(c) != nil {
 		restarts++
@@ -155,6 +158,24 @@ func (w *podWorker) startContainer(ctx context.Context, pod *corev1.Pod, c *ctr)
 	c.exitAt, c.exitCode = exitPlan(pod, c, now)
 	c.readyAt = readyTime(c, now)
 	c.status.Ready = !c.init && !now.Before(c.readyAt)
+}
+
+// containerConfigOK runs the checks the kubelet makes while it builds the
+// container's config; a failure leaves the container waiting with
+// CreateContainerConfigError, retried at each sync without back-off
+// (kuberuntime_container.go startContainer).
+func (w *podWorker) containerConfigOK(pod *corev1.Pod, c *ctr, pulled cri.Pulled) bool {
+	if w.node.spec.host.Runtime().OS != "windows" {
+		return true
+	}
+	err := verifyWindowsNonRoot(pod, &c.spec, windowsImageUser(pulled.Ref))
+	if err == nil {
+		return true
+	}
+	w.node.recorder.Eventf(containerRef(pod, c), corev1.EventTypeWarning, "Failed", "Error: %v", err)
+	c.status.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CreateContainerConfigError", Message: err.Error()}}
+	c.retryAt = syncRetryAt(w.clock.Now())
+	return false
 }
 
 // startFailed records a container that was created but did not start

@@ -2,6 +2,7 @@ package windows
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -82,64 +83,79 @@ func TestSupportedWindowsReleases(t *testing.T) {
 	}
 }
 
+// TestFeatureVersions checks each feature against the release that the
+// sources outside this package name, at the boundary: unavailable one
+// minor release before, available from it on.
 func TestFeatureVersions(t *testing.T) {
 	// rule: VER-2, KLT-3, KLT-10, KP-2
-	tests := []struct {
-		name  string
-		since int
+	sources := []struct {
+		name   string
+		since  int
+		source string
 	}{
-		{FeatureWindowsProduction, 14},
-		{FeatureGMSA, 14},
-		{FeatureRunAsUserName, 16},
-		{FeatureWindowsBuildLabel, 17},
-		{FeatureContainerdStable, 20},
-		{FeatureKubeProxyDSR, 15},
-		{FeatureKubeProxyPreserveDest, 15},
-		{FeatureKubeProxyAffinity, 19},
-		{FeatureHostProcess, 26},
-		{FeatureMemoryEviction, 31},
-		{FeatureDockershimRemoved, 24},
-		{FeatureWinDSRGA, 34},
-		{FeatureWinOverlayGA, 34},
+		// Seed 000 (Windows in Kubernetes, intro and feature list).
+		{FeatureWindowsProduction, 14, "seed 000: production support from v1.14"},
+		{FeatureGMSA, 14, "seed 000: GMSA from v1.14"},
+		{FeatureRunAsUserName, 16, "seed 000: runAsUserName from v1.16"},
+		{FeatureWindowsBuildLabel, 17, "seed 000: node.kubernetes.io/windows-build from v1.17"},
+		{FeatureContainerdStable, 20, "seed 000: containerd stable from v1.20"},
+		// Seed 000: kube-proxy options and their releases.
+		{FeatureKubeProxyDSR, 15, "seed 000: DSR from v1.15"},
+		{FeatureKubeProxyPreserveDest, 15, "seed 000: preserve-destination from v1.15"},
+		{FeatureKubeProxyAffinity, 19, "seed 000: session affinity from v1.19"},
+		{FeatureHostProcess, 26, "seed 002: HostProcess containers, GA in v1.26"},
+		// Upstream release notes, not in the seeds.
+		{FeatureMemoryEviction, 31, "Windows memory-pressure eviction in v1.31 (kubernetes#122922)"},
+		{FeatureDockershimRemoved, 24, "dockershim removed in v1.24 (KEP-2221)"},
+		{FeatureWinDSRGA, 34, "WinDSR feature gate GA in v1.34"},
+		{FeatureWinOverlayGA, 34, "WinOverlay feature gate GA in v1.34"},
 	}
-	for _, tt := range tests {
-		if got, ok := FeatureSince(tt.name); !ok || got != tt.since {
-			t.Errorf("FeatureSince(%s) = %d, %v, want %d", tt.name, got, ok, tt.since)
+	for _, s := range sources {
+		if !FeatureAvailable(s.name, s.since) || FeatureAvailable(s.name, s.since-1) {
+			t.Errorf("%s: want available from 1.%d, not before (%s)", s.name, s.since, s.source)
 		}
 	}
 	if _, ok := FeatureSince("Teleport"); ok {
 		t.Error("unknown feature found")
 	}
 	if !DockershimAvailable(23) || DockershimAvailable(24) {
-		t.Error("DockershimAvailable is wrong")
-	}
-	if FeatureAvailable(FeatureMemoryEviction, 30) || !FeatureAvailable(FeatureMemoryEviction, 31) {
-		t.Error("memory-pressure eviction on Windows should start with 1.31")
+		t.Error("DockershimAvailable: want dockershim through 1.23 only")
 	}
 }
 
+// TestPauseImages checks the recommended pause images against the seeds.
 func TestPauseImages(t *testing.T) {
 	// rule: IMG-5
-	tests := []struct {
-		minor int
-		want  []string
-	}{
-		{14, []string{"mcr.microsoft.com/k8s/core/pause:1.2.0"}},
-		{17, []string{"mcr.microsoft.com/oss/kubernetes/pause:1.4.1"}},
-		{20, []string{"mcr.microsoft.com/oss/kubernetes/pause:1.4.1"}},
-		{21, []string{"registry.k8s.io/pause:3.4.1", "mcr.microsoft.com/oss/kubernetes/pause:1.4.1"}},
-		{23, []string{"registry.k8s.io/pause:3.6", "mcr.microsoft.com/oss/kubernetes/pause:3.6"}},
-		{27, []string{"registry.k8s.io/pause:3.6", "mcr.microsoft.com/oss/kubernetes/pause:3.6", "registry.k8s.io/pause:3.9"}},
-		{36, []string{"registry.k8s.io/pause:3.6", "mcr.microsoft.com/oss/kubernetes/pause:3.6", "registry.k8s.io/pause:3.10.2"}},
+	// Seed 002: for v1.27 the recommended image is registry.k8s.io/pause:3.6,
+	// and Microsoft signs the same image as mcr.microsoft.com/oss/kubernetes/pause:3.6.
+	if got := RecommendedPauseImage(27); got != "registry.k8s.io/pause:3.6" {
+		t.Errorf("RecommendedPauseImage(27) = %q, want registry.k8s.io/pause:3.6 (seed 002)", got)
 	}
-	for _, tt := range tests {
-		if got := PauseImages(tt.minor); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("PauseImages(%d) = %v, want %v", tt.minor, got, tt.want)
+	if got := PauseImages(27); !slices.Contains(got, "mcr.microsoft.com/oss/kubernetes/pause:3.6") {
+		t.Errorf("PauseImages(27) = %v, want the MCR image of seed 002 among them", got)
+	}
+	// Seed 000: Microsoft's mcr.microsoft.com/oss/kubernetes/pause:1.4.1,
+	// needed from v1.15 on; seed 004: mcr.microsoft.com/k8s/core/pause:1.2.0
+	// before it. Each is recommended for some release, 1.4.1 never before 1.15.
+	const seed000, seed004 = "mcr.microsoft.com/oss/kubernetes/pause:1.4.1", "mcr.microsoft.com/k8s/core/pause:1.2.0"
+	found := map[string]bool{}
+	for minor := 10; minor <= 36; minor++ {
+		for _, img := range PauseImages(minor) {
+			found[img] = true
+			if img == seed000 && minor < 15 {
+				t.Errorf("PauseImages(%d) lists %s, which seed 000 ties to 1.15 and later", minor, seed000)
+			}
 		}
-		if got := RecommendedPauseImage(tt.minor); got != tt.want[0] {
-			t.Errorf("RecommendedPauseImage(%d) = %q", tt.minor, got)
+		if got := PauseImages(minor); len(got) > 0 && RecommendedPauseImage(minor) != got[0] {
+			t.Errorf("RecommendedPauseImage(%d) = %q, want the first of %v", minor, RecommendedPauseImage(minor), got)
 		}
 	}
+	for _, img := range []string{seed000, seed004} {
+		if !found[img] {
+			t.Errorf("no release recommends %s (seeds 000, 004)", img)
+		}
+	}
+	// The kubelet's and containerd's own defaults (not in the seeds).
 	for minor, want := range map[int]string{20: "", 26: "registry.k8s.io/pause:3.9", 31: "registry.k8s.io/pause:3.10", 35: "registry.k8s.io/pause:3.10.1"} {
 		if got := DefaultPauseImage(minor); got != want {
 			t.Errorf("DefaultPauseImage(%d) = %q, want %q", minor, got, want)

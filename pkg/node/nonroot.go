@@ -1,0 +1,69 @@
+package node
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// windowsRootUser is the account the Windows kubelet treats as root.
+const windowsRootUser = "ContainerAdministrator"
+
+// verifyWindowsNonRoot is the Windows kubelet's runAsNonRoot check before it
+// creates a container (k8s.io/kubernetes pkg/kubelet/kuberuntime/
+// security_context_windows.go verifyRunAsNonRoot). Windows has no uid 0,
+// so ContainerAdministrator (compared without case) stands for root: an
+// explicit runAsUserName of that name fails, and without one the image's
+// default user does. The kubelet shows the error as
+// CreateContainerConfigError.
+func verifyWindowsNonRoot(pod *corev1.Pod, c *corev1.Container, imageUser string) error {
+	if !effectiveRunAsNonRoot(pod, c) {
+		return nil
+	}
+	var podOpts *corev1.WindowsSecurityContextOptions
+	if pod.Spec.SecurityContext != nil {
+		podOpts = pod.Spec.SecurityContext.WindowsOptions
+	}
+	if user := windowsContainerConfig(c, podOpts, 1).RunAsUserName; user != "" {
+		if strings.EqualFold(user, windowsRootUser) {
+			return fmt.Errorf("container's runAsUserName (%s) which will be regarded as root identity and will break non-root policy (pod: %q, container: %s)", user, podDesc(pod), c.Name)
+		}
+		return nil
+	}
+	if strings.EqualFold(imageUser, windowsRootUser) {
+		return fmt.Errorf("container's runAsUser (%s) which will be regarded as root identity and will break non-root policy (pod: %q, container: %s)", imageUser, podDesc(pod), c.Name)
+	}
+	return nil
+}
+
+// effectiveRunAsNonRoot is runAsNonRoot with the container's value winning
+// over the pod's.
+func effectiveRunAsNonRoot(pod *corev1.Pod, c *corev1.Container) bool {
+	if c.SecurityContext != nil && c.SecurityContext.RunAsNonRoot != nil {
+		return *c.SecurityContext.RunAsNonRoot
+	}
+	sc := pod.Spec.SecurityContext
+	return sc != nil && sc.RunAsNonRoot != nil && *sc.RunAsNonRoot
+}
+
+// windowsImageUser is the default user of a Windows base image as far as
+// the emulation knows it: Server Core and Server images (and the images
+// built on them, whose tags say windowsservercore) run as
+// ContainerAdministrator, Nano Server as ContainerUser. Other images give
+// "", which the kubelet does not check, as it skips an image without a
+// user.
+func windowsImageUser(ref string) string {
+	repo, tag := ref, ""
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+		repo, tag = ref[:i], ref[i+1:]
+	}
+	switch {
+	case strings.Contains(repo, "nanoserver") || strings.Contains(tag, "nanoserver"):
+		return "ContainerUser"
+	case strings.Contains(repo, "servercore") || strings.Contains(tag, "windowsservercore"),
+		repo == "mcr.microsoft.com/windows/server", repo == "mcr.microsoft.com/windows":
+		return windowsRootUser
+	}
+	return ""
+}
