@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -76,6 +77,16 @@ func grantRestricted(t *testing.T) {
 	t.Cleanup(func() {
 		_ = client.RbacV1().ClusterRoleBindings().Delete(ctx, restrictedUser, metav1.DeleteOptions{})
 		_ = client.RbacV1().ClusterRoles().Delete(ctx, restrictedUser, metav1.DeleteOptions{})
+	})
+	// The RBAC authorizer learns of new roles from its informers: wait until
+	// it allows the first call the agent makes, or registration is refused.
+	waitFor(t, time.Minute, "the restricted role to take effect", func(ctx context.Context) (bool, error) {
+		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User:               restrictedUser,
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "create", Resource: "nodes"},
+		}}
+		got, err := client.AuthorizationV1().SubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+		return err == nil && got.Status.Allowed, nil
 	})
 }
 
