@@ -26,8 +26,10 @@ func (r *run) checkPlacement(p *podInfo) {
 	failed := false
 	switch {
 	case len(p.matched) == 0:
-		r.reportNoNode(p)
 		failed = true
+		if !r.reportNoNode(p) {
+			return
+		}
 	case len(p.reachable) == 0:
 		r.reportTainted(p)
 		failed = true
@@ -112,17 +114,86 @@ func (r *run) reportMixedImages(p *podInfo) {
 }
 
 // reportNoNode is SCH-1: the selectors match no node of the target cluster.
-func (r *run) reportNoNode(p *podInfo) {
+// It returns false when the finding is no failure to fix.
+func (r *run) reportNoNode(p *podInfo) bool {
 	at := p.w.path.Child("nodeSelector").String()
 	if p.w.spec.NodeName != "" {
 		at = p.w.path.Child("nodeName").String()
 	}
-	msg := fmt.Sprintf("%s: no node of cluster %s matches the pod's selectors (%s)", at, r.target.Name, describeSelector(&p.sched))
+	selectors := describeSelector(&p.sched)
 	if p.rc != nil && p.rc.Scheduling != nil {
-		msg += fmt.Sprintf(" with RuntimeClass %s merged in", p.rc.Name)
+		selectors += fmt.Sprintf(" with RuntimeClass %s merged in", p.rc.Name)
 	}
-	r.report(&p.w.object, "SCH-1", SeverityError, msg+"; the pods stay Pending",
-		fmt.Sprintf("change %s (and any required node affinity) to labels the nodes have (kubernetes.io/os, node.kubernetes.io/windows-build=%s)", at, r.windowsBuildLabels()))
+	fix := fmt.Sprintf("change %s (and any required node affinity) to labels the nodes have (kubernetes.io/os, node.kubernetes.io/windows-build=%s)", at, r.windowsBuildLabels())
+	if !p.w.perNode {
+		r.report(&p.w.object, "SCH-1", SeverityError,
+			fmt.Sprintf("%s: no node of cluster %s matches the pod's selectors (%s); the pods stay Pending", at, r.target.Name, selectors), fix)
+		return true
+	}
+	// The DaemonSet controller creates pods only for matching nodes, so
+	// nothing is Pending: the DaemonSet simply runs nowhere.
+	if arch := absentArch(&p.sched, r.target.Nodes); arch != "" {
+		// Charts ship one DaemonSet per architecture; the ones for
+		// architectures the cluster lacks are expected to stay empty.
+		r.report(&p.w.object, "SCH-1", SeverityInfo,
+			fmt.Sprintf("%s: cluster %s has no %s node, so this DaemonSet matches no node and runs no pods; normal for one of a set of per-architecture DaemonSets", at, r.target.Name, arch),
+			"nothing to change if another DaemonSet covers the cluster's architectures; otherwise select kubernetes.io/arch values the nodes have")
+		return false
+	}
+	r.report(&p.w.object, "SCH-1", SeverityWarning,
+		fmt.Sprintf("%s: the pod's selectors (%s) match no node of cluster %s: the DaemonSet runs no pods", at, selectors, r.target.Name), fix)
+	return true
+}
+
+// archLabels are the node labels that pin a CPU architecture.
+var archLabels = []string{corev1.LabelArchStable, labelBetaArch}
+
+// absentArch returns the architecture the nodeSelector pins when no node
+// of the cluster has it, "" otherwise.
+func absentArch(spec *corev1.PodSpec, nodes []*Node) string {
+	for _, k := range archLabels {
+		arch, ok := spec.NodeSelector[k]
+		if !ok {
+			continue
+		}
+		for _, n := range nodes {
+			if n.Obj.Labels[k] == arch {
+				return ""
+			}
+		}
+		return arch
+	}
+	return archAffinityAbsent(spec.Affinity, nodes)
+}
+
+// archAffinityAbsent returns the architectures a required node affinity
+// pins with kubernetes.io/arch In (...) when no node has any of them.
+func archAffinityAbsent(a *corev1.Affinity, nodes []*Node) string {
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return ""
+	}
+	var archs []string
+	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		pinned := false
+		for _, req := range term.MatchExpressions {
+			if (req.Key == corev1.LabelArchStable || req.Key == labelBetaArch) && req.Operator == corev1.NodeSelectorOpIn {
+				pinned = true
+				for _, v := range req.Values {
+					for _, n := range nodes {
+						if n.Obj.Labels[req.Key] == v {
+							return ""
+						}
+					}
+					archs = append(archs, v)
+				}
+			}
+		}
+		if !pinned {
+			// A term without an arch requirement failed for another reason.
+			return ""
+		}
+	}
+	return strings.Join(archs, "|")
 }
 
 // describeSelector renders the merged nodeSelector for messages.
@@ -160,9 +231,13 @@ func (r *run) windowsBuildLabels() string {
 // does not tolerate.
 func (r *run) reportTainted(p *podInfo) {
 	taint, _ := untoleratedTaint(p.matched[0], p.sched.Tolerations)
+	outcome := "the pods stay Pending"
+	if p.w.perNode {
+		outcome = "the DaemonSet runs no pods"
+	}
 	r.report(&p.w.object, "SCH-3", SeverityError,
-		fmt.Sprintf("%s: every node the pod selects (%s) has a taint it does not tolerate, e.g. %s; the pods stay Pending",
-			p.w.path.Child("tolerations"), describeNodes(p.matched), taint.ToString()),
+		fmt.Sprintf("%s: every node the pod selects (%s) has a taint it does not tolerate, e.g. %s; %s",
+			p.w.path.Child("tolerations"), describeNodes(p.matched), taint.ToString(), outcome),
 		fmt.Sprintf("add to %s: {key: %s, operator: Equal, value: %q, effect: %s}", p.w.path.Child("tolerations"), taint.Key, taint.Value, taint.Effect))
 }
 

@@ -78,10 +78,20 @@ func checkHostNetwork(spec *corev1.PodSpec, path *field.Path) []Violation {
 	}}
 }
 
-// checkDNSPolicy: LIM-3.
+// checkDNSPolicy: LIM-3. A HostProcess pod runs in the node's network and
+// resolves names with the node's own DNS client settings, so its dnsPolicy
+// changes nothing: infrastructure DaemonSets shared with Linux often carry
+// ClusterFirstWithHostNet, and that is only worth an info finding.
 func checkDNSPolicy(spec *corev1.PodSpec, path *field.Path) []Violation {
 	if spec.DNSPolicy != corev1.DNSClusterFirstWithHostNet {
 		return nil
+	}
+	if IsHostProcessPod(spec) {
+		return []Violation{{
+			Rule: "LIM-3", Path: path.Child("dnsPolicy").String(), Severity: SeverityInfo,
+			Message: "dnsPolicy is ignored for HostProcess pods: they resolve names with the Windows node's own DNS settings, so cluster Service names resolve only if the node's resolver can",
+			Fix:     "nothing to change for Windows; reach cluster Services by ClusterIP, or point the node's DNS client at the cluster DNS, if the pod needs them",
+		}}
 	}
 	return []Violation{{
 		Rule: "LIM-3", Path: path.Child("dnsPolicy").String(), Severity: SeverityError,
@@ -137,35 +147,36 @@ func checkEmptyDirMedium(v corev1.Volume, vp *field.Path) []Violation {
 	return nil
 }
 
-// fileModePaths lists the defaultMode and items[].mode fields a volume sets.
+// apiDefaultFileMode is 0644 (420), what the API server fills in for
+// secret, configMap, projected and downwardAPI volumes. Manifests dumped
+// from a live cluster carry it, so it is no request for permission bits.
+const apiDefaultFileMode int32 = 0o644
+
+// fileModePaths lists the defaultMode and items[].mode fields a volume sets
+// to anything but the API default.
 func fileModePaths(v corev1.Volume, vp *field.Path) []string {
 	var out []string
+	add := func(mode *int32, p *field.Path) {
+		if mode != nil && *mode != apiDefaultFileMode {
+			out = append(out, p.String())
+		}
+	}
 	addItems := func(base *field.Path, items []corev1.KeyToPath) {
 		for j, it := range items {
-			if it.Mode != nil {
-				out = append(out, base.Child("items").Index(j).Child("mode").String())
-			}
+			add(it.Mode, base.Child("items").Index(j).Child("mode"))
 		}
 	}
 	switch {
 	case v.Secret != nil:
-		if v.Secret.DefaultMode != nil {
-			out = append(out, vp.Child("secret", "defaultMode").String())
-		}
+		add(v.Secret.DefaultMode, vp.Child("secret", "defaultMode"))
 		addItems(vp.Child("secret"), v.Secret.Items)
 	case v.ConfigMap != nil:
-		if v.ConfigMap.DefaultMode != nil {
-			out = append(out, vp.Child("configMap", "defaultMode").String())
-		}
+		add(v.ConfigMap.DefaultMode, vp.Child("configMap", "defaultMode"))
 		addItems(vp.Child("configMap"), v.ConfigMap.Items)
 	case v.Projected != nil:
-		if v.Projected.DefaultMode != nil {
-			out = append(out, vp.Child("projected", "defaultMode").String())
-		}
+		add(v.Projected.DefaultMode, vp.Child("projected", "defaultMode"))
 	case v.DownwardAPI != nil:
-		if v.DownwardAPI.DefaultMode != nil {
-			out = append(out, vp.Child("downwardAPI", "defaultMode").String())
-		}
+		add(v.DownwardAPI.DefaultMode, vp.Child("downwardAPI", "defaultMode"))
 	}
 	return out
 }
@@ -225,7 +236,12 @@ func checkHugePages(spec *corev1.PodSpec, path *field.Path) []Violation {
 }
 
 // checkPrivileged: LIM-15. HostProcess containers replace privileged ones.
+// Inside a HostProcess pod privileged is ignored (the containers already
+// run on the host), so charts shared with Linux may keep it.
 func checkPrivileged(spec *corev1.PodSpec, path *field.Path) []Violation {
+	if IsHostProcessPod(spec) {
+		return nil
+	}
 	var out []Violation
 	for _, ref := range containersOf(spec, path) {
 		if sc := ref.c.SecurityContext; sc != nil && sc.Privileged != nil && *sc.Privileged {
@@ -264,17 +280,52 @@ func checkPing(spec *corev1.PodSpec, path *field.Path) []Violation {
 	return out
 }
 
-// usesPing reports whether a command runs ping (directly or in a shell line).
+// usesPing reports whether a command pings a remote address (directly or in
+// a shell line). A ping of the pod itself (localhost, loopback, the pod IP
+// from the downward API) never leaves the pod: it is the usual keep-alive
+// or sleep of Windows images, not outbound ICMP.
 func usesPing(cmd []string) bool {
-	for _, arg := range cmd {
-		for _, word := range strings.Fields(strings.ToLower(arg)) {
-			word = strings.TrimSuffix(word, ".exe")
-			if word == "ping" || strings.HasSuffix(word, `\ping`) || strings.HasSuffix(word, "/ping") {
-				return true
-			}
+	words := strings.Fields(strings.ToLower(strings.Join(cmd, " ")))
+	for i, word := range words {
+		if isPingWord(word) && !pingsSelf(words[i+1:]) {
+			return true
 		}
 	}
 	return false
+}
+
+func isPingWord(word string) bool {
+	word = strings.TrimSuffix(strings.Trim(word, `"'`), ".exe")
+	return word == "ping" || strings.HasSuffix(word, `\ping`) || strings.HasSuffix(word, "/ping")
+}
+
+// pingsSelf reports whether the arguments of one ping, up to the next shell
+// separator, name the pod's own address.
+func pingsSelf(args []string) bool {
+	for _, a := range args {
+		if a == "&&" || a == "||" || a == "|" || a == "&" || a == ";" {
+			return false
+		}
+		end := strings.ContainsAny(a, ";|&")
+		a = strings.Trim(a, `"';|&`)
+		if selfAddress(a) {
+			return true
+		}
+		if end {
+			return false
+		}
+	}
+	return false
+}
+
+// selfAddress: names that resolve to the pod itself. POD_IP is the name the
+// Kubernetes docs give the downward-API variable for status.podIP.
+func selfAddress(a string) bool {
+	switch a {
+	case "localhost", "::1", "[::1]", "$(pod_ip)", "$env:pod_ip", "${env:pod_ip}", "%pod_ip%", "$pod_ip", "${pod_ip}":
+		return true
+	}
+	return strings.HasPrefix(a, "127.") && strings.Count(a, ".") == 3
 }
 
 // checkMemory: LIM-19. Windows has no OOM killer and pages to disk, so a
@@ -316,7 +367,7 @@ func checkLinuxSecurity(spec *corev1.PodSpec, path *field.Path) []Violation {
 		out = append(out, Violation{
 			Rule: "LIM-20", Path: p.String(), Severity: SeverityWarning,
 			Message: what + " is a Linux-only setting and does nothing on Windows",
-			Fix:     "remove it from Windows workloads, or set spec.os.name: windows so the API server reports it",
+			Fix:     "in a manifest shared with Linux, leave spec.os unset and keep it: Windows ignores it; for a Windows-only workload, set spec.os.name: windows and in the same change remove it and every other field the API server forbids for Windows pods (API-3: also allowPrivilegeEscalation, runAsUser, runAsGroup, readOnlyRootFilesystem, privileged, procMount), which Pod Security admission (restricted) no longer asks of pods with spec.os.name windows",
 		})
 	}
 	if sc := spec.SecurityContext; sc != nil {

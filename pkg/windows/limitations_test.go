@@ -2,6 +2,7 @@ package windows
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -58,6 +59,7 @@ func TestPodLimitations(t *testing.T) {
 		// rule: LIM-3
 		{"ClusterFirstWithHostNet", "containerd", pod(func(s *corev1.PodSpec) { s.DNSPolicy = corev1.DNSClusterFirstWithHostNet }),
 			[]hit{{"LIM-3", "spec.dnsPolicy"}}},
+		// LIM-3 for a HostProcess pod is an info finding: see TestDNSPolicyHostProcess.
 		// rule: LIM-4, LIM-8, LIM-9
 		{"volumes", "containerd", pod(func(s *corev1.PodSpec) {
 			s.Volumes = []corev1.Volume{
@@ -65,7 +67,7 @@ func TestPodLimitations(t *testing.T) {
 				{Name: "disk", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 				{Name: "huge", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumHugePagesPrefix + "2Mi"}}},
 				{Name: "nfs", VolumeSource: corev1.VolumeSource{NFS: &corev1.NFSVolumeSource{Server: "s", Path: "/"}}},
-				{Name: "cm", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{DefaultMode: ptr(int32(0o644)),
+				{Name: "cm", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{DefaultMode: ptr(int32(0o400)),
 					Items: []corev1.KeyToPath{{Key: "k", Path: "p", Mode: ptr(int32(0o600))}}}}},
 			}
 		}), []hit{
@@ -75,6 +77,13 @@ func TestPodLimitations(t *testing.T) {
 			{"LIM-9", "spec.volumes[4].configMap.defaultMode"},
 			{"LIM-9", "spec.volumes[4].configMap.items[0].mode"},
 		}},
+		// rule: LIM-9
+		{"defaultMode 420 is the API default, not a request", "containerd", pod(func(s *corev1.PodSpec) {
+			s.Volumes = []corev1.Volume{
+				{Name: "cm", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{DefaultMode: ptr(int32(420))}}},
+				{Name: "dw", VolumeSource: corev1.VolumeSource{DownwardAPI: &corev1.DownwardAPIVolumeSource{DefaultMode: ptr(int32(420))}}},
+			}
+		}), nil},
 		// rule: LIM-5, LIM-6
 		{"devices and propagation", "containerd", pod(func(s *corev1.PodSpec) {
 			c := &s.Containers[0]
@@ -113,11 +122,24 @@ func TestPodLimitations(t *testing.T) {
 		{"privileged", "containerd", pod(func(s *corev1.PodSpec) {
 			s.Containers[0].SecurityContext = &corev1.SecurityContext{Privileged: ptr(true)}
 		}), []hit{{"LIM-15", "spec.containers[0].securityContext.privileged"}}},
+		{"privileged is ignored in a HostProcess pod", "containerd", pod(func(s *corev1.PodSpec) {
+			s.HostNetwork = true
+			s.SecurityContext = &corev1.PodSecurityContext{WindowsOptions: &corev1.WindowsSecurityContextOptions{HostProcess: ptr(true)}}
+			s.Containers[0].SecurityContext = &corev1.SecurityContext{Privileged: ptr(true)}
+		}), nil},
 		// rule: LIM-17
 		{"ping probe", "containerd", pod(func(s *corev1.PodSpec) {
 			s.Containers[0].LivenessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"cmd", "/c", "ping -n 1 8.8.8.8"}}}}
 			s.Containers[0].Command = []string{`C:\Windows\System32\PING.EXE`, "example.com"}
 		}), []hit{{"LIM-17", "spec.containers[0].command"}, {"LIM-17", "spec.containers[0].livenessProbe.exec.command"}}},
+		{"ping of the pod itself is a keep-alive", "containerd", pod(func(s *corev1.PodSpec) {
+			s.Containers[0].Command = []string{"cmd", "/c", "ping -t localhost > NUL"}
+			s.Containers[0].LivenessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"ping", "-n", "1", "$(POD_IP)"}}}}
+			s.Containers[0].ReadinessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"powershell", "-c", "ping -n 1 $env:POD_IP; ping 127.0.0.1"}}}}
+		}), nil},
+		{"a remote ping after a local one is reported", "containerd", pod(func(s *corev1.PodSpec) {
+			s.Containers[0].Command = []string{"cmd", "/c", "ping -n 1 localhost && ping -n 1 10.0.0.1"}
+		}), []hit{{"LIM-17", "spec.containers[0].command"}}},
 		{"word containing ping is fine", "containerd", pod(func(s *corev1.PodSpec) {
 			s.Containers[0].Command = []string{"mapping-tool", "--ping-interval=5"}
 		}), nil},
@@ -274,6 +296,46 @@ func TestCheckSystemReserved(t *testing.T) {
 	for _, tt := range tests {
 		if got := CheckSystemReserved(tt.in); len(got) != tt.want {
 			t.Errorf("%s: %v", tt.name, got)
+		}
+	}
+}
+
+// rule: LIM-3
+// A HostProcess pod resolves names with the node's settings, so its
+// dnsPolicy is only worth an info finding; a normal pod's is an error.
+func TestDNSPolicyHostProcess(t *testing.T) {
+	normal := pod(func(s *corev1.PodSpec) { s.DNSPolicy = corev1.DNSClusterFirstWithHostNet })
+	hostProcess := pod(func(s *corev1.PodSpec) {
+		s.DNSPolicy = corev1.DNSClusterFirstWithHostNet
+		s.HostNetwork = true
+		s.SecurityContext = &corev1.PodSecurityContext{WindowsOptions: &corev1.WindowsSecurityContextOptions{HostProcess: ptr(true)}}
+	})
+	for _, tc := range []struct {
+		name string
+		spec *corev1.PodSpec
+		want Severity
+	}{{"normal pod", normal, SeverityError}, {"HostProcess pod", hostProcess, SeverityInfo}} {
+		vs := PodLimitationsAt(tc.spec, "containerd", field.NewPath("spec"))
+		if len(vs) != 1 || vs[0].Rule != "LIM-3" || vs[0].Severity != tc.want {
+			t.Errorf("%s: got %v, want one LIM-3 %s", tc.name, vs, tc.want)
+		}
+	}
+}
+
+// rule: LIM-20, API-3
+// The advice for Linux-only fields must never be "set spec.os.name: windows"
+// alone: with the fields still there the API server rejects the pod.
+func TestLinuxSecurityAdviceRemovesFields(t *testing.T) {
+	spec := pod(func(s *corev1.PodSpec) {
+		s.Containers[0].SecurityContext = &corev1.SecurityContext{Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}
+	})
+	vs := PodLimitationsAt(spec, "containerd", field.NewPath("spec"))
+	if len(vs) != 1 || vs[0].Rule != "LIM-20" {
+		t.Fatalf("got %v, want one LIM-20", vs)
+	}
+	for _, want := range []string{"in the same change remove it", "allowPrivilegeEscalation", "API-3", "Pod Security", "leave spec.os unset"} {
+		if !strings.Contains(vs[0].Fix, want) {
+			t.Errorf("fix %q does not say %q", vs[0].Fix, want)
 		}
 	}
 }
