@@ -3,6 +3,7 @@ package lint
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,12 +16,15 @@ import (
 // images (LIM-1), no matching node (SCH-1), untolerated taints (SCH-3),
 // images on the wrong OS (SCH-5, IMG-4) or build (IMG-2), spec.os without
 // a selector (SCH-2) and no OS selector in a mixed cluster (SCH-5).
+// Independent problems are reported together: LIM-1 does not stop the
+// placement checks, and behind SCH-3 the images are checked against the
+// nodes the pod selects, where it lands once it tolerates their taints, so
+// a wrong build is not found only after the toleration is fixed.
 func (r *run) checkPlacement(p *podInfo) {
 	r.reportUnknownImages(p)
 	r.checkSpecOSSelector(p)
 	if p.mixedImages {
 		r.reportMixedImages(p)
-		return
 	}
 	before := len(r.findings)
 	failed := false
@@ -33,8 +37,9 @@ func (r *run) checkPlacement(p *podInfo) {
 	case len(p.reachable) == 0:
 		r.reportTainted(p)
 		failed = true
+		r.checkImages(p, p.matched, true)
 	default:
-		failed = r.checkImages(p)
+		failed = r.checkImages(p, p.reachable, false)
 	}
 	if !failed {
 		r.checkOSSelector(p)
@@ -228,39 +233,70 @@ func (r *run) windowsBuildLabels() string {
 }
 
 // reportTainted is SCH-3: the selected nodes all carry a taint the pod
-// does not tolerate.
+// does not tolerate. When the images run on only some of the selected
+// builds, the fix also pins the build, since the toleration alone would let
+// the pods onto nodes that cannot run them (IMG-2, reported separately).
 func (r *run) reportTainted(p *podInfo) {
 	taint, _ := untoleratedTaint(p.matched[0], p.sched.Tolerations)
 	outcome := "the pods stay Pending"
 	if p.w.perNode {
 		outcome = "the DaemonSet runs no pods"
 	}
+	fix := fmt.Sprintf("add to %s: {key: %s, operator: Equal, value: %q, effect: %s}", p.w.path.Child("tolerations"), taint.Key, taint.Value, taint.Effect)
+	if b := r.buildToPin(p); b != "" {
+		fix += fmt.Sprintf(", and set %s node.kubernetes.io/windows-build: %q, the only build the images run on", p.w.path.Child("nodeSelector"), b)
+	}
 	r.report(&p.w.object, "SCH-3", SeverityError,
 		fmt.Sprintf("%s: every node the pod selects (%s) has a taint it does not tolerate, e.g. %s; %s",
-			p.w.path.Child("tolerations"), describeNodes(p.matched), taint.ToString(), outcome),
-		fmt.Sprintf("add to %s: {key: %s, operator: Equal, value: %q, effect: %s}", p.w.path.Child("tolerations"), taint.Key, taint.Value, taint.Effect))
+			p.w.path.Child("tolerations"), describeNodes(p.matched), taint.ToString(), outcome), fix)
 }
 
-// imageFailure is one container that fails on some reachable nodes.
+// buildToPin is the windows-build label the pod must add to its selector
+// so that the nodes it selects all run its images: "" when the selector
+// pins a build already, or when every selected node (or none) runs them.
+func (r *run) buildToPin(p *podInfo) string {
+	if _, ok := p.sched.NodeSelector[corev1.LabelWindowsBuild]; ok || p.mixedImages {
+		return ""
+	}
+	var good []*Node
+	for _, n := range r.nodesFor(p, nil) {
+		if slices.Contains(p.matched, n) {
+			good = append(good, n)
+		}
+	}
+	if len(good) == 0 || len(good) == len(p.matched) {
+		return ""
+	}
+	return commonBuild(good, p.matched)
+}
+
+// imageFailure is one container that fails on some of the nodes checked.
 type imageFailure struct {
 	image *podImage
 	err   error
 	nodes []*Node
 }
 
-// checkImages matches every image against every reachable node (IMG-2,
-// IMG-4, SCH-5) and reports one finding per container and failure kind.
-func (r *run) checkImages(p *podInfo) bool {
+// checkImages matches every image against the nodes (IMG-2, IMG-4, SCH-5)
+// and reports one finding per container and failure kind. The nodes are
+// those the pod reaches, or with tolerated set those it selects but does
+// not tolerate yet. In a pod that mixes Linux and Windows images (LIM-1)
+// an image on the other OS's nodes is that finding again; only wrong
+// builds are added.
+func (r *run) checkImages(p *podInfo, nodes []*Node, tolerated bool) bool {
 	var failures []*imageFailure
 	for i := range p.images {
 		pi := &p.images[i]
 		byKind := map[bool]*imageFailure{}
-		for _, n := range p.reachable {
+		for _, n := range nodes {
 			err := r.runsOn(pi, n)
 			if err == nil {
 				continue
 			}
 			wrongBuild := errors.Is(err, imageinfo.ErrOSVersionMismatch)
+			if p.mixedImages && !wrongBuild {
+				continue
+			}
 			f := byKind[wrongBuild]
 			if f == nil {
 				f = &imageFailure{image: pi, err: err}
@@ -271,12 +307,12 @@ func (r *run) checkImages(p *podInfo) bool {
 		}
 	}
 	for _, f := range failures {
-		r.reportImageFailure(p, f)
+		r.reportImageFailure(p, f, nodes, tolerated)
 	}
 	return len(failures) > 0
 }
 
-func (r *run) reportImageFailure(p *podInfo, f *imageFailure) {
+func (r *run) reportImageFailure(p *podInfo, f *imageFailure, nodes []*Node, tolerated bool) {
 	rule := "IMG-4"
 	switch {
 	case errors.Is(f.err, imageinfo.ErrOSVersionMismatch):
@@ -284,15 +320,19 @@ func (r *run) reportImageFailure(p *podInfo, f *imageFailure) {
 	case p.osSelector == "":
 		rule = "SCH-5"
 	}
-	share := fmt.Sprintf("%d of the %d nodes", len(f.nodes), len(p.reachable))
+	share := fmt.Sprintf("%d of the %d nodes", len(f.nodes), len(nodes))
 	switch {
-	case len(p.reachable) == 1:
+	case len(nodes) == 1:
 		share = "the only node"
-	case len(f.nodes) == len(p.reachable):
+	case len(f.nodes) == len(nodes):
 		share = fmt.Sprintf("any of the %d nodes", len(f.nodes))
 	}
-	msg := fmt.Sprintf("%s: %s cannot run on %s the pod can be scheduled on (%s): %v",
-		f.image.path, f.image.ref, share, describeNodes(f.nodes), f.err)
+	where := "the pod can be scheduled on"
+	if tolerated {
+		where = "the pod selects, where it lands once it tolerates their taints"
+	}
+	msg := fmt.Sprintf("%s: %s cannot run on %s %s (%s): %v",
+		f.image.path, f.image.ref, share, where, describeNodes(f.nodes), f.err)
 	r.report(&p.w.object, rule, SeverityError, msg, r.imageFix(p, f.image, rule))
 }
 
