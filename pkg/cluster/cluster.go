@@ -116,6 +116,8 @@ func (c *Cluster) startControlPlane(ctx context.Context, o Options) error {
 		APIServerPort:    o.Port,
 		Progress:         func(name string, took time.Duration) { c.done(name, took) },
 		NodeDialer:       c.dialNode,
+		Nodes:            c.Config.NodeCount(),
+		Flags:            c.Config.ControlPlaneFlags(),
 	})
 	var inUse *controlplane.PortInUseError
 	if errors.As(err, &inUse) {

@@ -60,6 +60,9 @@ func Start(ctx context.Context, o Options) (*ControlPlane, error) {
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid control plane options: %w", err)
 	}
+	if err := checkFlags(o.Executable, o.Flags); err != nil {
+		return nil, fmt.Errorf("invalid control plane flags: %w", err)
+	}
 	bg, cancel := context.WithCancel(context.Background())
 	c := &ControlPlane{
 		l:       &layout{opts: o, ports: map[string]int{}},
@@ -182,7 +185,7 @@ func (c *ControlPlane) startEtcd(ctx context.Context) error {
 }
 
 func (c *ControlPlane) startComponent(comp component) error {
-	ch, err := startChild(c.l.opts.Executable, comp.name, comp.args(c.l), c.l.logFile(comp.name), comp.grace)
+	ch, err := startChild(c.l.opts.Executable, comp.name, componentArgs(c.l, comp), c.l.logFile(comp.name), comp.grace)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,6 +26,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/controlplane"
 	"github.com/winkube/winkube/pkg/controlplane/cptest"
 	"github.com/winkube/winkube/pkg/controlplane/internal/upstreamversion"
@@ -45,7 +47,16 @@ func TestMain(m *testing.M) {
 	}
 	began := time.Now()
 	var mu sync.Mutex
+	cfg, err := v1alpha1.Decode([]byte(tunedConfig))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tuned cluster config:", err)
+		os.Exit(1)
+	}
 	cp, cleanup, err := cptest.StartOptions(controlplane.Options{
+		// The shared control plane is sized for 1,000 nodes and carries the
+		// config's overrides, so one start proves upstream takes them.
+		Nodes: 1000,
+		Flags: cfg.ControlPlaneFlags(),
 		Progress: func(step string, took time.Duration) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -62,6 +73,38 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	cleanup()
 	os.Exit(code)
+}
+
+// tunedConfig overrides one sized flag and one upstream default.
+const tunedConfig = `apiVersion: winkube.io/v1alpha1
+kind: Cluster
+controlPlane:
+  kube-controller-manager: {kube-api-qps: 150, concurrent-gc-syncs: "30"}
+  kube-apiserver: {max-requests-inflight: "800"}
+`
+
+// TestTunedFlagsReachTheComponents reads the running components' command
+// lines: the overrides win over the sized values, which are there for the
+// rest; the components running at all shows upstream accepted every flag.
+func TestTunedFlagsReachTheComponents(t *testing.T) {
+	want := map[string][]string{
+		"kube-controller-manager": {"--kube-api-qps=150", "--concurrent-gc-syncs=30", "--kube-api-burst=300", "--concurrent-replicaset-syncs=50"},
+		"kube-scheduler":          {"--kube-api-qps=500", "--kube-api-burst=1000"},
+		"kube-apiserver":          {"--max-requests-inflight=800", "--max-mutating-requests-inflight=1000"},
+	}
+	pids := shared.PIDs()
+	for name, flags := range want {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pids[name]))
+		if err != nil {
+			t.Fatalf("read command line of %s: %v", name, err)
+		}
+		args := strings.Split(string(data), "\x00")
+		for _, flag := range flags {
+			if !slices.Contains(args, flag) {
+				t.Errorf("%s runs without %s: %v", name, flag, args)
+			}
+		}
+	}
 }
 
 func clientset(t *testing.T, cp *controlplane.ControlPlane) *kubernetes.Clientset {

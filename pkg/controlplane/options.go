@@ -32,6 +32,16 @@ type Options struct {
 	// pods (logs, exec, port-forward, proxy) through an egress proxy in this
 	// process; see NodeDialer.
 	NodeDialer NodeDialer
+	// Nodes is the number of nodes the cluster is sized for: above 100, the
+	// components' client limits, concurrent syncs and in-flight limits grow
+	// with it (see sizing.go). 0 keeps the upstream defaults.
+	Nodes int
+	// Flags overrides upstream flags per component name, keyed by the flag
+	// name without dashes, over winkube's sized values; it is the Cluster
+	// config's controlPlane section, and errors name it so. Flags winkube
+	// sets itself (ports, certificates, kubeconfigs, CIDRs) are refused, and
+	// Start asks the upstream commands whether they know the rest.
+	Flags map[string]map[string]string
 	// Executable is the binary re-executed as "<Executable> component <name>
 	// <flags...>" for each upstream component; default os.Executable().
 	Executable string
@@ -72,6 +82,10 @@ func (o *Options) Validate() error {
 	if o.Executable == "" {
 		errs = append(errs, errors.New("Executable is required (os.Executable failed)"))
 	}
+	if o.Nodes < 0 {
+		errs = append(errs, fmt.Errorf("Nodes %d must not be negative", o.Nodes))
+	}
+	errs = append(errs, validateFlags(*o)...)
 	if o.APIServerPort < 0 || o.APIServerPort > 65535 {
 		errs = append(errs, fmt.Errorf("APIServerPort %d is not a port number (0 picks a free port)", o.APIServerPort))
 	}

@@ -23,6 +23,9 @@ import (
 // handling; if ctx ends first, RunComponent returns and the caller should
 // exit, as the component cannot be stopped in-process.
 func RunComponent(ctx context.Context, name string, args []string) error {
+	if name == checkFlagsMode && len(args) > 0 {
+		return checkFlagsChild(args[0], args[1:])
+	}
 	i := slices.IndexFunc(components, func(c component) bool { return c.name == name })
 	if i < 0 {
 		return fmt.Errorf("unknown component %q (want one of %s)", name, strings.Join(componentNames(), ", "))
@@ -41,6 +44,18 @@ func RunComponent(ctx context.Context, name string, args []string) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// checkFlagsChild builds the named component's command and reports which
+// of the "name=value" overrides it does not take (see checkFlags).
+func checkFlagsChild(name string, overrides []string) error {
+	i := slices.IndexFunc(components, func(c component) bool { return c.name == name })
+	if i < 0 {
+		return fmt.Errorf("unknown component %q (want one of %s)", name, strings.Join(componentNames(), ", "))
+	}
+	upstreamversion.Set()
+	reportFlagProblems(components[i].command(), name, overrides)
+	return nil
 }
 
 // MaybeRunComponent turns this process into a component child when it was

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/netip"
 	"sort"
 	"sync"
@@ -21,14 +22,20 @@ import (
 )
 
 // Heartbeat timing, as the kubelet's defaults: the lease is renewed every
-// 10 s and lasts 40 s; the status is computed every 10 s
+// 10 s (give or take leaseRenewJitter) and lasts 40 s; the status is computed every 10 s
 // (nodeStatusUpdateFrequency) and posted when it changed or 5 min after the
 // last post (nodeStatusReportFrequency): the lease is what keeps the node
 // alive for the lifecycle controller.
 const (
-	leaseNamespace      = "kube-node-lease"
-	leaseDuration       = 40
-	leaseRenewInterval  = 10 * time.Second
+	leaseNamespace     = "kube-node-lease"
+	leaseDuration      = 40
+	leaseRenewInterval = 10 * time.Second
+	// leaseRenewJitter spreads renewals over ±20% of the interval (8-12 s).
+	// Nodes started together would otherwise renew in the same instant
+	// forever: 1,000 nodes sent 1,000 updates at once every 10 s, a burst
+	// that queues behind the agent's rate limiter and the apiserver's
+	// in-flight limit. 12 s still leaves three renewals per 40 s lease.
+	leaseRenewJitter    = 0.2
 	statusCheckInterval = 10 * time.Second
 	statusReportEvery   = 5 * time.Minute
 	// podCIDRWait is how long a node waits for a CIDR allocator before it
@@ -140,8 +147,8 @@ func (n *emuNode) reconcileExisting(ctx context.Context) error {
 // the pod CIDR.
 func (n *emuNode) run(ctx context.Context) {
 	started := time.Now()
-	leaseTick := time.NewTicker(leaseRenewInterval)
-	defer leaseTick.Stop()
+	leaseTimer := time.NewTimer(leaseRenewDelay(rand.Float64()))
+	defer leaseTimer.Stop()
 	statusTick := time.NewTicker(statusCheckInterval)
 	defer statusTick.Stop()
 	cidrTick := time.NewTicker(250 * time.Millisecond)
@@ -151,8 +158,9 @@ func (n *emuNode) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-leaseTick.C:
+		case <-leaseTimer.C:
 			n.renewLease(ctx)
+			leaseTimer.Reset(leaseRenewDelay(rand.Float64()))
 		case <-statusTick.C:
 			n.syncStatus(ctx)
 			if n.troubles.failing(opPodStatus) {
@@ -335,6 +343,15 @@ func (n *emuNode) imageList() []corev1.ContainerImage {
 	// A stable order keeps unchanged status posts identical.
 	sort.Slice(out, func(i, j int) bool { return out[i].Names[0] < out[j].Names[0] })
 	return out
+}
+
+// leaseRenewDelay is the wait before the next lease renewal for r, a uniform
+// random number in [0, 1): the interval scaled by 1-jitter up to 1+jitter.
+// Each wait is drawn afresh, so nodes that start in step drift apart within
+// a few renewals.
+func leaseRenewDelay(r float64) time.Duration {
+	scale := 1 + leaseRenewJitter*(2*r-1)
+	return time.Duration(float64(leaseRenewInterval) * scale)
 }
 
 // renewLease creates or renews the node's lease in kube-node-lease, owned by

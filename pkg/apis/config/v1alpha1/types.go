@@ -53,6 +53,11 @@ type Cluster struct {
 	NodePools            []NodePool `json:"nodePools,omitempty"`
 	// Proxy is the HTTP proxy real Windows nodes sit behind (PLAN-7, TS-14).
 	Proxy *Proxy `json:"proxy,omitempty"`
+	// ControlPlane overrides upstream flags of the emulated control plane,
+	// per component (kube-apiserver, kube-scheduler,
+	// kube-controller-manager) and flag name, over the values winkube sizes
+	// from the node count.
+	ControlPlane map[string]ComponentFlags `json:"controlPlane,omitempty"`
 }
 
 // Proxy holds the proxy variables a node behind a proxy needs at machine

@@ -43,6 +43,7 @@ func ValidateInput(c *Cluster) field.ErrorList {
 	errs = append(errs, validatePools(c, field.NewPath("nodePools"))...)
 	errs = append(errs, validateNodes(c, field.NewPath("nodePools"))...)
 	errs = append(errs, validateProxy(c.Proxy, field.NewPath("proxy"))...)
+	errs = append(errs, validateControlPlane(c.ControlPlane, field.NewPath("controlPlane"))...)
 	return errs
 }
 
