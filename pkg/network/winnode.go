@@ -139,10 +139,18 @@ func vtepMAC(n *corev1.Node) string {
 			return strings.ToUpper(strings.ReplaceAll(hw.String(), ":", "-"))
 		}
 	}
-	if nodeOS(n) == "windows" {
-		return hns.HyperVMAC(n.Name + "/dr")
+	return DefaultVtepMAC(n.Name, nodeOS(n))
+}
+
+// DefaultVtepMAC is the VTEP MAC flanneld publishes for a node that has not
+// published one yet, stable per node name: on Windows the HNS network's
+// distributed-router MAC (Hyper-V's 00-15-5D prefix), on Linux a locally
+// administered MAC like flannel.1's. The node agent writes the same value.
+func DefaultVtepMAC(name, os string) string {
+	if os == "windows" {
+		return hns.HyperVMAC(name + "/dr")
 	}
-	m := []byte(hns.HyperVMAC(n.Name + "/vtep"))
+	m := []byte(hns.HyperVMAC(name + "/vtep"))
 	copy(m, "0A-58-") // locally administered, as a Linux flannel.1's random MAC
 	return string(m)
 }

@@ -9,19 +9,20 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/network"
 	"github.com/winkube/winkube/pkg/network/cni"
 )
 
 // flannelAnnotations are what flanneld writes on its node once it holds
 // the node's subnet: the backend of the cluster's network mode (vxlan for
 // overlay, host-gw for l2bridge, NET-1), VNI 4096 (NET-2), the node IP
-// as public IP, and a VTEP MAC stable across restarts.
+// as public IP, and the VTEP MAC the network model expects for the node.
 func (n *emuNode) flannelAnnotations() map[string]string {
 	backend := cni.BackendVXLAN
 	if n.agent.cluster.Network.Mode == v1alpha1.ModeL2Bridge {
 		backend = cni.BackendHostGW
 	}
-	return cni.FlannelAnnotations(backend, cni.WindowsMinVNI, n.spec.ip, vtepMAC(n.spec.name))
+	return cni.FlannelAnnotations(backend, cni.WindowsMinVNI, n.spec.ip, network.DefaultVtepMAC(n.spec.name, n.spec.host.OS()))
 }
 
 // writeFlannelAnnotations patches the annotations onto the node when they
@@ -55,10 +56,4 @@ func (n *emuNode) reserveHostAddresses(m *ipam) {
 	for _, a := range cni.ReservedAddresses(n.agent.cluster.Network.Mode, m.prefix) {
 		_ = m.Reserve("host:"+a.String(), a)
 	}
-}
-
-// vtepMAC is a locally administered unicast MAC derived from the node name.
-func vtepMAC(name string) string {
-	h := stableHex(name+"/vtep", 10)
-	return fmt.Sprintf("0a:%s:%s:%s:%s:%s", h[0:2], h[2:4], h[4:6], h[6:8], h[8:10])
 }

@@ -45,25 +45,18 @@ type Answer struct {
 // RRs returns the answer section in wire order.
 func (a Answer) RRs() []miekg.RR {
 	var out []miekg.RR
-	for _, rr := range a.CNAME {
-		out = append(out, rr)
-	}
-	for _, rr := range a.A {
-		out = append(out, rr)
-	}
-	for _, rr := range a.AAAA {
-		out = append(out, rr)
-	}
-	for _, rr := range a.SRV {
-		out = append(out, rr)
-	}
-	for _, rr := range a.PTR {
-		out = append(out, rr)
-	}
-	for _, rr := range a.TXT {
-		out = append(out, rr)
-	}
-	for _, rr := range a.SOA {
+	out = appendRRs(out, a.CNAME)
+	out = appendRRs(out, a.A)
+	out = appendRRs(out, a.AAAA)
+	out = appendRRs(out, a.SRV)
+	out = appendRRs(out, a.PTR)
+	out = appendRRs(out, a.TXT)
+	return appendRRs(out, a.SOA)
+}
+
+// appendRRs appends records of one concrete type as miekg.RR values.
+func appendRRs[T miekg.RR](out []miekg.RR, rrs []T) []miekg.RR {
+	for _, rr := range rrs {
 		out = append(out, rr)
 	}
 	return out
