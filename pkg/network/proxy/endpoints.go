@@ -93,7 +93,7 @@ func newEndpoint(ip netip.Addr, port int, ep *discoveryv1.Endpoint) Endpoint {
 // slicePort finds the slice port serving the Service port: same name
 // (both empty for a single unnamed port) and protocol.
 func slicePort(s *discoveryv1.EndpointSlice, port corev1.ServicePort) (int, bool) {
-	want := protocolOf(port.Protocol)
+	want := Protocol(port.Protocol)
 	for _, p := range s.Ports {
 		name := ""
 		if p.Name != nil {
@@ -110,7 +110,8 @@ func slicePort(s *discoveryv1.EndpointSlice, port corev1.ServicePort) (int, bool
 	return 0, false
 }
 
-func protocolOf(p corev1.Protocol) corev1.Protocol {
+// Protocol is a port's protocol, TCP when unset as the API defaults it.
+func Protocol(p corev1.Protocol) corev1.Protocol {
 	if p == "" {
 		return corev1.ProtocolTCP
 	}

@@ -55,7 +55,7 @@ func (p *Proxier) buildPort(svc *corev1.Service, sp corev1.ServicePort, o *svcOp
 		st.add("LIM-11", "Service %s port %s has %d backends; Windows allows %d per Service, HNS refuses the load balancer and kube-proxy programs none for it", o.name, portName(sp), len(set.all), limit)
 		return
 	}
-	pl := portLB{p: p, o: o, sp: sp, set: &set, proto: protocolNumber(sp.Protocol)}
+	pl := portLB{p: p, o: o, sp: sp, set: &set, proto: ProtocolNumber(sp.Protocol)}
 	st.lbs = append(st.lbs, pl.all()...)
 }
 
@@ -215,7 +215,8 @@ func EndpointID(node string, ip netip.Addr) string {
 	return hns.ID(node, "endpoint", ip.String())
 }
 
-func protocolNumber(p corev1.Protocol) int {
+// ProtocolNumber is the IP protocol number HNS load balancers use for p (KP-3).
+func ProtocolNumber(p corev1.Protocol) int {
 	switch p {
 	case corev1.ProtocolUDP:
 		return hns.ProtocolUDP

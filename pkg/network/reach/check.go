@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/winkube/winkube/pkg/network/proxy"
 )
 
 // Check walks one request through the model. An *InputError means the
@@ -87,9 +89,4 @@ func servicePort(svc *corev1.Service, port int, proto string) (*corev1.ServicePo
 	return nil, false
 }
 
-func protoName(p corev1.Protocol) string {
-	if p == "" {
-		return "TCP"
-	}
-	return string(p)
-}
+func protoName(p corev1.Protocol) string { return string(proxy.Protocol(p)) }

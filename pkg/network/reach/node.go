@@ -8,6 +8,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/network"
 	"github.com/winkube/winkube/pkg/network/hns"
+	"github.com/winkube/winkube/pkg/network/proxy"
 )
 
 // toNode follows a connection to a node's address: a NodePort when the
@@ -42,7 +43,7 @@ func (c *Checker) nodePort(port int, proto string) (*corev1.Service, *corev1.Ser
 		svc := c.services[key]
 		for i := range svc.Spec.Ports {
 			sp := &svc.Spec.Ports[i]
-			if int(sp.NodePort) == port && protoOrTCP(sp.Protocol) == want {
+			if int(sp.NodePort) == port && proxy.Protocol(sp.Protocol) == want {
 				return svc, sp
 			}
 		}
@@ -150,11 +151,4 @@ func outboundNAT(n *network.Node, dst netip.Addr) (*hns.Policy, netip.Prefix) {
 		return &pols[i], netip.Prefix{}
 	}
 	return nil, netip.Prefix{}
-}
-
-func protoOrTCP(p corev1.Protocol) corev1.Protocol {
-	if p == "" {
-		return corev1.ProtocolTCP
-	}
-	return p
 }

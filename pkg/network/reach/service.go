@@ -10,6 +10,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/network"
 	"github.com/winkube/winkube/pkg/network/hns"
+	"github.com/winkube/winkube/pkg/network/proxy"
 )
 
 // toService follows a connection to a Service address: a ClusterIP, an
@@ -186,7 +187,7 @@ func (c *Checker) toBackend(w *walk, src *source, n *network.Node, backend netip
 }
 
 func findLB(n *network.Node, kind, frontend string, port int, proto corev1.Protocol) *hns.LoadBalancer {
-	want := protocolNumber(proto)
+	want := proxy.ProtocolNumber(proto)
 	for i := range n.HNS.LoadBalancers {
 		lb := &n.HNS.LoadBalancers[i]
 		if lb.Kind != kind || lb.Protocol != want {
@@ -203,16 +204,6 @@ func findLB(n *network.Node, kind, frontend string, port int, proto corev1.Proto
 		}
 	}
 	return nil
-}
-
-func protocolNumber(p corev1.Protocol) int {
-	switch p {
-	case corev1.ProtocolUDP:
-		return hns.ProtocolUDP
-	case corev1.ProtocolSCTP:
-		return hns.ProtocolSCTP
-	}
-	return hns.ProtocolTCP
 }
 
 func endpointByID(n *network.Node, id string) *hns.Endpoint {
