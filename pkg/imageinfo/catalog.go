@@ -46,6 +46,10 @@ type repoEntry struct {
 	// iis:windowsservercore-ltsc2022 in an index whose one entry carries
 	// os.version, which is why containerd can refuse them at pull (IMG-4).
 	single bool
+	// closed marks a repository whose tags all name a Windows release (the
+	// base OS images publish no latest): any other tag does not exist and
+	// its pull fails with "not found".
+	closed bool
 }
 
 // Architectures the catalog uses.
@@ -139,10 +143,11 @@ func buildCatalog() map[string]repoEntry {
 	pause := registryK8sPause()
 	c := map[string]repoEntry{
 		// Windows base images (tags name a release: ltsc2019, 1809, 20H2, …).
-		"mcr.microsoft.com/windows/servercore": {kind: windowsRepo},
-		"mcr.microsoft.com/windows/nanoserver": {kind: windowsRepo},
-		"mcr.microsoft.com/windows/server":     {kind: windowsRepo},
-		"mcr.microsoft.com/windows":            {kind: windowsRepo},
+		// They publish no latest tag.
+		"mcr.microsoft.com/windows/servercore": {kind: windowsRepo, closed: true},
+		"mcr.microsoft.com/windows/nanoserver": {kind: windowsRepo, closed: true},
+		"mcr.microsoft.com/windows/server":     {kind: windowsRepo, closed: true},
+		"mcr.microsoft.com/windows":            {kind: windowsRepo, closed: true},
 		// IIS: windowsservercore-ltsc20xx tags plus a multi-platform latest.
 		"mcr.microsoft.com/windows/servercore/iis": {kind: windowsRepo, tags: map[string][]Platform{
 			"latest": windowsPlatforms("ltsc2019", "ltsc2022", "ltsc2025"),
@@ -252,7 +257,9 @@ var commonLinuxImages = []string{
 // tokens so a date like 20240109 is not read as release 2004.
 func releaseFromTag(tag string) (windows.Release, windows.Build, bool) {
 	// Only a 10.0.x version is a Windows build; "4.7.2" is a .NET version.
-	if b, err := windows.ParseBuild(tag); err == nil && b.Major == 10 && b.Minor == 0 {
+	// A version tag may carry an architecture: 10.0.17763.5329-amd64.
+	version, _, _ := strings.Cut(tag, "-")
+	if b, err := windows.ParseBuild(version); err == nil && b.Major == 10 && b.Minor == 0 {
 		r, ok := windows.ReleaseByBuild(b.Build)
 		if !ok {
 			r = windows.Release{Build: b.Build}

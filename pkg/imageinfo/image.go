@@ -51,7 +51,19 @@ type Image struct {
 	// index's entries against the host at pull time and a single image not
 	// at all, so the two fail at different stages (IMG-4).
 	Index bool
+	// Missing, when not nil, says the reference cannot be pulled at all:
+	// ErrTagNotFound for a tag the repository does not publish,
+	// ErrNoSuchHost for a registry whose name does not resolve.
+	Missing error
 }
+
+// Why an image cannot be pulled (Image.Missing). Test with errors.Is.
+var (
+	// ErrTagNotFound: the registry has no manifest for the tag.
+	ErrTagNotFound = errors.New("not found")
+	// ErrNoSuchHost: the registry's host name does not resolve.
+	ErrNoSuchHost = errors.New("no such host")
+)
 
 // Ref renders the normalised reference.
 func (img Image) Ref() string {
@@ -80,6 +92,9 @@ func ReleaseFromTag(tag string) (windows.Release, bool) {
 func Lookup(ref string) Image {
 	r := parseReference(ref)
 	img := Image{Repository: r.repository, Tag: r.tag, Digest: r.digest}
+	if unresolvableHost(r.repository) {
+		img.Missing = fmt.Errorf("%w: %s", ErrNoSuchHost, r.repository)
+	}
 	entry, ok := catalog[r.repository]
 	if !ok {
 		// Public images are almost always indexes; the guess only matters
@@ -90,7 +105,19 @@ func Lookup(ref string) Image {
 	img.Platforms, img.Known = entry.platforms(strings.ToLower(r.tag))
 	img.Index = !entry.single
 	img.Cataloged = true
+	if entry.closed && r.digest == "" && !img.Known {
+		img.Missing = fmt.Errorf("%w: %s publishes no tag %q", ErrTagNotFound, r.repository, r.tag)
+	}
 	return img
+}
+
+// unresolvableHosts are registry names no DNS server answers: the .invalid
+// top-level domain (RFC 6761) and the registry upstream's node conformance
+// test uses to prove a pull from a bad registry fails.
+func unresolvableHost(repository string) bool {
+	host, _, _ := strings.Cut(repository, "/")
+	host, _, _ = strings.Cut(host, ":")
+	return host == "invalid.registry.k8s.io" || strings.HasSuffix(host, ".invalid")
 }
 
 // platforms resolves a tag of a catalog repository.

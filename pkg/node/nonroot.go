@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/winkube/winkube/pkg/windows"
 )
 
 // windowsRootUser is the account the Windows kubelet treats as root.
@@ -66,4 +68,44 @@ func windowsImageUser(ref string) string {
 		return windowsRootUser
 	}
 	return ""
+}
+
+// AnnotationImageUsers lists, comma-separated, the Windows accounts an image
+// adds to the base image's (RUN net user ... in its Dockerfile). The
+// emulation cannot read them from the image, so without it a runAsUserName
+// other than the built-in accounts fails to log on, as it would in an image
+// that does not create the account.
+const AnnotationImageUsers = "winkube.io/image-users"
+
+// builtinWindowsUsers are the accounts every Windows container image has:
+// the two container accounts and the service identities (a gMSA pod runs as
+// NETWORK SERVICE). Compared without case, as Windows does.
+var builtinWindowsUsers = []string{
+	windowsRootUser, "ContainerUser",
+	`NT AUTHORITY\SYSTEM`, `NT AUTHORITY\NETWORK SERVICE`, `NT AUTHORITY\LOCAL SERVICE`,
+}
+
+// runAsWindowsUser is the account a container's first process logs on as,
+// and whether the image has it. HostProcess containers log on to the host,
+// whose accounts and local groups the emulation does not model, so their
+// user always counts as known.
+func runAsWindowsUser(pod *corev1.Pod, c *corev1.Container) (string, bool) {
+	var podOpts *corev1.WindowsSecurityContextOptions
+	if pod.Spec.SecurityContext != nil {
+		podOpts = pod.Spec.SecurityContext.WindowsOptions
+	}
+	user := windowsContainerConfig(c, podOpts, 1).RunAsUserName
+	if user == "" || windows.IsHostProcessPod(&pod.Spec) {
+		return user, true
+	}
+	known := append([]string(nil), builtinWindowsUsers...)
+	for _, u := range strings.Split(pod.Annotations[AnnotationImageUsers], ",") {
+		known = append(known, strings.TrimSpace(u))
+	}
+	for _, k := range known {
+		if k != "" && strings.EqualFold(k, user) {
+			return user, true
+		}
+	}
+	return user, false
 }

@@ -148,7 +148,11 @@ func (w *podWorker) startContainer(ctx context.Context, pod *corev1.Pod, c *ctr)
 	c.status.Image = pulled.Ref
 	c.status.ImageID = pulled.ImageID
 	now := w.clock.Now()
-	if err := rt.StartContainer(pulled, id); err != nil {
+	err := rt.StartContainer(pulled, id)
+	if user, known := runAsWindowsUser(pod, &c.spec); err == nil {
+		err = rt.CreateProcess(id, user, known)
+	}
+	if err != nil {
 		w.startFailed(pod, c, id, err, now)
 		return
 	}

@@ -7,6 +7,7 @@ package cri
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"strings"
@@ -91,6 +92,9 @@ type Pulled struct {
 // is pulled may still fail to start (StartContainer).
 func (r Runtime) Pull(image string) (Pulled, error) {
 	img := imageinfo.Lookup(image)
+	if img.Missing != nil {
+		return Pulled{}, &PullError{Message: r.missingMessage(img)}
+	}
 	p, err := imageinfo.PullPlatform(img, r.Name, r.OS, r.Arch, r.Build)
 	if err != nil {
 		return Pulled{}, &PullError{Message: r.noMatchMessage(img)}
@@ -117,6 +121,30 @@ func (r Runtime) noMatchMessage(img imageinfo.Image) string {
 	return fmt.Sprintf("rpc error: code = NotFound desc = failed to pull and unpack image %q: no match for platform in manifest: not found", img.Ref())
 }
 
+// missingMessage words a pull of an image that does not exist the way the
+// runtime's gRPC error reaches the kubelet: containerd's resolver (remotes/
+// docker/resolver.go) says "<ref>: not found" for an unknown tag and passes
+// on the HEAD request's DNS error; dockerd asks the registry's /v2/ first.
+func (r Runtime) missingMessage(img imageinfo.Image) string {
+	ref := img.Ref()
+	host, path, _ := strings.Cut(img.Repository, "/")
+	if host == "docker.io" {
+		host = "registry-1.docker.io"
+	}
+	if errors.Is(img.Missing, imageinfo.ErrNoSuchHost) {
+		dial := fmt.Sprintf("dial tcp: lookup %s: no such host", strings.Split(host, ":")[0])
+		if r.Name == Docker {
+			return fmt.Sprintf("rpc error: code = Unknown desc = Error response from daemon: Get \"https://%s/v2/\": %s", host, dial)
+		}
+		return fmt.Sprintf("rpc error: code = Unknown desc = failed to pull and unpack image %q: failed to resolve reference %q: failed to do request: Head \"https://%s/v2/%s/manifests/%s\": %s",
+			ref, ref, host, path, img.Tag, dial)
+	}
+	if r.Name == Docker {
+		return fmt.Sprintf("rpc error: code = Unknown desc = Error response from daemon: manifest for %s not found: manifest unknown: manifest unknown", ref)
+	}
+	return fmt.Sprintf("rpc error: code = NotFound desc = failed to pull and unpack image %q: failed to resolve reference %q: %s: not found", ref, ref, ref)
+}
+
 // CreateContainer creates a container from a pulled image. containerd
 // and Docker only record the container here: the Windows compute system
 // is created when the container starts, so a build mismatch shows there.
@@ -130,6 +158,23 @@ func (r Runtime) StartContainer(pulled Pulled, id string) error {
 		return nil
 	}
 	return &StartError{Message: r.hcsMismatch(id)}
+}
+
+// CreateProcess starts the container's first process as user, as the
+// runtime does when it starts the task. A Windows account the container
+// image does not have makes HCS fail the logon (ERROR_LOGON_FAILURE,
+// 0x52e); containerd reports it from hcsshim's hcs::System::CreateProcess
+// and the kubelet shows StartError, like a build mismatch. knownUser says
+// whether the image has the account.
+func (r Runtime) CreateProcess(id, user string, knownUser bool) error {
+	if r.OS != "windows" || user == "" || knownUser {
+		return nil
+	}
+	const logonFailure = "The user name or password is incorrect."
+	if r.Name == Docker {
+		return &StartError{Message: fmt.Sprintf("Error response from daemon: container %s encountered an error during hcs::System::CreateProcess: failure in a Windows system call: %s (0x52e)", id, logonFailure)}
+	}
+	return &StartError{Message: fmt.Sprintf("failed to start containerd task %q: hcs::System::CreateProcess %s: %s: unknown", id, id, logonFailure)}
 }
 
 // hcsMismatch is HCS error 0xc0370101 as each runtime reports it (IMG-4):
@@ -149,9 +194,13 @@ func (r Runtime) RunSandbox(pauseImage, sandboxID string) error {
 	pulled, err := r.Pull(pauseImage)
 	if err != nil {
 		if r.Name == Docker {
-			return &SandboxError{Message: fmt.Sprintf("rpc error: code = Unknown desc = failed pulling image %q: %s", pauseImage, strings.TrimPrefix(err.Error(), "rpc error: code = Unknown desc = "))}
+			return &SandboxError{Message: fmt.Sprintf("rpc error: code = Unknown desc = failed pulling image %q: %s", pauseImage, rpcDesc(err.Error()))}
 		}
-		return &SandboxError{Message: fmt.Sprintf("rpc error: code = Unknown desc = failed to get sandbox image %q: failed to pull image %q: failed to pull and unpack image %q: no match for platform in manifest: not found", pauseImage, pauseImage, imageinfo.Lookup(pauseImage).Ref())}
+		inner := fmt.Sprintf("failed to pull and unpack image %q: no match for platform in manifest: not found", imageinfo.Lookup(pauseImage).Ref())
+		if img := imageinfo.Lookup(pauseImage); img.Missing != nil {
+			inner = rpcDesc(r.missingMessage(img))
+		}
+		return &SandboxError{Message: fmt.Sprintf("rpc error: code = Unknown desc = failed to get sandbox image %q: failed to pull image %q: %s", pauseImage, pauseImage, inner)}
 	}
 	if err := r.StartContainer(pulled, sandboxID); err != nil {
 		if r.Name == Docker {
@@ -196,4 +245,12 @@ func hash(s string) uint32 {
 	h := fnv.New32a()
 	h.Write([]byte(s))
 	return h.Sum32()
+}
+
+// rpcDesc strips the gRPC status prefix ("rpc error: code = X desc = ").
+func rpcDesc(msg string) string {
+	if _, desc, ok := strings.Cut(msg, " desc = "); ok {
+		return desc
+	}
+	return msg
 }

@@ -1,0 +1,35 @@
+package imageinfo
+
+import (
+	"errors"
+	"testing"
+)
+
+// rule: IMG-3: the base OS repositories publish only release tags (no
+// latest); unknown hosts under .invalid and upstream's invalid test
+// registry do not resolve. Every other image is assumed to exist.
+func TestLookupMissing(t *testing.T) {
+	cases := []struct {
+		ref  string
+		want error
+	}{
+		{"mcr.microsoft.com/windows/servercore", ErrTagNotFound},
+		{"mcr.microsoft.com/windows/nanoserver:latest", ErrTagNotFound},
+		{"mcr.microsoft.com/windows/server:nosuchtag", ErrTagNotFound},
+		{"invalid.registry.k8s.io/invalid/alpine:3.1", ErrNoSuchHost},
+		{"registry.invalid:5000/team/app", ErrNoSuchHost},
+		{"mcr.microsoft.com/windows/servercore:ltsc2019", nil},
+		{"mcr.microsoft.com/windows/servercore:10.0.17763.5329-amd64", nil},
+		{"mcr.microsoft.com/windows/nanoserver:1809-KB5034127", nil},
+		{"mcr.microsoft.com/windows/servercore@sha256:" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", nil},
+		{"mcr.microsoft.com/windows/servercore/iis", nil},
+		{"nginx:does-not-matter", nil},
+		{"example.com/unknown/app:1", nil},
+	}
+	for _, tc := range cases {
+		got := Lookup(tc.ref).Missing
+		if tc.want == nil && got != nil || tc.want != nil && !errors.Is(got, tc.want) {
+			t.Errorf("Lookup(%s).Missing = %v, want %v", tc.ref, got, tc.want)
+		}
+	}
+}
