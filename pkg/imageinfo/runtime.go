@@ -29,8 +29,12 @@ func PullPlatform(img Image, runtime, os, arch string, host windows.Build) (Plat
 		candidates = pullableOn(candidates, runtime, host)
 	}
 	if len(candidates) == 0 {
-		return Platform{}, fmt.Errorf("%w: %s offers %s, not %s/%s %s",
-			ErrNoMatchingPlatform, img.Ref(), describeOffer(img), os, arch, host.Label())
+		want := os + "/" + arch
+		if !host.IsZero() {
+			want += " " + host.Label()
+		}
+		return Platform{}, fmt.Errorf("%w: %s offers %s, not %s",
+			ErrNoMatchingPlatform, img.Ref(), describeOffer(img), want)
 	}
 	return best(candidates), nil
 }

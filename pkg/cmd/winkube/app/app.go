@@ -14,6 +14,7 @@ import (
 	"github.com/winkube/winkube/pkg/cmd/winkube/describe"
 	"github.com/winkube/winkube/pkg/cmd/winkube/doctor"
 	"github.com/winkube/winkube/pkg/cmd/winkube/down"
+	"github.com/winkube/winkube/pkg/cmd/winkube/image"
 	"github.com/winkube/winkube/pkg/cmd/winkube/lint"
 	"github.com/winkube/winkube/pkg/cmd/winkube/net"
 	"github.com/winkube/winkube/pkg/cmd/winkube/nodes"
@@ -78,6 +79,7 @@ func subcommands(streams cmd.IOStreams) []*cobra.Command {
 		nodes.NewCommand(streams),
 		describe.NewCommand(streams),
 		lint.NewCommand(streams),
+		image.NewCommand(streams),
 		doctor.NewCommand(streams),
 		net.NewCommand(streams),
 		version.NewCommand(streams),

@@ -1,0 +1,223 @@
+// Package image is `winkube image`.
+package image
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/datadir"
+	"github.com/winkube/winkube/pkg/imageinfo"
+	"github.com/winkube/winkube/pkg/imageinfo/registry"
+)
+
+// Exit codes.
+const (
+	// ExitUnknown: some image's platforms are not known (only guessed).
+	ExitUnknown = 1
+	ExitUsage   = 2
+)
+
+type flagpole struct {
+	Registry    registry.Flags
+	SecretFiles []string
+	Kubeconfig  string
+	DataDir     string
+	Output      string
+}
+
+// NewCommand returns `winkube image`.
+func NewCommand(streams cmd.IOStreams) *cobra.Command {
+	flags := &flagpole{}
+	c := &cobra.Command{
+		Use:   "image [flags] IMAGE...",
+		Short: "Show an image's platforms and Windows builds, and which node pools can run it",
+		Long: "winkube image reads each image's platforms (rule IMG-3): the os, architecture, os.version and\n" +
+			"os.features of its index entries, or of its config for a single-platform image, and names the\n" +
+			"Windows Server release of each build (IMG-1). Every answer says where it came from: registry,\n" +
+			"cache, catalog (the built-in catalog, when the registry could not answer) or unknown.\n\n" +
+			"This command asks the registry by default (--resolve-images registry), since it is run by people\n" +
+			"who are online; winkube lint and the emulated nodes default to the catalog so they work offline.\n" +
+			"Private images: --pull-secret-file takes a .dockerconfigjson payload or ~/.docker/config.json.\n\n" +
+			"With a cluster (--kubeconfig, $KUBECONFIG or --data-dir; else the default winkube cluster when it\n" +
+			"exists) it also lists the cluster's node pools and whether each runs the image: what the node's\n" +
+			"runtime would pull (IMG-4) and whether that build starts on the node's build (IMG-2).\n\n" +
+			"Exit status: 0 when every image's platforms are known, 1 when some are only guessed, 2 for usage\n" +
+			"errors or when the named cluster cannot be read.",
+		Example: "  winkube image mcr.microsoft.com/windows/servercore:ltsc2022\n" +
+			"  winkube image --registry-mirror docker.io=127.0.0.1:5000 nginx:1.27 -o json\n" +
+			"  winkube image --resolve-images catalog --kubeconfig ~/.kube/config mcr.microsoft.com/windows/nanoserver:ltsc2019",
+		Args:          cobra.MinimumNArgs(1),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(c *cobra.Command, args []string) error {
+			return run(c.Context(), streams, flags, args)
+		},
+	}
+	f := c.Flags()
+	flags.Registry.AddFlags(f, registry.ModeRegistry)
+	f.StringArrayVar(&flags.SecretFiles, "pull-secret-file", nil, "file holding registry credentials as .dockerconfigjson or ~/.docker/config.json (repeatable; tried in order, then anonymous)")
+	f.StringVar(&flags.Kubeconfig, "kubeconfig", "", "kubeconfig of the cluster whose node pools to check (default $KUBECONFIG, else the winkube cluster of --data-dir)")
+	f.StringVar(&flags.DataDir, "data-dir", "", "winkube data directory whose cluster to check (default ~/.winkube/default, when it exists)")
+	f.StringVarP(&flags.Output, "output", "o", "text", "output format: text or json")
+	return c
+}
+
+func run(ctx context.Context, streams cmd.IOStreams, flags *flagpole, refs []string) error {
+	if flags.Output != "text" && flags.Output != "json" {
+		return &cmd.ExitError{Code: ExitUsage, Err: fmt.Errorf("--output %q: want text or json", flags.Output)}
+	}
+	resolver, err := flags.Registry.Resolver()
+	if err != nil {
+		return &cmd.ExitError{Code: ExitUsage, Err: err}
+	}
+	var secrets [][]byte
+	for _, path := range flags.SecretFiles {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return &cmd.ExitError{Code: ExitUsage, Err: fmt.Errorf("--pull-secret-file: %w", err)}
+		}
+		secrets = append(secrets, b)
+	}
+	groups, err := clusterGroups(ctx, streams.ErrOut, flags)
+	if err != nil {
+		return &cmd.ExitError{Code: ExitUsage, Err: err}
+	}
+	reports := describe(ctx, resolver, refs, secrets, groups)
+	if flags.Output == "json" {
+		enc := json.NewEncoder(streams.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(reports); err != nil {
+			return err
+		}
+	} else if err := writeText(streams.Out, reports, groups != nil); err != nil {
+		return err
+	}
+	for _, r := range reports {
+		if !r.Known {
+			return &cmd.ExitError{Code: ExitUnknown}
+		}
+	}
+	return nil
+}
+
+// clusterGroups reads the target cluster's nodes. A cluster the user named
+// must be readable; the default winkube cluster is read only when its
+// kubeconfig exists, and a failure there is a note, not an error. nil
+// means no cluster.
+func clusterGroups(ctx context.Context, errOut io.Writer, flags *flagpole) ([]NodeGroup, error) {
+	named := flags.Kubeconfig != "" || flags.DataDir != "" || os.Getenv("KUBECONFIG") != ""
+	if !named {
+		dir, err := datadir.Resolve("")
+		if err != nil {
+			return nil, nil
+		}
+		if _, err := os.Stat(datadir.Kubeconfig(dir)); err != nil {
+			return nil, nil
+		}
+	}
+	client, err := cmd.KubeClient(flags.Kubeconfig, flags.DataDir)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		nodes, lerr := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if lerr == nil {
+			return Groups(nodes.Items), nil
+		}
+		err = fmt.Errorf("listing the cluster's nodes (check --kubeconfig): %w", lerr)
+	}
+	if named {
+		return nil, err
+	}
+	fmt.Fprintf(errOut, "note: not checking node pools, the default winkube cluster cannot be read: %v\n", err)
+	return nil, nil
+}
+
+func writeText(w io.Writer, reports []Report, withCluster bool) error {
+	for i, r := range reports {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := writeImage(w, r, withCluster); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// table writes aligned rows; each table is aligned on its own.
+func table(w io.Writer, rows [][]string) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, row := range rows {
+		fmt.Fprintln(tw, "  "+strings.Join(row, "\t"))
+	}
+	return tw.Flush()
+}
+
+func writeImage(w io.Writer, r Report, withCluster bool) error {
+	kind := "image index"
+	if !r.Index {
+		kind = "single-platform image"
+	}
+	fmt.Fprintf(w, "%s (%s, from %s)\n", r.Image, kind, r.Source)
+	if r.Error != "" {
+		fmt.Fprintf(w, "  registry error: %s\n", r.Error)
+	}
+	if r.Source == imageinfo.SourceUnknown {
+		fmt.Fprintf(w, "  unknown: neither the registry nor the built-in catalog knows this image; %s is only a guess.\n", platformList(r))
+		fmt.Fprintf(w, "  To read it from its registry: winkube image --resolve-images registry (with --registry-mirror,\n")
+		fmt.Fprintf(w, "  --insecure-registry or --pull-secret-file as the registry needs) %s\n", r.Image)
+		return nil
+	}
+	rows := [][]string{{"PLATFORM", "OS.VERSION", "RELEASE", "OS.FEATURES"}}
+	for _, p := range r.Platforms {
+		rows = append(rows, []string{p.OS + "/" + p.Architecture, dash(p.OSVersion), dash(releaseOrAny(p)), dash(strings.Join(p.OSFeatures, ","))})
+	}
+	if err := table(w, rows); err != nil || !withCluster {
+		return err
+	}
+	if len(r.Pools) == 0 {
+		fmt.Fprintf(w, "  the cluster has no nodes\n")
+		return nil
+	}
+	rows = [][]string{{"POOL", "NODES", "PLATFORM", "RUNS"}}
+	for _, p := range r.Pools {
+		runs := "yes: " + p.Entry
+		if !p.Runs {
+			runs = "no: " + p.Reason
+		}
+		rows = append(rows, []string{p.Pool, fmt.Sprint(len(p.Nodes)), p.Platform + " (" + p.Runtime + ")", runs})
+	}
+	return table(w, rows)
+}
+
+func releaseOrAny(p PlatformReport) string {
+	if strings.EqualFold(p.OS, "windows") && p.OSVersion == "" {
+		return "any build"
+	}
+	return p.Release
+}
+
+func platformList(r Report) string {
+	var names []string
+	for _, p := range r.Platforms {
+		names = append(names, p.OS+"/"+p.Architecture)
+	}
+	return strings.Join(names, ", ")
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

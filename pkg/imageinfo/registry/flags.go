@@ -1,0 +1,63 @@
+package registry
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/winkube/winkube/pkg/imageinfo"
+)
+
+// The values of --resolve-images.
+const (
+	ModeRegistry = "registry"
+	ModeCatalog  = "catalog"
+)
+
+// Flags are the command-line flags that choose and configure a resolver,
+// shared by every command that looks images up (image, lint, the node
+// agents, the webhook) so they read the same.
+type Flags struct {
+	// Mode is --resolve-images: registry or catalog.
+	Mode string
+	// Mirrors are the --registry-mirror FROM=TO values.
+	Mirrors []string
+	// Insecure are the --insecure-registry hosts.
+	Insecure []string
+	// Timeout is --registry-timeout.
+	Timeout time.Duration
+}
+
+// AddFlags registers the flags on fs with the given default mode (catalog
+// for commands that must work offline, registry for people's look-ups).
+func (f *Flags) AddFlags(fs *pflag.FlagSet, defaultMode string) {
+	fs.StringVar(&f.Mode, "resolve-images", defaultMode,
+		"where image platforms come from: registry (read each image's index from its registry, falling back to the built-in catalog) or catalog (built-in catalog only, no network)")
+	fs.StringArrayVar(&f.Mirrors, "registry-mirror", nil,
+		"FROM=TO: read images of registry FROM from TO instead, e.g. docker.io=127.0.0.1:5000 (repeatable)")
+	fs.StringArrayVar(&f.Insecure, "insecure-registry", nil,
+		"registry host to reach over plain HTTP or unverified TLS (repeatable; loopback registries need not be listed)")
+	fs.DurationVar(&f.Timeout, "registry-timeout", DefaultTimeout,
+		"longest wait for one registry look-up before falling back to the catalog")
+}
+
+// Resolver builds the resolver the flags ask for: the catalog, or a
+// registry Resolver falling back to it.
+func (f *Flags) Resolver() (imageinfo.Resolver, error) {
+	switch f.Mode {
+	case ModeCatalog, "":
+		return imageinfo.CatalogResolver{}, nil
+	case ModeRegistry:
+	default:
+		return nil, fmt.Errorf("--resolve-images %q: want registry or catalog", f.Mode)
+	}
+	mirrors, err := ParseMirrors(f.Mirrors)
+	if err != nil {
+		return nil, err
+	}
+	if f.Timeout < 0 {
+		return nil, fmt.Errorf("--registry-timeout %s: must not be negative", f.Timeout)
+	}
+	return New(Options{Mirrors: mirrors, Insecure: f.Insecure, Timeout: f.Timeout})
+}
