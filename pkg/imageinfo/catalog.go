@@ -50,6 +50,9 @@ type repoEntry struct {
 	// base OS images publish no latest): any other tag does not exist and
 	// its pull fails with "not found".
 	closed bool
+	// sharedWindows, for a mixed repository, lists the Windows entries of
+	// its multi-platform version tags ("6.0", "6.0.36") by major.minor.
+	sharedWindows map[string][]Platform
 }
 
 // Architectures the catalog uses.
@@ -206,9 +209,15 @@ func buildCatalog() map[string]repoEntry {
 		c[normaliseRepository(name)] = repoEntry{kind: windowsRepo, fallback: []Platform{windowsPlatform("ltsc2016")}}
 	}
 	// .NET publishes Linux tags and nanoserver/windowsservercore tags that
-	// name their release (8.0-nanoserver-ltsc2022).
+	// name their release (8.0-nanoserver-ltsc2022). Its multi-platform
+	// version tags carried Nano Server entries up to .NET 7 and are
+	// Linux-only since .NET 8 (dotnet-docker's supported-tags.md).
+	dotnetShared := map[string][]Platform{
+		"6.0": windowsPlatforms("1809", "ltsc2022"),
+		"7.0": windowsPlatforms("1809", "ltsc2022"),
+	}
 	for _, name := range []string{"mcr.microsoft.com/dotnet/aspnet", "mcr.microsoft.com/dotnet/runtime", "mcr.microsoft.com/dotnet/sdk"} {
-		c[name] = repoEntry{kind: mixedRepo, linux: linuxPlatforms(amd64, "arm", arm64)}
+		c[name] = repoEntry{kind: mixedRepo, linux: linuxPlatforms(amd64, "arm", arm64), sharedWindows: dotnetShared}
 	}
 	for _, name := range commonLinuxImages {
 		c[normaliseRepository(name)] = repoEntry{kind: linuxRepo, linux: linuxPlatforms(amd64, arm64)}
@@ -323,4 +332,19 @@ func namesWindowsFamily(tag string) bool {
 		}
 	}
 	return false
+}
+
+// sharedTagVersion is the major.minor of a plain version tag ("6.0",
+// "6.0.36"), or "" for tags naming anything else (6.0-alpine).
+func sharedTagVersion(tag string) string {
+	parts := strings.Split(tag, ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return ""
+	}
+	for _, p := range parts {
+		if p == "" || strings.Trim(p, "0123456789") != "" {
+			return ""
+		}
+	}
+	return parts[0] + "." + parts[1]
 }

@@ -142,6 +142,9 @@ func (e repoEntry) platforms(tag string) ([]Platform, bool) {
 			// powershell:nanoserver names Windows but no build.
 			return []Platform{{OS: "windows", Architecture: amd64}}, false
 		}
+		if win := e.sharedWindows[sharedTagVersion(tag)]; len(win) > 0 {
+			return join(e.linux, win), true
+		}
 	case hostProcessRepo:
 		return []Platform{{OS: "windows", Architecture: amd64}}, true
 	}

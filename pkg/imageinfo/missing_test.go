@@ -33,3 +33,26 @@ func TestLookupMissing(t *testing.T) {
 		}
 	}
 }
+
+// rule: IMG-3: .NET's multi-platform version tags offered Nano Server
+// entries up to 7.0 and are Linux-only since 8.0; tags naming an OS are
+// that OS.
+func TestDotnetSharedTags(t *testing.T) {
+	cases := []struct {
+		ref     string
+		windows bool
+	}{
+		{"mcr.microsoft.com/dotnet/aspnet:6.0", true},
+		{"mcr.microsoft.com/dotnet/runtime:7.0.20", true},
+		{"mcr.microsoft.com/dotnet/aspnet:8.0", false},
+		{"mcr.microsoft.com/dotnet/sdk:9.0.100", false},
+		{"mcr.microsoft.com/dotnet/aspnet:6.0-alpine", false},
+		{"mcr.microsoft.com/dotnet/aspnet:8.0-nanoserver-ltsc2022", true},
+	}
+	for _, tc := range cases {
+		img := Lookup(tc.ref)
+		if img.HasOS("windows") != tc.windows || !img.Known {
+			t.Errorf("Lookup(%s): windows=%v known=%v (%v), want windows=%v known", tc.ref, img.HasOS("windows"), img.Known, img.Platforms, tc.windows)
+		}
+	}
+}
