@@ -34,6 +34,8 @@ type Options struct {
 	Port       int           // kube-apiserver port; 0 picks a free one
 	Timeout    time.Duration // how long to wait for readiness
 	Out        io.Writer     // progress lines
+	// Webhook runs the admission webhook in-process and registers it.
+	Webhook bool
 }
 
 // Cluster is a running cluster.
@@ -50,6 +52,7 @@ type Cluster struct {
 	metricsAPI atomic.Pointer[metrics.Server]
 	services   []service
 	dnsAddr    string
+	webhookURL string // empty without Options.Webhook
 	out        io.Writer
 }
 
@@ -100,9 +103,21 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 		c.Stop()
 		return nil, err
 	}
+	if o.Webhook {
+		err = c.startWebhook(ctx, client)
+	} else {
+		c.removeStaleWebhook(ctx)
+	}
+	if err != nil {
+		c.Stop()
+		return nil, err
+	}
 	c.say("Cluster ready in %s.", round(time.Since(start)))
 	c.say("Kubeconfig: %s\n  export KUBECONFIG=%s", c.Kubeconfig(), c.Kubeconfig())
 	c.say("Cluster DNS: %s (for example: dig @%s -p %s kubernetes.default.svc.cluster.local)", c.dnsAddr, dnsHost(c.dnsAddr), dnsPort(c.dnsAddr))
+	if c.webhookURL != "" {
+		c.say("Admission webhook: %s (places pods by their images' OS and Windows build; unregistered on stop)", c.webhookURL)
+	}
 	return c, nil
 }
 

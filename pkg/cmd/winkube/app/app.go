@@ -21,6 +21,7 @@ import (
 	"github.com/winkube/winkube/pkg/cmd/winkube/plan"
 	"github.com/winkube/winkube/pkg/cmd/winkube/up"
 	"github.com/winkube/winkube/pkg/cmd/winkube/version"
+	"github.com/winkube/winkube/pkg/cmd/winkube/webhook"
 )
 
 // Run executes winkube with args and returns the process exit code:
@@ -81,6 +82,7 @@ func subcommands(streams cmd.IOStreams) []*cobra.Command {
 		lint.NewCommand(streams),
 		image.NewCommand(streams),
 		doctor.NewCommand(streams),
+		webhook.NewCommand(streams),
 		net.NewCommand(streams),
 		version.NewCommand(streams),
 		component.NewCommand(streams),

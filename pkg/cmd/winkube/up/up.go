@@ -19,6 +19,7 @@ type flags struct {
 	port    int
 	apply   []string
 	timeout time.Duration
+	webhook bool
 }
 
 // NewCommand returns `winkube up`.
@@ -31,7 +32,7 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 			"Kubernetes) on loopback, then the emulated Linux and Windows Server nodes of the cluster " +
 			"config (default: 1 Linux node, 2 Windows Server 2019 nodes, 1 Windows Server 2022 node). " +
 			"State lives in the data dir, so the next `winkube up` resumes the same cluster.",
-		Example: "  winkube up\n  winkube up --config cluster.yaml --apply examples/windows-web-server.yaml",
+		Example: "  winkube up\n  winkube up --config cluster.yaml --apply examples/windows-web-server.yaml\n  winkube up --webhook",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return run(c.Context(), streams, f)
@@ -41,6 +42,7 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 	c.Flags().StringVar(&f.dataDir, "data-dir", "", "where the cluster's state lives (default ~/.winkube/default)")
 	c.Flags().IntVar(&f.port, "port", 6443, "loopback port of kube-apiserver")
 	c.Flags().StringArrayVar(&f.apply, "apply", nil, "manifest file or directory to apply once the cluster is ready (repeatable); prints where the pods landed")
+	c.Flags().BoolVar(&f.webhook, "webhook", false, "run the winkube admission webhook in-process and register it, so pods without selectors land on nodes that can run their images")
 	c.Flags().DurationVar(&f.timeout, "wait", 3*time.Minute, "how long to wait for the cluster and applied pods to be ready")
 	return c
 }
@@ -52,6 +54,7 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 		Port:       f.port,
 		Timeout:    f.timeout,
 		Out:        streams.Out,
+		Webhook:    f.webhook,
 	})
 	if err != nil {
 		return err

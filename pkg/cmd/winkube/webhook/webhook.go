@@ -1,0 +1,131 @@
+// Package webhook is `winkube webhook`: serve the admission webhook, and
+// install it on a cluster or remove it.
+package webhook
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/datadir"
+)
+
+// NewCommand returns `winkube webhook` and its subcommands.
+func NewCommand(streams cmd.IOStreams) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "webhook",
+		Short: "Admission webhook that places Windows workloads on nodes that can run their images",
+		Long: "The winkube admission webhook adds to each Pod what it needs to land on a node that can run its " +
+			"images (kubernetes.io/os, the Windows build, the Windows taint's toleration) and refuses what " +
+			"Windows cannot run, with the rule book's messages.\n\n" +
+			"  serve      run the HTTPS server (in a pod, or anywhere kube-apiserver reaches)\n" +
+			"  install    run it in a cluster (or register one served elsewhere with --url)\n" +
+			"  uninstall  remove what install created",
+		Args: cobra.NoArgs,
+	}
+	c.AddCommand(newServeCommand(streams), newInstallCommand(streams), newUninstallCommand(streams))
+	return c
+}
+
+// decisionFlags are the webhook's policy, shared by serve and install
+// (which passes them on to the pods it runs).
+type decisionFlags struct {
+	windowsTaint    string
+	enforce, warn   []string
+	mode            string
+	onRegistryError string
+	resolveImages   string
+	mirrors         []string
+	registryTimeout time.Duration
+}
+
+func (d *decisionFlags) add(fs *pflag.FlagSet) {
+	fs.StringVar(&d.windowsTaint, "windows-taint", "os=windows:NoSchedule", "the taint of the cluster's Windows nodes, KEY=VALUE:EFFECT; Windows pods get its toleration (SCH-3)")
+	fs.StringSliceVar(&d.enforce, "enforce", nil, "rule IDs or families (API, LIM) that deny a request (comma-separated or repeated)")
+	fs.StringSliceVar(&d.warn, "warn", nil, "rule IDs or families that only warn (kubectl prints the warning)")
+	fs.StringVar(&d.mode, "mode", "enforce", "enforce: refuse what breaks a rule; warn: allow everything with warnings")
+	fs.StringVar(&d.onRegistryError, "on-registry-error", "catalog", "when the registry fails or is slow: catalog (decide from the built-in catalog) or allow (admit with a warning)")
+	fs.StringVar(&d.resolveImages, "resolve-images", "catalog", "where image platforms come from: registry (with the catalog as fallback) or catalog (offline)")
+	fs.StringArrayVar(&d.mirrors, "registry-mirror", nil, "read images of registry FROM at TO instead, FROM=TO (repeatable)")
+	fs.DurationVar(&d.registryTimeout, "registry-timeout", 2*time.Second, "longest wait for one registry look-up before --on-registry-error applies")
+}
+
+// args are the flags that reproduce d for `webhook serve`, only those that
+// differ from the defaults so the pod spec stays short.
+func (d *decisionFlags) args(fs *pflag.FlagSet) []string {
+	var out []string
+	for _, name := range []string{"windows-taint", "enforce", "warn", "mode", "on-registry-error", "resolve-images", "registry-mirror", "registry-timeout"} {
+		f := fs.Lookup(name)
+		if f == nil || !f.Changed {
+			continue
+		}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				out = append(out, "--"+name+"="+v)
+			}
+			continue
+		}
+		out = append(out, "--"+name+"="+f.Value.String())
+	}
+	return out
+}
+
+// validate checks what the webhook package does not: where images come
+// from (the webhook checks its own options and names their flags).
+func (d *decisionFlags) validate() error {
+	switch d.resolveImages {
+	case "catalog", "registry":
+	default:
+		return fmt.Errorf("--resolve-images %q: want registry or catalog", d.resolveImages)
+	}
+	if d.registryTimeout <= 0 {
+		return fmt.Errorf("--registry-timeout %s: want a positive duration", d.registryTimeout)
+	}
+	return nil
+}
+
+// clusterFlags say which cluster to talk to.
+type clusterFlags struct {
+	kubeconfig string
+	dataDir    string
+}
+
+func (c *clusterFlags) add(fs *pflag.FlagSet) {
+	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster (default $KUBECONFIG, else the winkube cluster of --data-dir)")
+	fs.StringVar(&c.dataDir, "data-dir", "", "winkube data directory whose cluster to use when no kubeconfig is given (default ~/.winkube/default)")
+}
+
+// restConfig picks the cluster the way kubectl does, then falls back on
+// the winkube cluster of the data dir. inPod adds the pod's service
+// account when running in a cluster with neither flag set.
+func (c *clusterFlags) restConfig(inPod bool) (*rest.Config, error) {
+	if c.kubeconfig == "" && c.dataDir == "" && inPod && os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
+		cfg, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("in-cluster config (or set --kubeconfig): %w", err)
+		}
+		return cfg, nil
+	}
+	path, flag := c.kubeconfig, "--kubeconfig"
+	if path == "" && c.dataDir == "" {
+		path, flag = os.Getenv("KUBECONFIG"), "$KUBECONFIG"
+	}
+	if path == "" {
+		dir, err := datadir.Resolve(c.dataDir)
+		if err != nil {
+			return nil, err
+		}
+		path, flag = datadir.Kubeconfig(dir), "--data-dir"
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		return nil, fmt.Errorf("reading kubeconfig %s (set %s): %w", path, flag, err)
+	}
+	return cfg, nil
+}

@@ -1,0 +1,224 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/winkube/winkube/pkg/lint"
+	"github.com/winkube/winkube/pkg/windows"
+)
+
+// Validate applies the API-* rules (on clusters older than 1.27, whose API
+// servers do not enforce them all yet; API-8) and the LIM-* rules to a Pod
+// being created or a workload's pod template being created or updated,
+// the way lint reports them. Each finding denies the request when its rule
+// is in Options.Enforce, and becomes an admission warning when it is in
+// Options.Warn. For Pods LIM-1 is the mutating webhook's (see Mutate).
+func (h *Handler) Validate(ctx context.Context, req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+	t, err := decodeTemplate(req)
+	if err != nil {
+		return allowWarn(req, fmt.Sprintf("winkube: not checked: decoding the %s: %v", req.Kind.Kind, err))
+	}
+	if t == nil {
+		return allow(req)
+	}
+	res := h.resolve(ctx, t.pod, t.spec, t.path)
+	var denied, warnings []string
+	for _, f := range h.findings(t, res.images) {
+		switch {
+		case h.s.enforce.has(f.rule, f.advice):
+			h.metrics.decision(f.rule, "denied")
+			denied = append(denied, f.String())
+		case h.s.warn.has(f.rule, f.advice):
+			h.metrics.decision(f.rule, "warned")
+			warnings = append(warnings, "winkube "+f.String())
+		}
+	}
+	if len(denied) > 0 {
+		return deny(req, denied, warnings)
+	}
+	return allowWarn(req, warnings...)
+}
+
+// template is the pod spec a request carries.
+type template struct {
+	kind string
+	meta *metav1.ObjectMeta
+	spec *corev1.PodSpec
+	path *field.Path
+	// pod stands for the pods the template makes (namespace, pull
+	// secrets, service account) for registry look-ups.
+	pod *corev1.Pod
+}
+
+// decodeTemplate reads the pod spec of a Pod (CREATE) or of a workload
+// (CREATE, UPDATE); nil for anything else or an object being deleted.
+func decodeTemplate(req *admissionv1.AdmissionRequest) (*template, error) {
+	if req.SubResource != "" {
+		return nil, nil
+	}
+	gk := req.Kind.Group + "/" + req.Kind.Kind
+	// Pods are checked once, when created: later updates (labels,
+	// owner references) must not be blocked by a rule enforced since.
+	if req.Operation != admissionv1.Create && (req.Operation != admissionv1.Update || gk == "/Pod") {
+		return nil, nil
+	}
+	spec := field.NewPath("spec")
+	tmpl := spec.Child("template", "spec")
+	var t *template
+	var err error
+	switch {
+	case gk == "/Pod":
+		o := &corev1.Pod{}
+		err = json.Unmarshal(req.Object.Raw, o)
+		t = &template{meta: &o.ObjectMeta, spec: &o.Spec, path: spec}
+	case gk == "/ReplicationController":
+		o := &corev1.ReplicationController{}
+		if err = json.Unmarshal(req.Object.Raw, o); err == nil && o.Spec.Template != nil {
+			t = &template{meta: &o.ObjectMeta, spec: &o.Spec.Template.Spec, path: tmpl}
+		}
+	case gk == "apps/Deployment":
+		o := &appsv1.Deployment{}
+		err = json.Unmarshal(req.Object.Raw, o)
+		t = &template{meta: &o.ObjectMeta, spec: &o.Spec.Template.Spec, path: tmpl}
+	case gk == "apps/StatefulSet":
+		o := &appsv1.StatefulSet{}
+		err = json.Unmarshal(req.Object.Raw, o)
+		t = &template{meta: &o.ObjectMeta, spec: &o.Spec.Template.Spec, path: tmpl}
+	case gk == "apps/DaemonSet":
+		o := &appsv1.DaemonSet{}
+		err = json.Unmarshal(req.Object.Raw, o)
+		t = &template{meta: &o.ObjectMeta, spec: &o.Spec.Template.Spec, path: tmpl}
+	case gk == "apps/ReplicaSet":
+		o := &appsv1.ReplicaSet{}
+		err = json.Unmarshal(req.Object.Raw, o)
+		t = &template{meta: &o.ObjectMeta, spec: &o.Spec.Template.Spec, path: tmpl}
+	case gk == "batch/Job":
+		o := &batchv1.Job{}
+		err = json.Unmarshal(req.Object.Raw, o)
+		t = &template{meta: &o.ObjectMeta, spec: &o.Spec.Template.Spec, path: tmpl}
+	case gk == "batch/CronJob":
+		o := &batchv1.CronJob{}
+		err = json.Unmarshal(req.Object.Raw, o)
+		t = &template{meta: &o.ObjectMeta, spec: &o.Spec.JobTemplate.Spec.Template.Spec, path: spec.Child("jobTemplate", "spec", "template", "spec")}
+	}
+	if err != nil || t == nil {
+		return nil, err
+	}
+	if t.meta.DeletionTimestamp != nil {
+		return nil, nil
+	}
+	t.kind = req.Kind.Kind
+	ns := t.meta.Namespace
+	if ns == "" {
+		ns = req.Namespace
+	}
+	t.pod = &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns}, Spec: *t.spec}
+	return t, nil
+}
+
+// findings are the API-* and LIM-* findings for one pod spec.
+func (h *Handler) findings(t *template, images []podImage) []*finding {
+	var out []*finding
+	minor := h.cluster.kubernetesMinor()
+	if minor < 27 {
+		out = append(out, apiFindings(t.spec, t.path, minor)...)
+	}
+	oses := imageOSes(images)
+	if oses != nil && len(oses) == 0 && t.kind != "Pod" {
+		out = append(out, mixedImages(images))
+	}
+	if h.podOS(t, oses) != "windows" {
+		return out
+	}
+	for _, v := range windows.PodLimitationsAt(t.spec, h.windowsRuntime(t.spec), t.path) {
+		if v.Rule == "LIM-15" && t.spec.OS != nil {
+			continue // API-3 already rejects privileged with spec.os set
+		}
+		if v.Rule == "LIM-14" && defaultGracePeriod(t.spec) {
+			// The API server fills in 30 s for every pod; only a period
+			// the user asked for is worth a warning.
+			continue
+		}
+		msg := v.Message
+		if v.Path != "" {
+			msg = v.Path + ": " + msg
+		}
+		out = append(out, &finding{rule: v.Rule, message: msg, fix: v.Fix,
+			advice: v.Severity == windows.SeverityInfo, warning: v.Severity == windows.SeverityWarning})
+	}
+	return out
+}
+
+// apiFindings are the API server's OS field rules (API-1..6) and, before
+// 1.24, the warning that spec.os is dropped (API-8), worded as lint words
+// them.
+func apiFindings(spec *corev1.PodSpec, path *field.Path, minor int) []*finding {
+	var out []*finding
+	if spec.OS != nil && minor < 24 {
+		out = append(out, &finding{rule: "API-8", warning: true,
+			message: fmt.Sprintf("%s: Kubernetes 1.%d does not know this field (IdentifyPodOS is beta from 1.24) and drops it", path.Child("os"), minor),
+			fix:     "add a nodeSelector on kubernetes.io/os to place the pod; spec.os needs Kubernetes 1.24 or newer"})
+	}
+	for _, e := range windows.ValidatePodSpecOSWithOptions(spec, path, windows.ValidationOptions{AllowPrivileged: true}) {
+		rule, fix := lint.APIRule(e)
+		out = append(out, &finding{rule: rule, message: e.Error(), fix: fix})
+	}
+	return out
+}
+
+// podOS is the OS the pod runs: the one its images share, else the one
+// its own fields pin (spec.os.name, the OS or build selector, affinity).
+func (h *Handler) podOS(t *template, oses map[string]bool) string {
+	if len(oses) == 1 {
+		for os := range oses {
+			return os
+		}
+	}
+	s := h.scheduling(t.pod)
+	pinned := map[string]bool{}
+	for _, pin := range s.osPins(t.pod) {
+		pinned[pin.os] = true
+	}
+	if len(pinned) == 1 {
+		for os := range pinned {
+			return os
+		}
+	}
+	return ""
+}
+
+// windowsRuntime is docker when a Windows node the pod can land on runs
+// Docker (LIM-7, LIM-14 depend on it; KLT-10), containerd otherwise.
+func (h *Handler) windowsRuntime(spec *corev1.PodSpec) string {
+	nodes := h.cluster.nodeList()
+	var win []*node
+	for _, n := range nodes {
+		if n.os == "windows" {
+			win = append(win, n)
+		}
+	}
+	sel := selectedNodes(spec, win)
+	if len(sel) == 0 {
+		sel = win
+	}
+	for _, n := range sel {
+		if windows.IsDocker(n.runtime) {
+			return windows.RuntimeDocker
+		}
+	}
+	return windows.RuntimeContainerd
+}
+
+func defaultGracePeriod(spec *corev1.PodSpec) bool {
+	g := spec.TerminationGracePeriodSeconds
+	return g != nil && *g == corev1.DefaultTerminationGracePeriodSeconds
+}
