@@ -67,8 +67,9 @@ type Finding struct {
 	Message   string   `json:"message"`
 	Fix       string   `json:"fix"`
 
-	// doc and path find the field's line (see locator).
+	// doc, root and path find the field's line (see locator).
 	doc  int
+	root string
 	path string
 }
 

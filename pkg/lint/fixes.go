@@ -54,7 +54,10 @@ func (r *run) proposeEdit(p *podInfo) {
 	if !r.placesOnlyOn(&edited, good) {
 		return
 	}
-	e := Edit{File: p.w.src.File, Doc: p.w.src.Doc, PodSpec: p.w.specPath, NodeSelector: sel, Tolerations: tolerations}
+	// A List item's pod spec is found through the item's place in the
+	// document (items, 2, spec, template, spec).
+	podSpec := append(splitPath(p.w.src.Root), p.w.specPath...)
+	e := Edit{File: p.w.src.File, Doc: p.w.src.Doc, PodSpec: podSpec, NodeSelector: sel, Tolerations: tolerations}
 	if p.w.spec.OS == nil && osFieldAllowed(p, r.target.Minor) {
 		e.OS = p.os
 	}

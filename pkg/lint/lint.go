@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -44,12 +45,13 @@ type run struct {
 	ignored        int
 	edits          []Edit
 	errs           []error
+	locator        *locator
 }
 
 // Lint checks objs and returns the findings, the --fix edits and the
 // objects that could not be decoded.
 func (l *Linter) Lint(objs []load.Object) *Result {
-	r := &run{Linter: l, runtimeClasses: map[string]*nodev1.RuntimeClass{}}
+	r := &run{Linter: l, runtimeClasses: map[string]*nodev1.RuntimeClass{}, locator: newLocator()}
 	for name, rc := range l.target.RuntimeClasses {
 		r.runtimeClasses[name] = rc
 	}
@@ -75,11 +77,13 @@ func (l *Linter) Lint(objs []load.Object) *Result {
 }
 
 // collect decodes one object into the run: workloads are returned for the
-// second pass, Services and RuntimeClasses are kept, other kinds ignored.
+// second pass, Services and RuntimeClasses are kept, other kinds are only
+// checked for a removed apiVersion.
 func (r *run) collect(src *load.Object) *workload {
+	r.checkRemovedAPI(src)
 	w, ok, err := decodeWorkload(src)
 	if err != nil {
-		r.errs = append(r.errs, &load.InputError{File: src.File, Line: src.Line, Err: err})
+		r.decodeError(src, err)
 		return nil
 	}
 	if ok {
@@ -89,20 +93,33 @@ func (r *run) collect(src *load.Object) *workload {
 	case "Service":
 		s, err := decodeService(src)
 		if err != nil {
-			r.errs = append(r.errs, &load.InputError{File: src.File, Line: src.Line, Err: err})
+			r.decodeError(src, err)
 			return nil
 		}
 		r.services = append(r.services, s)
 	case "RuntimeClass":
 		rc := &nodev1.RuntimeClass{}
 		if err := fromUnstructured(src.Obj, rc); err != nil {
-			r.errs = append(r.errs, &load.InputError{File: src.File, Line: src.Line, Err: fmt.Errorf("decoding RuntimeClass %s: %w", src.Obj.GetName(), err)})
+			r.decodeError(src, fmt.Errorf("decoding RuntimeClass %s: %w", src.Obj.GetName(), err))
 			return nil
 		}
 		r.runtimeClasses[rc.Name] = rc
 		r.classes = append(r.classes, &runtimeClass{object: newObject(src), rc: rc})
 	}
 	return nil
+}
+
+// decodeError records an object that does not decode, at the line of the
+// field with the wrong type when the error names one.
+func (r *run) decodeError(src *load.Object, err error) {
+	line := src.Line
+	var fe *fieldTypeError
+	if errors.As(err, &fe) && line > 0 && src.Doc >= 0 {
+		if l := r.locator.keyLine(src.File, src.Doc, src.Root, fe.path); l > 0 {
+			line = l
+		}
+	}
+	r.errs = append(r.errs, &load.InputError{File: src.File, Line: line, Err: err})
 }
 
 // checkWorkload runs every pod check on one workload.
@@ -125,26 +142,38 @@ func (r *run) report(o *object, rule string, sev Severity, message, fix string) 
 		r.ignored++
 		return
 	}
-	path, _, _ := strings.Cut(message, ": ")
-	if strings.ContainsAny(path, " ") || !strings.HasPrefix(path, "spec") && !strings.HasPrefix(path, "metadata") {
-		path = ""
-	}
 	r.findings = append(r.findings, Finding{
 		Rule: rule, Severity: sev, File: o.src.File, Line: o.src.Line,
 		Kind: o.kind, Namespace: o.namespace, Name: o.name,
-		Message: message, Fix: fix, doc: o.src.Doc, path: path,
+		Message: message, Fix: fix, doc: o.src.Doc, root: o.src.Root, path: messagePath(message),
 	})
 }
 
-// locate moves each finding to the line of its field in plain files.
+// messagePath returns the field path a message starts with, or "".
+func messagePath(message string) string {
+	path, _, _ := strings.Cut(message, ": ")
+	if strings.ContainsAny(path, " ") {
+		return ""
+	}
+	for _, top := range []string{"spec", "metadata", "apiVersion"} {
+		if strings.HasPrefix(path, top) {
+			return path
+		}
+	}
+	return ""
+}
+
+// locate moves each finding to the line of its field in plain files, or
+// for a finding without a field path inside a List or array, to the line
+// of its item (JSON items otherwise share the line of their container).
 func (r *run) locate() {
-	l := newLocator()
+	l := r.locator
 	for i := range r.findings {
 		f := &r.findings[i]
-		if f.path == "" || f.Line == 0 || f.doc < 0 {
+		if (f.path == "" && f.root == "") || f.Line == 0 || f.doc < 0 {
 			continue
 		}
-		if line := l.line(f.File, f.doc, f.path); line > 0 {
+		if line := l.line(f.File, f.doc, f.root, f.path); line > 0 {
 			f.Line = line
 		}
 	}

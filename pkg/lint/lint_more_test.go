@@ -63,12 +63,12 @@ func TestFindingsAreComplete(t *testing.T) {
 }
 
 // A value of the wrong type is an input error that names the file, the
-// object's line and the field; the other objects are still checked.
+// field's line and the field; the other objects are still checked.
 func TestWrongTypesNameTheField(t *testing.T) {
 	r := lintFiles(t, "", 0, filepath.Join("testdata", "input", "wrong-types.yaml"))
 	want := []string{
-		"wrong-types.yaml:1: decoding Deployment list-as-string: spec.template.spec.containers: got a string, want a list",
-		"wrong-types.yaml:10: decoding Service ports-as-object: spec.ports: got an object, want a list",
+		"wrong-types.yaml:8: decoding Deployment list-as-string: spec.template.spec.containers: got a string, want a list",
+		"wrong-types.yaml:15: decoding Service ports-as-object: spec.ports: got an object, want a list",
 	}
 	if len(r.Errors) != len(want) {
 		t.Fatalf("errors = %v, want %d", r.Errors, len(want))
@@ -80,5 +80,41 @@ func TestWrongTypesNameTheField(t *testing.T) {
 	}
 	if r.Objects != 3 {
 		t.Errorf("objects checked = %d, want 3", r.Objects)
+	}
+}
+
+// Items of a JSON List are reported at their own lines too: the loader
+// knows only the List's line, the finding's field or item finds the rest.
+func TestJSONListItemLines(t *testing.T) {
+	r := lintFiles(t, "", 0, filepath.Join("testdata", "input", "list.json"))
+	want := map[string]int{"linux-web": 5, "nano": 19} // the item, the image
+	for _, f := range r.Findings {
+		if f.Rule != "SCH-5" {
+			continue
+		}
+		if f.Line != want[f.Name] {
+			t.Errorf("SCH-5 on %s at line %d, want %d", f.Name, f.Line, want[f.Name])
+		}
+		delete(want, f.Name)
+	}
+	if len(want) > 0 {
+		t.Errorf("no SCH-5 for %v:\n%s", want, dump(r))
+	}
+}
+
+// rule: SCH-1, IMG-2
+// A selector that matches no node (SCH-1) does not hide an image that no
+// node runs (IMG-2); an image some node runs is left to the SCH-1 fix.
+func TestNoNodeStillChecksImages(t *testing.T) {
+	r := lintFiles(t, "", 0, filepath.Join("testdata", "golden", "no-node-and-image.yaml"))
+	got := map[string][]string{}
+	for _, f := range r.Findings {
+		got[f.Name] = append(got[f.Name], f.Rule)
+	}
+	if strings.Join(got["wrong-build-everywhere"], ",") != "SCH-1,IMG-2" {
+		t.Errorf("wrong-build-everywhere: %v, want SCH-1 and IMG-2", got["wrong-build-everywhere"])
+	}
+	if strings.Join(got["selector-only"], ",") != "SCH-1" {
+		t.Errorf("selector-only: %v, want SCH-1 alone", got["selector-only"])
 	}
 }

@@ -85,16 +85,22 @@ func dump(r *Result) string {
 }
 
 // TestGolden lints each testdata/golden/*.yaml against the default cluster
-// and compares the findings and edits as JSON with the .golden file.
+// and compares the findings, edits and input errors as JSON with the
+// .golden file.
 func TestGolden(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.yaml"))
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			r := lintFiles(t, "", 0, f)
+			var errs []string
+			for _, e := range r.Errors {
+				errs = append(errs, e.Error())
+			}
 			got, err := json.MarshalIndent(struct {
 				Findings []Finding
 				Edits    []Edit
-			}{r.Findings, r.Edits}, "", "  ")
+				Errors   []string `json:",omitempty"`
+			}{r.Findings, r.Edits, errs}, "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -29,22 +29,51 @@ func newLocator() *locator {
 	return &locator{files: map[string][]load.Document{}, docs: map[docKey]*yaml.Node{}}
 }
 
-// line returns the line of the deepest node of path found in the document,
-// or 0 when the document cannot be read.
-func (l *locator) line(file string, doc int, path string) int {
-	root := l.document(file, doc)
-	if root == nil {
+// line returns the line of the deepest node of path found below the
+// object at root (a List item's "items[2]", or "" for the whole document),
+// or 0 when the document cannot be read or has no such object.
+func (l *locator) line(file string, doc int, root, path string) int {
+	node, _ := l.find(file, doc, root, path)
+	if node == nil {
 		return 0
 	}
-	node := root
-	for _, seg := range splitPath(path) {
-		next := child(node, seg)
-		if next == nil {
-			break
-		}
-		node = next
-	}
 	return node.Line
+}
+
+// keyLine is line, but when the whole path is found and ends at a mapping
+// key it returns the key's line: a block list or mapping under a key
+// starts on the line after it, and a wrong value is best shown at its key.
+func (l *locator) keyLine(file string, doc int, root, path string) int {
+	node, key := l.find(file, doc, root, path)
+	switch {
+	case key != nil:
+		return key.Line
+	case node != nil:
+		return node.Line
+	}
+	return 0
+}
+
+// find walks root, then as much of path as the document has. key is the
+// mapping key of the last segment when the whole path was found.
+func (l *locator) find(file string, doc int, root, path string) (node, key *yaml.Node) {
+	node = l.document(file, doc)
+	if node == nil {
+		return nil, nil
+	}
+	for _, seg := range splitPath(root) {
+		if _, node = child(node, seg); node == nil {
+			return nil, nil
+		}
+	}
+	for _, seg := range splitPath(path) {
+		k, next := child(node, seg)
+		if next == nil {
+			return node, nil
+		}
+		node, key = next, k
+	}
+	return node, key
 }
 
 // document parses one document of a file, nil when that fails.
@@ -83,21 +112,22 @@ func shiftLines(n *yaml.Node, by int) {
 	}
 }
 
-// child follows one path segment: a mapping key or a sequence index.
-func child(n *yaml.Node, seg string) *yaml.Node {
+// child follows one path segment: a mapping key (returned too) or a
+// sequence index (key nil).
+func child(n *yaml.Node, seg string) (key, value *yaml.Node) {
 	switch n.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if n.Content[i].Value == seg {
-				return n.Content[i+1]
+				return n.Content[i], n.Content[i+1]
 			}
 		}
 	case yaml.SequenceNode:
 		if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < len(n.Content) {
-			return n.Content[i]
+			return nil, n.Content[i]
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // splitPath cuts a field path as field.Path prints it

@@ -34,6 +34,7 @@ func (r *run) checkPlacement(p *podInfo) {
 		if !r.reportNoNode(p) {
 			return
 		}
+		r.checkImagesAnywhere(p)
 	case len(p.reachable) == 0:
 		r.reportTainted(p)
 		failed = true
@@ -277,6 +278,51 @@ type imageFailure struct {
 	nodes []*Node
 }
 
+// checkImagesAnywhere runs behind SCH-1, when no node matches the pod.
+// Fixing the selectors helps only if some node runs the images, so an
+// image that runs on no node of the cluster at all is reported too: IMG-2
+// for a Windows image whose build no Windows node has, IMG-4 otherwise.
+// Images that run somewhere are left to the SCH-1 fix.
+func (r *run) checkImagesAnywhere(p *podInfo) {
+	if p.mixedImages {
+		return // LIM-1 already says the pod cannot run anywhere
+	}
+	for i := range p.images {
+		pi := &p.images[i]
+		if pi.unknown || len(r.nodesFor(p, pi)) > 0 {
+			continue
+		}
+		rule, err := "IMG-4", r.firstMismatch(pi)
+		if errors.Is(err, imageinfo.ErrOSVersionMismatch) {
+			rule = "IMG-2"
+		}
+		r.report(&p.w.object, rule, SeverityError,
+			fmt.Sprintf("%s: %s runs on no node of cluster %s (%s), so changing the selectors alone will not place the pod: %v",
+				pi.path, pi.ref, r.target.Name, describeNodeBuilds(r.target.Nodes), err),
+			r.imageFix(p, pi, rule))
+	}
+}
+
+// firstMismatch returns why the image cannot run on the cluster's nodes,
+// preferring a node of an OS the image is built for: "wrong build" says
+// more than "wrong OS".
+func (r *run) firstMismatch(pi *podImage) error {
+	var first error
+	for _, n := range r.target.Nodes {
+		err := r.runsOn(pi, n)
+		if err == nil {
+			continue
+		}
+		if pi.img.HasOS(n.OS) {
+			return err
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
 // checkImages matches every image against the nodes (IMG-2, IMG-4, SCH-5)
 // and reports one finding per container and failure kind. The nodes are
 // those the pod reaches, or with tolerated set those it selects but does
@@ -359,7 +405,26 @@ func (r *run) imageFix(p *podInfo, pi *podImage, rule string) string {
 	if rule == "IMG-2" {
 		fix += fmt.Sprintf("; or change %s to an image built for the selected nodes' build", pi.path)
 	}
+	if rule == "IMG-4" && p.osSelector != "" && p.osSelector != os {
+		// The pod pins its OS on purpose: moving it to the image's OS is
+		// the second choice, not the advice (a Windows workload is never
+		// told to pin Linux alone).
+		fix = fmt.Sprintf("change %s to an image built for %s%s; or, if the workload is meant for %s, %s",
+			pi.path, p.osSelector, windowsTagHint(p.osSelector, pi), os, fix)
+	}
 	return fix
+}
+
+// windowsTagHint says how Windows tags of multi-OS repositories look.
+func windowsTagHint(os string, pi *podImage) string {
+	switch {
+	case os != "windows":
+		return ""
+	case strings.HasPrefix(pi.img.Repository, "mcr.microsoft.com/dotnet/") && !strings.HasPrefix(pi.img.Repository, "mcr.microsoft.com/dotnet/framework/"):
+		// .NET 8 made its shared tags (8.0, latest) Linux-only.
+		return " (.NET's shared tags such as 8.0 and latest list Linux only since .NET 8; use a tag that names the Windows release, such as 8.0-nanoserver-ltsc2022)"
+	}
+	return " (where the repository publishes Windows images too, a tag that names nanoserver or windowsservercore and the release)"
 }
 
 // nodesFor returns the nodes of the cluster where every container of the

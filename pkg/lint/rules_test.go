@@ -18,6 +18,8 @@ var ruleCases = []ruleCase{
 	{rule: "API-6", bad: "api-6-bad.yaml", good: "api-6-good.yaml"},
 	// rule: API-8
 	{rule: "API-8", bad: "api-8-bad.yaml", good: "api-8-good.yaml", minor: 22},
+	// rule: API-9
+	{rule: "API-9", bad: "api-9-bad.yaml", good: "api-9-good.yaml"},
 	// rule: LIM-1
 	{rule: "LIM-1", bad: "lim-1-bad.yaml", good: "lim-1-good.yaml"},
 	// rule: LIM-2

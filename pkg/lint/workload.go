@@ -1,10 +1,7 @@
 package lint
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -81,7 +78,11 @@ func newObject(src *load.Object) object {
 func namespaced(kind string) bool {
 	switch kind {
 	case "RuntimeClass", "Namespace", "Node", "ClusterRole", "ClusterRoleBinding",
-		"CustomResourceDefinition", "PersistentVolume", "StorageClass", "PriorityClass":
+		"CustomResourceDefinition", "PersistentVolume", "StorageClass", "PriorityClass",
+		// kinds API-9 reports
+		"PodSecurityPolicy", "IngressClass", "APIService", "CSIDriver", "CSINode", "VolumeAttachment",
+		"CertificateSigningRequest", "FlowSchema", "PriorityLevelConfiguration",
+		"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration":
 		return false
 	}
 	return true
@@ -112,47 +113,6 @@ func fromUnstructured(u *unstructured.Unstructured, into any) error {
 		return fieldErr
 	}
 	return err
-}
-
-// typeErrorAt names the field whose value has the wrong type, or returns nil.
-func typeErrorAt(u *unstructured.Unstructured, into any) error {
-	data, err := json.Marshal(u.Object)
-	if err != nil {
-		return nil
-	}
-	fresh := reflect.New(reflect.TypeOf(into).Elem()).Interface()
-	var typeErr *json.UnmarshalTypeError
-	if !errors.As(json.Unmarshal(data, fresh), &typeErr) || typeErr.Field == "" {
-		return nil
-	}
-	return fmt.Errorf("%s: got %s, want %s", typeErr.Field, article(typeErr.Value), kindName(typeErr.Type))
-}
-
-// kindName says what JSON a Go type expects, in a user's words.
-func kindName(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Slice, reflect.Array:
-		return "a list"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.String:
-		return "a string"
-	case reflect.Pointer:
-		return kindName(t.Elem())
-	}
-	return "a number"
-}
-
-func article(jsonKind string) string {
-	switch jsonKind {
-	case "array":
-		return "a list"
-	case "object":
-		return "an object"
-	}
-	return "a " + jsonKind
 }
 
 func (w *workload) setTemplate(t *corev1.PodTemplateSpec, segments ...string) {

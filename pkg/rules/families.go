@@ -2,7 +2,7 @@ package rules
 
 var families = []Family{
 	{ID: "API", Name: "What the API server itself enforces",
-		Text: "The checks the Kubernetes API server applies to a pod's OS fields (GA since 1.25). " +
+		Text: "The checks the Kubernetes API server applies to a pod's OS fields (GA since 1.25), and the API versions it serves. " +
 			"winkube repeats them so that templates (Deployments, Jobs, Helm output) and clusters too old to enforce them get the same answer before anything is applied."},
 	{ID: "LIM", Name: "Windows limitations the API server lets through",
 		Text: "Pod and Service settings the API server accepts but a Windows node cannot honour. " +

@@ -51,6 +51,13 @@ var apiRules = []Rule{
 		Text: "The OS field and its checks (the `IdentifyPodOS` feature) were alpha in 1.23, beta in 1.24 and GA in 1.25, and cannot be switched off from 1.27. " +
 			"Clusters before that accept everything API-1 to API-6 forbid, so lint reports the rules itself for them.",
 		Commands: []string{Lint}},
+	{ID: "API-9", Title: "the target Kubernetes version no longer serves the object's apiVersion",
+		Text: "Beta API versions are served for a few releases and then removed: `extensions/v1beta1`, `apps/v1beta1` and `apps/v1beta2` workloads in 1.16, " +
+			"`extensions/v1beta1` and `networking.k8s.io/v1beta1` Ingress in 1.22, `batch/v1beta1` CronJob, `policy/v1beta1` and `node.k8s.io/v1beta1` in 1.25, `autoscaling/v2beta2` in 1.26, and others. " +
+			"A cluster at or past the removal has no resource for the old version, so `kubectl apply` stops with `no matches for kind ... in version ...` and nothing is created. " +
+			"Lint reports an error against the target's version (a warning, in the API server's deprecation words, while the version is deprecated but still served), " +
+			"names the replacement and what changes in it (apps/v1 requires `spec.selector`), and still checks the pod template against the other rules.",
+		Commands: []string{Lint}},
 }
 
 var limRules = []Rule{

@@ -105,8 +105,8 @@ func nodeObjects(src source, doc Document, root *yaml.Node) ([]Object, error) {
 	budget := 1_000_000 + 2*len(doc.Data)
 	if root.Kind == yaml.SequenceNode {
 		var objs []Object
-		for _, item := range root.Content {
-			o, err := convertObject(src, doc, item, &budget)
+		for i, item := range root.Content {
+			o, err := convertObject(src, doc, item, fmt.Sprintf("[%d]", i), &budget)
 			objs = append(objs, o...)
 			if err != nil {
 				return objs, err
@@ -114,11 +114,12 @@ func nodeObjects(src source, doc Document, root *yaml.Node) ([]Object, error) {
 		}
 		return objs, nil
 	}
-	return convertObject(src, doc, root, &budget)
+	return convertObject(src, doc, root, "", &budget)
 }
 
-// convertObject converts a node that should hold one object (or a List).
-func convertObject(src source, doc Document, n *yaml.Node, budget *int) ([]Object, error) {
+// convertObject converts a node that should hold one object (or a List);
+// root is the node's path in the document ("" for the document itself).
+func convertObject(src source, doc Document, n *yaml.Node, root string, budget *int) ([]Object, error) {
 	line := fileLine(doc, n.Line)
 	c := converter{budget: *budget}
 	v, err := c.value(n)
@@ -137,30 +138,93 @@ func convertObject(src source, doc Document, n *yaml.Node, budget *int) ([]Objec
 	if !ok {
 		return nil, &InputError{File: src.file, Line: line, Err: fmt.Errorf("document is a %s, not an object", yamlKind(n))}
 	}
-	return flatten(src, line, doc.Index, m)
+	at := place{line: line, doc: doc.Index, root: root, node: n, yamlDoc: &doc}
+	if root != "" {
+		at.noFix = true // --fix finds objects by document and field path, not array element
+	}
+	return flatten(src, at, m)
 }
 
-// flatten turns a map into an object, or a List into its items. Items keep
-// the list's line; --fix cannot address them, so they are not fixable.
-func flatten(src source, line, doc int, m map[string]any) ([]Object, error) {
+// place is where a map being flattened sits in its file. For YAML, node
+// is the node the map came from, so the items of a List get their own
+// lines; JSON has no nodes and items keep the line of their container.
+type place struct {
+	line    int
+	doc     int
+	root    string
+	node    *yaml.Node // nil for JSON
+	yamlDoc *Document  // the document node lines count from
+	noFix   bool       // not rewritable by --fix whatever the source says
+}
+
+// item returns the place of the List item i.
+func (p place) item(i int) place {
+	q := place{line: p.line, doc: p.doc, root: joinPath(p.root, fmt.Sprintf("items[%d]", i)), yamlDoc: p.yamlDoc, noFix: p.noFix}
+	if n := listItemNode(p.node, i); n != nil && p.yamlDoc != nil {
+		q.node = n
+		q.line = fileLine(*p.yamlDoc, n.Line)
+	}
+	return q
+}
+
+// joinPath appends a field path segment to a path.
+func joinPath(path, seg string) string {
+	if path == "" {
+		return seg
+	}
+	return path + "." + seg
+}
+
+// listItemNode finds the node of items[i] in a List's mapping node, or nil.
+func listItemNode(n *yaml.Node, i int) *yaml.Node {
+	n = unalias(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for j := 0; j+1 < len(n.Content); j += 2 {
+		if n.Content[j].Value != "items" {
+			continue
+		}
+		seq := unalias(n.Content[j+1])
+		if seq == nil || seq.Kind != yaml.SequenceNode || i >= len(seq.Content) {
+			return nil
+		}
+		return unalias(seq.Content[i])
+	}
+	return nil
+}
+
+// unalias follows alias nodes to the node they name.
+func unalias(n *yaml.Node) *yaml.Node {
+	for hops := 0; n != nil && n.Kind == yaml.AliasNode && hops < maxDepth; hops++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// flatten turns a map into an object, or a List into its items. Each item
+// has its own line and root path ("items[2]"), through which --fix finds
+// it in its document.
+func flatten(src source, at place, m map[string]any) ([]Object, error) {
 	if err := checkTypeMeta(m); err != nil {
-		return nil, &InputError{File: src.file, Line: line, Err: err}
+		return nil, &InputError{File: src.file, Line: at.line, Err: err}
 	}
 	items, isList := m["items"].([]any)
 	kind := m["kind"].(string)
 	if !strings.HasSuffix(kind, "List") || (!isList && m["items"] != nil) {
-		return []Object{{File: src.file, Line: line, Doc: doc, Obj: &unstructured.Unstructured{Object: m}, Fixable: src.fixable}}, nil
+		obj := Object{File: src.file, Line: at.line, Doc: at.doc, Root: at.root, Obj: &unstructured.Unstructured{Object: m}, Fixable: src.fixable && !at.noFix}
+		return []Object{obj}, nil
 	}
 	var objs []Object
-	itemSrc := source{file: src.file}
 	for i, it := range items {
+		itemAt := at.item(i)
 		im, ok := it.(map[string]any)
 		if !ok {
-			return objs, &InputError{File: src.file, Line: line, Err: fmt.Errorf("%s items[%d] is not an object", kind, i)}
+			return objs, &InputError{File: src.file, Line: itemAt.line, Err: fmt.Errorf("%s items[%d] is not an object", kind, i)}
 		}
-		o, err := flatten(itemSrc, line, doc, im)
+		o, err := flatten(src, itemAt, im)
 		if err != nil {
-			return objs, &InputError{File: src.file, Line: line, Err: fmt.Errorf("%s items[%d]: %w", kind, i, errors.Unwrap(err))}
+			return objs, &InputError{File: src.file, Line: itemAt.line, Err: fmt.Errorf("%s items[%d]: %w", kind, i, errors.Unwrap(err))}
 		}
 		objs = append(objs, o...)
 	}

@@ -28,8 +28,8 @@ func TestYAMLErrorLines(t *testing.T) {
 		{podHead + "  labels:\n    ? [a]\n    : b\n", "f.yaml:6: a list cannot be a mapping key"},
 		{"apiVersion: v1\n", "f.yaml:1: missing kind"},
 		{"kind: Pod\n", "f.yaml:1: missing apiVersion"},
-		{"apiVersion: v1\nkind: List\nitems:\n- 1\n", "f.yaml:1: List items[0] is not an object"},
-		{"apiVersion: v1\nkind: List\nitems:\n- kind: Pod\n", "f.yaml:1: List items[0]: missing apiVersion"},
+		{"apiVersion: v1\nkind: List\nitems:\n- 1\n", "f.yaml:4: List items[0] is not an object"},
+		{"apiVersion: v1\nkind: List\nitems:\n- kind: Pod\n", "f.yaml:4: List items[0]: missing apiVersion"},
 	}
 	for _, tt := range tests {
 		_, errs := parseYAML(source{file: "f.yaml"}, []byte(tt.in))

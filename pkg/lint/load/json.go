@@ -43,18 +43,23 @@ func parseJSON(file string, data []byte) ([]Object, []error) {
 // per element, and the array is what the user sees at that spot.
 func jsonObjects(src source, line, doc int, v any) ([]Object, []error) {
 	items := []any{v}
-	if arr, ok := v.([]any); ok {
+	arr, isArray := v.([]any)
+	if isArray {
 		items = arr
 	}
 	var objs []Object
 	var errs []error
-	for _, item := range items {
+	for i, item := range items {
 		m, ok := fixNumbers(item).(map[string]any)
 		if !ok {
 			errs = append(errs, &InputError{File: src.file, Line: line, Err: errors.New("JSON value is not an object")})
 			continue
 		}
-		o, err := flatten(src, line, doc, m)
+		at := place{line: line, doc: doc}
+		if isArray {
+			at.root = fmt.Sprintf("[%d]", i)
+		}
+		o, err := flatten(src, at, m)
 		objs = append(objs, o...)
 		if err != nil {
 			errs = append(errs, err)

@@ -23,18 +23,25 @@ type Object struct {
 	File string
 	// Line is the 1-based line of File where the object's document starts:
 	// the line of its first key (comments and the '---' separator come
-	// before it). Items of a List share the List's line. 0 when unknown
-	// (rendered Helm and Kustomize output).
+	// before it). An item of a List, or an element of a top-level array,
+	// has the line of its own first key in YAML; in JSON it keeps the line
+	// of the value that holds it. 0 when unknown (rendered Helm and
+	// Kustomize output).
 	Line int
 	// Doc is the 0-based index of the document within File, counting only
 	// documents with content (see SplitDocuments); -1 for rendered objects.
 	Doc int
+	// Root is where the object sits inside its document, as a field path:
+	// "" for the whole document, "items[2]" for the third item of a List,
+	// "[1]" for the second element of a top-level array. Field paths of
+	// findings are relative to it.
+	Root string
 	// Obj holds the object with JSON-compatible values (int64, float64,
 	// string, bool, nil, map[string]any, []any).
 	Obj *unstructured.Unstructured
 	// Fixable is true only for objects that --fix may rewrite in place:
-	// whole documents of plain YAML files (not JSON, stdin, List items or
-	// rendered output).
+	// documents of plain YAML files and the List items in them (not JSON,
+	// stdin, elements of a top-level array or rendered output).
 	Fixable bool
 }
 

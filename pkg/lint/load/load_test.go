@@ -8,10 +8,14 @@ import (
 	"testing"
 )
 
-// summary renders an object as "file:line#doc Kind/name" (+ " fix" when
-// fixable), which keeps the table tests readable.
+// summary renders an object as "file:line#doc Kind/name" (+ " @root" for
+// objects inside a document, " fix" when fixable), which keeps the table
+// tests readable.
 func summary(o Object) string {
 	s := fmt.Sprintf("%s:%d#%d %s/%s", filepath.ToSlash(o.File), o.Line, o.Doc, o.Obj.GetKind(), o.Obj.GetName())
+	if o.Root != "" {
+		s += " @" + o.Root
+	}
 	if o.Fixable {
 		s += " fix"
 	}
@@ -62,19 +66,19 @@ func TestLoad(t *testing.T) {
 			"testdata/broken.yaml:22: document is a scalar, not an object",
 		},
 	}, {
-		name:  "List kinds are flattened and keep the list's line",
+		name:  "List kinds are flattened and each item has its own line and root",
 		paths: []string{"testdata/list.yaml"},
 		want: []string{
-			"testdata/list.yaml:1#0 Pod/a",
-			"testdata/list.yaml:1#0 Pod/b",
-			"testdata/list.yaml:13#1 Pod/c",
+			"testdata/list.yaml:4#0 Pod/a @items[0] fix",
+			"testdata/list.yaml:8#0 Pod/b @items[1] fix",
+			"testdata/list.yaml:16#1 Pod/c @items[0] fix",
 		},
 	}, {
 		name:  "JSON object and array",
 		paths: []string{"testdata/single.json", "testdata/array.json"},
 		want: []string{
-			"testdata/array.json:1#0 Pod/p1",
-			"testdata/array.json:1#0 Pod/p2",
+			"testdata/array.json:1#0 Pod/p1 @[0]",
+			"testdata/array.json:1#0 Pod/p2 @[1]",
 			"testdata/single.json:1#0 Pod/json-pod",
 		},
 	}, {

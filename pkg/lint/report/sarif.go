@@ -2,12 +2,14 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/winkube/winkube/pkg/lint"
+	"github.com/winkube/winkube/pkg/lint/load"
 )
 
 // The SARIF 2.1.0 subset GitHub code scanning reads.
@@ -25,8 +27,22 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool    sarifTool     `json:"tool"`
-	Results []sarifResult `json:"results"`
+	Tool        sarifTool         `json:"tool"`
+	Invocations []sarifInvocation `json:"invocations,omitempty"`
+	Results     []sarifResult     `json:"results"`
+}
+
+// sarifInvocation carries the input errors: what could not be read or
+// decoded is not a result of a rule, but the log must not look clean.
+type sarifInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications"`
+}
+
+type sarifNotification struct {
+	Level     string          `json:"level"`
+	Message   sarifMessage    `json:"message"`
+	Locations []sarifLocation `json:"locations,omitempty"`
 }
 
 type sarifTool struct {
@@ -94,12 +110,35 @@ func SARIF(w io.Writer, r *lint.Result) error {
 		})
 	}
 	log := sarifLog{Version: sarifVersion, Schema: sarifSchema, Runs: []sarifRun{{
-		Tool:    sarifTool{Driver: sarifDriver{Name: toolName, InformationURI: toolURI, Rules: rules}},
-		Results: results,
+		Tool:        sarifTool{Driver: sarifDriver{Name: toolName, InformationURI: toolURI, Rules: rules}},
+		Invocations: sarifInvocations(r.Errors),
+		Results:     results,
 	}}}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(log)
+}
+
+// sarifInvocations reports input errors as error notifications of a run
+// that did not complete; nil when every input was read.
+func sarifInvocations(errs []error) []sarifInvocation {
+	if len(errs) == 0 {
+		return nil
+	}
+	inv := sarifInvocation{ToolExecutionNotifications: []sarifNotification{}}
+	for _, err := range errs {
+		n := sarifNotification{Level: "error", Message: sarifMessage{Text: err.Error()}}
+		var ie *load.InputError
+		if errors.As(err, &ie) {
+			n.Message.Text = ie.Err.Error()
+			n.Locations = []sarifLocation{{PhysicalLocation: sarifPhysical{
+				ArtifactLocation: sarifArtifact{URI: artifactURI(ie.File)},
+				Region:           sarifRegion{StartLine: max(ie.Line, 1)},
+			}}}
+		}
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, n)
+	}
+	return []sarifInvocation{inv}
 }
 
 func sarifRules(fs []lint.Finding) ([]sarifRule, map[string]int) {

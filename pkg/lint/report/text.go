@@ -2,20 +2,28 @@ package report
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/winkube/winkube/pkg/lint"
+	"github.com/winkube/winkube/pkg/lint/load"
 )
 
-// Text writes one finding a line with its fix, then a one-line summary
-// (input errors are only counted; the command prints them on stderr):
+// Text writes one finding a line with its fix, then the input errors (what
+// could not be read or decoded, and so was not checked), then a one-line
+// summary that counts both:
 //
 //	examples/web.yaml:12: error API-3 Deployment default/web: ... (fix: ...)
+//	broken.yaml:6: input error: yaml: did not find expected node content
+//	3 objects checked: 1 errors, 0 warnings, 0 infos; 1 input error (exit status 2)
 func Text(w io.Writer, r *lint.Result) error {
 	bw := bufio.NewWriter(w)
 	for _, f := range r.Findings {
 		fmt.Fprintf(bw, "%s: %s %s %s: %s (fix: %s)\n", location(f), f.Severity, f.Rule, f.Object(), f.Message, f.Fix)
+	}
+	for _, e := range r.Errors {
+		fmt.Fprintln(bw, inputErrorLine(e))
 	}
 	s := r.Summary()
 	fmt.Fprintf(bw, "%d objects checked: %d errors, %d warnings, %d infos", s.Objects, s.Errors, s.Warnings, s.Infos)
@@ -23,8 +31,27 @@ func Text(w io.Writer, r *lint.Result) error {
 		fmt.Fprintf(bw, ", %d ignored (%s)", s.Ignored, lint.IgnoreAnnotation)
 	}
 	if s.InputErrors > 0 {
-		fmt.Fprintf(bw, ", %d input errors", s.InputErrors)
+		fmt.Fprintf(bw, "; %d %s (exit status 2)", s.InputErrors, plural(s.InputErrors, "input error", "input errors"))
 	}
 	fmt.Fprintln(bw)
 	return bw.Flush()
+}
+
+// inputErrorLine renders "file:line: input error: message".
+func inputErrorLine(err error) string {
+	var ie *load.InputError
+	if !errors.As(err, &ie) {
+		return err.Error() // not tied to a file, e.g. --fix failing
+	}
+	if ie.Line > 0 {
+		return fmt.Sprintf("%s:%d: input error: %v", ie.File, ie.Line, ie.Err)
+	}
+	return fmt.Sprintf("%s: input error: %v", ie.File, ie.Err)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/cmd"
@@ -47,8 +48,9 @@ type Options struct {
 
 // output is one report to write.
 type output struct {
-	write report.Writer
-	path  string
+	format string
+	write  report.Writer
+	path   string
 }
 
 // Run lints and reports. It returns nil for exit code 0 and a
@@ -68,12 +70,18 @@ func Run(ctx context.Context, o Options, streams cmd.IOStreams) error {
 	if o.Fix && len(result.Edits) > 0 {
 		result = o.fix(linter, result, streams)
 	}
-	for _, e := range result.Errors {
-		fmt.Fprintf(streams.ErrOut, "winkube lint: %v\n", e)
+	// The text report lists input errors among its lines; say them on
+	// stderr too unless that report is already on the terminal.
+	if !textOnStdout(outputs) {
+		for _, e := range result.Errors {
+			fmt.Fprintf(streams.ErrOut, "winkube lint: %v\n", e)
+		}
 	}
 	if err := writeOutputs(outputs, result, streams.Out); err != nil {
 		return &cmd.ExitError{Code: ExitUsage, Err: err}
 	}
+	// Input errors win over findings: both are reported, and the exit
+	// status says that not everything could be checked.
 	switch {
 	case len(result.Errors) > 0:
 		return &cmd.ExitError{Code: ExitUsage}
@@ -81,6 +89,16 @@ func Run(ctx context.Context, o Options, streams cmd.IOStreams) error {
 		return &cmd.ExitError{Code: ExitFindings}
 	}
 	return nil
+}
+
+// textOnStdout reports whether a text report goes to stdout.
+func textOnStdout(outputs []output) bool {
+	for _, o := range outputs {
+		if o.format == "text" && o.path == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // validate checks the flags before any work is done.
@@ -117,7 +135,7 @@ func pairOutputs(formats, paths []string) ([]output, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--format: %w", err)
 		}
-		o := output{write: w}
+		o := output{format: strings.ToLower(f), write: w}
 		if i < len(paths) && paths[i] != "-" {
 			o.path = paths[i]
 		}

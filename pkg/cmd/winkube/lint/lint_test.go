@@ -116,6 +116,23 @@ func TestInputErrorStillReports(t *testing.T) {
 	}
 }
 
+// An input error in one file and error findings in another: the findings
+// are printed and counted, the broken file is listed at its line, the
+// summary counts both, and the exit status is 2 (not everything was
+// checked) rather than 1.
+func TestInputErrorAndFindings(t *testing.T) {
+	out, errOut, code := runLint(t, "", "testdata/broken.yaml", "testdata/fails.yaml")
+	if code != 2 {
+		t.Errorf("exit code %d, want 2", code)
+	}
+	if errOut != "" {
+		t.Errorf("the text report on stdout lists the input error; stderr should not repeat it:\n%s", errOut)
+	}
+	golden(t, "broken-and-fails.text", out)
+	sarif, _, _ := runLint(t, "", "--format", "sarif", "testdata/broken.yaml", "testdata/fails.yaml")
+	golden(t, "broken-and-fails.sarif", sarif)
+}
+
 func TestStdin(t *testing.T) {
 	data, err := os.ReadFile("testdata/fails.yaml")
 	if err != nil {
@@ -252,6 +269,33 @@ func TestFix(t *testing.T) {
 	fixed, _ := os.ReadFile(file)
 	if !strings.Contains(string(fixed), "# A Windows Deployment with no placement") {
 		t.Errorf("--fix lost the comments:\n%s", fixed)
+	}
+}
+
+// TestListItems: findings inside a kind: List point at each item's own
+// lines, and --fix places the items in place.
+func TestListItems(t *testing.T) {
+	out, _, code := runLint(t, "", "testdata/list.yaml")
+	if code != 1 {
+		t.Errorf("exit code %d, want 1", code)
+	}
+	golden(t, "list.text", out)
+
+	data, err := os.ReadFile("testdata/list.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "list.yaml")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runLint(t, "", "--fix", file)
+	if code != 0 || !strings.Contains(errOut, "fixed 1 document") {
+		t.Errorf("--fix: exit code %d, stderr %q, report:\n%s", code, errOut, out)
+	}
+	fixed, _ := os.ReadFile(file)
+	if !strings.Contains(string(fixed), "# kubectl get -o yaml output") || strings.Count(string(fixed), "node.kubernetes.io/windows-build") != 2 {
+		t.Errorf("--fix did not place both items:\n%s", fixed)
 	}
 }
 
