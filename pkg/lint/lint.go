@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -20,6 +21,18 @@ type Linter struct {
 	target  *Target
 	images  map[string]imageinfo.Image
 	matches map[matchKey]error
+	// resolver, when set, answers image look-ups instead of the catalog
+	// (--resolve-images registry); resolveErrs keeps the registry errors
+	// of answers that fell back to the catalog, for IMG-3.
+	resolver    imageinfo.Resolver
+	resolveCtx  context.Context
+	resolveErrs map[string]error
+}
+
+// UseResolver makes the Linter ask r for image platforms (the registry
+// resolver of --resolve-images registry) instead of the built-in catalog.
+func (l *Linter) UseResolver(ctx context.Context, r imageinfo.Resolver) {
+	l.resolver, l.resolveCtx, l.resolveErrs = r, ctx, map[string]error{}
 }
 
 // matchKey identifies one image-on-node question (IMG-2, IMG-4).
@@ -184,7 +197,16 @@ func (l *Linter) image(ref string) imageinfo.Image {
 	if img, ok := l.images[ref]; ok {
 		return img
 	}
-	img := imageinfo.Lookup(ref)
+	var img imageinfo.Image
+	if l.resolver == nil {
+		img = imageinfo.Lookup(ref)
+	} else {
+		a := l.resolver.Resolve(l.resolveCtx, imageinfo.Request{Ref: ref})
+		img = a.Image
+		if a.Err != nil {
+			l.resolveErrs[ref] = a.Err
+		}
+	}
 	l.images[ref] = img
 	return img
 }

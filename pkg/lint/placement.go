@@ -59,10 +59,17 @@ func (r *run) checkPlacement(p *podInfo) {
 func (r *run) reportUnknownImages(p *podInfo) {
 	for _, pi := range p.images {
 		switch {
+		case pi.img.Missing != nil:
+			r.report(&p.w.object, "IMG-3", SeverityError,
+				fmt.Sprintf("%s: %s cannot be pulled (%v): every node fails the pull with ErrImagePull, then ImagePullBackOff", pi.path, pi.img.Ref(), pi.img.Missing),
+				fmt.Sprintf("change %s to a tag the repository publishes; the Windows base images publish only release tags such as ltsc2022 or ltsc2019, no latest", pi.path))
 		case pi.unknown:
-			r.report(&p.w.object, "IMG-3", SeverityInfo,
-				fmt.Sprintf("%s: %s is not in winkube's image catalog, so its OS and Windows build are unknown and were not checked against the nodes", pi.path, pi.ref),
-				fmt.Sprintf("add %s with the os and os.version of each entry of its image index to the catalog in pkg/imageinfo (catalog.go) in a pull request; until then pin the OS it was built for in %s", pi.img.Repository, p.w.path.Child("nodeSelector")))
+			msg := fmt.Sprintf("%s: %s is not in winkube's image catalog, so its OS and Windows build are unknown and were not checked against the nodes", pi.path, pi.ref)
+			if err := r.resolveErrs[pi.ref]; err != nil {
+				msg = fmt.Sprintf("%s: the registry did not answer for %s (%v) and winkube's image catalog does not know it, so its OS and Windows build were not checked against the nodes", pi.path, pi.ref, err)
+			}
+			r.report(&p.w.object, "IMG-3", SeverityInfo, msg,
+				fmt.Sprintf("run winkube lint --resolve-images registry to read its platforms from the registry, or pin the OS it was built for in %s", p.w.path.Child("nodeSelector")))
 		case !pi.img.Known && pi.img.HasOS("windows") && len(pi.img.WindowsBuilds()) == 0:
 			r.report(&p.w.object, "IMG-3", SeverityInfo,
 				fmt.Sprintf("%s: the tag of %s names no Windows release, so its build is unknown and it was checked as if it ran on every Windows build", pi.path, pi.ref),

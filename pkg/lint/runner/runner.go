@@ -13,6 +13,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/lint"
 	"github.com/winkube/winkube/pkg/lint/fix"
 	"github.com/winkube/winkube/pkg/lint/load"
@@ -44,6 +45,8 @@ type Options struct {
 	FailOn string
 	Fix    bool
 	DryRun bool
+	// Images answers image platforms; nil is the built-in catalog.
+	Images imageinfo.Resolver
 }
 
 // output is one report to write.
@@ -66,6 +69,9 @@ func Run(ctx context.Context, o Options, streams cmd.IOStreams) error {
 		return &cmd.ExitError{Code: ExitUsage, Err: err}
 	}
 	linter := lint.New(target)
+	if o.Images != nil {
+		linter.UseResolver(ctx, o.Images)
+	}
 	result := o.lint(linter, streams.In)
 	if o.Fix && len(result.Edits) > 0 {
 		result = o.fix(linter, result, streams)

@@ -5,6 +5,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/imageinfo/registry"
 	"github.com/winkube/winkube/pkg/lint/runner"
 )
 
@@ -20,6 +21,8 @@ type flagpole struct {
 	ValueFiles        []string
 	Set               []string
 	Namespace         string
+	// Images are --resolve-images and the registry flags.
+	Images registry.Flags
 }
 
 // NewCommand returns `winkube lint`.
@@ -57,11 +60,17 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 	f.StringArrayVarP(&flags.ValueFiles, "values", "f", nil, "Helm values file for the charts among the inputs (repeatable)")
 	f.StringArrayVar(&flags.Set, "set", nil, "Helm value for the charts among the inputs, key=value (repeatable)")
 	f.StringVarP(&flags.Namespace, "namespace", "n", "", "namespace Helm charts are rendered for (default \"default\")")
+	flags.Images.AddFlags(f, registry.ModeCatalog)
 	return c
 }
 
 func run(c *cobra.Command, streams cmd.IOStreams, flags *flagpole, args []string) error {
+	images, err := flags.Images.Resolver()
+	if err != nil {
+		return &cmd.ExitError{Code: runner.ExitUsage, Err: err}
+	}
 	o := runner.Options{
+		Images:            images,
 		Paths:             args,
 		ClusterConfig:     flags.ClusterConfig,
 		Kubeconfig:        flags.Kubeconfig,
