@@ -38,7 +38,8 @@ Everything winkube checks, emulates or generates follows a rule, and every rule
 has an ID: a family prefix and a number, such as ` + "`IMG-2`" + ` or ` + "`KLT-4`" + `. The IDs
 appear in the findings of ` + "`winkube lint`" + `, in the verdicts of ` + "`winkube net`" + `, in the
 checks of ` + "`winkube doctor`" + ` and ` + "`winkube plan`" + `, in the events and messages of the
-emulated nodes that ` + "`winkube up`" + ` starts, and in SARIF output, whose ` + "`helpUri`" + `
+emulated nodes that ` + "`winkube up`" + ` starts, in the answers and warnings of
+` + "`winkube webhook`" + `, and in SARIF output, whose ` + "`helpUri`" + `
 points at the rule's entry below. Each entry lists the commands that act on the
 rule; a rule without commands is background that other rules refer to.
 
@@ -151,7 +152,7 @@ func TestEveryIDInCodeIsDocumented(t *testing.T) {
 // TestTable checks the table's own shape: IDs unique, numbered under the
 // right family, in order, each with a title and text, and commands known.
 func TestTable(t *testing.T) {
-	known := map[string]bool{Lint: true, Net: true, Doctor: true, Plan: true, Up: true, Describe: true}
+	known := map[string]bool{Lint: true, Net: true, Doctor: true, Plan: true, Up: true, Describe: true, Webhook: true, Image: true}
 	seen := map[string]bool{}
 	var prev Rule
 	for _, r := range All() {

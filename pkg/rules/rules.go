@@ -6,6 +6,7 @@
 package rules
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -44,7 +45,35 @@ const (
 	Plan     = "plan"
 	Up       = "up"
 	Describe = "describe"
+	Webhook  = "webhook"
+	Image    = "image"
 )
+
+// webhookRules are the rules `winkube webhook` acts on besides the API-*
+// and LIM-* rules lint checks, which its validating webhook reuses: the
+// placement it adds (IMG-2, SCH-2, SCH-3, SCH-5), the refusals (IMG-4,
+// SCH-4) and its warning for unknown images (IMG-3).
+var webhookRules = map[string]bool{
+	"IMG-2": true, "IMG-3": true, "IMG-4": true,
+	"SCH-2": true, "SCH-3": true, "SCH-4": true, "SCH-5": true,
+}
+
+// imageRules are what `winkube image` prints per node pool.
+var imageRules = map[string]bool{"IMG-2": true, "IMG-3": true, "IMG-4": true}
+
+// commandsOf is r.Commands plus the commands that act on whole families
+// or sets of rules, listed once above rather than in every entry.
+func commandsOf(r Rule) []string {
+	cmds := append([]string(nil), r.Commands...)
+	lintChecked := slices.Contains(cmds, Lint) && (r.Family == "API" || r.Family == "LIM")
+	if webhookRules[r.ID] || lintChecked {
+		cmds = append(cmds, Webhook)
+	}
+	if imageRules[r.ID] {
+		cmds = append(cmds, Image)
+	}
+	return cmds
+}
 
 // Families returns the rule families in the order the rule book lists them.
 func Families() []Family {
@@ -58,7 +87,7 @@ func All() []Rule {
 	for _, f := range families {
 		for _, r := range table[f.ID] {
 			r.Family = f.ID
-			r.Commands = append([]string(nil), r.Commands...)
+			r.Commands = commandsOf(r)
 			out = append(out, r)
 		}
 	}
@@ -74,7 +103,7 @@ func Get(id string) (Rule, bool) {
 	for _, r := range table[family] {
 		if r.ID == id {
 			r.Family = family
-			r.Commands = append([]string(nil), r.Commands...)
+			r.Commands = commandsOf(r)
 			return r, true
 		}
 	}
