@@ -182,12 +182,15 @@ func (c *Cluster) dialNode(ctx context.Context, addr string) (net.Conn, bool, er
 	return agent.DialKubelet(addr)
 }
 
-// AgentConfig raises client-go's rate limits for the node agent: it speaks
-// for many kubelets at once, and the default 5 requests/s would delay
-// heartbeats and pod status (and log client-side throttling).
+// AgentConfig is the node agent's client config. It clears the rate limits
+// so that node.Start sizes them for the nodes it runs (about 1.3 requests/s
+// per node for leases and pod transitions, at least 200/400; see
+// clientLimits in pkg/node/queue.go): the agent speaks for many kubelets at
+// once, and the fixed 200/400 it had held back 1,000 nodes while
+// client-go's default 5/s would delay heartbeats and pod status.
 func AgentConfig(cfg *rest.Config) *rest.Config {
 	cfg = rest.CopyConfig(cfg)
-	cfg.QPS, cfg.Burst = 200, 400
+	cfg.QPS, cfg.Burst = 0, 0
 	return cfg
 }
 

@@ -7,12 +7,10 @@ import (
 	"io"
 	"sort"
 	"sync"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -21,7 +19,9 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 )
@@ -37,6 +37,9 @@ type Options struct {
 	Progress io.Writer
 	// KubeletVersion is reported in nodeInfo; default "v1.36.3".
 	KubeletVersion string
+	// PodWorkers is the number of goroutines that handle pods; default 4
+	// per core, more for large clusters (podWorkerCount in queue.go).
+	PodWorkers int
 }
 
 // Agent runs the emulated nodes of one cluster config in this process.
@@ -58,6 +61,17 @@ type Agent struct {
 	cidrs       *cidrPicker
 	kubelet     *kubeletServer
 
+	// clock drives the queues and the pod workers.
+	clock      clock.WithTicker
+	pods       workqueue.TypedDelayingInterface[*podWorker]
+	beats      workqueue.TypedDelayingInterface[beatJob]
+	podWorkers int
+
+	// readyMu guards readyNodes and allReady (nodeSeen).
+	readyMu    sync.Mutex
+	readyNodes map[string]bool
+	allReady   bool
+
 	runCtx    context.Context
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
@@ -76,9 +90,9 @@ func Start(ctx context.Context, o Options) (*Agent, error) {
 	}
 	cfg := rest.CopyConfig(o.Config)
 	if cfg.QPS == 0 {
-		// One agent speaks for many kubelets: use the kubelet's own
-		// client limits (kubeAPIQPS 50, kubeAPIBurst 100).
-		cfg.QPS, cfg.Burst = 50, 100
+		// One agent speaks for many kubelets: its limits grow with the
+		// nodes it runs (clientLimits in queue.go).
+		cfg.QPS, cfg.Burst = clientLimits(len(o.Cluster.Nodes()))
 	}
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -121,7 +135,12 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 		progress: &progress{w: o.Progress},
 		nodes:    map[string]*emuNode{},
 		ready:    make(chan struct{}),
+		clock:    realClock,
+
+		readyNodes: map[string]bool{},
 	}
+	a.podWorkers = podWorkerCount(len(o.Cluster.Nodes()), o.PodWorkers)
+	a.newQueues()
 	cidrs, err := newCIDRPicker(o.Cluster.Network.ClusterCIDR, o.Cluster.Network.NodeCIDRMaskSize)
 	if err != nil {
 		return nil, err
@@ -150,7 +169,11 @@ func (a *Agent) start(ctx, runCtx context.Context) error {
 		return err
 	}
 	a.factory = informers.NewSharedInformerFactoryWithOptions(a.client, 0)
-	a.nodeLister = a.factory.Core().V1().Nodes().Lister()
+	nodeInformer := a.factory.Core().V1().Nodes()
+	a.nodeLister = nodeInformer.Lister()
+	if _, err := nodeInformer.Informer().AddEventHandler(a.nodeHandler()); err != nil {
+		return fmt.Errorf("watch nodes: %w", err)
+	}
 	a.podFactory = informers.NewSharedInformerFactoryWithOptions(a.client, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.FieldSelector = fields.OneTermNotEqualSelector("spec.nodeName", "").String()
@@ -173,11 +196,7 @@ func (a *Agent) start(ctx, runCtx context.Context) error {
 			return fmt.Errorf("sync %v cache: %w", typ, ctx.Err())
 		}
 	}
-	for _, name := range a.names {
-		n := a.nodes[name]
-		a.wg.Go(func() { n.run(runCtx) })
-	}
-	a.wg.Go(func() { a.watchReady(runCtx) })
+	a.runQueues(runCtx)
 	return nil
 }
 
@@ -234,32 +253,49 @@ func (a *Agent) dispatch(obj any, deleted bool) {
 	n.podChanged(pod)
 }
 
-// watchReady closes a.ready once every node is Ready in the API, and for
-// the agent's whole life says on the terminal when a node turns Ready or
-// stops being Ready (with the reason, see NotReady).
-func (a *Agent) watchReady(ctx context.Context) {
-	ready := map[string]bool{}
-	allOnce := false
-	_ = wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(context.Context) (bool, error) {
-		all := true
-		for _, name := range a.names {
-			n, err := a.nodeLister.Get(name)
-			now := err == nil && nodeReady(n)
-			all = all && now
-			switch {
-			case now && !ready[name]:
-				a.progress.printf("node %s Ready", name)
-			case !now && ready[name]:
-				a.progress.printf("node %s NotReady: %s", name, a.notReadyReason(name))
-			}
-			ready[name] = now
+// nodeHandler follows the agent's nodes in the API: it closes a.ready once
+// every node is Ready, and for the agent's whole life says on the terminal
+// when a node turns Ready or stops being Ready (with the reason, see
+// NotReady). It costs nothing while nodes do not change.
+func (a *Agent) nodeHandler() cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { a.nodeSeen(obj, false) },
+		UpdateFunc: func(_, obj any) { a.nodeSeen(obj, false) },
+		DeleteFunc: func(obj any) { a.nodeSeen(obj, true) },
+	}
+}
+
+func (a *Agent) nodeSeen(obj any, deleted bool) {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	n, ok := obj.(*corev1.Node)
+	if !ok {
+		return
+	}
+	if _, ours := a.nodes[n.Name]; !ours {
+		return
+	}
+	now := !deleted && nodeReady(n)
+	a.readyMu.Lock()
+	defer a.readyMu.Unlock()
+	switch was := a.readyNodes[n.Name]; {
+	case now && !was:
+		a.progress.printf("node %s Ready", n.Name)
+	case !now && was:
+		a.progress.printf("node %s NotReady: %s", n.Name, a.notReadyReason(n.Name))
+	}
+	a.readyNodes[n.Name] = now
+	if a.allReady {
+		return
+	}
+	for _, name := range a.names {
+		if !a.readyNodes[name] {
+			return
 		}
-		if all && !allOnce {
-			allOnce = true
-			close(a.ready)
-		}
-		return false, nil
-	})
+	}
+	a.allReady = true
+	close(a.ready)
 }
 
 // Ready is closed when every node has been Ready in the API.
@@ -276,12 +312,13 @@ func (a *Agent) Close() error {
 		if a.cancel != nil {
 			a.cancel()
 		}
-		// Stop the informers first: their handlers start pod workers.
+		// Stop the informers first: their handlers queue pod workers.
 		for _, f := range []informers.SharedInformerFactory{a.factory, a.podFactory} {
 			if f != nil {
 				f.Shutdown()
 			}
 		}
+		a.shutDownQueues()
 		a.kubelet.close()
 		a.wg.Wait()
 		a.broadcaster.Shutdown()

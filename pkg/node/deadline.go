@@ -1,7 +1,6 @@
 package node
 
 import (
-	"context"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -32,9 +31,14 @@ func (w *podWorker) pastDeadline(now time.Time) bool {
 }
 
 // enforceDeadline stops the pod's containers and fails it; the next status
-// write carries the reason.
-func (w *podWorker) enforceDeadline(ctx context.Context, pod *corev1.Pod) {
-	w.node.recorder.Event(pod, corev1.EventTypeNormal, reasonDeadlineExceeded, deadlineMessage)
-	w.stopContainers(ctx, pod)
+// write carries the reason. While the containers stop the pod is paused
+// and the step after the wait comes back here, so the event goes out once.
+func (w *podWorker) enforceDeadline(pod *corev1.Pod) {
+	if w.pauseKey != pauseStop {
+		w.node.recorder.Event(pod, corev1.EventTypeNormal, reasonDeadlineExceeded, deadlineMessage)
+	}
+	if !w.stopContainers(pod) {
+		return
+	}
 	w.deadlineHit = true
 }

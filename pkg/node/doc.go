@@ -37,6 +37,12 @@
 // too or fails in ways not worth imitating; `winkube lint` reports them
 // before deployment.
 //
+// Cost: the agent runs on two delaying work queues with fixed goroutine
+// pools, one stepping pods and one for node heartbeats (queue.go), so its
+// goroutines do not grow with nodes or pods, and a finished pod holds
+// nothing but its record. Each pod status transition is one API request, a
+// patch of pods/status that also carries the Windows resources annotation.
+//
 // Annotations steer the emulated programs (run time, exit code, SIGTERM
 // handling, sandbox image); see the Annotation constants.
 package node

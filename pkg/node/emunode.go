@@ -62,6 +62,14 @@ type emuNode struct {
 	// troubles are the API calls failing right now (see trouble.go).
 	troubles troubles
 
+	// beatMu serialises the node's heartbeat jobs, which own the fields
+	// below; started is when they began.
+	beatMu  sync.Mutex
+	started time.Time
+	// known is the node its registration got back: the first status post
+	// starts from it instead of a read.
+	known *corev1.Node
+
 	uid          types.UID
 	lease        *coordinationv1.Lease
 	readyPosted  bool
@@ -90,7 +98,7 @@ func (n *emuNode) register(ctx context.Context) error {
 	created, err := nodes.Create(ctx, want, metav1.CreateOptions{})
 	switch {
 	case err == nil:
-		n.uid = created.UID
+		n.uid, n.known = created.UID, created
 	case apierrors.IsAlreadyExists(err):
 		if err := n.reconcileExisting(ctx); err != nil {
 			return err
@@ -143,37 +151,42 @@ func (n *emuNode) reconcileExisting(ctx context.Context) error {
 	})
 }
 
-// run keeps the node alive until ctx ends: lease renewals, status posts and
-// the pod CIDR.
-func (n *emuNode) run(ctx context.Context) {
-	started := time.Now()
-	leaseTimer := time.NewTimer(leaseRenewDelay(rand.Float64()))
-	defer leaseTimer.Stop()
-	statusTick := time.NewTicker(statusCheckInterval)
-	defer statusTick.Stop()
-	cidrTick := time.NewTicker(250 * time.Millisecond)
-	defer cidrTick.Stop()
-	n.renewLease(ctx)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-leaseTimer.C:
-			n.renewLease(ctx)
-			leaseTimer.Reset(leaseRenewDelay(rand.Float64()))
-		case <-statusTick.C:
-			n.syncStatus(ctx)
-			if n.troubles.failing(opPodStatus) {
-				n.wakeWorkers() // their unwritten status is written again
-			}
-		case <-cidrTick.C:
-			if n.network() != nil {
-				cidrTick.Stop()
-				continue
-			}
-			n.checkPodCIDR(ctx, time.Since(started) > podCIDRWait)
+// Heartbeat jobs of a node, each a separate entry of the agent's
+// heartbeat queue (queue.go).
+type beatKind int
+
+const (
+	beatLease beatKind = iota
+	beatStatus
+	beatCIDR
+)
+
+// cidrPoll is how often a node without a pod CIDR looks for one.
+const cidrPoll = 250 * time.Millisecond
+
+// beat runs one heartbeat job and returns the delay until its next run
+// (zero: never again). beatMu keeps the jobs of one node in sequence, as
+// the node's single loop did.
+func (n *emuNode) beat(ctx context.Context, kind beatKind) time.Duration {
+	n.beatMu.Lock()
+	defer n.beatMu.Unlock()
+	switch kind {
+	case beatLease:
+		n.renewLease(ctx)
+		return leaseRenewDelay(rand.Float64())
+	case beatStatus:
+		n.syncStatus(ctx)
+		return statusCheckInterval
+	case beatCIDR:
+		if n.network() == nil {
+			n.checkPodCIDR(ctx, n.agent.clock.Since(n.started) > podCIDRWait)
 		}
+		if n.network() != nil {
+			return 0
+		}
+		return cidrPoll
 	}
+	return 0
 }
 
 func (n *emuNode) reportErr(err error) {
@@ -295,22 +308,15 @@ func (n *emuNode) recordStatus(err error) {
 	n.succeeded(opNodeStatus)
 }
 
-// wakeWorkers makes every pod worker sync again.
-func (n *emuNode) wakeWorkers() {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	for _, w := range n.workers {
-		w.update(w.latest())
-	}
-}
-
 // postStatus writes the node status; it emits NodeReady the first time the
 // node turns Ready.
 func (n *emuNode) postStatus(ctx context.Context) error {
 	nodes := n.agent.client.CoreV1().Nodes()
 	var ready bool
+	first := true
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur, err := nodes.Get(ctx, n.spec.name, metav1.GetOptions{})
+		cur, err := n.current(ctx, first)
+		first = false
 		if err != nil {
 			return err
 		}
@@ -330,6 +336,24 @@ func (n *emuNode) postStatus(ctx context.Context) error {
 		n.statusEvent("NodeReady")
 	}
 	return nil
+}
+
+// current is the node to base a status update on: on the first attempt
+// the object our registration got back, else the informer's copy; after a
+// conflict a fresh read. It is a copy the caller may change.
+func (n *emuNode) current(ctx context.Context, first bool) (*corev1.Node, error) {
+	var cur *corev1.Node
+	if first {
+		cur = n.known
+		if cur == nil && n.agent.nodeLister != nil {
+			cur, _ = n.agent.nodeLister.Get(n.spec.name)
+		}
+	}
+	n.known = nil
+	if cur != nil {
+		return cur.DeepCopy(), nil
+	}
+	return n.agent.client.CoreV1().Nodes().Get(ctx, n.spec.name, metav1.GetOptions{})
 }
 
 // imageList is node.status.images: what the emulated runtime has pulled.
@@ -413,8 +437,8 @@ func (n *emuNode) newLease(now metav1.MicroTime) *coordinationv1.Lease {
 	}
 }
 
-// podChanged hands the latest version of a pod to its worker, starting one
-// for a pod seen for the first time.
+// podChanged hands the latest version of a pod to its worker, making one
+// for a pod seen for the first time, and queues the worker.
 func (n *emuNode) podChanged(pod *corev1.Pod) {
 	n.mu.Lock()
 	if n.agent.runCtx.Err() != nil {
@@ -425,14 +449,14 @@ func (n *emuNode) podChanged(pod *corev1.Pod) {
 	if !ok {
 		w = newPodWorker(n, pod)
 		n.workers[pod.UID] = w
-		n.agent.wg.Go(func() { w.run(n.agent.runCtx) })
 	}
 	n.mu.Unlock()
 	w.update(pod)
+	n.agent.pods.Add(w)
 }
 
-// podRemoved stops the worker of a pod deleted from the API and frees its
-// address.
+// podRemoved forgets the worker of a pod deleted from the API and frees
+// its address; a step still queued for it does nothing.
 func (n *emuNode) podRemoved(pod *corev1.Pod) {
 	n.mu.Lock()
 	w, ok := n.workers[pod.UID]
@@ -440,7 +464,7 @@ func (n *emuNode) podRemoved(pod *corev1.Pod) {
 	m := n.ipam
 	n.mu.Unlock()
 	if ok {
-		w.stop()
+		w.removed.Store(true)
 	}
 	if m != nil {
 		m.Release(string(pod.UID))

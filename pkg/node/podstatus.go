@@ -237,7 +237,9 @@ func gatesNotReady(pod *corev1.Pod) string {
 // mergePodStatus does, and appends the owned ones in their order.
 // Transition times move only when a status changes.
 func mergeConditions(existing, owned []corev1.PodCondition) []corev1.PodCondition {
-	now := metav1.Now()
+	// The API keeps whole seconds: a time with more would make every
+	// status read back from it differ from the one written.
+	now := metav1.Now().Rfc3339Copy()
 	byType := map[corev1.PodConditionType]corev1.PodCondition{}
 	for _, c := range existing {
 		byType[c.Type] = c

@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/netip"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
@@ -44,28 +46,43 @@ const (
 	gracefulStopTime  = 150 * time.Millisecond
 	// networkRetry is the kubelet's backOffOnTransientErrorPeriod: a pod
 	// whose network is not ready is synced again after a second.
-	networkRetry       = time.Second
+	networkRetry = time.Second
+	// statusRetryPeriod is how soon a failed status write is tried again
+	// (the status manager's syncPeriod).
+	statusRetryPeriod  = 10 * time.Second
 	defaultGracePeriod = 30
 )
 
-// podWorker runs one pod on one emulated node, like the kubelet's pod
-// worker: admission, sandbox, init containers, containers, status, and
-// termination on deletion. One goroutine per pod owns all the state below
-// except the fields marked otherwise.
+// podWorker is the state of one pod on one emulated node, like the
+// kubelet's pod worker: admission, sandbox, init containers, containers,
+// status, and termination on deletion. It owns no goroutine: the agent's
+// pod queue (queue.go) hands it to one worker at a time, which calls step;
+// step returns when the pod next needs a look. Only the fields marked
+// otherwise are touched outside a step.
 type podWorker struct {
 	node *emuNode
 	// clock is the worker's time source; tests pass a fake one to step
 	// through back-offs and grace periods in virtual time.
 	clock clock.Clock
 
-	mu     sync.Mutex
-	pod    *corev1.Pod // latest version from the informer (guarded by mu)
-	notify chan struct{}
-	done   chan struct{}
-	once   sync.Once
+	mu  sync.Mutex
+	pod *corev1.Pod // latest version from the informer (guarded by mu)
+	// removed is set when the pod left the API; a queued step then
+	// does nothing.
+	removed atomic.Bool
 	// admitted and terminal are read by the node during admission.
 	admitted atomic.Bool
 	terminal atomic.Bool
+
+	restored bool
+	// finished marks a deleted pod whose final delete went through.
+	finished bool
+	// pauseKey and pauseUntil describe what the pod waits for in place
+	// of a blocking sleep: an image pull or a container stop (pause).
+	pauseKey   string
+	pauseUntil time.Time
+	// pauseSeen records that the current step reached the wait again.
+	pauseSeen bool
 
 	sandboxReady   bool
 	sandboxRetryAt time.Time
@@ -75,9 +92,17 @@ type podWorker struct {
 	startTime *metav1.Time
 	initCtrs  []*ctr
 	ctrs      []*ctr
+	// written is the last status this worker wrote, server what the API
+	// returned for it (the base of the next patch), and unwritten a
+	// status whose write failed and is to be tried again.
 	written   *corev1.PodStatus
-	annotated bool
-	volumes   volumeWait // see volumes.go
+	server    *corev1.PodStatus
+	unwritten *corev1.PodStatus
+	// annotation is the Windows resources annotation still to be written
+	// (it rides on the next status patch); annotated once it is.
+	annotation string
+	annotated  bool
+	volumes    volumeWait // see volumes.go
 	// deadlineHit marks a pod stopped for its activeDeadlineSeconds
 	// (deadline.go).
 	deadlineHit bool
@@ -100,7 +125,7 @@ type ctr struct {
 }
 
 func newPodWorker(n *emuNode, pod *corev1.Pod) *podWorker {
-	w := &podWorker{node: n, clock: clock.RealClock{}, pod: pod, notify: make(chan struct{}, 1), done: make(chan struct{})}
+	w := &podWorker{node: n, clock: n.agent.clock, pod: pod}
 	for _, c := range pod.Spec.InitContainers {
 		w.initCtrs = append(w.initCtrs, newCtr(c, true))
 	}
@@ -117,15 +142,11 @@ func newCtr(c corev1.Container, init bool) *ctr {
 	}}
 }
 
-// update records the latest pod and wakes the worker.
+// update records the latest pod; the caller queues the worker.
 func (w *podWorker) update(pod *corev1.Pod) {
 	w.mu.Lock()
 	w.pod = pod
 	w.mu.Unlock()
-	select {
-	case w.notify <- struct{}{}:
-	default:
-	}
 }
 
 func (w *podWorker) latest() *corev1.Pod {
@@ -134,65 +155,109 @@ func (w *podWorker) latest() *corev1.Pod {
 	return w.pod
 }
 
-func (w *podWorker) stop() { w.once.Do(func() { close(w.done) }) }
-
 // isActive reports whether the pod counts against the node's resources.
 func (w *podWorker) isActive() bool { return w.admitted.Load() && !w.terminal.Load() }
 
-// run is the worker loop: sync, write status, sleep until the next thing
-// happens or the pod changes.
-func (w *podWorker) run(ctx context.Context) {
-	w.restore(w.latest())
-	for {
-		pod := w.latest()
-		if pod.DeletionTimestamp != nil {
-			w.terminate(ctx, pod)
-			return
-		}
-		if !w.terminal.Load() {
-			w.syncPod(ctx, pod)
-			w.writeStatus(ctx, pod)
-		}
-		if !w.sleep(ctx, w.nextWake()) {
-			return
-		}
+// step is one pass of what used to be the worker's loop: sync, write the
+// status, and say when the next thing is due (zero: nothing until the pod
+// changes). A terminal pod returns zero and so leaves the queue for good.
+func (w *podWorker) step(ctx context.Context) time.Time {
+	if w.removed.Load() || w.finished {
+		return time.Time{}
 	}
+	pod := w.latest()
+	if !w.restored {
+		w.restore(pod)
+		w.restored = true
+	}
+	w.pauseSeen = false
+	defer w.dropAbandonedPause()
+	if pod.DeletionTimestamp != nil {
+		return w.terminate(ctx, pod)
+	}
+	if w.terminal.Load() {
+		return w.retryUnwritten(ctx)
+	}
+	w.syncPod(ctx, pod)
+	w.dropAbandonedPause()
+	if w.paused() {
+		// As the blocking sleep did, a pause holds the status back until
+		// the pull or the stop is over.
+		return w.pauseUntil
+	}
+	w.writeStatus(ctx, pod)
+	return earliest(w.nextWake(), w.statusRetry())
 }
 
-// sleep waits until wake, a pod update, or the end; it reports whether the
-// worker should go on.
-func (w *podWorker) sleep(ctx context.Context, wake time.Time) bool {
-	var timer <-chan time.Time
-	if !wake.IsZero() {
-		t := w.clock.NewTimer(max(wake.Sub(w.clock.Now()), 10*time.Millisecond))
-		defer t.Stop()
-		timer = t.C()
+// statusRetry is when a failed status write is tried again: the status
+// manager's sync period.
+func (w *podWorker) statusRetry() time.Time {
+	if w.unwritten == nil {
+		return time.Time{}
 	}
-	select {
-	case <-ctx.Done():
-		return false
-	case <-w.done:
-		return false
-	case <-w.notify:
-	case <-timer:
+	return w.clock.Now().Add(statusRetryPeriod)
+}
+
+// retryUnwritten writes a terminal pod's status again after a failure.
+func (w *podWorker) retryUnwritten(ctx context.Context) time.Time {
+	if w.unwritten != nil {
+		w.putStatus(ctx, *w.unwritten)
 	}
+	return w.statusRetry()
+}
+
+// earliest is the earlier of two wake times, zero meaning none.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
+}
+
+// Pauses a pod can be in.
+const (
+	pausePull = "pull"
+	pauseStop = "stop"
+)
+
+// wait reports whether d has passed since the pod began waiting for key.
+// The first call starts the wait and the step ends there (paused); the
+// step at the end of the wait reaches the same call again, which then
+// reports true. Starting a wait for another key abandons the current one.
+func (w *podWorker) wait(key string, d time.Duration) bool {
+	now := w.clock.Now()
+	if w.pauseKey != key {
+		if d <= 0 {
+			return true
+		}
+		w.pauseKey, w.pauseUntil, w.pauseSeen = key, now.Add(d), true
+		return false
+	}
+	w.pauseSeen = true
+	if now.Before(w.pauseUntil) {
+		return false
+	}
+	w.pauseKey, w.pauseUntil = "", time.Time{}
 	return true
 }
 
-// pause waits d unless the pod is deleted or the worker stops; it reports
-// whether the full time passed.
-func (w *podWorker) pause(ctx context.Context, d time.Duration) bool {
-	t := w.clock.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-w.done:
-		return false
-	case <-t.C():
-		return true
+// dropAbandonedPause ends a wait the step did not come back to: another
+// pod pulled the image meanwhile, or the pod is being deleted.
+func (w *podWorker) dropAbandonedPause() {
+	if !w.pauseSeen {
+		w.pauseKey, w.pauseUntil = "", time.Time{}
 	}
 }
+
+// paused reports whether the pod waits for a pull or a stop.
+func (w *podWorker) paused() bool { return w.pauseKey != "" }
+
+// pause is the image pull's wait (pull.go); false ends the step.
+func (w *podWorker) pause(_ context.Context, d time.Duration) bool { return w.wait(pausePull, d) }
+
+// pulling reports whether an image pull is under way, so that the step
+// that finishes it does not announce it again.
+func (w *podWorker) pulling() bool { return w.pauseKey == pausePull }
 
 // restore adopts what the API already says about the pod: after an agent
 // restart, running containers keep running and keep their IP.
@@ -283,7 +348,7 @@ func (w *podWorker) syncPod(ctx context.Context, pod *corev1.Pod) {
 		w.startTime = ptr.To(metav1.NewTime(now))
 	}
 	if w.pastDeadline(now) {
-		w.enforceDeadline(ctx, pod)
+		w.enforceDeadline(pod)
 		return
 	}
 	// The kubelet mounts the pod's volumes before it creates the sandbox.
@@ -347,7 +412,7 @@ func (w *podWorker) createSandbox(ctx context.Context, pod *corev1.Pod) bool {
 	// The PLEG sees the new sandbox at its next relist and syncs the pod
 	// again, which is when a failed pull first shows ImagePullBackOff.
 	w.resyncAt = now.Add(plegRelist)
-	w.annotate(ctx, pod)
+	w.annotate(pod)
 	return true
 }
 
@@ -360,9 +425,10 @@ func (w *podWorker) sandboxImage(pod *corev1.Pod) string {
 	return w.node.spec.pauseImage()
 }
 
-// annotate records the Windows runtime settings on the pod (KLT-5..7).
-func (w *podWorker) annotate(ctx context.Context, pod *corev1.Pod) {
-	if w.annotated || w.node.spec.host.OS() != "windows" {
+// annotate records the Windows runtime settings on the pod (KLT-5..7);
+// the annotation goes out with the next status patch.
+func (w *podWorker) annotate(pod *corev1.Pod) {
+	if w.annotated || w.annotation != "" || w.node.spec.host.OS() != "windows" {
 		return
 	}
 	value, err := windowsResourcesAnnotation(pod, int64(w.node.spec.pool.CPU))
@@ -370,22 +436,14 @@ func (w *podWorker) annotate(ctx context.Context, pod *corev1.Pod) {
 		w.node.reportErr(err)
 		return
 	}
-	patch, err := jsonMergePatchAnnotation(AnnotationWindowsResources, value)
-	if err != nil {
-		w.node.reportErr(err)
-		return
-	}
-	_, err = w.node.agent.client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		w.node.failed(opPodPatch, err)
-		return
-	}
-	w.node.succeeded(opPodPatch)
-	w.annotated = true
+	w.annotation = value
 }
 
 // writeStatus posts the pod status when it changed since the last post.
 func (w *podWorker) writeStatus(ctx context.Context, pod *corev1.Pod) {
+	if w.terminal.Load() && w.unwritten != nil {
+		return // the final status is written again by retryUnwritten
+	}
 	if w.terminal.Load() && w.written != nil && w.written.Phase == corev1.PodFailed && w.written.Reason != "" {
 		return // rejected: reject already wrote the final status
 	}
@@ -403,35 +461,75 @@ func isTerminalPhase(p corev1.PodPhase) bool {
 	return p == corev1.PodSucceeded || p == corev1.PodFailed
 }
 
-// putStatus writes st unless it equals what was last written.
+// putStatus writes st unless it equals what was last written. One write is
+// one request: a strategic merge patch of the status subresource from what
+// the API returned for the previous write to st, carrying the pod's UID as
+// a precondition (as the kubelet's status manager does) and the pending
+// annotation, so it neither needs the latest resourceVersion nor a read
+// before it. The status strategy keeps annotation changes made through
+// pods/status.
 func (w *podWorker) putStatus(ctx context.Context, st corev1.PodStatus) {
-	if w.written != nil && equality.Semantic.DeepEqual(*w.written, st) {
+	if w.written != nil && w.annotation == "" && equality.Semantic.DeepEqual(*w.written, st) {
 		return
 	}
-	pods := w.node.agent.client.CoreV1().Pods(w.latest().Namespace)
-	cur := w.latest().DeepCopy()
-	for attempt := 0; attempt < 5; attempt++ {
-		cur.Status = *st.DeepCopy()
-		_, err := pods.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
-		switch {
-		case err == nil:
-			w.written = st.DeepCopy()
-			w.node.succeeded(opPodStatus)
-			return
-		case apierrors.IsNotFound(err) || ctx.Err() != nil:
-			return
-		case apierrors.IsConflict(err):
-			fresh, gerr := pods.Get(ctx, cur.Name, metav1.GetOptions{})
-			if gerr != nil || fresh.UID != cur.UID {
-				return
-			}
-			cur = fresh
-			st.Conditions = mergeConditions(fresh.Status.Conditions, st.Conditions)
-		default:
-			w.node.failed(opPodStatus, err)
-			return
-		}
+	pod := w.latest()
+	base := w.server
+	if base == nil {
+		base = &pod.Status
 	}
+	patch, err := statusPatch(pod.UID, *base, st, w.annotation)
+	if err != nil {
+		w.node.reportErr(err)
+		return
+	}
+	updated, err := w.node.agent.client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name,
+		types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
+	switch {
+	case err == nil:
+		w.written, w.server, w.unwritten = st.DeepCopy(), &updated.Status, nil
+		if w.annotation != "" {
+			w.annotation, w.annotated = "", true
+		}
+		w.node.succeeded(opPodStatus)
+	case apierrors.IsNotFound(err) || apierrors.IsConflict(err) || ctx.Err() != nil:
+		// Gone, or a new pod of the same name (the UID precondition):
+		// nothing left to write for this one.
+		w.unwritten = nil
+	default:
+		w.unwritten = st.DeepCopy()
+		w.node.failed(opPodStatus, err)
+	}
+}
+
+// statusPatch is the strategic merge patch from the status base to st,
+// with uid as precondition and, when set, the Windows resources annotation.
+func statusPatch(uid types.UID, base, st corev1.PodStatus, annotation string) ([]byte, error) {
+	oldJSON, err := json.Marshal(corev1.Pod{Status: base})
+	if err != nil {
+		return nil, fmt.Errorf("encode pod status: %w", err)
+	}
+	newJSON, err := json.Marshal(corev1.Pod{Status: st})
+	if err != nil {
+		return nil, fmt.Errorf("encode pod status: %w", err)
+	}
+	diff, err := strategicpatch.CreateTwoWayMergePatch(oldJSON, newJSON, corev1.Pod{})
+	if err != nil {
+		return nil, fmt.Errorf("diff pod status: %w", err)
+	}
+	patch := map[string]any{}
+	if err := json.Unmarshal(diff, &patch); err != nil {
+		return nil, fmt.Errorf("decode pod status patch: %w", err)
+	}
+	meta := map[string]any{"uid": uid}
+	if annotation != "" {
+		meta["annotations"] = map[string]string{AnnotationWindowsResources: annotation}
+	}
+	patch["metadata"] = meta
+	out, err := json.Marshal(patch)
+	if err != nil {
+		return nil, fmt.Errorf("encode pod status patch: %w", err)
+	}
+	return out, nil
 }
 
 func hasCondition(pod *corev1.Pod, t corev1.PodConditionType, s corev1.ConditionStatus) bool {

@@ -45,7 +45,9 @@ func (w *podWorker) ensureImage(ctx context.Context, pod *corev1.Pod, c *ctr) (c
 		c.retryAt = syncRetryAt(now)
 		return cri.Pulled{}, false
 	}
-	rec.Eventf(ref, corev1.EventTypeNormal, "Pulling", "Pulling image %q", image)
+	if !w.pulling() { // the step that ends the pull comes back here
+		rec.Eventf(ref, corev1.EventTypeNormal, "Pulling", "Pulling image %q", image)
+	}
 	if !w.pause(ctx, pullTime(pulled)) {
 		return cri.Pulled{}, false
 	}

@@ -116,7 +116,7 @@ func TestRestrictedIdentityReportsFailuresOnce(t *testing.T) {
 	createPod(t, ns, simplePod("web", "rbac-1", "nginx"))
 
 	leaseDenied := `node rbac-1 cannot renew its lease: leases.coordination.k8s.io is forbidden: User "` + restrictedUser + `" cannot create resource "leases"`
-	statusDenied := `node rbac-1 cannot update pod status: pods "web" is forbidden: User "` + restrictedUser + `" cannot update resource "pods/status"`
+	statusDenied := `node rbac-1 cannot update pod status: pods "web" is forbidden: User "` + restrictedUser + `" cannot patch resource "pods/status"`
 	node := a.nodes["rbac-1"]
 	// Wait for the retries, then check each failure was said once.
 	waitFor(t, time.Minute, "two failed lease renewals and pod status writes", func(context.Context) (bool, error) {

@@ -13,11 +13,12 @@ import (
 // terminate stops the pod after its deletion was requested: Killing events,
 // the grace period the runtime really grants (LIM-14), a final status, and
 // the final delete with grace 0 that lets the API server remove the pod.
-func (w *podWorker) terminate(ctx context.Context, pod *corev1.Pod) {
+// It returns when to look again: the end of the grace period while the
+// containers stop, a retry after a failed delete, else zero.
+func (w *podWorker) terminate(ctx context.Context, pod *corev1.Pod) time.Time {
 	if !w.terminal.Load() {
-		w.stopContainers(ctx, pod)
-		if ctx.Err() != nil {
-			return
+		if !w.stopContainers(pod) {
+			return w.pauseUntil
 		}
 		w.writeStatus(ctx, w.latest())
 	}
@@ -31,40 +32,52 @@ func (w *podWorker) terminate(ctx context.Context, pod *corev1.Pod) {
 	err := w.node.agent.client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, opts)
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) && ctx.Err() == nil {
 		w.node.failed(opPodDelete, err)
+		return w.clock.Now().Add(statusRetryPeriod)
 	}
+	if err == nil {
+		w.node.succeeded(opPodDelete)
+	}
+	w.finished = true
+	return time.Time{}
 }
 
-// stopContainers sends every running container the stop signal and waits
-// as the program would: a prompt exit, or, when it ignores the signal, the
-// whole grace period before the runtime kills it.
-func (w *podWorker) stopContainers(ctx context.Context, pod *corev1.Pod) {
+// stopContainers sends every running container the stop signal and lets
+// it stop as the program would: a prompt exit, or, when it ignores the
+// signal, the whole grace period before the runtime kills it. It reports
+// whether they have stopped; until then the pod is paused (pauseStop) and
+// the step that ends the wait calls it again.
+func (w *podWorker) stopContainers(pod *corev1.Pod) bool {
 	var running []*ctr
 	for _, c := range append(append([]*ctr(nil), w.initCtrs...), w.ctrs...) {
 		if c.status.State.Running != nil {
 			running = append(running, c)
-			w.node.recorder.Eventf(containerRef(pod, c), corev1.EventTypeNormal, "Killing", "Stopping container %s", c.spec.Name)
 		}
 	}
 	if len(running) == 0 {
 		w.markNeverStarted()
-		return
+		return true
+	}
+	if w.pauseKey != pauseStop {
+		for _, c := range running {
+			w.node.recorder.Eventf(containerRef(pod, c), corev1.EventTypeNormal, "Killing", "Stopping container %s", c.spec.Name)
+		}
 	}
 	grace := w.node.spec.host.GracePeriod(gracePeriod(pod))
-	ignores := pod.Annotations[AnnotationIgnoreSIGTERM] == "true"
 	wait := gracefulStopTime
 	code := int32(0)
-	if ignores {
+	if pod.Annotations[AnnotationIgnoreSIGTERM] == "true" {
 		wait = time.Duration(grace) * time.Second
 		code = w.node.spec.host.KilledExitCode()
 	}
-	if !w.pause(ctx, wait) {
-		return
+	if !w.wait(pauseStop, wait) {
+		return false
 	}
 	now := w.clock.Now()
 	for _, c := range running {
 		w.exit(pod, c, code, now)
 	}
 	w.markNeverStarted()
+	return true
 }
 
 // markNeverStarted leaves containers that never ran waiting with the reason
