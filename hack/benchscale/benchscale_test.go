@@ -98,7 +98,7 @@ func TestClusterConfigsValidate(t *testing.T) {
 	cp := map[string]map[string]string{"kube-controller-manager": {"kube-api-qps": "200"}}
 	for name, cfg := range map[string]func() ([]byte, error){
 		"winkube 1000 nodes": func() ([]byte, error) { return clusterConfig("bench-winkube", pools(1000, 10000), nil) },
-		"kwok host":          func() ([]byte, error) { return clusterConfig("bench-kwok", nil, cp) },
+		"kwok no nodes":      func() ([]byte, error) { return clusterConfig("bench-kwok", nil, cp) },
 	} {
 		data, err := cfg()
 		if err != nil {
@@ -112,7 +112,7 @@ func TestClusterConfigsValidate(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", name, err, data)
 		}
-		if name == "kwok host" && (c.NodeCount() != 1 || c.ControlPlane["kube-controller-manager"]["kube-api-qps"] != "200") {
+		if name == "kwok no nodes" && (c.NodeCount() != 0 || c.ControlPlane["kube-controller-manager"]["kube-api-qps"] != "200") {
 			t.Errorf("%s: %d nodes, controlPlane %v", name, c.NodeCount(), c.ControlPlane)
 		}
 		if name == "winkube 1000 nodes" && c.NodeCount() != 1000 {

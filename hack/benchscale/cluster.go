@@ -47,16 +47,13 @@ var network = map[string]any{
 	"managementCIDR": "10.128.0.0/16",
 }
 
-// hostPool is the one emulated node of the kwok setup: `winkube up` needs
-// at least one node, and its taint keeps the workload off it (the add-on
-// DaemonSets, which tolerate every taint, still run there).
-var hostPool = map[string]any{
-	"name": "host", "os": "linux", "count": 1,
-	"taints": []map[string]string{{"key": "bench", "value": "host", "effect": "NoSchedule"}},
-}
+// noNodes is the pool list of the kwok setup: one pool of count 0, so
+// `winkube up` runs the control plane (and its services and add-ons)
+// without emulated nodes and kwok's are the only ones.
+var noNodes = []map[string]any{{"name": "none", "os": "linux", "count": 0}}
 
-// clusterConfig is a winkube Cluster config with the given pools (none:
-// the host pool, for the control plane kwok runs against) and
+// clusterConfig is a winkube Cluster config with the given pools (none: no
+// emulated nodes, for the control plane kwok runs against) and
 // controlPlane flags.
 func clusterConfig(name string, ps []pool, cpFlags map[string]map[string]string) ([]byte, error) {
 	var nodePools []map[string]any
@@ -68,7 +65,7 @@ func clusterConfig(name string, ps []pool, cpFlags map[string]map[string]string)
 		nodePools = append(nodePools, np)
 	}
 	if len(nodePools) == 0 {
-		nodePools = []map[string]any{hostPool}
+		nodePools = noNodes
 	}
 	cfg := map[string]any{
 		"apiVersion": "winkube.io/v1alpha1",

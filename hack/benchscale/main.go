@@ -149,11 +149,10 @@ func benchWinkube(ctx context.Context, o *options, ps []pool) (result, map[strin
 	return r, cpFlags, err
 }
 
-// benchKwok measures kwok's fake nodes on a winkube control plane with one
-// emulated node the workload cannot use (hostPool), run with the same sized
-// flags as the winkube setup.
+// benchKwok measures kwok's fake nodes on a winkube control plane without
+// emulated nodes, run with the same sized flags as the winkube setup.
 func benchKwok(ctx context.Context, o *options, ps []pool, cpFlags map[string]map[string]string) (result, error) {
-	progress("== kwok: winkube up with one tainted node, then kwok with %d nodes", o.nodes)
+	progress("== kwok: winkube up without nodes, then kwok with %d nodes", o.nodes)
 	cfg, err := clusterConfig("bench-kwok", nil, cpFlags)
 	if err != nil {
 		return result{}, err
@@ -174,7 +173,7 @@ func benchKwok(ctx context.Context, o *options, ps []pool, cpFlags map[string]ma
 	if err != nil {
 		return result{}, err
 	}
-	host := w.counts().ready // the host pool's node
+	host := w.counts().ready // 0: the control plane runs no nodes of its own
 	start := time.Now()
 	k, err := startKwok(o, dir, up.kubeconfig())
 	if err != nil {
@@ -337,7 +336,7 @@ func writeNotes(w io.Writer, o *options, cpFlags map[string]map[string]string) {
 	if len(o.kwokArgs) > 0 {
 		extra = " and " + strings.Join(o.kwokArgs, " ")
 	}
-	fmt.Fprintf(w, "kwok:    %s with kwokctl's default stages%s, on `winkube up` with one tainted node;\n", strings.TrimSpace(string(version)), extra)
+	fmt.Fprintf(w, "kwok:    %s with kwokctl's default stages%s, on `winkube up` without emulated nodes;\n", strings.TrimSpace(string(version)), extra)
 	fmt.Fprintf(w, "         nodes Ready from kwok's start, the nodes created at 200 requests/s like the agent's.\n")
 	fmt.Fprintf(w, "control plane (both): %s\n", describeFlags(cpFlags))
 	fmt.Fprintf(w, "ratio: winkube / kwok; below 1 winkube is faster or smaller. CPU in %% of one core.\n")

@@ -150,6 +150,12 @@ func (c *Cluster) startControlPlane(ctx context.Context, o Options) error {
 }
 
 func (c *Cluster) startNodes(ctx context.Context, timeout time.Duration) error {
+	if c.Config.NodeCount() == 0 {
+		// A control plane alone is useful for `winkube nodes` from another
+		// process and for other node emulators (kwok, in hack/bench-scale.sh).
+		c.say("No emulated nodes: every node pool has count 0, so the control plane runs alone.")
+		return nil
+	}
 	step := time.Now()
 	agent, err := node.Start(ctx, node.Options{Config: AgentConfig(c.cp.RESTConfig()), Cluster: c.Config, Progress: indent{c.out}})
 	if err != nil {
