@@ -23,6 +23,7 @@ import (
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/controlplane"
 	"github.com/winkube/winkube/pkg/datadir"
+	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/metrics"
 	"github.com/winkube/winkube/pkg/node"
 )
@@ -36,6 +37,9 @@ type Options struct {
 	Out        io.Writer     // progress lines
 	// Webhook runs the admission webhook in-process and registers it.
 	Webhook bool
+	// Images answers image platforms for the nodes and the webhook; nil is
+	// the built-in catalog.
+	Images imageinfo.Resolver
 }
 
 // Cluster is a running cluster.
@@ -95,7 +99,7 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 		c.Stop()
 		return nil, err
 	}
-	if err := c.startNodes(ctx, o.Timeout); err != nil {
+	if err := c.startNodes(ctx, o.Timeout, o.Images); err != nil {
 		c.Stop()
 		return nil, err
 	}
@@ -104,7 +108,7 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 		return nil, err
 	}
 	if o.Webhook {
-		err = c.startWebhook(ctx, client)
+		err = c.startWebhook(ctx, client, o.Images)
 	} else {
 		c.removeStaleWebhook(ctx)
 	}
@@ -149,7 +153,7 @@ func (c *Cluster) startControlPlane(ctx context.Context, o Options) error {
 	return nil
 }
 
-func (c *Cluster) startNodes(ctx context.Context, timeout time.Duration) error {
+func (c *Cluster) startNodes(ctx context.Context, timeout time.Duration, images imageinfo.Resolver) error {
 	if c.Config.NodeCount() == 0 {
 		// A control plane alone is useful for `winkube nodes` from another
 		// process and for other node emulators (kwok, in hack/bench-scale.sh).
@@ -157,7 +161,7 @@ func (c *Cluster) startNodes(ctx context.Context, timeout time.Duration) error {
 		return nil
 	}
 	step := time.Now()
-	agent, err := node.Start(ctx, node.Options{Config: AgentConfig(c.cp.RESTConfig()), Cluster: c.Config, Progress: indent{c.out}})
+	agent, err := node.Start(ctx, node.Options{Config: AgentConfig(c.cp.RESTConfig()), Cluster: c.Config, Progress: indent{c.out}, Images: images})
 	if err != nil {
 		return fmt.Errorf("starting the emulated nodes: %w", err)
 	}

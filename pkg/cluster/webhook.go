@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/webhook"
 	"github.com/winkube/winkube/pkg/webhook/install"
 )
@@ -29,7 +30,7 @@ const webhookDir = "webhook"
 // the server stops. The configurations fail open (Ignore), so a cluster
 // killed without its close (SIGKILL) still admits pods on the next start,
 // which replaces or removes them (removeStaleWebhook).
-func (c *Cluster) startWebhook(ctx context.Context, client kubernetes.Interface) error {
+func (c *Cluster) startWebhook(ctx context.Context, client kubernetes.Interface, images imageinfo.Resolver) error {
 	step := time.Now()
 	dir := filepath.Join(c.DataDir, webhookDir)
 	certs, _, err := install.EnsureCerts(dir, []string{"127.0.0.1"})
@@ -40,7 +41,7 @@ func (c *Cluster) startWebhook(ctx context.Context, client kubernetes.Interface)
 	if err != nil {
 		return err
 	}
-	calls, addr, stopServer, err := serveWebhook(client, certs)
+	calls, addr, stopServer, err := serveWebhook(client, certs, images)
 	if err != nil {
 		return fmt.Errorf("starting the admission webhook: %w", err)
 	}
@@ -65,12 +66,12 @@ func (c *Cluster) startWebhook(ctx context.Context, client kubernetes.Interface)
 }
 
 // serveWebhook serves the webhook on a free port of 127.0.0.1 until stop.
-func serveWebhook(client kubernetes.Interface, certs *install.Certs) (calls *countingHandler, addr string, stop func(), err error) {
+func serveWebhook(client kubernetes.Interface, certs *install.Certs, images imageinfo.Resolver) (calls *countingHandler, addr string, stop func(), err error) {
 	cert, err := certs.TLS()
 	if err != nil {
 		return nil, "", nil, err
 	}
-	h, err := webhook.NewHandler(webhook.Options{Client: client})
+	h, err := webhook.NewHandler(webhook.Options{Client: client, Resolver: images})
 	if err != nil {
 		return nil, "", nil, err
 	}

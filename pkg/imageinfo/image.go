@@ -53,7 +53,8 @@ type Image struct {
 	Index bool
 	// Missing, when not nil, says the reference cannot be pulled at all:
 	// ErrTagNotFound for a tag the repository does not publish,
-	// ErrNoSuchHost for a registry whose name does not resolve.
+	// ErrNoSuchHost for a registry whose name does not resolve,
+	// ErrUnauthorized for a registry that refused the pull secrets.
 	Missing error
 }
 
@@ -63,6 +64,9 @@ var (
 	ErrTagNotFound = errors.New("not found")
 	// ErrNoSuchHost: the registry's host name does not resolve.
 	ErrNoSuchHost = errors.New("no such host")
+	// ErrUnauthorized: the registry refused the credentials (or their
+	// absence) with 401.
+	ErrUnauthorized = errors.New("401 Unauthorized")
 )
 
 // Ref renders the normalised reference.

@@ -24,6 +24,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/imageinfo"
 )
 
 // Options configure an agent.
@@ -40,6 +41,9 @@ type Options struct {
 	// PodWorkers is the number of goroutines that handle pods; default 4
 	// per core, more for large clusters (podWorkerCount in queue.go).
 	PodWorkers int
+	// Images answers image platforms for pulls; nil is the built-in
+	// catalog (registry.Flags builds one for --resolve-images registry).
+	Images imageinfo.Resolver
 }
 
 // Agent runs the emulated nodes of one cluster config in this process.
@@ -66,6 +70,7 @@ type Agent struct {
 	pods       workqueue.TypedDelayingInterface[*podWorker]
 	beats      workqueue.TypedDelayingInterface[beatJob]
 	podWorkers int
+	images     imageinfo.Resolver
 
 	// readyMu guards readyNodes and allReady (nodeSeen).
 	readyMu    sync.Mutex
@@ -136,6 +141,7 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 		nodes:    map[string]*emuNode{},
 		ready:    make(chan struct{}),
 		clock:    realClock,
+		images:   o.Images,
 
 		readyNodes: map[string]bool{},
 	}

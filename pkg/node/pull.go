@@ -20,7 +20,7 @@ func (w *podWorker) ensureImage(ctx context.Context, pod *corev1.Pod, c *ctr) (c
 	ref := containerRef(pod, c)
 	image := c.spec.Image
 	rt := w.node.spec.host.Runtime()
-	pulled, err := rt.Pull(image)
+	pulled, err := rt.PullImage(w.node.agent.resolveImage(ctx, pod, image))
 	present := err == nil && w.node.hasImage(pulled.Ref)
 	rec := w.node.recorder
 	now := w.clock.Now()

@@ -161,9 +161,9 @@ func TestLintExitCodes(t *testing.T) {
 			t.Errorf("winkube lint %v: exit %d, want %d\n%s%s", tc.args, code, tc.want, out, errOut)
 		}
 	}
-	// Input errors still report what loaded.
+	// Input errors still report what loaded; the text report lists both.
 	out, errOut, _ := lint(t, lintData("broken.yaml"), lintData("fails.yaml"))
-	if !strings.Contains(errOut, "broken.yaml") || !strings.Contains(out, "fails.yaml") {
+	if !strings.Contains(out, "broken.yaml:6: input error") || !strings.Contains(out, "fails.yaml") {
 		t.Errorf("broken input hid the others:\nstdout:\n%s\nstderr:\n%s", out, errOut)
 	}
 }

@@ -14,6 +14,10 @@ type manifestInfo struct {
 	digest    string
 	platforms []imageinfo.Platform
 	index     bool
+	// private is set when the registry let the look-up in only with a
+	// pull secret: the answer is then cached for that set of secrets
+	// alone.
+	private bool
 }
 
 // cacheEntry is one cached answer. Entries for digests never expire (the

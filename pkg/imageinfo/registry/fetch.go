@@ -92,6 +92,8 @@ func (r *Resolver) fetch(ctx context.Context, t target, secrets [][]byte) (manif
 	for _, auth := range auths {
 		info, err := r.fetchWith(ctx, ref, auth)
 		if err == nil {
+			// Only an answer read without credentials is everybody's.
+			info.private = auth != authn.Anonymous
 			return info, nil
 		}
 		last = err

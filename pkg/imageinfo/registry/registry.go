@@ -12,10 +12,10 @@
 // is known. A fallback answer is the fallback's own, with Err saying why
 // the registry did not answer.
 //
-// The cache is shared by all callers whatever their credentials: once a
-// pod's pull secret has let a look-up in, other pods learn the same
-// image's platforms (never its content) from the cache. Placement needs
-// no more, and the runtime still checks the credentials when it pulls.
+// Answers of public images (read without credentials) are cached for every
+// caller; an image the registry shows only to a pull secret is cached for
+// that set of secrets alone, so a pod without the secret is refused as the
+// runtime would refuse its pull, and learns nothing of a private image.
 // Failures are remembered briefly (Options.ErrorTTL); identical look-ups
 // in flight are collapsed.
 package registry
@@ -153,14 +153,17 @@ func orDefault(d, def time.Duration) time.Duration {
 func (r *Resolver) Resolve(ctx context.Context, req imageinfo.Request) imageinfo.Answer {
 	want := imageinfo.Lookup(req.Ref)
 	key := cacheKey(want)
-	if info, ok := r.cache.get(key, r.now()); ok {
-		r.hits.Add(1)
-		return answerFrom(want, info, imageinfo.SourceCache)
+	// Look-ups with different secrets are neither collapsed nor share a
+	// failure or a private answer: one may be refused where the other is
+	// let in.
+	flightKey := key + "\x00" + fingerprint(req.PullSecrets)
+	for _, k := range []string{key, flightKey} {
+		if info, ok := r.cache.get(k, r.now()); ok {
+			r.hits.Add(1)
+			return answerFrom(want, info, imageinfo.SourceCache)
+		}
 	}
 	r.misses.Add(1)
-	// Look-ups with different secrets are neither collapsed nor share a
-	// failure: one may be refused where the other is let in.
-	flightKey := key + "\x00" + fingerprint(req.PullSecrets)
 	if err, ok := r.cache.getErr(errorKey(flightKey), r.now()); ok {
 		r.failHits.Add(1)
 		return r.fall(ctx, req, err)
@@ -187,8 +190,10 @@ func (r *Resolver) Resolve(ctx context.Context, req imageinfo.Request) imageinfo
 func (r *Resolver) lookup(ctx context.Context, key, flightKey string, t target, secrets [][]byte) (manifestInfo, error) {
 	// A caller that missed the cache just before an earlier group stored
 	// its answer must not fetch again.
-	if info, ok := r.cache.get(key, r.now()); ok {
-		return info, nil
+	for _, k := range []string{key, flightKey} {
+		if info, ok := r.cache.get(k, r.now()); ok {
+			return info, nil
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.timeout)
 	defer cancel()
@@ -201,13 +206,18 @@ func (r *Resolver) lookup(ctx context.Context, key, flightKey string, t target, 
 		}
 		return manifestInfo{}, err
 	}
+	// A private answer is filed under the secrets that let it in.
+	suffix := ""
+	if info.private {
+		suffix = flightKey[len(key):]
+	}
 	if t.digest != "" {
-		r.cache.put(key, info, time.Time{})
+		r.cache.put(key+suffix, info, time.Time{})
 		return info, nil
 	}
-	r.cache.put(key, info, r.now().Add(r.ttl))
+	r.cache.put(key+suffix, info, r.now().Add(r.ttl))
 	if info.digest != "" {
-		r.cache.put(t.named+"@"+info.digest, info, time.Time{})
+		r.cache.put(t.named+"@"+info.digest+suffix, info, time.Time{})
 	}
 	return info, nil
 }

@@ -367,16 +367,21 @@ func TestFailuresAreRememberedBriefly(t *testing.T) {
 	if a := resolve(r, ref); !errors.Is(a.Err, registry.ErrUnauthorized) || srv.Requests() == served {
 		t.Errorf("after ErrorTTL: %v, want the registry asked again", a.Err)
 	}
-	// Other credentials are another look-up, whose answer then serves
-	// everyone from the cache.
-	if a := resolve(r, ref, rt.DockerConfigJSON(srv.Host, "puller", "s3cret")); a.Err != nil {
+	// Other credentials are another look-up. Its answer is cached for
+	// those credentials only: an anonymous caller is still refused (from
+	// the remembered failure), as the runtime would refuse its pull.
+	secret := rt.DockerConfigJSON(srv.Host, "puller", "s3cret")
+	if a := resolve(r, ref, secret); a.Err != nil {
 		t.Errorf("with a pull secret after an anonymous failure: %v", a.Err)
 	}
-	if a := resolve(r, ref); a.Source != imageinfo.SourceCache {
-		t.Errorf("anonymous after the secret's answer: from %s (%v), want cache", a.Source, a.Err)
+	if a := resolve(r, ref, secret); a.Source != imageinfo.SourceCache {
+		t.Errorf("the secret's second look-up: from %s (%v), want cache", a.Source, a.Err)
 	}
-	if s := r.Stats(); s.Fetches != 3 || s.RememberedErrors != 1 || s.RegistryErrors != 2 {
-		t.Errorf("stats %+v, want 3 fetches (anonymous, anonymous after ErrorTTL, with secret), 1 remembered, 2 errors", s)
+	if a := resolve(r, ref); !errors.Is(a.Err, registry.ErrUnauthorized) {
+		t.Errorf("anonymous after the secret's answer: from %s (%v), want the registry's refusal", a.Source, a.Err)
+	}
+	if s := r.Stats(); s.Fetches != 3 || s.RememberedErrors != 2 || s.RegistryErrors != 2 {
+		t.Errorf("stats %+v, want 3 fetches (anonymous, anonymous after ErrorTTL, with secret), 2 remembered, 2 errors", s)
 	}
 
 	never := newResolver(t, registry.Options{ErrorTTL: -1})

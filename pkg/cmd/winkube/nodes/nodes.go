@@ -13,6 +13,7 @@ import (
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/cluster"
 	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/imageinfo/registry"
 	"github.com/winkube/winkube/pkg/node"
 )
 
@@ -21,6 +22,7 @@ type flags struct {
 	context    string
 	config     string
 	timeout    time.Duration
+	images     registry.Flags
 }
 
 // NewCommand returns `winkube nodes`.
@@ -42,11 +44,16 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 	c.Flags().StringVar(&f.context, "context", "", "kubeconfig context to use (default: the current context)")
 	c.Flags().StringVar(&f.config, "config", "", "cluster config file whose nodePools to run (default: the default pools)")
 	c.Flags().DurationVar(&f.timeout, "wait", 2*time.Minute, "how long to wait for the nodes to be Ready")
+	f.images.AddFlags(c.Flags(), registry.ModeCatalog)
 	_ = c.MarkFlagRequired("kubeconfig")
 	return c
 }
 
 func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
+	images, err := f.images.Resolver()
+	if err != nil {
+		return &cmd.ExitError{Code: 2, Err: err}
+	}
 	cfg, err := v1alpha1.Load(f.config)
 	if err != nil {
 		return err
@@ -59,7 +66,7 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 	}
 	start := time.Now()
 	fmt.Fprintf(streams.Out, "Joining %d nodes to %s\n", cfg.NodeCount(), rest.Host)
-	agent, err := node.Start(ctx, node.Options{Config: cluster.AgentConfig(rest), Cluster: cfg, Progress: streams.Out})
+	agent, err := node.Start(ctx, node.Options{Config: cluster.AgentConfig(rest), Cluster: cfg, Progress: streams.Out, Images: images})
 	if err != nil {
 		return fmt.Errorf("starting the emulated nodes: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/cluster"
 	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/imageinfo/registry"
 )
 
 type flags struct {
@@ -20,6 +21,7 @@ type flags struct {
 	apply   []string
 	timeout time.Duration
 	webhook bool
+	images  registry.Flags
 }
 
 // NewCommand returns `winkube up`.
@@ -43,12 +45,18 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 	c.Flags().IntVar(&f.port, "port", 6443, "loopback port of kube-apiserver")
 	c.Flags().StringArrayVar(&f.apply, "apply", nil, "manifest file or directory to apply once the cluster is ready (repeatable); prints where the pods landed")
 	c.Flags().BoolVar(&f.webhook, "webhook", false, "run the winkube admission webhook in-process and register it, so pods without selectors land on nodes that can run their images")
+	f.images.AddFlags(c.Flags(), registry.ModeCatalog)
 	c.Flags().DurationVar(&f.timeout, "wait", 3*time.Minute, "how long to wait for the cluster and applied pods to be ready")
 	return c
 }
 
 func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
+	images, err := f.images.Resolver()
+	if err != nil {
+		return &cmd.ExitError{Code: 2, Err: err}
+	}
 	cl, err := cluster.Up(ctx, cluster.Options{
+		Images:     images,
 		ConfigFile: f.config,
 		DataDir:    f.dataDir,
 		Port:       f.port,

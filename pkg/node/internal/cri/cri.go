@@ -91,7 +91,11 @@ type Pulled struct {
 // both an image without an entry for the host's OS and architecture. What
 // is pulled may still fail to start (StartContainer).
 func (r Runtime) Pull(image string) (Pulled, error) {
-	img := imageinfo.Lookup(image)
+	return r.PullImage(imageinfo.Lookup(image))
+}
+
+// PullImage is Pull of an image already resolved (from a registry, say).
+func (r Runtime) PullImage(img imageinfo.Image) (Pulled, error) {
 	if img.Missing != nil {
 		return Pulled{}, &PullError{Message: r.missingMessage(img)}
 	}
@@ -128,8 +132,19 @@ func (r Runtime) noMatchMessage(img imageinfo.Image) string {
 func (r Runtime) missingMessage(img imageinfo.Image) string {
 	ref := img.Ref()
 	host, path, _ := strings.Cut(img.Repository, "/")
+	manifest := img.Tag
+	if img.Digest != "" {
+		manifest = img.Digest
+	}
 	if host == "docker.io" {
 		host = "registry-1.docker.io"
+	}
+	if errors.Is(img.Missing, imageinfo.ErrUnauthorized) {
+		head := fmt.Sprintf("unexpected status from HEAD request to https://%s/v2/%s/manifests/%s: 401 Unauthorized", host, path, manifest)
+		if r.Name == Docker {
+			return fmt.Sprintf("rpc error: code = Unknown desc = Error response from daemon: Head \"https://%s/v2/%s/manifests/%s\": unauthorized: authentication required", host, path, manifest)
+		}
+		return fmt.Sprintf("rpc error: code = Unknown desc = failed to pull and unpack image %q: failed to resolve reference %q: %s", ref, ref, head)
 	}
 	if errors.Is(img.Missing, imageinfo.ErrNoSuchHost) {
 		dial := fmt.Sprintf("dial tcp: lookup %s: no such host", strings.Split(host, ":")[0])
@@ -137,7 +152,7 @@ func (r Runtime) missingMessage(img imageinfo.Image) string {
 			return fmt.Sprintf("rpc error: code = Unknown desc = Error response from daemon: Get \"https://%s/v2/\": %s", host, dial)
 		}
 		return fmt.Sprintf("rpc error: code = Unknown desc = failed to pull and unpack image %q: failed to resolve reference %q: failed to do request: Head \"https://%s/v2/%s/manifests/%s\": %s",
-			ref, ref, host, path, img.Tag, dial)
+			ref, ref, host, path, manifest, dial)
 	}
 	if r.Name == Docker {
 		return fmt.Sprintf("rpc error: code = Unknown desc = Error response from daemon: manifest for %s not found: manifest unknown: manifest unknown", ref)
