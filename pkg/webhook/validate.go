@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	admissionv1 "k8s.io/api/admission/v1"
-	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -85,24 +84,8 @@ func decodeTemplate(req *admissionv1.AdmissionRequest) (*template, error) {
 		if err = json.Unmarshal(req.Object.Raw, o); err == nil && o.Spec.Template != nil {
 			t = &template{meta: &o.ObjectMeta, spec: &o.Spec.Template.Spec, path: tmpl}
 		}
-	case gk == "apps/Deployment":
-		o := &appsv1.Deployment{}
-		err = json.Unmarshal(req.Object.Raw, o)
-		t = &template{meta: &o.ObjectMeta, spec: &o.Spec.Template.Spec, path: tmpl}
-	case gk == "apps/StatefulSet":
-		o := &appsv1.StatefulSet{}
-		err = json.Unmarshal(req.Object.Raw, o)
-		t = &template{meta: &o.ObjectMeta, spec: &o.Spec.Template.Spec, path: tmpl}
-	case gk == "apps/DaemonSet":
-		o := &appsv1.DaemonSet{}
-		err = json.Unmarshal(req.Object.Raw, o)
-		t = &template{meta: &o.ObjectMeta, spec: &o.Spec.Template.Spec, path: tmpl}
-	case gk == "apps/ReplicaSet":
-		o := &appsv1.ReplicaSet{}
-		err = json.Unmarshal(req.Object.Raw, o)
-		t = &template{meta: &o.ObjectMeta, spec: &o.Spec.Template.Spec, path: tmpl}
-	case gk == "batch/Job":
-		o := &batchv1.Job{}
+	case workloadKinds[gk]:
+		o := &templated{}
 		err = json.Unmarshal(req.Object.Raw, o)
 		t = &template{meta: &o.ObjectMeta, spec: &o.Spec.Template.Spec, path: tmpl}
 	case gk == "batch/CronJob":
@@ -221,4 +204,18 @@ func (h *Handler) windowsRuntime(spec *corev1.PodSpec) string {
 func defaultGracePeriod(spec *corev1.PodSpec) bool {
 	g := spec.TerminationGracePeriodSeconds
 	return g != nil && *g == corev1.DefaultTerminationGracePeriodSeconds
+}
+
+// workloadKinds are the kinds whose pod template is spec.template.
+var workloadKinds = map[string]bool{
+	"apps/Deployment": true, "apps/StatefulSet": true, "apps/DaemonSet": true,
+	"apps/ReplicaSet": true, "batch/Job": true,
+}
+
+// templated is what those kinds share: metadata and spec.template.
+type templated struct {
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              struct {
+		Template corev1.PodTemplateSpec `json:"template"`
+	} `json:"spec"`
 }
