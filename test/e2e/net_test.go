@@ -121,6 +121,15 @@ func checkNet(t *testing.T, cs kubernetes.Interface, dir string) {
 }
 
 // checkAddons: the cluster looks like seed 004's when it is finished.
+func podIsReady(p corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
 func checkAddons(t *testing.T, cs kubernetes.Interface) {
 	t.Helper()
 	want := map[string]int{"kube-flannel-ds-windows": 3, "kube-proxy-windows": 3, "coredns": 2}
@@ -131,14 +140,18 @@ func checkAddons(t *testing.T, cs kubernetes.Interface) {
 			t.Fatal(err)
 		}
 		running := map[string]int{}
+		// Every add-on must be Ready too, not only these: doctor (TS-7)
+		// reports a Linux flanneld still running its init containers.
+		allReady := true
 		for _, p := range pods.Items {
+			allReady = allReady && podIsReady(p)
 			for prefix := range want {
 				if strings.HasPrefix(p.Name, prefix+"-") && p.Status.Phase == corev1.PodRunning {
 					running[prefix]++
 				}
 			}
 		}
-		done := true
+		done := allReady
 		for k, n := range want {
 			done = done && running[k] >= n
 		}
@@ -146,7 +159,7 @@ func checkAddons(t *testing.T, cs kubernetes.Interface) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("kube-system add-ons running: %v, want %v", running, want)
+			t.Fatalf("kube-system add-ons running: %v, want %v, all Ready: %v", running, want, allReady)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
