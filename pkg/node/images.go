@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"errors"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -25,11 +24,8 @@ func (a *Agent) resolveImage(ctx context.Context, pod *corev1.Pod, ref string) i
 	secrets, _ := registry.SecretsFor(ctx, a.client, pod)
 	ans := a.images.Resolve(ctx, imageinfo.Request{Ref: ref, PullSecrets: secrets})
 	img := ans.Image
-	switch {
-	case errors.Is(ans.Err, registry.ErrNotFound):
-		img.Missing = imageinfo.ErrTagNotFound
-	case errors.Is(ans.Err, registry.ErrUnauthorized):
-		img.Missing = imageinfo.ErrUnauthorized
+	if m := registry.Missing(ans.Err); m != nil {
+		img.Missing = m
 	}
 	return img
 }

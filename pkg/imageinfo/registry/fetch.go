@@ -251,3 +251,17 @@ func (r *Resolver) transportFor(host string) http.RoundTripper {
 	}
 	return r.transport
 }
+
+// Missing maps a registry error to why a pull of the image fails on a node
+// (imageinfo.Image.Missing): a tag or repository the registry lacks, or
+// credentials it refuses. Other errors (slow, unreachable) say nothing
+// about the image, so they give nil.
+func Missing(err error) error {
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return imageinfo.ErrTagNotFound
+	case errors.Is(err, ErrUnauthorized):
+		return imageinfo.ErrUnauthorized
+	}
+	return nil
+}

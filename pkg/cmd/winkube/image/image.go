@@ -51,7 +51,7 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 			"With a cluster (--kubeconfig, $KUBECONFIG or --data-dir; else the default winkube cluster when it\n" +
 			"exists) it also lists the cluster's node pools and whether each runs the image: what the node's\n" +
 			"runtime would pull (IMG-4) and whether that build starts on the node's build (IMG-2).\n\n" +
-			"Exit status: 0 when every image's platforms are known, 1 when some are only guessed, 2 for usage\n" +
+			"Exit status: 0 when every image's platforms are known, 1 when some are only guessed or cannot be pulled, 2 for usage\n" +
 			"errors or when the named cluster cannot be read.",
 		Example: "  winkube image mcr.microsoft.com/windows/servercore:ltsc2022\n" +
 			"  winkube image --registry-mirror docker.io=127.0.0.1:5000 nginx:1.27 -o json\n" +
@@ -171,6 +171,10 @@ func writeImage(w io.Writer, r Report, withCluster bool) error {
 	fmt.Fprintf(w, "%s (%s, from %s)\n", r.Image, kind, r.Source)
 	if r.Error != "" {
 		fmt.Fprintf(w, "  registry error: %s\n", r.Error)
+	}
+	if r.Missing != "" {
+		fmt.Fprintf(w, "  cannot be pulled: %s; every node fails the pull (ErrImagePull, IMG-3)\n", r.Missing)
+		return nil
 	}
 	if r.Source == imageinfo.SourceUnknown {
 		fmt.Fprintf(w, "  unknown: neither the registry nor the built-in catalog knows this image; %s is only a guess.\n", platformList(r))

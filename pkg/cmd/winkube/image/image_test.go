@@ -233,3 +233,18 @@ func newRegistryResolver(t *testing.T) imageinfo.Resolver {
 	}
 	return r
 }
+
+// rule: IMG-3 — an image that cannot be pulled at all (a tag the registry
+// lacks, or the base images' missing latest) says so and exits 1.
+func TestImageThatCannotBePulled(t *testing.T) {
+	srv := rt.Start(t)
+	srv.PushFixtures(t)
+	out, _, code := runImage(t, "--resolve-images", "registry", srv.Ref("team/nothing:1.0"))
+	if code != ExitUnknown || !strings.Contains(out, "cannot be pulled: not found") {
+		t.Errorf("exit %d, output:\n%s\nwant exit %d and 'cannot be pulled: not found'", code, out, ExitUnknown)
+	}
+	out, _, code = runImage(t, "--resolve-images", "catalog", "mcr.microsoft.com/windows/servercore")
+	if code != ExitUnknown || !strings.Contains(out, `publishes no tag "latest"`) {
+		t.Errorf("exit %d, output:\n%s", code, out)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/winkube/winkube/pkg/imageinfo"
+	"github.com/winkube/winkube/pkg/imageinfo/registry"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -18,11 +19,14 @@ const labelPool = "winkube.io/pool"
 
 // Report is what the command says about one image.
 type Report struct {
-	Image     string           `json:"image"`
-	Source    imageinfo.Source `json:"source"`
-	Index     bool             `json:"index"`
-	Known     bool             `json:"known"`
-	Error     string           `json:"error,omitempty"`
+	Image  string           `json:"image"`
+	Source imageinfo.Source `json:"source"`
+	Index  bool             `json:"index"`
+	Known  bool             `json:"known"`
+	Error  string           `json:"error,omitempty"`
+	// Missing says why the image cannot be pulled at all (a tag the
+	// repository does not publish, a registry name that does not resolve).
+	Missing   string           `json:"missing,omitempty"`
 	Platforms []PlatformReport `json:"platforms"`
 	// Pools is set when a cluster was read: which node groups run the image.
 	Pools []PoolFit `json:"pools,omitempty"`
@@ -88,6 +92,12 @@ func describe(ctx context.Context, r imageinfo.Resolver, refs []string, secrets 
 		rep := Report{Image: a.Image.Ref(), Source: a.Source, Index: a.Image.Index, Known: a.Image.Known && a.Source != imageinfo.SourceUnknown}
 		if a.Err != nil {
 			rep.Error = a.Err.Error()
+		}
+		if m := registry.Missing(a.Err); m != nil {
+			a.Image.Missing = m
+		}
+		if a.Image.Missing != nil {
+			rep.Missing, rep.Known = a.Image.Missing.Error(), false
 		}
 		for _, p := range a.Image.Platforms {
 			rep.Platforms = append(rep.Platforms, PlatformReport{OS: p.OS, Architecture: p.Architecture,
