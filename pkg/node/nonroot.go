@@ -23,11 +23,7 @@ func verifyWindowsNonRoot(pod *corev1.Pod, c *corev1.Container, imageUser string
 	if !effectiveRunAsNonRoot(pod, c) {
 		return nil
 	}
-	var podOpts *corev1.WindowsSecurityContextOptions
-	if pod.Spec.SecurityContext != nil {
-		podOpts = pod.Spec.SecurityContext.WindowsOptions
-	}
-	if user := windowsContainerConfig(c, podOpts, 1).RunAsUserName; user != "" {
+	if user := runAsUserName(pod, c); user != "" {
 		if strings.EqualFold(user, windowsRootUser) {
 			return fmt.Errorf("container's runAsUserName (%s) which will be regarded as root identity and will break non-root policy (pod: %q, container: %s)", user, podDesc(pod), c.Name)
 		}
@@ -90,22 +86,24 @@ var builtinWindowsUsers = []string{
 // whose accounts and local groups the emulation does not model, so their
 // user always counts as known.
 func runAsWindowsUser(pod *corev1.Pod, c *corev1.Container) (string, bool) {
-	var podOpts *corev1.WindowsSecurityContextOptions
-	if pod.Spec.SecurityContext != nil {
-		podOpts = pod.Spec.SecurityContext.WindowsOptions
-	}
-	user := windowsContainerConfig(c, podOpts, 1).RunAsUserName
+	user := runAsUserName(pod, c)
 	if user == "" || windows.IsHostProcessPod(&pod.Spec) {
 		return user, true
 	}
-	known := append([]string(nil), builtinWindowsUsers...)
-	for _, u := range strings.Split(pod.Annotations[AnnotationImageUsers], ",") {
-		known = append(known, strings.TrimSpace(u))
-	}
-	for _, k := range known {
-		if k != "" && strings.EqualFold(k, user) {
+	declared := strings.Split(pod.Annotations[AnnotationImageUsers], ",")
+	for _, k := range append(declared, builtinWindowsUsers...) {
+		if strings.EqualFold(strings.TrimSpace(k), user) {
 			return user, true
 		}
 	}
 	return user, false
+}
+
+// runAsUserName is the container's runAsUserName, or else the pod's (KLT-7).
+func runAsUserName(pod *corev1.Pod, c *corev1.Container) string {
+	var podOpts *corev1.WindowsSecurityContextOptions
+	if pod.Spec.SecurityContext != nil {
+		podOpts = pod.Spec.SecurityContext.WindowsOptions
+	}
+	return windowsContainerConfig(c, podOpts, 1).RunAsUserName
 }

@@ -211,11 +211,7 @@ func (r Runtime) RunSandbox(pauseImage, sandboxID string) error {
 		if r.Name == Docker {
 			return &SandboxError{Message: fmt.Sprintf("rpc error: code = Unknown desc = failed pulling image %q: %s", pauseImage, rpcDesc(err.Error()))}
 		}
-		inner := fmt.Sprintf("failed to pull and unpack image %q: no match for platform in manifest: not found", imageinfo.Lookup(pauseImage).Ref())
-		if img := imageinfo.Lookup(pauseImage); img.Missing != nil {
-			inner = rpcDesc(r.missingMessage(img))
-		}
-		return &SandboxError{Message: fmt.Sprintf("rpc error: code = Unknown desc = failed to get sandbox image %q: failed to pull image %q: %s", pauseImage, pauseImage, inner)}
+		return &SandboxError{Message: fmt.Sprintf("rpc error: code = Unknown desc = failed to get sandbox image %q: failed to pull image %q: %s", pauseImage, pauseImage, rpcDesc(err.Error()))}
 	}
 	if err := r.StartContainer(pulled, sandboxID); err != nil {
 		if r.Name == Docker {
