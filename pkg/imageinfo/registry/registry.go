@@ -157,11 +157,9 @@ func (r *Resolver) Resolve(ctx context.Context, req imageinfo.Request) imageinfo
 	// failure or a private answer: one may be refused where the other is
 	// let in.
 	flightKey := key + "\x00" + fingerprint(req.PullSecrets)
-	for _, k := range []string{key, flightKey} {
-		if info, ok := r.cache.get(k, r.now()); ok {
-			r.hits.Add(1)
-			return answerFrom(want, info, imageinfo.SourceCache)
-		}
+	if info, ok := r.cached(key, flightKey); ok {
+		r.hits.Add(1)
+		return answerFrom(want, info, imageinfo.SourceCache)
 	}
 	r.misses.Add(1)
 	if err, ok := r.cache.getErr(errorKey(flightKey), r.now()); ok {
@@ -190,10 +188,8 @@ func (r *Resolver) Resolve(ctx context.Context, req imageinfo.Request) imageinfo
 func (r *Resolver) lookup(ctx context.Context, key, flightKey string, t target, secrets [][]byte) (manifestInfo, error) {
 	// A caller that missed the cache just before an earlier group stored
 	// its answer must not fetch again.
-	for _, k := range []string{key, flightKey} {
-		if info, ok := r.cache.get(k, r.now()); ok {
-			return info, nil
-		}
+	if info, ok := r.cached(key, flightKey); ok {
+		return info, nil
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.timeout)
 	defer cancel()
@@ -220,6 +216,15 @@ func (r *Resolver) lookup(ctx context.Context, key, flightKey string, t target, 
 		r.cache.put(t.named+"@"+info.digest+suffix, info, time.Time{})
 	}
 	return info, nil
+}
+
+// cached is the cache's answer for everyone (key) or, failing that, for
+// the request's pull secrets (flightKey).
+func (r *Resolver) cached(key, flightKey string) (manifestInfo, bool) {
+	if info, ok := r.cache.get(key, r.now()); ok {
+		return info, true
+	}
+	return r.cache.get(flightKey, r.now())
 }
 
 // fall is the fallback's answer with the registry's error.
