@@ -14,6 +14,9 @@
 #   KWOK_VERSION  kwok release installed from the Go module proxy (v0.8.0)
 #   KWOK_ARGS     extra kwok flags, such as --v=WARN (kwok logs every patch at INFO)
 #   JSON          also write the results as JSON to this file
+#   PROFILE       write CPU profiles of winkube, kube-apiserver and kube-scheduler
+#                 (idle with the nodes, pods starting, pods being deleted) and
+#                 winkube's heap with the pods Running into this dir
 #   WINKUBE       a winkube binary to measure instead of building ./cmd/winkube
 #   KEEP=1        keep the scratch dir (data dirs, up.log, kwok.log, component logs)
 #
@@ -27,6 +30,9 @@ KWOK_VERSION=${KWOK_VERSION:-v0.8.0}
 # Relative paths are the caller's, before the cd below.
 if [[ -n ${JSON:-} && $JSON != /* ]]; then
 	JSON=$PWD/$JSON
+fi
+if [[ -n ${PROFILE:-} && $PROFILE != /* ]]; then
+	PROFILE=$PWD/$PROFILE
 fi
 if [[ -n ${WINKUBE:-} && $WINKUBE != /* ]]; then
 	WINKUBE=$PWD/$WINKUBE
@@ -82,4 +88,4 @@ stages=$(cd "$work" && GOFLAGS= go mod download -json "sigs.k8s.io/kwok@$KWOK_VE
 
 "$work/bin/benchscale" -winkube "$WINKUBE" -kwok "$cache/kwok" -kwok-stages "$stages" \
 	-work "$work" -nodes "$NODES" -pods "$PODS" -idle "$IDLE" -settle "$SETTLE" -timeout "$TIMEOUT" \
-	-kwok-args "${KWOK_ARGS:-}" ${JSON:+-json "$JSON"}
+	-kwok-args "${KWOK_ARGS:-}" ${JSON:+-json "$JSON"} ${PROFILE:+-profile "$PROFILE"}

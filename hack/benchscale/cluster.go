@@ -138,6 +138,8 @@ type winkubeUp struct {
 	times   upTimes
 	exited  chan struct{}
 	procs   []proc // winkube and its control-plane children
+	// pprofAddr is winkube's --pprof-addr, set with -profile.
+	pprofAddr string
 }
 
 // startUp runs `winkube up` with cfg in dir and waits until it says the
@@ -156,8 +158,15 @@ func startUp(ctx context.Context, o *options, dir string, cfg []byte) (*winkubeU
 		return nil, err
 	}
 	pr, pw := io.Pipe()
-	u.cmd = exec.Command(o.winkube, "up", "--config", cfgPath, "--data-dir", u.dataDir,
-		"--port", "0", "--wait", o.timeout.String())
+	args := []string{"up", "--config", cfgPath, "--data-dir", u.dataDir, "--port", "0", "--wait", o.timeout.String()}
+	if o.profile != "" {
+		if u.pprofAddr, err = freeLoopbackAddr(); err != nil {
+			logFile.Close()
+			return nil, err
+		}
+		args = append(args, "--pprof-addr", u.pprofAddr)
+	}
+	u.cmd = exec.Command(o.winkube, args...)
 	u.cmd.Stdout, u.cmd.Stderr = pw, pw
 	if err := startOwned(u.cmd); err != nil {
 		logFile.Close()

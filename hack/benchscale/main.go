@@ -40,6 +40,7 @@ import (
 
 type options struct {
 	winkube, kwok, kwokStages, work, jsonOut string
+	profile                                  string
 	kwokArgs                                 []string
 	nodes, pods                              int
 	idle, settle, timeout                    time.Duration
@@ -56,6 +57,7 @@ func main() {
 		o.kwokArgs = append(o.kwokArgs, strings.Fields(s)...)
 		return nil
 	})
+	flag.StringVar(&o.profile, "profile", "", "write CPU profiles of winkube, kube-apiserver and kube-scheduler while idle with the nodes, while the pods start and while they are deleted, and winkube's heap with the pods Running, to this directory (winkube run only)")
 	flag.IntVar(&o.nodes, "nodes", 1000, "emulated nodes (at least 4)")
 	flag.IntVar(&o.pods, "pods", 10000, "pods of the workload (at least 4)")
 	flag.DurationVar(&o.idle, "idle", 30*time.Second, "length of each idle CPU measurement")
@@ -145,7 +147,13 @@ func benchWinkube(ctx context.Context, o *options, ps []pool) (result, map[strin
 	if c := w.counts(); c.ready != o.nodes {
 		return result{}, nil, fmt.Errorf("winkube up reported the cluster ready with %s, want %d nodes", c, o.nodes)
 	}
-	err = measureWorkload(ctx, o, client, w, up.procs, ps, &r)
+	var prof *profiler
+	if o.profile != "" {
+		if prof, err = newProfiler(o.profile, up); err != nil {
+			return result{}, nil, fmt.Errorf("profiling: %w", err)
+		}
+	}
+	err = measureWorkload(ctx, o, client, w, up.procs, ps, prof, &r)
 	return r, cpFlags, err
 }
 
@@ -192,18 +200,18 @@ func benchKwok(ctx context.Context, o *options, ps []pool, cpFlags map[string]ma
 	r.NodesReady = ready.Sub(start).Seconds()
 	progress("   %d nodes Ready in %s", o.nodes, ready.Sub(start).Round(time.Millisecond))
 	procs := append(append([]proc(nil), up.procs...), proc{name: "kwok", pid: k.cmd.Process.Pid})
-	err = measureWorkload(ctx, o, client, w, procs, ps, &r)
+	err = measureWorkload(ctx, o, client, w, procs, ps, nil, &r)
 	return r, err
 }
 
 // measureWorkload is the part both setups share once their nodes are
 // Ready: idle CPU, the pods created until Running, idle CPU and memory
 // with the pods, and the pods deleted until gone.
-func measureWorkload(ctx context.Context, o *options, client kubernetes.Interface, w *watcher, procs []proc, ps []pool, r *result) error {
+func measureWorkload(ctx context.Context, o *options, client kubernetes.Interface, w *watcher, procs []proc, ps []pool, prof *profiler, r *result) error {
 	if err := waitAddons(ctx, client, os.Stderr, o.timeout); err != nil {
 		return err
 	}
-	idle, err := idleCPU(ctx, o, procs)
+	idle, err := idleCPU(ctx, o, procs, prof, "idle")
 	if err != nil {
 		return err
 	}
@@ -217,6 +225,7 @@ func measureWorkload(ctx context.Context, o *options, client kubernetes.Interfac
 	if err != nil {
 		return err
 	}
+	stopProfile := prof.cpu(ctx, "running")
 	deps := deployments(ps)
 	for _, d := range deps {
 		if _, err := client.AppsV1().Deployments(namespace).Create(ctx, d, metav1.CreateOptions{}); err != nil {
@@ -232,11 +241,14 @@ func measureWorkload(ctx context.Context, o *options, client kubernetes.Interfac
 	if err != nil {
 		return err
 	}
+	if err := errors.Join(stopProfile(), prof.heap(ctx, "running")); err != nil {
+		return err
+	}
 	r.PodsRunning = running.Sub(before.at).Seconds()
 	r.CreateCPU = cpuSeconds(before, after)
 	progress("   %d pods Running in %s", o.pods, running.Sub(before.at).Round(time.Millisecond))
 
-	idle, err = idleCPU(ctx, o, procs)
+	idle, err = idleCPU(ctx, o, procs, nil, "")
 	if err != nil {
 		return err
 	}
@@ -248,6 +260,7 @@ func measureWorkload(ctx context.Context, o *options, client kubernetes.Interfac
 	if err != nil {
 		return err
 	}
+	stopProfile = prof.cpu(ctx, "deleting")
 	for _, d := range deps {
 		err := client.AppsV1().Deployments(namespace).Delete(ctx, d.Name, metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)})
 		if err != nil {
@@ -263,6 +276,9 @@ func measureWorkload(ctx context.Context, o *options, client kubernetes.Interfac
 	if err != nil {
 		return err
 	}
+	if err := stopProfile(); err != nil {
+		return err
+	}
 	r.PodsDeleted = gone.Sub(before.at).Seconds()
 	r.DeleteCPU = cpuSeconds(before, after)
 	r.PeakRSS = mebibytes(after, true)
@@ -270,8 +286,9 @@ func measureWorkload(ctx context.Context, o *options, client kubernetes.Interfac
 	return nil
 }
 
-// idleCPU waits o.settle, then samples the processes o.idle apart.
-func idleCPU(ctx context.Context, o *options, procs []proc) ([2]sample, error) {
+// idleCPU waits o.settle, then samples the processes o.idle apart, with
+// prof profiling them meanwhile as phase.
+func idleCPU(ctx context.Context, o *options, procs []proc, prof *profiler, phase string) ([2]sample, error) {
 	if err := sleep(ctx, o.settle); err != nil {
 		return [2]sample{}, err
 	}
@@ -279,11 +296,12 @@ func idleCPU(ctx context.Context, o *options, procs []proc) ([2]sample, error) {
 	if err != nil {
 		return [2]sample{}, err
 	}
+	stopProfile := prof.cpu(ctx, phase)
 	if err := sleep(ctx, o.idle); err != nil {
-		return [2]sample{}, err
+		return [2]sample{}, errors.Join(err, stopProfile())
 	}
 	to, err := takeSample(procs)
-	return [2]sample{from, to}, err
+	return [2]sample{from, to}, errors.Join(err, stopProfile())
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -486,7 +486,9 @@ func (w *podWorker) putStatus(ctx context.Context, st corev1.PodStatus) {
 		types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
 	switch {
 	case err == nil:
-		w.written, w.server, w.unwritten = st.DeepCopy(), &updated.Status, nil
+		// Keep the returned status alone, not the whole pod it is part of.
+		server := updated.Status
+		w.written, w.server, w.unwritten = st.DeepCopy(), &server, nil
 		if w.annotation != "" {
 			w.annotation, w.annotated = "", true
 		}

@@ -116,7 +116,7 @@ func runPods(t testing.TB, ns string, nodes []string, n int) int {
 		}
 		for i := range list.Items {
 			if !podReady(&list.Items[i]) {
-				notReady = &list.Items[i]
+				notReady = list.Items[i].DeepCopy() // not the whole list
 				return false, nil
 			}
 		}
@@ -128,19 +128,23 @@ func runPods(t testing.TB, ns string, nodes []string, n int) int {
 	return runtime.NumGoroutine()
 }
 
-// deletePods deletes every pod of ns and waits until they are gone.
+// deletePods deletes every pod of ns and waits until they are gone. A
+// DeleteCollection of thousands of pods can outlast the request timeout;
+// it is sent again until one goes through.
 func deletePods(t testing.TB, ns string) {
 	t.Helper()
-	err := client.CoreV1().Pods(ns).DeleteCollection(context.Background(), metav1.DeleteOptions{}, metav1.ListOptions{})
-	if err != nil {
-		t.Fatalf("delete pods: %v", err)
-	}
-	err = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
+	deleted := false
+	var lastErr error
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
+		if !deleted {
+			lastErr = client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
+			deleted = lastErr == nil
+		}
 		list, err := client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 		return err == nil && len(list.Items) == 0, nil
 	})
 	if err != nil {
-		t.Fatalf("waiting for all pods gone: %v", err)
+		t.Fatalf("waiting for all pods gone: %v (last delete: %v)", err, lastErr)
 	}
 }
 
@@ -195,10 +199,12 @@ func TestRequestsPerPod(t *testing.T) {
 }
 
 // BenchmarkPodLifecycle starts WINKUBE_BENCH_PODS Windows pods (default
-// 200) on a pool of 10 nodes of a separate agent, waits until all are
-// Running and Ready, deletes them and waits until they are gone. It
-// reports pods per second both ways, pod requests per pod and goroutines
-// per Running pod. Run it with -run '^$' -bench PodLifecycle -benchtime 1x.
+// 200) on a pool of a separate agent (10 nodes, one more per 100 pods
+// beyond 1,000), waits until all are Running and Ready, deletes them and
+// waits until they are gone. It reports pods per second both ways, pod
+// requests per pod, goroutines and heap bytes per Running pod, and writes
+// a heap profile with the pods Running to WINKUBE_HEAP_PROFILE, if set.
+// Run it with -run '^$' -bench PodLifecycle -benchtime 1x.
 func BenchmarkPodLifecycle(b *testing.B) {
 	if client == nil {
 		b.Skip("needs the control plane (not in -short mode)")
@@ -207,13 +213,14 @@ func BenchmarkPodLifecycle(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("WINKUBE_BENCH_PODS")); err == nil && v > 0 {
 		pods = v
 	}
-	const nodes = 10
+	nodes := max(10, pods/100)
 	counter := &requestCounter{byVerb: map[string]int{}}
 	pool := v1alpha1.NodePool{Name: "bench", OS: v1alpha1.OSWindows, Release: "2022", Count: ptr.To(nodes), Taints: []corev1.Taint{}, MaxPods: 250}
 	a := startCounted(b, pool, "10.127.135.0/24", counter)
 	defer a.Close()
 	var running, deleted time.Duration
 	var grown int
+	var heap uint64
 	for i := range b.N {
 		ns, err := client.CoreV1().Namespaces().Create(context.Background(),
 			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("bench-%d-%d", time.Now().Unix(), i)}}, metav1.CreateOptions{})
@@ -225,8 +232,13 @@ func BenchmarkPodLifecycle(b *testing.B) {
 		counter.mu.Unlock()
 		idle := runtime.NumGoroutine()
 		began := time.Now()
+		heap0 := liveHeap()
 		grown += runPods(b, ns.Name, a.NodeNames(), pods) - idle
 		running += time.Since(began)
+		if after := liveHeap(); after > heap0 {
+			heap += after - heap0
+		}
+		writeHeapProfile(b)
 		began = time.Now()
 		deletePods(b, ns.Name)
 		deleted += time.Since(began)
@@ -239,6 +251,32 @@ func BenchmarkPodLifecycle(b *testing.B) {
 	b.ReportMetric(total/deleted.Seconds(), "pods-deleted/s")
 	b.ReportMetric(float64(counter.pods)/total, "requests/pod")
 	b.ReportMetric(float64(grown)/total, "goroutines/pod")
+	b.ReportMetric(float64(heap)/total, "heap-B/pod")
+}
+
+// liveHeap is the heap in use after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// writeHeapProfile writes the heap profile to the file named by
+// WINKUBE_HEAP_PROFILE, if set.
+func writeHeapProfile(b *testing.B) {
+	path := os.Getenv("WINKUBE_HEAP_PROFILE")
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatalf("create heap profile: %v", err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		b.Fatalf("write heap profile: %v", err)
+	}
 }
 
 // BenchmarkNodesIdle starts WINKUBE_BENCH_NODES Linux nodes (default 200)

@@ -66,6 +66,7 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 	// Upstream packages register flags such as --version on the global flag
 	// set, which cobra adds to the root; they mean nothing for winkube.
 	pflag.CommandLine.VisitAll(func(f *pflag.Flag) { f.Hidden = true })
+	addPprofFlag(root)
 	for _, sub := range subcommands(streams) {
 		root.AddCommand(sub)
 	}
