@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/netip"
 	"sort"
@@ -16,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
@@ -217,11 +219,6 @@ func (n *emuNode) checkPodCIDR(ctx context.Context, pickOwn bool) {
 		n.reportErr(err)
 		return
 	}
-	if err := n.writeFlannelAnnotations(ctx); err != nil {
-		n.failed(opNodePatch, err)
-	} else {
-		n.succeeded(opNodePatch)
-	}
 	if !n.networkReady {
 		n.networkReady = true
 		n.recordStatus(n.postStatus(ctx))
@@ -293,10 +290,8 @@ func (n *emuNode) statusDue(cur *corev1.Node, now time.Time) bool {
 	if now.Sub(n.lastPosted) >= statusReportEvery {
 		return true
 	}
-	want := cur.DeepCopy()
-	n.spec.setStatus(want, n.networkReady, now)
-	want.Status.Images = n.imageList()
-	return nodeStatusChanged(&cur.Status, &want.Status)
+	want := n.desired(cur, now)
+	return nodeStatusChanged(&cur.Status, &want.Status) || !maps.Equal(cur.Annotations, want.Annotations)
 }
 
 // recordStatus reports the outcome of a status post.
@@ -308,50 +303,82 @@ func (n *emuNode) recordStatus(err error) {
 	n.succeeded(opNodeStatus)
 }
 
-// postStatus writes the node status; it emits NodeReady the first time the
-// node turns Ready.
+// postStatus patches the node's status, as the kubelet does: a strategic
+// merge patch of nodes/status from the node last seen, so it needs no
+// fresh read and never conflicts with the controllers writing the node
+// meanwhile (node-ipam, the lifecycle controller's taints). Once the node
+// has its network the flannel annotations ride on the same patch; flanneld
+// writes them through nodes/status too, and at 1,000 nodes one request
+// less per node shortens the startup burst. It emits NodeReady the first
+// time the node turns Ready.
 func (n *emuNode) postStatus(ctx context.Context) error {
-	nodes := n.agent.client.CoreV1().Nodes()
-	var ready bool
-	first := true
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur, err := n.current(ctx, first)
-		first = false
-		if err != nil {
-			return err
-		}
-		n.uid = cur.UID
-		n.spec.setStatus(cur, n.networkReady, time.Now())
-		cur.Status.Images = n.imageList()
-		_, err = nodes.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
-		ready = nodeReady(cur)
-		return err
-	})
+	cur, err := n.current(ctx)
 	if err != nil {
 		return err
 	}
+	patch, err := nodeStatusPatch(cur, n.desired(cur, time.Now()))
+	if err != nil {
+		return err
+	}
+	updated, err := n.agent.client.CoreV1().Nodes().Patch(ctx, n.spec.name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
+	if err != nil {
+		return err
+	}
+	n.uid = updated.UID
 	n.lastPosted = time.Now()
-	if ready && !n.readyPosted {
+	if nodeReady(updated) && !n.readyPosted {
 		n.readyPosted = true
 		n.statusEvent("NodeReady")
 	}
 	return nil
 }
 
-// current is the node to base a status update on: on the first attempt
-// the object our registration got back, else the informer's copy; after a
-// conflict a fresh read. It is a copy the caller may change.
-func (n *emuNode) current(ctx context.Context, first bool) (*corev1.Node, error) {
-	var cur *corev1.Node
-	if first {
-		cur = n.known
-		if cur == nil && n.agent.nodeLister != nil {
-			cur, _ = n.agent.nodeLister.Get(n.spec.name)
+// desired is cur with the status the node reports now and, once its
+// network is up, the flannel annotations.
+func (n *emuNode) desired(cur *corev1.Node, now time.Time) *corev1.Node {
+	want := cur.DeepCopy()
+	n.spec.setStatus(want, n.networkReady, now)
+	want.Status.Images = n.imageList()
+	if n.networkReady {
+		if want.Annotations == nil {
+			want.Annotations = map[string]string{}
 		}
+		maps.Copy(want.Annotations, n.flannelAnnotations())
 	}
+	return want
+}
+
+// nodeStatusPatch is the strategic merge patch from cur to want of the
+// annotations and the status, the parts nodes/status writes.
+func nodeStatusPatch(cur, want *corev1.Node) ([]byte, error) {
+	part := func(n *corev1.Node) ([]byte, error) {
+		return json.Marshal(corev1.Node{ObjectMeta: metav1.ObjectMeta{Annotations: n.Annotations}, Status: n.Status})
+	}
+	from, err := part(cur)
+	if err != nil {
+		return nil, fmt.Errorf("encode node status: %w", err)
+	}
+	to, err := part(want)
+	if err != nil {
+		return nil, fmt.Errorf("encode node status: %w", err)
+	}
+	patch, err := strategicpatch.CreateTwoWayMergePatch(from, to, corev1.Node{})
+	if err != nil {
+		return nil, fmt.Errorf("node status patch: %w", err)
+	}
+	return patch, nil
+}
+
+// current is the node to base a status patch on: the object registration
+// got back the first time, then the informer's copy, else a fresh read.
+func (n *emuNode) current(ctx context.Context) (*corev1.Node, error) {
+	cur := n.known
 	n.known = nil
+	if cur == nil && n.agent.nodeLister != nil {
+		cur, _ = n.agent.nodeLister.Get(n.spec.name)
+	}
 	if cur != nil {
-		return cur.DeepCopy(), nil
+		return cur, nil
 	}
 	return n.agent.client.CoreV1().Nodes().Get(ctx, n.spec.name, metav1.GetOptions{})
 }

@@ -1,13 +1,6 @@
 package node
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/network"
 	"github.com/winkube/winkube/pkg/network/cni"
@@ -23,27 +16,6 @@ func (n *emuNode) flannelAnnotations() map[string]string {
 		backend = cni.BackendHostGW
 	}
 	return cni.FlannelAnnotations(backend, cni.WindowsMinVNI, n.spec.ip, network.DefaultVtepMAC(n.spec.name, n.spec.host.OS()))
-}
-
-// writeFlannelAnnotations patches the annotations onto the node when they
-// differ from what it has.
-func (n *emuNode) writeFlannelAnnotations(ctx context.Context) error {
-	want := n.flannelAnnotations()
-	if cur, err := n.agent.nodeLister.Get(n.spec.name); err == nil {
-		same := true
-		for k, v := range want {
-			same = same && cur.Annotations[k] == v
-		}
-		if same {
-			return nil
-		}
-	}
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": want}})
-	_, err := n.agent.client.CoreV1().Nodes().Patch(ctx, n.spec.name, types.MergePatchType, patch, metav1.PatchOptions{})
-	if err != nil {
-		return fmt.Errorf("write flannel annotations of node %s: %w", n.spec.name, err)
-	}
-	return nil
 }
 
 // reserveHostAddresses keeps a Windows node's gateway and host endpoint

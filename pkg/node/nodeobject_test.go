@@ -77,13 +77,15 @@ func TestAllocatableEphemeralStorageFloat32(t *testing.T) {
 
 // The kubelet posts a status that differs only in heartbeat times no more
 // often than nodeStatusReportFrequency (pkg/kubelet/kubelet_node_status.go
-// tryUpdateNodeStatus, nodeStatusHasChanged).
+// tryUpdateNodeStatus, nodeStatusHasChanged). Flannel annotations that
+// went missing are written back at the next check.
 func TestNodeStatusPostedOnChangeOrEveryFiveMinutes(t *testing.T) {
 	spec := specOf(t, "win2022-1")
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	posted := spec.initialNode(start)
 	spec.setStatus(posted, true, start)
-	n := &emuNode{spec: spec, networkReady: true, lastPosted: start, images: map[string]bool{}}
+	n := &emuNode{agent: &Agent{cluster: v1alpha1.DefaultCluster()}, spec: spec, networkReady: true, lastPosted: start, images: map[string]bool{}}
+	posted.Annotations = n.flannelAnnotations()
 
 	if n.statusDue(posted, start.Add(statusCheckInterval)) {
 		t.Error("unchanged status due 10 s after the last post, want it held back")
@@ -99,5 +101,34 @@ func TestNodeStatusPostedOnChangeOrEveryFiveMinutes(t *testing.T) {
 	n.images["mcr.microsoft.com/windows/nanoserver:ltsc2022"] = true
 	if !n.statusDue(posted, start.Add(statusCheckInterval)) {
 		t.Error("a newly pulled image not posted at the next check")
+	}
+	delete(n.images, "mcr.microsoft.com/windows/nanoserver:ltsc2022")
+	delete(posted.Annotations, "flannel.alpha.coreos.com/backend-type")
+	if !n.statusDue(posted, start.Add(statusCheckInterval)) {
+		t.Error("a missing flannel annotation not written at the next check")
+	}
+}
+
+// The status patch carries what changed and nothing of the spec: a
+// condition merged by type, and the flannel annotations once the network
+// is up.
+func TestNodeStatusPatch(t *testing.T) {
+	spec := specOf(t, "win2019-1")
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	cur := spec.initialNode(start)
+	spec.setStatus(cur, false, start)
+	n := &emuNode{agent: &Agent{cluster: v1alpha1.DefaultCluster()}, spec: spec, networkReady: true, images: map[string]bool{}}
+	patch, err := nodeStatusPatch(cur, n.desired(cur, start.Add(time.Second)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(patch)
+	for _, want := range []string{`"flannel.alpha.coreos.com/backend-type":"vxlan"`, `"type":"Ready"`, `"status":"True"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("patch %s lacks %s", got, want)
+		}
+	}
+	if strings.Contains(got, `"spec"`) || strings.Contains(got, `"labels"`) {
+		t.Errorf("patch %s writes more than annotations and status", got)
 	}
 }
