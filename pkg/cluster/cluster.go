@@ -6,6 +6,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -321,7 +322,11 @@ func round(d time.Duration) time.Duration {
 }
 
 // logToFile sends client-go's klog lines (throttling, watch restarts) to a
-// file beside the component logs instead of the user's terminal.
+// file beside the component logs instead of the user's terminal. Errors
+// too: klog copies them to stderr by default, and the requests the node
+// agent cancels when it stops would print "Unexpected error when reading
+// response body" on every Ctrl-C. Failures users must see reach them as
+// progress lines.
 func logToFile(path string) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -329,6 +334,9 @@ func logToFile(path string) {
 	}
 	klog.LogToStderr(false)
 	klog.SetOutput(f)
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	_ = fs.Set("stderrthreshold", "FATAL")
 }
 
 // indent prefixes the node agent's progress lines.
