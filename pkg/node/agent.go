@@ -241,7 +241,17 @@ func (a *Agent) registerAll(ctx context.Context) error {
 			all = append(all, err)
 		}
 	}
-	return errors.Join(all...)
+	return firstErrors(all, 3)
+}
+
+// firstErrors joins the first n errors and counts the rest: an API server
+// that cannot be reached fails every node alike, and a thousand lines of
+// the same refusal would bury the one that matters.
+func firstErrors(errs []error, n int) error {
+	if len(errs) <= n {
+		return errors.Join(errs...)
+	}
+	return errors.Join(append(errs[:n:n], fmt.Errorf("... and %d more", len(errs)-n))...)
 }
 
 // podHandler dispatches pod events to the node each pod is bound to: one

@@ -87,6 +87,9 @@ func (n *emuNode) failed(op apiOp, err error) {
 	if n.agent == nil {
 		return // a unit test's node without an agent
 	}
+	if n.agent.runCtx != nil && n.agent.runCtx.Err() != nil {
+		return // stopping: calls cut short by Close are no trouble
+	}
 	klog.V(2).InfoS("node agent: will retry", "node", n.spec.name, "operation", string(op), "err", err)
 	if n.troubles.fail(op, err) {
 		n.agent.progress.printf("node %s cannot %s: %v (retrying)", n.spec.name, op, err)

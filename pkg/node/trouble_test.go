@@ -2,7 +2,9 @@ package node
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -46,6 +48,21 @@ func TestFailureReportedOnceAndRecovery(t *testing.T) {
 	}
 }
 
+// Calls cut short because the agent is stopping are not reported: Ctrl-C
+// printed "cannot update its node status: ... context canceled (retrying)"
+// for the nodes whose status post was in flight.
+func TestNoFailureReportedWhileStopping(t *testing.T) {
+	var out bytes.Buffer
+	a := troubleAgent(&out, []string{"win2019-1"})
+	ctx, cancel := context.WithCancel(context.Background())
+	a.runCtx = ctx
+	cancel()
+	a.nodes["win2019-1"].failed(opNodeStatus, context.Canceled)
+	if out.Len() > 0 {
+		t.Errorf("progress output while stopping: %q, want none", out.String())
+	}
+}
+
 // NotReady names each node that is not Ready with its failing API calls,
 // else its Ready condition, and leaves Ready nodes out.
 func TestNotReadyReasons(t *testing.T) {
@@ -71,5 +88,21 @@ func TestNotReadyReasons(t *testing.T) {
 	}
 	if got[1] != `win2022-1: cannot update its node status (2 attempts): nodes "win2022-1" is forbidden` {
 		t.Errorf("NotReady()[1] = %q", got[1])
+	}
+}
+
+// Registration errors beyond the first three are counted, not listed.
+func TestFirstErrors(t *testing.T) {
+	var errs []error
+	for i := range 5 {
+		errs = append(errs, fmt.Errorf("register node n-%d: refused", i))
+	}
+	got := firstErrors(errs, 3).Error()
+	want := "register node n-0: refused\nregister node n-1: refused\nregister node n-2: refused\n... and 2 more"
+	if got != want {
+		t.Errorf("firstErrors = %q, want %q", got, want)
+	}
+	if got := firstErrors(errs[:2], 3).Error(); strings.Count(got, "\n") != 1 {
+		t.Errorf("two errors: %q, want both", got)
 	}
 }

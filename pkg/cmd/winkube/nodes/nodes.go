@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/discovery"
+	restclient "k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
@@ -64,6 +66,9 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 	if err != nil {
 		return fmt.Errorf("reading --kubeconfig %s: %w", f.kubeconfig, err)
 	}
+	if err := reachable(rest); err != nil {
+		return fmt.Errorf("cannot reach the cluster at %s (--kubeconfig %s): %w", rest.Host, f.kubeconfig, err)
+	}
 	start := time.Now()
 	fmt.Fprintf(streams.Out, "Joining %d nodes to %s\n", cfg.NodeCount(), rest.Host)
 	agent, err := node.Start(ctx, node.Options{Config: cluster.AgentConfig(rest), Cluster: cfg, Progress: streams.Out, Images: images})
@@ -75,6 +80,7 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 	case <-agent.Ready():
 		fmt.Fprintf(streams.Out, "%d nodes Ready in %s. Press Ctrl-C to stop them.\n", cfg.NodeCount(), time.Since(start).Round(100*time.Millisecond))
 	case <-ctx.Done():
+		fmt.Fprintln(streams.Out, "Stopping the nodes.")
 		return nil
 	case <-time.After(f.timeout):
 		return notReadyError(f.timeout, agent.NotReady())
@@ -89,4 +95,17 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 // notReadyError names the nodes that are not Ready and why.
 func notReadyError(timeout time.Duration, notReady []string) error {
 	return fmt.Errorf("the nodes did not become Ready within %s (raise --wait):\n  %s", timeout, strings.Join(notReady, "\n  "))
+}
+
+// reachable asks the API server for its version, so that a cluster that is
+// down or a wrong kubeconfig fails once, before any node registers.
+func reachable(cfg *restclient.Config) error {
+	cfg = restclient.CopyConfig(cfg)
+	cfg.Timeout = 10 * time.Second
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	_, err = dc.ServerVersion()
+	return err
 }
