@@ -154,6 +154,9 @@ func benchWinkube(ctx context.Context, o *options, ps []pool) (result, map[strin
 		}
 	}
 	err = measureWorkload(ctx, o, client, w, up.procs, ps, prof, &r)
+	if prof != nil && err == nil {
+		progress("   profiles in %s (such as: go tool pprof -top %s)", o.profile, filepath.Join(o.profile, "running-kube-scheduler-cpu-*.pb.gz"))
+	}
 	return r, cpFlags, err
 }
 

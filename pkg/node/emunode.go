@@ -371,6 +371,7 @@ func nodeStatusPatch(cur, want *corev1.Node) ([]byte, error) {
 
 // current is the node to base a status patch on: the object registration
 // got back the first time, then the informer's copy, else a fresh read.
+// It may be the informer's own object: read it, never change it.
 func (n *emuNode) current(ctx context.Context) (*corev1.Node, error) {
 	cur := n.known
 	n.known = nil

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"net/netip"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -17,29 +18,36 @@ func addPprofFlag(root *cobra.Command) {
 	var addr string
 	root.PersistentFlags().StringVar(&addr, "pprof-addr", "", "serve Go profiles at this loopback address (such as 127.0.0.1:6060)")
 	_ = root.PersistentFlags().MarkHidden("pprof-addr")
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		if addr == "" {
-			return nil
+	var srv *http.Server
+	root.PersistentPreRunE = func(*cobra.Command, []string) (err error) {
+		if addr != "" {
+			srv, err = servePprof(addr)
 		}
-		return servePprof(addr)
+		return err
+	}
+	root.PersistentPostRun = func(*cobra.Command, []string) {
+		if srv != nil {
+			_ = srv.Close()
+		}
 	}
 }
 
 // servePprof listens on addr, which must be a loopback address, and serves
-// the profiles until the process exits.
-func servePprof(addr string) error {
+// the profiles until the server is closed.
+func servePprof(addr string) (*http.Server, error) {
 	ap, err := netip.ParseAddrPort(addr)
 	if err != nil || !ap.Addr().IsLoopback() {
-		return fmt.Errorf("--pprof-addr %q: want a loopback address and port, such as 127.0.0.1:6060", addr)
+		return nil, fmt.Errorf("--pprof-addr %q: want a loopback address and port, such as 127.0.0.1:6060", addr)
 	}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("--pprof-addr: %w", err)
+		return nil, fmt.Errorf("--pprof-addr: %w", err)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	go func() { _ = http.Serve(l, mux) }()
-	return nil
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	return srv, nil
 }
