@@ -100,6 +100,7 @@ func (r *run) collect(src *load.Object) *workload {
 		return nil
 	}
 	if ok {
+		r.reportUnknownFields(&w.object)
 		return w
 	}
 	switch src.Obj.GetKind() {
@@ -109,15 +110,18 @@ func (r *run) collect(src *load.Object) *workload {
 			r.decodeError(src, err)
 			return nil
 		}
+		r.reportUnknownFields(&s.object)
 		r.services = append(r.services, s)
 	case "RuntimeClass":
 		rc := &nodev1.RuntimeClass{}
-		if err := fromUnstructured(src.Obj, rc); err != nil {
+		o := newObject(src)
+		if err := o.convert(src.Obj, rc); err != nil {
 			r.decodeError(src, fmt.Errorf("decoding RuntimeClass %s: %w", src.Obj.GetName(), err))
 			return nil
 		}
+		r.reportUnknownFields(&o)
 		r.runtimeClasses[rc.Name] = rc
-		r.classes = append(r.classes, &runtimeClass{object: newObject(src), rc: rc})
+		r.classes = append(r.classes, &runtimeClass{object: o, rc: rc})
 	}
 	return nil
 }
@@ -186,7 +190,11 @@ func (r *run) locate() {
 		if (f.path == "" && f.root == "") || f.Line == 0 || f.doc < 0 {
 			continue
 		}
-		if line := l.line(f.File, f.doc, f.root, f.path); line > 0 {
+		line := l.line(f.File, f.doc, f.root, f.path)
+		if f.Rule == "API-10" {
+			line = l.keyLine(f.File, f.doc, f.root, f.path) // the key is what is wrong
+		}
+		if line > 0 {
 			f.Line = line
 		}
 	}

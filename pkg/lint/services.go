@@ -19,7 +19,7 @@ type service struct {
 
 func decodeService(src *load.Object) (*service, error) {
 	s := &service{object: newObject(src)}
-	if err := fromUnstructured(src.Obj, &s.svc); err != nil {
+	if err := s.convert(src.Obj, &s.svc); err != nil {
 		return nil, fmt.Errorf("decoding Service %s: %w", s.name, err)
 	}
 	return s, nil

@@ -2,13 +2,13 @@ package lint
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/winkube/winkube/pkg/lint/load"
@@ -24,6 +24,10 @@ type object struct {
 	namespace string
 	name      string
 	ignore    map[string]bool
+	// typ and unknown are the Go type the object was decoded into and the
+	// fields of the input that type lacks (API-10).
+	typ     reflect.Type
+	unknown []string
 }
 
 // workload is an object that makes pods: a Pod or a controller with a pod
@@ -101,17 +105,11 @@ func decodeWorkload(src *load.Object) (*workload, bool, error) {
 	return w, true, nil
 }
 
-// fromUnstructured converts u into a typed object. The converter's errors
-// do not say where the bad value is, so on failure the object is decoded
-// once more with encoding/json, whose errors carry the field path.
-func fromUnstructured(u *unstructured.Unstructured, into any) error {
-	err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into)
-	if err == nil {
-		return nil
-	}
-	if fieldErr := typeErrorAt(u, into); fieldErr != nil {
-		return fieldErr
-	}
+// convert fills into from u and keeps what API-10 reports: the fields of u
+// that into's type does not have.
+func (o *object) convert(u *unstructured.Unstructured, into any) error {
+	unknown, err := convert(u, into)
+	o.typ, o.unknown = reflect.TypeOf(into), unknown
 	return err
 }
 
@@ -131,7 +129,7 @@ func replicas(r *int32) int {
 
 func decodePod(u *unstructured.Unstructured, w *workload) error {
 	var p corev1.Pod
-	if err := fromUnstructured(u, &p); err != nil {
+	if err := w.convert(u, &p); err != nil {
 		return err
 	}
 	w.spec, w.labels = &p.Spec, p.Labels
@@ -142,7 +140,7 @@ func decodePod(u *unstructured.Unstructured, w *workload) error {
 
 func decodeDeployment(u *unstructured.Unstructured, w *workload) error {
 	var d appsv1.Deployment
-	if err := fromUnstructured(u, &d); err != nil {
+	if err := w.convert(u, &d); err != nil {
 		return err
 	}
 	w.setTemplate(&d.Spec.Template, "spec", "template")
@@ -152,7 +150,7 @@ func decodeDeployment(u *unstructured.Unstructured, w *workload) error {
 
 func decodeReplicaSet(u *unstructured.Unstructured, w *workload) error {
 	var r appsv1.ReplicaSet
-	if err := fromUnstructured(u, &r); err != nil {
+	if err := w.convert(u, &r); err != nil {
 		return err
 	}
 	w.setTemplate(&r.Spec.Template, "spec", "template")
@@ -162,7 +160,7 @@ func decodeReplicaSet(u *unstructured.Unstructured, w *workload) error {
 
 func decodeReplicationController(u *unstructured.Unstructured, w *workload) error {
 	var r corev1.ReplicationController
-	if err := fromUnstructured(u, &r); err != nil {
+	if err := w.convert(u, &r); err != nil {
 		return err
 	}
 	if r.Spec.Template == nil {
@@ -175,7 +173,7 @@ func decodeReplicationController(u *unstructured.Unstructured, w *workload) erro
 
 func decodeStatefulSet(u *unstructured.Unstructured, w *workload) error {
 	var s appsv1.StatefulSet
-	if err := fromUnstructured(u, &s); err != nil {
+	if err := w.convert(u, &s); err != nil {
 		return err
 	}
 	w.setTemplate(&s.Spec.Template, "spec", "template")
@@ -185,7 +183,7 @@ func decodeStatefulSet(u *unstructured.Unstructured, w *workload) error {
 
 func decodeDaemonSet(u *unstructured.Unstructured, w *workload) error {
 	var d appsv1.DaemonSet
-	if err := fromUnstructured(u, &d); err != nil {
+	if err := w.convert(u, &d); err != nil {
 		return err
 	}
 	w.setTemplate(&d.Spec.Template, "spec", "template")
@@ -195,7 +193,7 @@ func decodeDaemonSet(u *unstructured.Unstructured, w *workload) error {
 
 func decodeJob(u *unstructured.Unstructured, w *workload) error {
 	var j batchv1.Job
-	if err := fromUnstructured(u, &j); err != nil {
+	if err := w.convert(u, &j); err != nil {
 		return err
 	}
 	w.setTemplate(&j.Spec.Template, "spec", "template")
@@ -205,7 +203,7 @@ func decodeJob(u *unstructured.Unstructured, w *workload) error {
 
 func decodeCronJob(u *unstructured.Unstructured, w *workload) error {
 	var c batchv1.CronJob
-	if err := fromUnstructured(u, &c); err != nil {
+	if err := w.convert(u, &c); err != nil {
 		return err
 	}
 	w.setTemplate(&c.Spec.JobTemplate.Spec.Template, "spec", "jobTemplate", "spec", "template")

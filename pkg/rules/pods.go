@@ -58,6 +58,13 @@ var apiRules = []Rule{
 			"Lint reports an error against the target's version (a warning, in the API server's deprecation words, while the version is deprecated but still served), " +
 			"names the replacement and what changes in it (apps/v1 requires `spec.selector`), and still checks the pod template against the other rules.",
 		Commands: []string{Lint}},
+	{ID: "API-10", Title: "the API server refuses fields the object's type does not have",
+		Text: "kubectl asks the API server for strict field validation by default (server-side field validation is GA since 1.27), so a key the type does not know " +
+			"stops `kubectl apply` with `strict decoding error: unknown field \"<path>\"` and nothing is created. It is nearly always a key indented under the wrong parent " +
+			"(`env:` under a `ports` entry) or spelt in the wrong case (`imagePullpolicy`). Clients that do not ask for strict validation get a warning and the key is dropped, so the setting never takes effect. " +
+			"Lint reports each unknown field of workloads, Services and RuntimeClasses at its line, suggests the field meant when the case differs or the key belongs " +
+			"one level up, and still checks the rest of the object.",
+		Commands: []string{Lint}},
 }
 
 var limRules = []Rule{
