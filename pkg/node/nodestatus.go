@@ -1,0 +1,143 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+)
+
+// The node status, as the kubelet keeps it: computed every
+// statusCheckInterval, posted as a patch of nodes/status when it changed or
+// statusReportEvery after the last post.
+
+// syncStatus computes the node status and posts it when it differs from
+// the status in the API (heartbeat times aside) or statusReportEvery has
+// passed since the last post, as the kubelet's tryUpdateNodeStatus does.
+func (n *emuNode) syncStatus(ctx context.Context) {
+	now := time.Now()
+	cur, err := n.agent.nodeLister.Get(n.spec.name)
+	if err == nil && !n.statusDue(cur, now) {
+		return
+	}
+	n.recordStatus(n.postStatus(ctx))
+}
+
+// statusDue reports whether the status must be posted now.
+func (n *emuNode) statusDue(cur *corev1.Node, now time.Time) bool {
+	if now.Sub(n.lastPosted) >= statusReportEvery {
+		return true
+	}
+	want := n.desired(cur, now)
+	return nodeStatusChanged(&cur.Status, &want.Status) || !maps.Equal(cur.Annotations, want.Annotations)
+}
+
+// recordStatus reports the outcome of a status post.
+func (n *emuNode) recordStatus(err error) {
+	if err != nil {
+		n.failed(opNodeStatus, err)
+		return
+	}
+	n.succeeded(opNodeStatus)
+}
+
+// postStatus patches the node's status, as the kubelet does: a strategic
+// merge patch of nodes/status from the node last seen, so it needs no
+// fresh read and never conflicts with the controllers writing the node
+// meanwhile (node-ipam, the lifecycle controller's taints). Once the node
+// has its network the flannel annotations ride on the same patch; flanneld
+// writes them through nodes/status too, and at 1,000 nodes one request
+// less per node shortens the startup burst. It emits NodeReady the first
+// time the node turns Ready.
+func (n *emuNode) postStatus(ctx context.Context) error {
+	cur, err := n.current(ctx)
+	if err != nil {
+		return err
+	}
+	patch, err := nodeStatusPatch(cur, n.desired(cur, time.Now()))
+	if err != nil {
+		return err
+	}
+	updated, err := n.agent.client.CoreV1().Nodes().Patch(ctx, n.spec.name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
+	if err != nil {
+		return err
+	}
+	n.uid = updated.UID
+	n.lastPosted = time.Now()
+	if nodeReady(updated) && !n.readyPosted {
+		n.readyPosted = true
+		n.statusEvent("NodeReady")
+	}
+	return nil
+}
+
+// desired is cur with the status the node reports now and, once its
+// network is up, the flannel annotations.
+func (n *emuNode) desired(cur *corev1.Node, now time.Time) *corev1.Node {
+	want := cur.DeepCopy()
+	n.spec.setStatus(want, n.networkReady, now)
+	want.Status.Images = n.imageList()
+	if n.networkReady {
+		if want.Annotations == nil {
+			want.Annotations = map[string]string{}
+		}
+		maps.Copy(want.Annotations, n.flannelAnnotations())
+	}
+	return want
+}
+
+// nodeStatusPatch is the strategic merge patch from cur to want of the
+// annotations and the status, the parts nodes/status writes.
+func nodeStatusPatch(cur, want *corev1.Node) ([]byte, error) {
+	part := func(n *corev1.Node) ([]byte, error) {
+		return json.Marshal(corev1.Node{ObjectMeta: metav1.ObjectMeta{Annotations: n.Annotations}, Status: n.Status})
+	}
+	from, err := part(cur)
+	if err != nil {
+		return nil, fmt.Errorf("encode node status: %w", err)
+	}
+	to, err := part(want)
+	if err != nil {
+		return nil, fmt.Errorf("encode node status: %w", err)
+	}
+	patch, err := strategicpatch.CreateTwoWayMergePatch(from, to, corev1.Node{})
+	if err != nil {
+		return nil, fmt.Errorf("node status patch: %w", err)
+	}
+	return patch, nil
+}
+
+// current is the node to base a status patch on: the object registration
+// got back the first time, then the informer's copy, else a fresh read.
+// It may be the informer's own object: read it, never change it.
+func (n *emuNode) current(ctx context.Context) (*corev1.Node, error) {
+	cur := n.known
+	n.known = nil
+	if cur == nil && n.agent.nodeLister != nil {
+		cur, _ = n.agent.nodeLister.Get(n.spec.name)
+	}
+	if cur != nil {
+		return cur, nil
+	}
+	return n.agent.client.CoreV1().Nodes().Get(ctx, n.spec.name, metav1.GetOptions{})
+}
+
+// imageList is node.status.images: what the emulated runtime has pulled.
+func (n *emuNode) imageList() []corev1.ContainerImage {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var out []corev1.ContainerImage
+	for ref := range n.images {
+		out = append(out, corev1.ContainerImage{Names: []string{ref}})
+	}
+	// A stable order keeps unchanged status posts identical.
+	sort.Slice(out, func(i, j int) bool { return out[i].Names[0] < out[j].Names[0] })
+	return out
+}
