@@ -42,7 +42,7 @@ func typeErrorAt(u *unstructured.Unstructured, into any) error {
 		return &fieldTypeError{path: typeErr.Field, msg: fmt.Sprintf("got %s, want %s", got, want)}
 	}
 	msg := fmt.Sprintf("got %s, want %s", got, want)
-	if key != "" && siblingFields(t, segs)[key] {
+	if key != "" && holdsField(t, segs[:len(segs)-1], key) {
 		// A key that is a field of the map's parent was almost certainly
 		// meant to sit beside the map, not inside it.
 		parent := path[:len(path)-len(key)-1]
@@ -126,24 +126,6 @@ func jsonKind(v any) string {
 		return "null"
 	}
 	return "number"
-}
-
-// siblingFields returns the JSON field names of the struct that holds the
-// field segs names, starting from type t; nil when the walk fails.
-func siblingFields(t reflect.Type, segs []string) map[string]bool {
-	for _, seg := range segs[:len(segs)-1] {
-		f, ok := jsonFields(elem(t))[seg]
-		if !ok {
-			return nil
-		}
-		t = f
-	}
-	fields := jsonFields(elem(t))
-	names := make(map[string]bool, len(fields))
-	for name := range fields {
-		names[name] = true
-	}
-	return names
 }
 
 // elem strips pointers and slices down to the type the JSON object maps to.

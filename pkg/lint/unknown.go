@@ -152,7 +152,7 @@ func unknownFieldFix(typ reflect.Type, path string) string {
 		}
 	}
 	if n >= 2 {
-		if t := typeAt(typ, segs[:n-2]); t != nil && hasField(t, key) {
+		if holdsField(typ, segs[:n-2], key) {
 			outer := strings.Join(raw[:n-2], ".")
 			if outer == "" {
 				outer = "the object"
@@ -233,7 +233,13 @@ func typeAt(t reflect.Type, segs []string) reflect.Type {
 	return t
 }
 
-func hasField(t reflect.Type, name string) bool {
-	_, ok := jsonFields(t)[name]
+// holdsField reports whether the type at segs below t has a field whose
+// JSON name is name: where a misplaced key belongs.
+func holdsField(t reflect.Type, segs []string, name string) bool {
+	holder := typeAt(t, segs)
+	if holder == nil {
+		return false
+	}
+	_, ok := jsonFields(holder)[name]
 	return ok
 }
