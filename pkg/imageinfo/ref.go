@@ -79,3 +79,7 @@ func (r reference) String() string {
 	}
 	return s
 }
+
+// Repository is the normalised repository of an image reference
+// (registry host and path, lower case), without tag or digest.
+func Repository(ref string) string { return parseReference(ref).repository }

@@ -32,6 +32,9 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET "+base+"/pods", s.pods)
 	mux.HandleFunc("GET "+base+"/namespaces/{namespace}/pods", s.pods)
 	mux.HandleFunc("GET "+base+"/namespaces/{namespace}/pods/{name}", s.pods)
+	mux.HandleFunc("GET /openapi/v2", s.openAPIV2)
+	mux.HandleFunc("GET /openapi/v3", s.openAPIV3Root)
+	mux.HandleFunc("GET /openapi/v3/"+openAPIV3Path, s.openAPIV3)
 	// Anything else (aggregated discovery at /apis among it) is a 404, on
 	// which the aggregator falls back to the group version's resource list.
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -173,8 +176,7 @@ func nodeMetrics(n *corev1.Node, sum *statsapi.Summary) (metricsv1beta1.NodeMetr
 }
 
 // podMetrics needs CPU and memory of every container, as metrics-server
-// does: a pod with a container lacking either (a HostProcess container has
-// no working set of its own) has no metrics.
+// does: a pod with a container lacking either has no metrics.
 func podMetrics(p *corev1.Pod, sum *statsapi.Summary) (metricsv1beta1.PodMetrics, bool) {
 	if sum == nil {
 		return metricsv1beta1.PodMetrics{}, false

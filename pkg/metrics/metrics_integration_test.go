@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/component-base/metrics/testutil"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
@@ -131,13 +132,41 @@ func TestNodeProxyPaths(t *testing.T) {
 			t.Errorf("/metrics/resource lacks %q:\n%s", want, text)
 		}
 	}
-	if strings.Contains(text, `container_memory_working_set_bytes{container="agent"`) {
-		t.Errorf("/metrics/resource has a working set for the HostProcess container:\n%s", text)
+	if !strings.Contains(text, `container_memory_working_set_bytes{container="agent"`) {
+		t.Errorf("/metrics/resource lacks the HostProcess container's working set:\n%s", text)
+	}
+
+	kubelet := string(nodeProxy(t, win2022, "metrics"))
+	for _, want := range []string{
+		`kubelet_node_name{node="` + win2022 + `"} 1`,
+		`kubelet_running_containers{container_state="running"} `,
+		"# TYPE kubelet_running_pods gauge",
+		"# TYPE kubelet_started_host_process_containers_total counter",
+		"process_start_time_seconds ",
+	} {
+		if !strings.Contains(kubelet, want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, kubelet)
+		}
+	}
+	if _, err := promParse(kubelet); err != nil {
+		t.Errorf("/metrics is not valid Prometheus text: %v", err)
+	}
+	for _, path := range []string{"metrics/cadvisor", "metrics/probes"} {
+		if _, err := promParse(string(nodeProxy(t, win2022, path))); err != nil {
+			t.Errorf("/%s is not valid Prometheus text: %v", path, err)
+		}
 	}
 }
 
+// promParse parses Prometheus text as the e2e framework's metrics grabber
+// does.
+func promParse(text string) (testutil.Metrics, error) {
+	m := testutil.NewMetrics()
+	return m, testutil.ParseMetrics(text, &m)
+}
+
 // checkSummary: half the requests without an annotation, the HNS names,
-// and no working set of a HostProcess container.
+// a HostProcess container's working set, and the containers' log figures.
 func checkSummary(t *testing.T, sum *statsapi.Summary, ns string) {
 	t.Helper()
 	if sum.Node.NodeName != win2022 || sum.Node.Network == nil || sum.Node.Network.Name != "vEthernet (Ethernet)" {
@@ -154,8 +183,14 @@ func checkSummary(t *testing.T, sum *statsapi.Summary, ns string) {
 	if web.Network == nil || !strings.HasSuffix(web.Network.Name, "_vxlan0") {
 		t.Errorf("web network: %+v, want the HNS endpoint <sandbox>_vxlan0", web.Network)
 	}
-	if host.Containers[0].Memory != nil || host.Memory != nil {
-		t.Errorf("HostProcess pod has a working set: %+v", host)
+	if m := host.Containers[0].Memory; m == nil || *m.WorkingSetBytes == 0 || host.Memory == nil || *host.Memory.WorkingSetBytes == 0 {
+		t.Errorf("HostProcess pod has no working set: %+v", host)
+	}
+	for _, ps := range []*statsapi.PodStats{web, host} {
+		l := ps.Containers[0].Logs
+		if l == nil || *l.AvailableBytes == 0 || *l.CapacityBytes == 0 || *l.UsedBytes == 0 || l.InodesFree == nil {
+			t.Errorf("pod %s container log stats %+v, want capacity, available and used bytes", ps.PodRef.Name, l)
+		}
 	}
 }
 

@@ -26,6 +26,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/imageinfo"
+	"github.com/winkube/winkube/pkg/node/internal/vfs"
 )
 
 // Options configure an agent.
@@ -53,18 +54,23 @@ type Options struct {
 // starts failing, once when it works again), and NotReady tells why a node
 // is not Ready.
 type Agent struct {
-	client      kubernetes.Interface
-	cluster     *v1alpha1.Cluster
-	progress    *progress
-	nodes       map[string]*emuNode
-	names       []string
-	factory     informers.SharedInformerFactory
-	podFactory  informers.SharedInformerFactory
-	nodeLister  listerscorev1.NodeLister
-	podLister   listerscorev1.PodLister
-	broadcaster record.EventBroadcaster
-	cidrs       *cidrPicker
-	kubelet     *kubeletServer
+	client     kubernetes.Interface
+	cluster    *v1alpha1.Cluster
+	progress   *progress
+	nodes      map[string]*emuNode
+	names      []string
+	factory    informers.SharedInformerFactory
+	podFactory informers.SharedInformerFactory
+	nodeLister listerscorev1.NodeLister
+	podLister  listerscorev1.PodLister
+	// claims hold the data of PersistentVolumeClaims (volumefs.go).
+	claimMu sync.Mutex
+	claims  map[string]*vfs.Volume
+	// serviceLister feeds the service link variables of containers.
+	serviceLister listerscorev1.ServiceLister
+	broadcaster   record.EventBroadcaster
+	cidrs         *cidrPicker
+	kubelet       *kubeletServer
 
 	// clock drives the queues and the pod workers.
 	clock      clock.WithTicker
@@ -178,6 +184,8 @@ func (a *Agent) start(ctx, runCtx context.Context) error {
 	a.factory = informers.NewSharedInformerFactoryWithOptions(a.client, 0, informers.WithTransform(dropManagedFields))
 	nodeInformer := a.factory.Core().V1().Nodes()
 	a.nodeLister = nodeInformer.Lister()
+	// The kubelet watches Services for the service link variables.
+	a.serviceLister = a.factory.Core().V1().Services().Lister()
 	if _, err := nodeInformer.Informer().AddEventHandler(a.nodeHandler()); err != nil {
 		return fmt.Errorf("watch nodes: %w", err)
 	}

@@ -18,6 +18,8 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
+
+	"github.com/winkube/winkube/pkg/node/internal/vfs"
 )
 
 // Heartbeat timing, as the kubelet's defaults: the lease is renewed every
@@ -54,6 +56,8 @@ type emuNode struct {
 	workers map[types.UID]*podWorker
 	ipam    *ipam
 	images  map[string]bool
+	// hostPaths are the node's directories that hostPath volumes mount.
+	hostPaths map[string]*vfs.Volume
 	// admitMu serialises admission so resource accounting sees every
 	// admitted pod.
 	admitMu sync.Mutex
@@ -366,6 +370,9 @@ func (n *emuNode) podRemoved(pod *corev1.Pod) {
 	n.mu.Unlock()
 	if ok {
 		w.removed.Store(true)
+		for _, c := range w.containers() {
+			c.stopProcess(n.agent.clock.Now())
+		}
 	}
 	if m != nil {
 		m.Release(string(pod.UID))

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,6 +24,9 @@ func (s *kubeletServer) routeReadOnly(mux *http.ServeMux) {
 	mux.HandleFunc("GET /configz", s.withNode(s.configz))
 	mux.HandleFunc("GET /stats/summary", s.withNode(s.statsSummary))
 	mux.HandleFunc("GET /metrics/resource", s.withNode(s.resourceMetrics))
+	mux.HandleFunc("GET /metrics", s.withNode(s.kubeletMetrics))
+	mux.HandleFunc("GET /metrics/cadvisor", s.withNode(s.cadvisorMetrics))
+	mux.HandleFunc("GET /metrics/probes", s.withNode(s.probeMetrics))
 }
 
 // withNode finds the node the connection was dialled for.
@@ -66,13 +70,15 @@ func cpuAndMemoryOnly(sum *statsapi.Summary) {
 	sum.Node.Network, sum.Node.Fs, sum.Node.Runtime = nil, nil, nil
 	for i := range sum.Pods {
 		sum.Pods[i].Network = nil
+		for j := range sum.Pods[i].Containers {
+			sum.Pods[i].Containers[j].Logs = nil
+		}
 	}
 }
 
 // resourceMetrics is GET /metrics/resource in the Prometheus text format,
 // the series metrics-server reads: CPU as cumulative core-seconds, memory
-// as working set, each sample stamped with its time in milliseconds. A
-// HostProcess container has no working-set series, as it has no figure.
+// as working set, each sample stamped with its time in milliseconds.
 func (s *kubeletServer) resourceMetrics(w http.ResponseWriter, _ *http.Request, n *emuNode) {
 	now := time.Now()
 	sum := s.summary(n, now)
@@ -204,4 +210,125 @@ func resourceStrings(l corev1.ResourceList) map[string]string {
 		out[string(k)] = v.String()
 	}
 	return out
+}
+
+// promText builds a Prometheus text exposition: families in the order
+// written, samples sorted within each as the registry sorts them.
+type promText struct{ b strings.Builder }
+
+func (p *promText) family(name, stability, help, kind string) {
+	fmt.Fprintf(&p.b, "# HELP %s [%s] %s\n# TYPE %s %s\n", name, stability, help, name, kind)
+}
+
+func (p *promText) sample(name, labels string, v float64) {
+	if labels != "" {
+		labels = "{" + labels + "}"
+	}
+	fmt.Fprintf(&p.b, "%s%s %s\n", name, labels, strconv.FormatFloat(v, 'g', -1, 64))
+}
+
+func (p *promText) write(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	io.WriteString(w, p.b.String())
+}
+
+// kubeletMetrics is GET /metrics: the kubelet's own series that test
+// frameworks and dashboards read (pkg/kubelet/metrics), per node.
+func (s *kubeletServer) kubeletMetrics(w http.ResponseWriter, _ *http.Request, n *emuNode) {
+	var p promText
+	pods, states := s.runningCounts(n)
+	p.family("kubelet_node_name", "ALPHA", "The node's name. The count is always 1.", "gauge")
+	p.sample("kubelet_node_name", fmt.Sprintf("node=%q", n.spec.name), 1)
+	p.family("kubelet_running_containers", "ALPHA", "Number of containers currently running", "gauge")
+	for _, st := range []string{"created", "exited", "running", "unknown"} {
+		p.sample("kubelet_running_containers", fmt.Sprintf("container_state=%q", st), float64(states[st]))
+	}
+	p.family("kubelet_running_pods", "ALPHA", "Number of pods that have a running pod sandbox", "gauge")
+	p.sample("kubelet_running_pods", "", float64(pods))
+	c := n.startCounters()
+	c.mu.Lock()
+	counterFamily(&p, "kubelet_started_containers_errors_total", "Cumulative number of errors when starting containers", c.errors)
+	counterFamily(&p, "kubelet_started_containers_total", "Cumulative number of containers started", c.started)
+	if n.spec.host.OS() == "windows" {
+		counterFamily(&p, "kubelet_started_host_process_containers_errors_total", "Cumulative number of errors when starting hostprocess containers. This metric will only be collected on Windows.", c.hostProcessErrors)
+		counterFamily(&p, "kubelet_started_host_process_containers_total", "Cumulative number of hostprocess containers started. This metric will only be collected on Windows.", c.hostProcessStarted)
+	}
+	c.mu.Unlock()
+	p.family("process_start_time_seconds", "ALPHA", "Start time of the process since unix epoch in seconds.", "gauge")
+	p.sample("process_start_time_seconds", "", float64(s.started.Unix()))
+	p.write(w)
+}
+
+// counterFamily writes one counter family from label sets to counts.
+func counterFamily(p *promText, name, help string, counts map[string]float64) {
+	p.family(name, "ALPHA", help, "counter")
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		p.sample(name, k, counts[k])
+	}
+}
+
+// runningCounts counts, from the statuses of the node's pods, the pods with
+// a live sandbox and the containers by runtime state.
+func (s *kubeletServer) runningCounts(n *emuNode) (pods int, states map[string]int) {
+	states = map[string]int{}
+	for _, pod := range s.nodePods(n.spec.name) {
+		if isTerminal(pod) || pod.Status.StartTime == nil {
+			continue
+		}
+		if hasCondition(pod, corev1.PodReadyToStartContainers, corev1.ConditionTrue) {
+			pods++
+		}
+		all := append(append(append([]corev1.ContainerStatus(nil), pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...), pod.Status.EphemeralContainerStatuses...)
+		for _, cs := range all {
+			switch {
+			case cs.State.Running != nil:
+				states["running"]++
+			case cs.State.Terminated != nil || cs.LastTerminationState.Terminated != nil:
+				states["exited"]++
+			}
+		}
+	}
+	return pods, states
+}
+
+// cadvisorMetrics is GET /metrics/cadvisor: the container series of the
+// kubelet's embedded cAdvisor, from the same figures as /stats/summary.
+func (s *kubeletServer) cadvisorMetrics(w http.ResponseWriter, _ *http.Request, n *emuNode) {
+	now := time.Now()
+	sum := s.summary(n, now)
+	var p promText
+	containers := sortedContainers(sum)
+	p.family("container_cpu_usage_seconds_total", "ALPHA", "Cumulative cpu time consumed in seconds.", "counter")
+	for _, c := range containers {
+		p.sample("container_cpu_usage_seconds_total", c.labels, coreSeconds(*c.stats.CPU.UsageCoreNanoSeconds))
+	}
+	p.family("container_memory_working_set_bytes", "ALPHA", "Current working set in bytes.", "gauge")
+	for _, c := range containers {
+		if c.stats.Memory != nil {
+			p.sample("container_memory_working_set_bytes", c.labels, float64(*c.stats.Memory.WorkingSetBytes))
+		}
+	}
+	p.family("container_start_time_seconds", "ALPHA", "Start time of the container since unix epoch in seconds.", "gauge")
+	for _, c := range containers {
+		p.sample("container_start_time_seconds", c.labels, float64(c.stats.StartTime.Unix()))
+	}
+	capacity := n.spec.capacity()
+	p.family("machine_cpu_cores", "ALPHA", "Number of logical CPU cores.", "gauge")
+	p.sample("machine_cpu_cores", "", float64(n.spec.pool.CPU))
+	p.family("machine_memory_bytes", "ALPHA", "Amount of memory installed on the machine.", "gauge")
+	p.sample("machine_memory_bytes", "", float64(quantityOf(capacity, corev1.ResourceMemory)))
+	p.write(w)
+}
+
+// probeMetrics is GET /metrics/probes. The emulated prober keeps no
+// counts, so the family is declared without samples.
+func (s *kubeletServer) probeMetrics(w http.ResponseWriter, _ *http.Request, _ *emuNode) {
+	var p promText
+	p.family("prober_probe_total", "ALPHA", "Cumulative number of a liveness, readiness or startup probe for a container by result.", "counter")
+	p.write(w)
 }

@@ -47,7 +47,8 @@ func newKubeletServer(a *Agent) *kubeletServer {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /containerLogs/{namespace}/{pod}/{container}", s.logs)
 	s.routeReadOnly(mux)
-	for _, p := range []string{"/exec/", "/attach/", "/portForward/", "/run/"} {
+	s.routeStreaming(mux)
+	for _, p := range []string{"/portForward/", "/run/"} {
 		mux.HandleFunc(p, s.noProcess)
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
@@ -205,7 +206,8 @@ func (pipeAddr) Network() string { return "pipe" }
 func (pipeAddr) String() string  { return "kubelet" }
 
 // logs serves GET /containerLogs/{namespace}/{pod}/{container} with the
-// kubelet's query parameters and status codes.
+// kubelet's query parameters and status codes: what the container's
+// process printed, from the run the kubelet would pick.
 func (s *kubeletServer) logs(w http.ResponseWriter, r *http.Request) {
 	node, _ := r.Context().Value(nodeKey{}).(string)
 	ns, name, container := r.PathValue("namespace"), r.PathValue("pod"), r.PathValue("container")
@@ -223,28 +225,56 @@ func (s *kubeletServer) logs(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	run, lines, err := containerLog(pod, container, previous)
-	if err != nil {
+	if _, err := containerLog(pod, container, previous); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	log := s.runLogOf(node, pod, container, previous)
 	w.Header().Set("Content-Type", "text/plain")
+	if log == nil {
+		return
+	}
+	lines, closed, changed := log.snapshot()
 	text := opts.render(lines)
 	io.WriteString(w, text)
-	if follow && !previous && run.finished.IsZero() {
-		s.follow(w, r, pod, container, run, opts, len(lines), len(text))
+	if follow && !previous && !closed {
+		s.follow(w, r, log, opts, len(lines), len(text), changed)
 	}
 }
 
-// follow streams the lines the log gains until the followed run of the
-// container ends (its exit line is the last), another run replaces it, the
-// pod goes, or the client hangs up. seen lines and sent bytes were already
-// written; tailLines applied to those only, limitBytes to all.
-func (s *kubeletServer) follow(w http.ResponseWriter, r *http.Request, pod *corev1.Pod, container string, followed run, opts logOptions, seen, sent int) {
+// runLogOf is the log of the container's current or previous run; nil
+// when the agent has none (a run from before an agent restart).
+func (s *kubeletServer) runLogOf(node string, pod *corev1.Pod, container string, previous bool) *runLog {
+	n := s.agent.nodes[node]
+	if n == nil {
+		return nil
+	}
+	pw := n.workerByName(pod.Namespace, pod.Name)
+	if pw == nil {
+		return nil
+	}
+	for _, c := range pw.containers() {
+		if c.spec.Name != container {
+			continue
+		}
+		live := c.live.Load()
+		switch {
+		case live == nil:
+			return nil
+		case previous:
+			return live.prevLog
+		}
+		return live.proc.log
+	}
+	return nil
+}
+
+// follow streams the lines the log gains until the run ends, the client
+// hangs up or limitBytes is reached. seen lines and sent bytes were
+// already written; tailLines applied to those only, limitBytes to all.
+func (s *kubeletServer) follow(w http.ResponseWriter, r *http.Request, log *runLog, opts logOptions, seen, sent int, changed <-chan struct{}) {
 	flusher, _ := w.(http.Flusher)
 	more := logOptions{timestamps: opts.timestamps, tailLines: -1}
-	t := time.NewTicker(logFollowPoll)
-	defer t.Stop()
 	for opts.limitBytes == 0 || sent < opts.limitBytes {
 		if flusher != nil {
 			flusher.Flush()
@@ -252,23 +282,18 @@ func (s *kubeletServer) follow(w http.ResponseWriter, r *http.Request, pod *core
 		select {
 		case <-r.Context().Done():
 			return
-		case <-t.C:
+		case <-changed:
 		}
-		now, err := s.agent.podLister.Pods(pod.Namespace).Get(pod.Name)
-		if err != nil || now.UID != pod.UID {
-			return
-		}
-		current, lines, err := containerLog(now, container, false)
-		if err != nil || !current.started.Equal(followed.started) {
-			return
-		}
+		var lines []logLine
+		var closed bool
+		lines, closed, changed = log.snapshot()
 		if len(lines) > seen {
 			more.limitBytes = max(opts.limitBytes-sent, 0)
 			text := more.render(lines[seen:])
 			io.WriteString(w, text)
 			seen, sent = len(lines), sent+len(text)
 		}
-		if !current.finished.IsZero() {
+		if closed {
 			return
 		}
 	}

@@ -30,9 +30,8 @@ func terminated(code int32, reason, id string) *corev1.ContainerStateTerminated 
 		StartedAt: metav1.NewTime(t0), FinishedAt: metav1.NewTime(t1)}
 }
 
-// The log of a run says where it ran, what the Windows runtime received
-// (KLT-5, KLT-6) and how it ended; which run is shown, and the errors when
-// there is none, follow the kubelet.
+// Which run's log is shown, and the errors when there is none, follow the
+// kubelet.
 func TestContainerLog(t *testing.T) {
 	running := corev1.ContainerStatus{Name: "app", Image: "img", ContainerID: "containerd://1",
 		State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(t0)}}}
@@ -48,39 +47,30 @@ func TestContainerLog(t *testing.T) {
 		st        corev1.ContainerStatus
 		container string
 		previous  bool
-		want      []string // substrings of the log, in order
+		wantRun   time.Time
 		wantErr   string
 	}{
-		// rule: KLT-5, KLT-6
-		{"running", running, "app", false, []string{`container "app" started on emulated node win2019-1 from image img`, "CpuMaximum=1250 MemoryLimitInBytes=536870912"}, ""},
-		{"completed", done, "app", false, []string{"started", `container "app" exited with code 0 (Completed)`}, ""},
-		{"previous run", restarted, "app", true, []string{"started", "exited with code 3 (Error)"}, ""},
-		{"no previous run", running, "app", true, nil, `previous terminated container "app" in pod "web" not found`},
-		{"unknown container", running, "sidecar", false, nil, `container "sidecar" in pod "web" is not available`},
-		{"pulling failed", waiting("ErrImagePull"), "app", false, nil, `container "app" in pod "web" is waiting to start: image can't be pulled`},
-		{"pull back-off", waiting("ImagePullBackOff"), "app", false, nil, "is waiting to start: trying and failing to pull image"},
-		{"create failed", waiting("CreateContainerError"), "app", false, nil, "is waiting to start: CreateContainerError"},
-		{"never ran", corev1.ContainerStatus{Name: "app"}, "app", false, nil, "is waiting to start - no logs yet"},
+		{"running", running, "app", false, t0, ""},
+		{"completed", done, "app", false, t0, ""},
+		{"previous run", restarted, "app", true, t0, ""},
+		{"no previous run", running, "app", true, time.Time{}, `previous terminated container "app" in pod "web" not found`},
+		{"unknown container", running, "sidecar", false, time.Time{}, `container "sidecar" in pod "web" is not available`},
+		{"pulling failed", waiting("ErrImagePull"), "app", false, time.Time{}, `container "app" in pod "web" is waiting to start: image can't be pulled`},
+		{"pull back-off", waiting("ImagePullBackOff"), "app", false, time.Time{}, "is waiting to start: trying and failing to pull image"},
+		{"create failed", waiting("CreateContainerError"), "app", false, time.Time{}, "is waiting to start: CreateContainerError"},
+		{"never ran", corev1.ContainerStatus{Name: "app"}, "app", false, time.Time{}, "is waiting to start - no logs yet"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, lines, err := containerLog(statusPod(tt.st), tt.container, tt.previous)
+			r, err := containerLog(statusPod(tt.st), tt.container, tt.previous)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
 				}
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			text := logOptions{tailLines: -1}.render(lines)
-			for _, w := range tt.want {
-				i := strings.Index(text, w)
-				if i < 0 {
-					t.Fatalf("log lacks %q (in order):\n%s", w, text)
-				}
-				text = text[i+len(w):]
+			if err != nil || !r.started.Equal(tt.wantRun) {
+				t.Fatalf("run %v, %v; want the run started %v", r.started, err, tt.wantRun)
 			}
 		})
 	}

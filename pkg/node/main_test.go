@@ -176,9 +176,11 @@ func waitEvent(t *testing.T, ns, name, reason, substr string, timeout time.Durat
 // windowsToleration tolerates the SCH-3 taint of the default Windows pools.
 var windowsToleration = corev1.Toleration{Key: "os", Operator: corev1.TolerationOpEqual, Value: "windows", Effect: corev1.TaintEffectNoSchedule}
 
-// simplePod is a one-container pod bound directly to a node.
+// simplePod is a one-container pod bound directly to a node. A Windows
+// base image's default command is cmd.exe, which exits at once with stdin
+// closed, as on a real node; the pod runs a command that lasts instead.
 func simplePod(name, nodeName, image string) *corev1.Pod {
-	return &corev1.Pod{
+	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: corev1.PodSpec{
 			NodeName:    nodeName,
@@ -186,6 +188,10 @@ func simplePod(name, nodeName, image string) *corev1.Pod {
 			Containers:  []corev1.Container{{Name: "main", Image: image}},
 		},
 	}
+	if strings.HasPrefix(image, "mcr.microsoft.com/windows/") && !strings.Contains(image, "/iis") {
+		pod.Spec.Containers[0].Command = []string{"cmd", "/c", "ping -t localhost > nul"}
+	}
+	return pod
 }
 
 func createPod(t *testing.T, ns string, pod *corev1.Pod) *corev1.Pod {

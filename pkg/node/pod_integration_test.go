@@ -23,6 +23,7 @@ import (
 
 const (
 	iis2019        = "mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2019"
+	iis2022        = "mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022"
 	servercore2022 = "mcr.microsoft.com/windows/servercore:ltsc2022"
 	// singleImage2022 stands for an image pushed without an index.
 	singleImage2022 = "registry.example.com/windows/app:ltsc2022"

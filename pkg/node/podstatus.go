@@ -3,6 +3,7 @@ package node
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -55,7 +56,13 @@ func (w *podWorker) render(pod *corev1.Pod) corev1.PodStatus {
 		// The informer may lag behind our last write; trust what we wrote.
 		existing = mergeConditions(existing, w.written.Conditions)
 	}
-	st.Conditions = mergeConditions(existing, w.conditions(pod, phase))
+	// The resize conditions come and go with the resize: never keep an
+	// old one, and put the current ones before the other owned ones, as
+	// generateAPIPodStatus orders them.
+	existing = slices.DeleteFunc(slices.Clone(existing), func(c corev1.PodCondition) bool { return isResizeCondition(c.Type) })
+	owned := append(w.resizeConditions(isTerminalPhase(phase)), w.conditions(pod, phase)...)
+	st.Conditions = mergeConditions(existing, owned)
+	w.setStatusResources(&st, pod)
 	return st
 }
 
@@ -255,12 +262,14 @@ func mergeConditions(existing, owned []corev1.PodCondition) []corev1.PodConditio
 		}
 	}
 	for _, c := range owned {
-		if old, ok := byType[c.Type]; ok && old.Status == c.Status && !old.LastTransitionTime.IsZero() {
+		if old, ok := byType[c.Type]; ok && old.Status == c.Status && !old.LastTransitionTime.IsZero() && !isResizeCondition(c.Type) {
 			c.LastTransitionTime = old.LastTransitionTime
 		} else if c.LastTransitionTime.IsZero() {
 			c.LastTransitionTime = now
 		}
-		c.LastProbeTime = metav1.Time{}
+		if !isResizeCondition(c.Type) {
+			c.LastProbeTime = metav1.Time{} // resize conditions carry one
+		}
 		out = append(out, c)
 	}
 	return out

@@ -19,6 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/winkube/winkube/pkg/node/internal/cri"
+	"github.com/winkube/winkube/pkg/node/internal/vfs"
 )
 
 // Annotations that steer the emulated processes of a pod. They stand in for
@@ -92,6 +93,10 @@ type podWorker struct {
 	startTime *metav1.Time
 	initCtrs  []*ctr
 	ctrs      []*ctr
+	ephCtrs   []*ctr // appended under mu (ephemeral.go)
+	// vols are the pod's volumes as its containers see them (guarded by
+	// mu: a program's first file access makes them).
+	vols map[string]*vfs.Volume
 	// written is the last status this worker wrote, server what the API
 	// returned for it (the base of the next patch), and unwritten a
 	// status whose write failed and is to be tried again.
@@ -122,6 +127,14 @@ type ctr struct {
 	pullErr  string
 	pullBO   backoff
 	crashBO  backoff
+	// live is the current run's OS, process and logs, read by exec,
+	// attach and logs outside the worker's steps.
+	live      atomic.Pointer[liveCtr]
+	probes    probeStates
+	ephemeral bool
+	// toldWhy: the event saying the emulation does not run this
+	// container's program was recorded.
+	toldWhy bool
 }
 
 func newPodWorker(n *emuNode, pod *corev1.Pod) *podWorker {
@@ -293,7 +306,9 @@ func restoreStatuses(ctrs []*ctr, statuses []corev1.ContainerStatus, pod *corev1
 			}
 			c.status = *s.DeepCopy()
 			if r := s.State.Running; r != nil {
-				c.exitAt, c.exitCode = exitPlan(pod, c, r.StartedAt.Time)
+				// The process of a container that ran before the agent
+				// restarted is gone; the container keeps running, idle.
+				c.live.Store(&liveCtr{id: s.ContainerID, proc: idleProcess(clock.RealClock{})})
 				c.readyAt = readyTime(c, r.StartedAt.Time)
 			}
 		}
@@ -317,11 +332,12 @@ func (w *podWorker) nextWake() time.Time {
 		consider(w.clock.Now().Add(networkRetry))
 		consider(w.volumes.wake())
 	}
-	for _, c := range append(append([]*ctr(nil), w.initCtrs...), w.ctrs...) {
+	for _, c := range w.containers() {
 		switch {
 		case c.status.State.Running != nil:
 			consider(c.exitAt)
-			if !c.status.Ready {
+			consider(c.probeWake())
+			if !c.status.Ready && c.spec.ReadinessProbe == nil {
 				consider(c.readyAt)
 			}
 		case c.status.State.Waiting != nil, c.status.State.Terminated != nil && !c.retryAt.IsZero():
@@ -330,6 +346,7 @@ func (w *podWorker) nextWake() time.Time {
 	}
 	consider(w.resyncAt)
 	consider(w.activeDeadline())
+	consider(w.resizeWake())
 	return next
 }
 
@@ -351,6 +368,7 @@ func (w *podWorker) syncPod(ctx context.Context, pod *corev1.Pod) {
 		w.enforceDeadline(pod)
 		return
 	}
+	w.applyResize(pod, now)
 	// The kubelet mounts the pod's volumes before it creates the sandbox.
 	if !w.sandboxReady && !w.volumesReady(ctx, pod) {
 		return
@@ -368,6 +386,8 @@ func (w *podWorker) syncPod(ctx context.Context, pod *corev1.Pod) {
 		return
 	}
 	w.runContainers(ctx, pod, now, resync)
+	w.addEphemeral(pod)
+	w.runEphemeral(ctx, pod, now)
 }
 
 // reject fails the pod as the kubelet's rejectPod does (KLT-4).

@@ -27,8 +27,8 @@ func (w *podWorker) runInitContainers(ctx context.Context, pod *corev1.Pod, now 
 			continue
 		case s.Running != nil && sidecar:
 			continue
-		case s.Running != nil && !c.exitAt.IsZero() && !now.Before(c.exitAt):
-			w.exit(pod, c, c.exitCode, now)
+		case s.Running != nil && c.hasExited(now):
+			w.exitNow(pod, c, now)
 			if c.status.State.Terminated != nil && c.status.State.Terminated.ExitCode == 0 {
 				continue
 			}
@@ -52,11 +52,11 @@ func (w *podWorker) runContainers(ctx context.Context, pod *corev1.Pod, now time
 		s := c.status.State
 		due := resync || !now.Before(c.retryAt)
 		switch {
-		case s.Running != nil && !c.exitAt.IsZero() && !now.Before(c.exitAt):
-			w.exit(pod, c, c.exitCode, now)
+		case s.Running != nil && c.hasExited(now):
+			w.exitNow(pod, c, now)
 			w.scheduleRestart(pod, c, now)
 		case s.Running != nil:
-			c.status.Ready = !now.Before(c.readyAt)
+			w.probe(pod, c, now)
 		case (s.Waiting != nil || w.wantsRestart(pod, c)) && due:
 			w.startOrBackOff(ctx, pod, c, now)
 		}
@@ -126,6 +126,11 @@ func (w *podWorker) startContainer(ctx context.Context, pod *corev1.Pod, c *ctr)
 	if !w.containerConfigOK(pod, c, pulled) {
 		return
 	}
+	launch, err := w.prepare(ctx, pod, c, pulled)
+	if err != nil {
+		w.configFailed(pod, c, err)
+		return
+	}
 	restarts := c.status.RestartCount
 	if lastExit(c) != nil {
 		restarts++
@@ -135,6 +140,7 @@ func (w *podWorker) startContainer(ctx context.Context, pod *corev1.Pod, c *ctr)
 	if err := rt.CreateContainer(pulled, id); err != nil {
 		// The kubelet replaces the container ID with the name in events.
 		w.node.recorder.Eventf(ref, corev1.EventTypeWarning, "Failed", "Error: %s", replaceID(err.Error(), id, c.spec.Name))
+		w.node.countStart(pod, c, "CreateContainerError")
 		c.status.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CreateContainerError", Message: err.Error()}}
 		c.retryAt = syncRetryAt(w.clock.Now())
 		return
@@ -148,20 +154,36 @@ func (w *podWorker) startContainer(ctx context.Context, pod *corev1.Pod, c *ctr)
 	c.status.Image = pulled.Ref
 	c.status.ImageID = pulled.ImageID
 	now := w.clock.Now()
-	err := rt.StartContainer(pulled, id)
+	err = rt.StartContainer(pulled, id)
 	if user, known := runAsWindowsUser(pod, &c.spec); err == nil {
 		err = rt.CreateProcess(id, user, known)
 	}
+	if err == nil {
+		err = w.launch(pod, c, launch, id, now)
+	}
 	if err != nil {
+		w.node.countStart(pod, c, "RunContainerError")
 		w.startFailed(pod, c, id, err, now)
 		return
 	}
+	w.node.countStart(pod, c, "")
 	w.node.recorder.Event(ref, corev1.EventTypeNormal, "Started", "Container started")
 	c.status.Started = ptr.To(true)
 	c.status.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(now)}}
-	c.exitAt, c.exitCode = exitPlan(pod, c, now)
 	c.readyAt = readyTime(c, now)
-	c.status.Ready = !c.init && !now.Before(c.readyAt)
+	c.status.Ready = !c.init && !now.Before(c.readyAt) && c.spec.ReadinessProbe == nil
+	w.postStart(pod, c, now)
+}
+
+// configFailed leaves a container waiting with CreateContainerConfigError:
+// its environment or mounts could not be made (a missing ConfigMap key, a
+// subPath that expands to an absolute path). The kubelet retries at each
+// sync without back-off.
+func (w *podWorker) configFailed(pod *corev1.Pod, c *ctr, err error) {
+	w.node.countStart(pod, c, "CreateContainerConfigError")
+	w.node.recorder.Eventf(containerRef(pod, c), corev1.EventTypeWarning, "Failed", "Error: %v", err)
+	c.status.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CreateContainerConfigError", Message: err.Error()}}
+	c.retryAt = syncRetryAt(w.clock.Now())
 }
 
 // containerConfigOK runs the checks the kubelet makes while it builds the
@@ -176,9 +198,7 @@ func (w *podWorker) containerConfigOK(pod *corev1.Pod, c *ctr, pulled cri.Pulled
 	if err == nil {
 		return true
 	}
-	w.node.recorder.Eventf(containerRef(pod, c), corev1.EventTypeWarning, "Failed", "Error: %v", err)
-	c.status.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CreateContainerConfigError", Message: err.Error()}}
-	c.retryAt = syncRetryAt(w.clock.Now())
+	w.configFailed(pod, c, err)
 	return false
 }
 
@@ -213,14 +233,19 @@ func (w *podWorker) exit(pod *corev1.Pod, c *ctr, code int32, now time.Time) {
 	started := c.status.State.Running.StartedAt
 	c.status.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
 		ExitCode: code, Reason: reason, StartedAt: started, FinishedAt: metav1.NewTime(now), ContainerID: c.status.ContainerID,
+		Message: terminationMessage(c, code),
 	}}
 	// A completed init container reports ready, a stopped container not.
 	c.status.Ready = c.init && code == 0
 	c.status.Started = ptr.To(false)
 	c.exitAt = time.Time{}
+	c.stopProcess(now)
 }
 
 func shouldRestart(pod *corev1.Pod, c *ctr, code int32) bool {
+	if c.ephemeral {
+		return false
+	}
 	if c.spec.RestartPolicy != nil {
 		return *c.spec.RestartPolicy == corev1.ContainerRestartPolicyAlways
 	}
@@ -252,23 +277,11 @@ func replaceID(msg, id, name string) string {
 	return string(out)
 }
 
-// exitPlan is when a container started at `started` exits by itself (zero:
-// never) and with which code. The pod's run-seconds and exit-code
-// annotations decide for regular containers when set; otherwise the
-// command does, as far as the emulation can read it (command.go), and a
-// command it cannot read keeps the annotations' defaults.
+// exitPlan is when a container without a program the emulation can run
+// exits by itself (zero: never) and with which code: the pod's run-seconds
+// and exit-code annotations decide, else the defaults of defaultExit.
 func exitPlan(pod *corev1.Pod, c *ctr, started time.Time) (time.Time, int32) {
-	if !c.init && steeredByAnnotations(pod) {
-		return defaultExit(pod, c, started)
-	}
-	p := containerProgram(pod, c.spec)
-	switch {
-	case !p.known, p.idle && runsUntilDeleted(pod, c):
-		return defaultExit(pod, c, started)
-	case p.forever:
-		return time.Time{}, 0
-	}
-	return started.Add(seconds(p.seconds)), p.exitCode
+	return defaultExit(pod, c, started)
 }
 
 // steeredByAnnotations reports whether the pod sets its run time or exit
@@ -323,8 +336,7 @@ func exitCode(pod *corev1.Pod) int32 {
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
-// readyTime honours readinessProbe.initialDelaySeconds; emulated probes
-// always succeed.
+// readyTime honours readinessProbe.initialDelaySeconds.
 func readyTime(c *ctr, started time.Time) time.Time {
 	if p := c.spec.ReadinessProbe; p != nil {
 		return started.Add(time.Duration(p.InitialDelaySeconds) * time.Second)
@@ -335,8 +347,11 @@ func readyTime(c *ctr, started time.Time) time.Time {
 // containerRef is the object reference of a container's events.
 func containerRef(pod *corev1.Pod, c *ctr) *corev1.ObjectReference {
 	field := fmt.Sprintf("spec.containers{%s}", c.spec.Name)
-	if c.init {
+	switch {
+	case c.init:
 		field = fmt.Sprintf("spec.initContainers{%s}", c.spec.Name)
+	case c.ephemeral:
+		field = fmt.Sprintf("spec.ephemeralContainers{%s}", c.spec.Name)
 	}
 	return &corev1.ObjectReference{
 		Kind: "Pod", APIVersion: "v1", Namespace: pod.Namespace, Name: pod.Name,

@@ -103,7 +103,8 @@ func startCounted(t testing.TB, pool v1alpha1.NodePool, mgmt string, counter *re
 func runPods(t testing.TB, ns string, nodes []string, n int) int {
 	t.Helper()
 	for i := range n {
-		pod := simplePod(fmt.Sprintf("p%d", i), nodes[i%len(nodes)], servercore2022)
+		// IIS runs ServiceMonitor.exe, a daemon that costs no goroutine.
+		pod := simplePod(fmt.Sprintf("p%d", i), nodes[i%len(nodes)], iis2022)
 		if _, err := client.CoreV1().Pods(ns).Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
 			t.Fatalf("create pod %s: %v", pod.Name, err)
 		}

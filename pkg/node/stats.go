@@ -1,8 +1,12 @@
 package node
 
 import (
+	"fmt"
+	"runtime"
 	"sort"
+	"sync"
 	"time"
+	"weak"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -38,8 +42,9 @@ func (s *kubeletServer) summary(n *emuNode, now time.Time) *statsapi.Summary {
 	win := n.spec.host.OS() == "windows"
 	out := &statsapi.Summary{Pods: []statsapi.PodStats{}}
 	var cpu, mem uint64
+	fs := fsStats(metav1.NewTime(now), n.spec.capacity())
 	for _, pod := range s.nodePods(n.spec.name) {
-		ps, ok := s.podStats(pod, win, now)
+		ps, ok := s.podStats(pod, win, fs, now)
 		if !ok {
 			continue
 		}
@@ -54,15 +59,13 @@ func (s *kubeletServer) summary(n *emuNode, now time.Time) *statsapi.Summary {
 }
 
 // podStats is one pod's entry; false when none of its containers runs.
-func (s *kubeletServer) podStats(pod *corev1.Pod, win bool, now time.Time) (statsapi.PodStats, bool) {
+// fs is the node's root filesystem, where the container logs live.
+func (s *kubeletServer) podStats(pod *corev1.Pod, win bool, fs *statsapi.FsStats, now time.Time) (statsapi.PodStats, bool) {
 	usage := podUsage(pod)
 	if len(usage) == 0 {
 		return statsapi.PodStats{}, false
 	}
 	t := metav1.NewTime(now)
-	// HostProcess containers run in the host's job object: the runtime
-	// reports no working set of their own.
-	hostProcess := win && windows.IsHostProcessPod(&pod.Spec)
 	ps := statsapi.PodStats{
 		PodRef:     statsapi.PodReference{Name: pod.Name, Namespace: pod.Namespace, UID: string(pod.UID)},
 		Containers: []statsapi.ContainerStats{},
@@ -76,9 +79,9 @@ func (s *kubeletServer) podStats(pod *corev1.Pod, win bool, now time.Time) (stat
 			Name:      u.name,
 			StartTime: metav1.NewTime(u.started),
 			CPU:       cpuStats(t, u.nanoCores, u.coreNanoSeconds(now)),
-		}
-		if !hostProcess {
-			cs.Memory = memoryStats(t, u.memory, 0, win)
+			// A HostProcess container's job object has a working set too.
+			Memory: memoryStats(t, u.memory, 0, win),
+			Logs:   logStats(t, fs),
 		}
 		ps.Containers = append(ps.Containers, cs)
 		nanoCores += u.nanoCores
@@ -86,9 +89,7 @@ func (s *kubeletServer) podStats(pod *corev1.Pod, win bool, now time.Time) (stat
 		ws += u.memory
 	}
 	ps.CPU = cpuStats(t, nanoCores, coreNs)
-	if !hostProcess {
-		ps.Memory = memoryStats(t, ws, 0, win)
-	}
+	ps.Memory = memoryStats(t, ws, 0, win)
 	if !pod.Spec.HostNetwork {
 		ps.Network = networkStats(t, podInterface(pod, win, s.networkName()), uint64(max(now.Sub(ps.StartTime.Time), 0).Seconds())*podNetBytesPerSec)
 	}
@@ -191,4 +192,76 @@ func fsStats(t metav1.Time, capacity corev1.ResourceList) *statsapi.FsStats {
 	return &statsapi.FsStats{Time: t, CapacityBytes: &total, UsedBytes: &used, AvailableBytes: ptrTo(total - used)}
 }
 
+// containerLogBytes is the size of one container's log file on disk: the
+// runtime's first block of it.
+const containerLogBytes = 4096
+
+// logStats are a container's log figures as the CRI stats provider reports
+// them: the capacity and free space of the filesystem holding the logs, and
+// the log files' own use (one file, one inode).
+func logStats(t metav1.Time, fs *statsapi.FsStats) *statsapi.FsStats {
+	inodes := max(*fs.CapacityBytes/inodeBytes, 1)
+	used := max(*fs.UsedBytes/inodeBytes, 1)
+	return &statsapi.FsStats{
+		Time: t, AvailableBytes: ptrTo(*fs.AvailableBytes), CapacityBytes: ptrTo(*fs.CapacityBytes),
+		UsedBytes: ptrTo(uint64(containerLogBytes)), Inodes: &inodes, InodesFree: ptrTo(inodes - min(used, inodes)), InodesUsed: ptrTo(uint64(1)),
+	}
+}
+
+// inodeBytes is the bytes-per-inode ratio of the emulated filesystems
+// (mkfs.ext4's default).
+const inodeBytes = 16384
+
 func ptrTo[T any](v T) *T { return &v }
+
+// startCounters are a node's container start counters, the kubelet's
+// kubelet_started_*containers_total series, keyed by their label sets.
+type startCounters struct {
+	mu                                    sync.Mutex
+	started, errors                       map[string]float64
+	hostProcessStarted, hostProcessErrors map[string]float64
+}
+
+// nodeCounters holds each node's counters beside the node, keyed weakly
+// (emuNode has no field for them).
+var nodeCounters sync.Map // weak.Pointer[emuNode] → *startCounters
+
+func (n *emuNode) startCounters() *startCounters {
+	key := weak.Make(n)
+	v, loaded := nodeCounters.LoadOrStore(key, &startCounters{
+		started: map[string]float64{}, errors: map[string]float64{},
+		hostProcessStarted: map[string]float64{}, hostProcessErrors: map[string]float64{},
+	})
+	if !loaded {
+		runtime.AddCleanup(n, func(k weak.Pointer[emuNode]) { nodeCounters.Delete(k) }, key)
+	}
+	return v.(*startCounters)
+}
+
+// countStart records one attempt to start c once its image is there, as
+// kuberuntime's startContainer counts it: code is "" when the container
+// started, else the reason the attempt failed with (CreateContainerConfigError,
+// CreateContainerError, RunContainerError, PreStartHookError).
+func (n *emuNode) countStart(pod *corev1.Pod, c *ctr, code string) {
+	kind := "container"
+	if c.init {
+		kind = "init_container"
+	}
+	hostProcess := n.spec.host.OS() == "windows" && windows.IsHostProcessPod(&pod.Spec)
+	counters := n.startCounters()
+	counters.mu.Lock()
+	defer counters.mu.Unlock()
+	typ := fmt.Sprintf("container_type=%q", kind)
+	counters.started[typ]++
+	if hostProcess {
+		counters.hostProcessStarted[typ]++
+	}
+	if code == "" {
+		return
+	}
+	withCode := fmt.Sprintf("code=%q,%s", code, typ)
+	counters.errors[withCode]++
+	if hostProcess {
+		counters.hostProcessErrors[withCode]++
+	}
+}

@@ -48,7 +48,7 @@ func (w *podWorker) terminate(ctx context.Context, pod *corev1.Pod) time.Time {
 // the step that ends the wait calls it again.
 func (w *podWorker) stopContainers(pod *corev1.Pod) bool {
 	var running []*ctr
-	for _, c := range append(append([]*ctr(nil), w.initCtrs...), w.ctrs...) {
+	for _, c := range w.containers() {
 		if c.status.State.Running != nil {
 			running = append(running, c)
 		}
@@ -59,7 +59,11 @@ func (w *podWorker) stopContainers(pod *corev1.Pod) bool {
 	}
 	if w.pauseKey != pauseStop {
 		for _, c := range running {
+			w.preStop(pod, c)
 			w.node.recorder.Eventf(containerRef(pod, c), corev1.EventTypeNormal, "Killing", "Stopping container %s", c.spec.Name)
+			if live := c.live.Load(); live != nil {
+				live.proc.stop(w.clock.Now())
+			}
 		}
 	}
 	grace := w.node.spec.host.GracePeriod(gracePeriod(pod))

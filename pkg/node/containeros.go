@@ -1,0 +1,155 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/winkube/winkube/pkg/imageinfo"
+	"github.com/winkube/winkube/pkg/node/internal/cri"
+	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
+	"github.com/winkube/winkube/pkg/node/internal/program"
+)
+
+// defaultClusterDomain is the kubelet's --cluster-domain default.
+const defaultClusterDomain = "cluster.local"
+
+// prepare computes what a container start needs, as the kubelet's
+// generateContainerConfig does: the environment (which may fail: a
+// missing ConfigMap key is a CreateContainerConfigError), the mounts, the
+// command, and the container's OS with the programs of its image. The
+// filesystem is made only when a program first touches it.
+func (w *podWorker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled cri.Pulled) (*launchSpec, error) {
+	win := w.node.spec.host.Runtime().OS == "windows"
+	img, known := imageConfig(c.spec.Image, win)
+	node := w.node.kubeletNode()
+	env, err := kubeletenv.Env(ctx, w.node.agent.objects(), pod, &c.spec, node, img, w.podIPs())
+	if err != nil {
+		return nil, err
+	}
+	mounts, err := kubeletenv.Mounts(pod, &c.spec, env.Kubelet, win)
+	if err != nil {
+		return nil, err
+	}
+	id, err := kubeletenv.ContainerIdentity(pod, &c.spec, img, win)
+	if err != nil {
+		return nil, err
+	}
+	hostname, _ := kubeletenv.SandboxHostname(pod, node)
+	sys := &program.Sys{
+		Windows: win, Clock: w.clock, Hostname: hostname,
+		User:     program.User{UID: id.UID, GID: id.GID, Groups: id.Groups, Name: id.Name, GroupName: id.GroupName, Account: id.Account},
+		Programs: imagePrograms(c.spec.Image, win),
+	}
+	sys.FS = w.lazyFS(fsPlan{pod: pod, c: c, mounts: mounts, id: id, node: node, win: win})
+	l := &launchSpec{sys: sys, spec: procSpec{env: env.Process, dir: kubeletenv.WorkingDir(&c.spec, img)}}
+	if l.spec.dir == "" {
+		l.spec.dir = sys.FS.Abs("/", "/")
+	}
+	if !c.init && steeredByAnnotations(pod) {
+		l.steered = true
+		return l, nil
+	}
+	if !known && len(c.spec.Command) == 0 {
+		l.steered = true
+		l.why = fmt.Sprintf("winkube does not know the default command of image %s, so the container runs as its pod's annotations %s and %s say", c.spec.Image, AnnotationRunSeconds, AnnotationExitCode)
+		return l, nil
+	}
+	argv, err := kubeletenv.Argv(&c.spec, img, env.Kubelet)
+	if err != nil {
+		return nil, err
+	}
+	l.spec.argv = argv
+	if _, err := sys.Lookup(argv[0]); err != nil && !known {
+		// An image winkube does not know may well have the program.
+		l.steered = true
+		l.why = fmt.Sprintf("winkube does not emulate %q of image %s, so the container runs as its pod's annotations %s and %s say", argv[0], c.spec.Image, AnnotationRunSeconds, AnnotationExitCode)
+	}
+	return l, nil
+}
+
+// imageConfig is the runtime's view of an image's config: its default
+// command from the catalog, and the user of the Windows base images.
+func imageConfig(ref string, win bool) (kubeletenv.Image, bool) {
+	img := kubeletenv.Image{Windows: win}
+	cmd, known := imageinfo.DefaultCommand(ref)
+	img.Entrypoint, img.Cmd = cmd.Entrypoint, cmd.Cmd
+	if win {
+		img.User = windowsImageUser(ref)
+		img.NanoServer = img.User == "ContainerUser"
+	}
+	return img, known
+}
+
+// kubeletNode is what the node's kubelet knows of itself.
+func (n *emuNode) kubeletNode() kubeletenv.Node {
+	node := kubeletenv.Node{
+		Name: n.spec.name, Allocatable: n.spec.allocatable(), Windows: n.spec.host.Runtime().OS == "windows",
+		ClusterDomain: defaultClusterDomain, HostIPs: []string{n.spec.ip},
+	}
+	if cl := n.agent.cluster; cl != nil && cl.Network.DNSServiceIP != "" {
+		node.ClusterDNS = []string{cl.Network.DNSServiceIP}
+	}
+	return node
+}
+
+// podIPs are the pod's addresses (the node's on the host network).
+func (w *podWorker) podIPs() []string {
+	if w.ip.IsValid() {
+		return []string{w.ip.String()}
+	}
+	return []string{w.node.spec.ip}
+}
+
+// imagePrograms are the programs an image offers, by what winkube knows of
+// it: the pause image runs pause alone; Windows images have cmd.exe, the
+// Windows tools and (Server Core) PowerShell; Linux images a busybox or
+// coreutils userland with a shell; the e2e test images agnhost too (their
+// Windows variants ship busybox as well). Tables are shared per kind of
+// image, not made per container.
+func imagePrograms(ref string, win bool) map[string]program.Main {
+	repo := imageinfo.Repository(ref)
+	k := imageKind{
+		pause:   strings.HasSuffix(repo, "/pause"),
+		busybox: !win || strings.HasPrefix(repo, "registry.k8s.io/e2e-test-images/"),
+		agnhost: strings.HasSuffix(repo, "/agnhost"),
+		windows: win,
+	}
+	if t, ok := kindTables.Load(k); ok {
+		return t.(map[string]program.Main)
+	}
+	t := k.table()
+	kindTables.Store(k, t)
+	return t
+}
+
+type imageKind struct{ pause, busybox, agnhost, windows bool }
+
+var kindTables sync.Map
+
+func (k imageKind) table() map[string]program.Main {
+	out := map[string]program.Main{}
+	add := func(t map[string]program.Main) {
+		for name, m := range t {
+			out[name] = m
+		}
+	}
+	if k.pause {
+		out["pause"] = daemonsTable()["pause"]
+		return out
+	}
+	add(daemonsTable())
+	if k.busybox {
+		add(linuxUserland())
+	}
+	if k.windows {
+		add(windowsUserland())
+	}
+	if k.agnhost {
+		add(agnhostTable())
+	}
+	return out
+}

@@ -1,0 +1,221 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	remotecommandserver "k8s.io/cri-streaming/pkg/streaming/remotecommand"
+	utilexec "k8s.io/utils/exec"
+
+	"github.com/winkube/winkube/pkg/node/internal/program"
+)
+
+// The kubelet's streaming timeouts (its --streaming-connection-idle-timeout
+// default and the CRI streaming server's stream creation timeout).
+const (
+	streamIdleTimeout     = 4 * time.Hour
+	streamCreationTimeout = remotecommandserver.DefaultStreamCreationTimeout
+)
+
+// routeStreaming serves exec and attach as a kubelet does: the upstream
+// CRI streaming server code speaks SPDY and WebSocket (v1–v4 channel
+// protocols; kube-apiserver translates kubectl's v5 WebSocket to SPDY),
+// and the command runs in the container's virtual OS.
+func (s *kubeletServer) routeStreaming(mux *http.ServeMux) {
+	for _, p := range []string{"/exec/{namespace}/{pod}/{container}", "/exec/{namespace}/{pod}/{uid}/{container}"} {
+		mux.HandleFunc(p, s.exec)
+	}
+	for _, p := range []string{"/attach/{namespace}/{pod}/{container}", "/attach/{namespace}/{pod}/{uid}/{container}"} {
+		mux.HandleFunc(p, s.attach)
+	}
+}
+
+func (s *kubeletServer) exec(w http.ResponseWriter, r *http.Request) {
+	opts, err := remotecommandserver.NewOptions(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	target, ok := s.streamTarget(w, r)
+	if !ok {
+		return
+	}
+	cmd := r.URL.Query()["command"]
+	remotecommandserver.ServeExec(w, r, target, r.PathValue("pod"), r.PathValue("uid"), r.PathValue("container"),
+		cmd, opts, streamIdleTimeout, streamCreationTimeout, remotecommandserver.SupportedStreamingProtocols)
+}
+
+func (s *kubeletServer) attach(w http.ResponseWriter, r *http.Request) {
+	opts, err := remotecommandserver.NewOptions(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	target, ok := s.streamTarget(w, r)
+	if !ok {
+		return
+	}
+	remotecommandserver.ServeAttach(w, r, target, r.PathValue("pod"), r.PathValue("uid"), r.PathValue("container"),
+		opts, streamIdleTimeout, streamCreationTimeout, remotecommandserver.SupportedStreamingProtocols)
+}
+
+// streamTarget finds the pod a streaming request is for, answering 404 as
+// the kubelet does when it has no such pod.
+func (s *kubeletServer) streamTarget(w http.ResponseWriter, r *http.Request) (*podTarget, bool) {
+	node, _ := r.Context().Value(nodeKey{}).(string)
+	n := s.agent.nodes[node]
+	var pw *podWorker
+	if n != nil {
+		pw = n.workerByName(r.PathValue("namespace"), r.PathValue("pod"))
+	}
+	if pw == nil {
+		http.Error(w, "pod does not exist", http.StatusNotFound)
+		return nil, false
+	}
+	return &podTarget{w: pw}, true
+}
+
+// podTarget runs exec and attach against one pod's containers.
+type podTarget struct{ w *podWorker }
+
+// ExecInContainer runs cmd in the container's OS beside its main process.
+func (t *podTarget) ExecInContainer(ctx context.Context, _ string, _ string, container string, cmd []string,
+	in io.Reader, out, errOut io.WriteCloser, tty bool, resize <-chan remotecommandserver.TerminalSize, _ time.Duration) error {
+	go drainResize(ctx, resize)
+	live, err := t.w.running(container)
+	if err != nil {
+		return err
+	}
+	if len(cmd) == 0 {
+		return errors.New("command is required")
+	}
+	p := &program.Proc{Args: cmd, Env: live.env, Dir: live.dir, Stdin: in, Stdout: writerOrDiscard(out), Stderr: writerOrDiscard(errOut), TTY: tty}
+	if tty {
+		p.Stderr = p.Stdout
+	}
+	code, err := live.sys.Exec(ctx, p)
+	if err != nil {
+		return execStartError(live, cmd[0], t.w.node.spec.host.Runtime().OS == "windows")
+	}
+	if code != 0 {
+		return utilexec.CodeExitError{Err: fmt.Errorf("command terminated with exit code %d", code), Code: code}
+	}
+	return nil
+}
+
+// AttachContainer joins the main process's streams: its output from now
+// on, and its stdin when the container keeps one open.
+func (t *podTarget) AttachContainer(ctx context.Context, _ string, _ string, container string,
+	in io.Reader, out, errOut io.WriteCloser, tty bool, resize <-chan remotecommandserver.TerminalSize) error {
+	go drainResize(ctx, resize)
+	live, err := t.w.running(container)
+	if err != nil {
+		return err
+	}
+	if in != nil && live.proc.stdin != nil {
+		go func() { _, _ = io.Copy(live.proc.stdin, in) }()
+	}
+	return followLog(ctx, live.proc.log, writerOrDiscard(out), writerOrDiscard(errOut))
+}
+
+// followLog writes the lines a run's log gains until the run ends or ctx
+// is done.
+func followLog(ctx context.Context, l *runLog, out, _ io.Writer) error {
+	lines, closed, changed := l.snapshot()
+	seen := len(lines)
+	for !closed {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changed:
+		}
+		lines, closed, changed = l.snapshot()
+		for _, line := range lines[min(seen, len(lines)):] {
+			if _, err := io.WriteString(out, line.text+"\n"); err != nil {
+				return nil
+			}
+		}
+		seen = len(lines)
+	}
+	return nil
+}
+
+func drainResize(ctx context.Context, resize <-chan remotecommandserver.TerminalSize) {
+	if resize == nil {
+		return
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-resize:
+			if !ok {
+				return
+			}
+		}
+	}
+}
+
+func writerOrDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+// execStartError is the runtime's refusal of a program the image does
+// not have: runc's words under containerd, HCS's on Windows.
+func execStartError(live *liveCtr, name string, windows bool) error {
+	if windows {
+		return fmt.Errorf("failed to exec in container: failed to start exec %q: hcs::System::CreateProcess %s: The system cannot find the file specified.: unknown", live.id, live.id)
+	}
+	return fmt.Errorf("failed to exec in container: failed to start exec %q: OCI runtime exec failed: exec failed: unable to start container process: exec: %q: executable file not found in $PATH: unknown", live.id, name)
+}
+
+// liveCtr is what exec and attach need of a running container; the pod
+// worker replaces it at each start.
+type liveCtr struct {
+	id   string
+	sys  *program.Sys
+	env  []string
+	dir  string
+	proc *process
+	// prevLog is the log of the run before, for kubectl logs --previous.
+	prevLog *runLog
+}
+
+// running is the live state of a running container, or the error the
+// runtime gives for one that is not.
+func (w *podWorker) running(name string) (*liveCtr, error) {
+	for _, c := range w.containers() {
+		if c.spec.Name != name {
+			continue
+		}
+		live := c.live.Load()
+		if live == nil || live.sys == nil {
+			return nil, fmt.Errorf("container %q is not running", name)
+		}
+		if _, _, done := live.proc.exited(); done {
+			return nil, fmt.Errorf("failed to exec in container: container is in CONTAINER_EXITED state")
+		}
+		return live, nil
+	}
+	return nil, fmt.Errorf("container %s is not valid for pod %s", name, w.latest().Name)
+}
+
+// workerByName is the worker of a pod of this node.
+func (n *emuNode) workerByName(namespace, name string) *podWorker {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, w := range n.workers {
+		p := w.latest()
+		if p.Namespace == namespace && p.Name == name && !w.removed.Load() {
+			return w
+		}
+	}
+	return nil
+}

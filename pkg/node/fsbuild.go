@@ -1,0 +1,124 @@
+package node
+
+import (
+	"io/fs"
+	"os"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
+	"github.com/winkube/winkube/pkg/node/internal/program"
+	"github.com/winkube/winkube/pkg/node/internal/vfs"
+)
+
+// pathRules are filesystems used only for their path syntax (Abs).
+var pathRules = map[bool]*vfs.FS{false: vfs.New(vfs.Options{}), true: vfs.New(vfs.Options{Windows: true})}
+
+// fsPlan is what a container's filesystem is made of.
+type fsPlan struct {
+	pod    *corev1.Pod
+	c      *ctr
+	mounts []kubeletenv.Mount
+	id     kubeletenv.Identity
+	node   kubeletenv.Node
+	win    bool
+}
+
+// lazyFS is the container's filesystem, made at first use.
+func (w *podWorker) lazyFS(p fsPlan) program.FS {
+	return &lazyFS{abs: pathRules[p.win].Abs, build: func() program.FS { return w.buildFS(p) }}
+}
+
+// buildFS lays out the image's directories, the files the kubelet and the
+// runtime add (hosts, resolv.conf, the termination log) and the pod's
+// volumes at their mount paths.
+func (w *podWorker) buildFS(p fsPlan) program.FS {
+	ctx := w.node.agent.runCtx
+	f := vfs.New(vfs.Options{
+		Windows: p.win, ReadOnlyRoot: readOnlyRoot(p.pod, &p.c.spec),
+		UID: p.id.UID, GID: p.id.GID, Groups: p.id.Groups, Clock: w.clock,
+	})
+	root := f.Privileged()
+	if p.win {
+		windowsLayout(root, p.id.Account)
+	} else {
+		linuxLayout(root)
+		cgroupFiles(root, p)
+	}
+	w.managedFiles(f, p)
+	for _, m := range p.mounts {
+		if v := w.podVolume(ctx, p.pod, m.Volume); v != nil {
+			_ = f.Mount(m.Path, v, m.SubPath, m.ReadOnly)
+		}
+	}
+	return f
+}
+
+// readOnlyRoot is securityContext.readOnlyRootFilesystem.
+func readOnlyRoot(_ *corev1.Pod, c *corev1.Container) bool {
+	return c.SecurityContext != nil && c.SecurityContext.ReadOnlyRootFilesystem != nil && *c.SecurityContext.ReadOnlyRootFilesystem
+}
+
+// linuxLayout is the skeleton of a busybox-like image.
+func linuxLayout(root *vfs.FS) {
+	for _, d := range []string{"/bin", "/etc", "/home", "/proc", "/root", "/sys/fs/cgroup", "/usr/bin", "/var", "/dev"} {
+		_ = root.MkdirAll(d, 0o755)
+	}
+	_ = root.Mkdir("/tmp", 0o777)
+	_ = root.Chmod("/tmp", fs.ModeSticky|0o777)
+	for _, d := range []string{"null", "zero", "urandom", "random"} {
+		kind := d
+		if d == "random" {
+			kind = "urandom"
+		}
+		_ = root.Device("/dev/"+d, kind)
+	}
+	writeFile(root, "/etc/passwd", kubeletenv.BusyboxPasswd, 0o644)
+	writeFile(root, "/etc/group", kubeletenv.BusyboxGroup, 0o644)
+}
+
+// windowsLayout is the skeleton of a Windows Server Core or Nano Server
+// image.
+func windowsLayout(root *vfs.FS, account string) {
+	for _, d := range []string{`C:\Windows\System32\drivers\etc`, `C:\Program Files`, `C:\ProgramData`, `C:\Users\Public`, `C:\Users\` + account} {
+		_ = root.MkdirAll(d, 0o755)
+	}
+	writeFile(root, `C:\Windows\System32\drivers\etc\hosts`, []byte("# Copyright (c) 1993-2009 Microsoft Corp.\r\n"), 0o644)
+}
+
+// managedFiles mounts the files the kubelet and the runtime add
+// (hosts, hostname, resolv.conf, the termination log): each a one-file
+// volume, so a read-only root leaves them writable as their bind mounts
+// are.
+func (w *podWorker) managedFiles(f *vfs.FS, p fsPlan) {
+	files, err := kubeletenv.ManagedFiles(w.node.agent.runCtx, p.pod, &p.c.spec, p.node, w.podIPs())
+	if err != nil {
+		return
+	}
+	for _, m := range files {
+		v := vfs.NewVolume()
+		_ = v.WriteFile("file", m.Data, m.Mode)
+		_ = f.Mount(m.Path, v, "file", m.ReadOnly)
+	}
+}
+
+// cgroupFiles are the container's cgroup v2 limits under /sys/fs/cgroup.
+func cgroupFiles(root *vfs.FS, p fsPlan) {
+	for name, data := range kubeletenv.CgroupFiles(p.pod, &p.c.spec, p.node) {
+		writeFile(root, name, data, 0o644)
+	}
+}
+
+func writeFile(root *vfs.FS, name string, data []byte, perm fs.FileMode) {
+	dir := name[:strings.LastIndexAny(name, `/\`)]
+	if dir != "" {
+		_ = root.MkdirAll(dir, 0o755)
+	}
+	fh, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return
+	}
+	_, _ = fh.Write(data)
+	_ = fh.Close()
+}

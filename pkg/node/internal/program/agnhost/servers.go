@@ -1,0 +1,254 @@
+package agnhost
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// A server prints what the real one prints at start and serves until
+// the container stops. Without a pod network (Sys.Net nil) it only
+// waits; a stopped server returns 0 (SIGTERM ends them all with 0 or by
+// the signal, which the caller words).
+
+// wait blocks until ctx is done; it is a server with nothing to serve.
+func wait(ctx context.Context) int {
+	<-ctx.Done()
+	return 0
+}
+
+// serveOn serves h on port until ctx is done or stop is closed; without
+// a network it waits. A port it cannot open ends it as log.Fatal does.
+func (a *app) serveOn(ctx context.Context, port int, h http.Handler, stop <-chan struct{}) int {
+	if a.p.Sys.Net == nil {
+		select {
+		case <-ctx.Done():
+		case <-stop:
+		}
+		return 0
+	}
+	l, err := listen(ctx, a.p, "tcp", port)
+	if err != nil {
+		a.log.printf("listen tcp :%d: %v", port, err)
+		return 1
+	}
+	serveHTTP(ctx, l, h, a.log, stop)
+	return 0
+}
+
+// liveness answers /healthz with 200 "ok" for its first 10 seconds and
+// 500 "error: <seconds>" after.
+func liveness(ctx context.Context, a *app, _ []string) int {
+	clock := a.p.Sys.Clock
+	started := clock.Now()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/started", func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(200)
+		io.WriteString(w, clock.Now().Sub(started).String())
+	})
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		d := clock.Now().Sub(started)
+		if d.Seconds() > 10 {
+			w.WriteHeader(500)
+			fmt.Fprintf(w, "error: %v", d.Seconds())
+			return
+		}
+		w.WriteHeader(200)
+		io.WriteString(w, "ok")
+	})
+	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
+		loc, err := url.QueryUnescape(r.URL.Query().Get("loc"))
+		if err != nil {
+			http.Error(w, fmt.Sprintf("invalid redirect: %q", r.URL.Query().Get("loc")), http.StatusBadRequest)
+			return
+		}
+		http.Redirect(w, r, loc, http.StatusFound)
+	})
+	return a.serveOn(ctx, 8080, mux, nil)
+}
+
+func fakeGitServer(ctx context.Context, a *app, _ []string) int {
+	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, "I am a fake git server")
+	})
+	return a.serveOn(ctx, 8000, h, nil)
+}
+
+func serveHostnameSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
+	var tcp, udp, doHTTP, doClose bool
+	var port int
+	fs.BoolVar(&tcp, "tcp", false, "Serve raw over TCP.")
+	fs.BoolVar(&udp, "udp", false, "Serve raw over UDP.")
+	fs.BoolVar(&doHTTP, "http", true, "Serve HTTP.")
+	fs.BoolVar(&doClose, "close", false, "Close connection per each HTTP request.")
+	fs.IntVar(&port, "port", 9376, "Port number.")
+	return func(ctx context.Context, a *app, _ []string) int {
+		if doHTTP && (tcp || udp) {
+			a.log.printf("Can't server TCP/UDP mode and HTTP mode at the same time")
+			return 1
+		}
+		hostname := a.p.Sys.Hostname
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			a.log.printf("HTTP request from %s", r.RemoteAddr)
+			if doClose {
+				w.Header().Add("Connection", "close")
+			}
+			io.WriteString(w, hostname)
+		})
+		a.log.printf("Serving on port %d.\n", port)
+		switch {
+		case doHTTP:
+			a.serveOn(ctx, port, h, nil)
+		case tcp && a.p.Sys.Net != nil:
+			// traffic: --udp is not served yet.
+			a.serveRaw(ctx, port, func(c net.Conn) {
+				a.log.printf("TCP request from %s", c.RemoteAddr())
+				io.WriteString(c, hostname)
+			})
+		default:
+			<-ctx.Done()
+		}
+		a.log.printf("Shutting down after receiving signal: terminated.\n")
+		a.log.printf("Awaiting pod deletion.\n")
+		return 0
+	}
+}
+
+// serveRaw accepts TCP connections on port and hands each to fn, which
+// must not block; the connection is closed after it. It returns when
+// ctx is done.
+func (a *app) serveRaw(ctx context.Context, port int, fn func(net.Conn)) {
+	l, err := listen(ctx, a.p, "tcp", port)
+	if err != nil {
+		a.log.printf("Error from net.Listen(): %s", err)
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			fn(c)
+			c.Close()
+		}
+	}()
+	<-ctx.Done()
+	l.Close()
+	<-done
+}
+
+func tcpResetSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
+	var port int
+	fs.IntVar(&port, "port", 8080, "Port number.")
+	return func(ctx context.Context, a *app, _ []string) int {
+		a.log.printf("Serving on port %d.\n", port)
+		if a.p.Sys.Net != nil {
+			a.serveRaw(ctx, port, func(c net.Conn) {
+				// traffic: closing with unread data sends the RST.
+				c.Read(make([]byte, 1))
+				a.log.printf("TCP request from %s", c.RemoteAddr())
+			})
+		} else {
+			<-ctx.Done()
+		}
+		a.log.printf("Shutting down after receiving signal: terminated.\n")
+		a.log.printf("Awaiting pod deletion.\n")
+		return 0
+	}
+}
+
+func porterSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
+	var jsonResponse bool
+	fs.BoolVar(&jsonResponse, "json-response", false, "Responds to requests with a json response that includes the default value with the http.Request Method")
+	return func(ctx context.Context, a *app, _ []string) int { return porter(ctx, a, jsonResponse) }
+}
+
+// porter serves the value of each SERVE_PORT_<n> (or SERVE_TCP_PORT_<n>)
+// variable on port n. UDP ports log their start; TLS and SCTP ports
+// are not served yet.
+func porter(ctx context.Context, a *app, jsonResponse bool) int {
+	var ports []int
+	var hs []http.Handler
+	for _, kv := range a.p.Env {
+		key, value, _ := strings.Cut(kv, "=")
+		port, ok := cutPort(key, "SERVE_PORT_", "SERVE_TCP_PORT_")
+		if ok {
+			ports = append(ports, port)
+			hs = append(hs, porterHandler(value, jsonResponse))
+			continue
+		}
+		if port, ok := cutPort(key, "SERVE_UDP_PORT_"); ok {
+			// traffic: serve UDP.
+			a.log.printf("Started UDP server on port %d", port)
+		}
+	}
+	if a.p.Sys.Net == nil || len(ports) == 0 {
+		return wait(ctx)
+	}
+	var ls []net.Listener
+	var live []http.Handler
+	for i, port := range ports {
+		l, err := listen(ctx, a.p, "tcp", port)
+		if err != nil {
+			a.log.printf("server on port %q failed: %v", strconv.Itoa(port), err)
+			continue
+		}
+		ls, live = append(ls, l), append(live, hs[i])
+	}
+	if len(ls) == 0 {
+		return wait(ctx)
+	}
+	serveAll(ctx, ls, live, a.log, nil)
+	return 0
+}
+
+func cutPort(key string, prefixes ...string) (int, bool) {
+	for _, pre := range prefixes {
+		if rest, ok := strings.CutPrefix(key, pre); ok {
+			n, err := strconv.Atoi(rest)
+			return n, err == nil && n > 0 && n < 65536
+		}
+	}
+	return 0, false
+}
+
+func porterHandler(value string, jsonResponse bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := value
+		if jsonResponse {
+			j, _ := json.Marshal(struct{ Method, Body string }{r.Method, value})
+			w.Header().Set("Content-Type", "application/json")
+			body = string(j)
+		}
+		io.WriteString(w, body)
+	})
+}
+
+func testWebserverSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
+	var port int
+	fs.IntVar(&port, "port", 80, "Port number.")
+	return func(ctx context.Context, a *app, _ []string) int {
+		files := http.StripPrefix("/", http.FileServer(http.FS(webFS{a.p})))
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Cache-Control", "private")
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			w.Header().Set("Access-Control-Allow-Credentials", "true")
+			w.Header().Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+			w.Header().Set("Access-Control-Allow-Headers", "DNT,X-Mx-ReqToken,Keep-Alive,User-Agent,X-Requested-With,Cache-Control,Content-Type")
+			r.Header.Del("If-Modified-Since")
+			files.ServeHTTP(w, r)
+		})
+		return a.serveOn(ctx, port, h, nil)
+	}
+}

@@ -1,0 +1,270 @@
+package pwsh
+
+import (
+	"context"
+	"errors"
+	"strings"
+)
+
+// execList runs statements. A statement-terminating error is reported
+// and the next statement runs, unless a try is waiting for it.
+func (i *interp) execList(ctx context.Context, list []stmt, emit func(any)) error {
+	for _, s := range list {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := i.exec(ctx, s, emit)
+		var re *runtimeError
+		if errors.As(err, &re) && !re.script && i.tryDepth == 0 {
+			i.errOut(re.rec)
+			i.ok = false
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (i *interp) exec(ctx context.Context, s stmt, emit func(any)) error {
+	switch s := s.(type) {
+	case *pipelineStmt:
+		return i.runPipeline(ctx, s, emit)
+	case *assignStmt:
+		return i.assign(ctx, s)
+	case *ifStmt:
+		for k, c := range s.conds {
+			v, err := i.value(ctx, c)
+			if err != nil {
+				return err
+			}
+			if toBool(v) {
+				return i.execList(ctx, s.bodies[k], emit)
+			}
+		}
+		return i.execList(ctx, s.els, emit)
+	case *whileStmt:
+		return i.loop(ctx, nil, s.cond, nil, s.body, emit, false)
+	case *forStmt:
+		if s.init != nil {
+			if err := i.exec(ctx, s.init, func(any) {}); err != nil {
+				return err
+			}
+		}
+		return i.loop(ctx, nil, s.cond, s.iter, s.body, emit, false)
+	case *doStmt:
+		return i.loop(ctx, s, s.cond, nil, s.body, emit, s.until)
+	case *foreachStmt:
+		return i.foreach(ctx, s, emit)
+	case *tryStmt:
+		return i.try(ctx, s, emit)
+	case *flowStmt:
+		return i.flow(ctx, s)
+	case *functionStmt:
+		i.funcs[strings.ToLower(s.name)] = s
+		return nil
+	}
+	return nil
+}
+
+// value runs a statement and collects its output as one value.
+func (i *interp) value(ctx context.Context, s stmt) (any, error) {
+	if s == nil {
+		return nil, nil
+	}
+	var out []any
+	err := i.exec(ctx, s, func(v any) { out = append(out, v) })
+	return fromList(out), err
+}
+
+// loop is while, for and do: body runs while cond holds (until: while
+// it does not); do runs the body first.
+func (i *interp) loop(ctx context.Context, do *doStmt, cond, iter stmt, body []stmt, emit func(any), until bool) error {
+	first := do != nil
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !first && cond != nil {
+			v, err := i.value(ctx, cond)
+			if err != nil {
+				return err
+			}
+			if toBool(v) == until {
+				return nil
+			}
+		}
+		first = false
+		err := i.execList(ctx, body, emit)
+		switch {
+		case errors.As(err, new(breakFlow)):
+			return nil
+		case err != nil && !errors.As(err, new(continueFlow)):
+			return err
+		}
+		if iter != nil {
+			if err := i.exec(ctx, iter, func(any) {}); err != nil {
+				return err
+			}
+		}
+		if do != nil && cond == nil {
+			return nil
+		}
+	}
+}
+
+func (i *interp) foreach(ctx context.Context, s *foreachStmt, emit func(any)) error {
+	coll, err := i.value(ctx, s.coll)
+	if err != nil {
+		return err
+	}
+	for _, item := range toList(coll) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		i.setVar(s.v, item)
+		err := i.execList(ctx, s.body, emit)
+		switch {
+		case errors.As(err, new(breakFlow)):
+			return nil
+		case err != nil && !errors.As(err, new(continueFlow)):
+			return err
+		}
+	}
+	return nil
+}
+
+// try runs the body; a terminating error goes to the first catch, with
+// $_ the error. finally always runs.
+func (i *interp) try(ctx context.Context, s *tryStmt, emit func(any)) error {
+	i.tryDepth++
+	err := i.execList(ctx, s.body, emit)
+	i.tryDepth--
+	var re *runtimeError
+	if errors.As(err, &re) && len(s.catches) > 0 {
+		i.scopes = append(i.scopes, map[string]any{"_": re.rec, "psitem": re.rec})
+		err = i.execList(ctx, s.catches[0], emit)
+		i.scopes = i.scopes[:len(i.scopes)-1]
+	}
+	if s.finally != nil {
+		if ferr := i.execList(context.WithoutCancel(ctx), s.finally, emit); ferr != nil {
+			return ferr
+		}
+	}
+	return err
+}
+
+func (i *interp) flow(ctx context.Context, s *flowStmt) error {
+	v, err := i.value(ctx, s.value)
+	if err != nil {
+		return err
+	}
+	switch s.kind {
+	case "exit":
+		code := 0
+		if v != nil {
+			n, ok := toInt(v)
+			if !ok {
+				return &runtimeError{rec: &errorRecord{msg: `Cannot convert value "` + toStr(v) + `" to type "System.Int32". Error: "Input string was not in a correct format."`,
+					category: "InvalidArgument", target: "", reason: "RuntimeException", fqid: "InvalidCastFromStringToInteger", src: i.src, pos: s.pos, end: s.end}}
+			}
+			code = n
+		}
+		return exitFlow{code}
+	case "return":
+		return returnFlow{}
+	case "break":
+		return breakFlow{}
+	case "continue":
+		return continueFlow{}
+	}
+	msg := "ScriptHalted"
+	if v != nil {
+		msg = toStr(v)
+	}
+	if rec, ok := v.(*errorRecord); ok {
+		return &runtimeError{rec: rec, script: true}
+	}
+	return &runtimeError{script: true, rec: &errorRecord{msg: msg, category: "OperationStopped", target: msg,
+		reason: "RuntimeException", fqid: msg, src: i.src, pos: s.pos, end: s.end}}
+}
+
+// assign is $x = ..., $x += ..., $env:X = ..., $a[i] = ..., $o.P = ...
+func (i *interp) assign(ctx context.Context, s *assignStmt) error {
+	v, err := i.value(ctx, s.value)
+	if err != nil {
+		return err
+	}
+	i.ok = true
+	target := s.target
+	if c, ok := target.(*castExpr); ok {
+		if v, err = i.cast(c.typ, v); err != nil {
+			return err
+		}
+		target = c.x
+	}
+	if s.op != "=" {
+		old, err := i.eval(ctx, target)
+		if err != nil {
+			return err
+		}
+		if v, err = i.binary(strings.TrimSuffix(s.op, "="), old, v); err != nil {
+			return err
+		}
+	}
+	switch t := target.(type) {
+	case *varExpr:
+		return i.setVar(t.name, v)
+	case *indexExpr:
+		return i.setIndex(ctx, t, v)
+	case *memberExpr:
+		obj, err := i.eval(ctx, t.x)
+		if err != nil {
+			return err
+		}
+		name, err := i.eval(ctx, t.name)
+		if err != nil {
+			return err
+		}
+		switch o := obj.(type) {
+		case *hashtable:
+			o.set(toStr(name), v)
+			return nil
+		case *object:
+			o.set(toStr(name), v)
+			return nil
+		}
+	}
+	return &runtimeError{rec: &errorRecord{msg: "The assignment expression is not valid. The input to an assignment operator must be an object that is able to accept assignments, such as a variable or a property.",
+		category: "ParserError", reason: "ParentContainsErrorRecordException", fqid: "InvalidLeftHandSide", src: i.src, pos: s.pos}}
+}
+
+func (i *interp) setIndex(ctx context.Context, t *indexExpr, v any) error {
+	obj, err := i.eval(ctx, t.x)
+	if err != nil {
+		return err
+	}
+	idx, err := i.eval(ctx, t.idx)
+	if err != nil {
+		return err
+	}
+	switch o := obj.(type) {
+	case *hashtable:
+		o.set(toStr(idx), v)
+		return nil
+	case []any:
+		n, ok := toInt(idx)
+		if n < 0 {
+			n += len(o)
+		}
+		if ok && n >= 0 && n < len(o) {
+			o[n] = v
+			return nil
+		}
+		return &runtimeError{rec: &errorRecord{msg: "Index was outside the bounds of the array.", category: "OperationStopped",
+			reason: "IndexOutOfRangeException", fqid: "System.IndexOutOfRangeException"}}
+	}
+	return &runtimeError{rec: &errorRecord{msg: "Unable to index into an object of type " + typeName(obj) + ".",
+		category: "InvalidOperation", reason: "RuntimeException", fqid: "CannotIndex"}}
+}

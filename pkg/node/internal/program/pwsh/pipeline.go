@@ -1,0 +1,184 @@
+package pwsh
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"unicode/utf16"
+)
+
+// runPipeline runs the elements of a pipeline in turn, each taking the
+// output of the one before as input; the last one writes to emit.
+func (i *interp) runPipeline(ctx context.Context, pl *pipelineStmt, emit func(any)) error {
+	outer := i.failed
+	i.failed = false
+	defer func() {
+		i.ok = !i.failed
+		i.failed = outer || i.failed
+	}()
+	var input []any
+	for k, el := range pl.elems {
+		var out []any
+		sink := func(v any) { out = append(out, v) }
+		if k == len(pl.elems)-1 {
+			sink = emit
+		}
+		if len(pl.elems) == 1 && el.expr != nil {
+			if _, ok := el.expr.(*incExpr); ok {
+				sink = func(any) {} // $i++ as a statement prints nothing
+			}
+		}
+		if err := i.withRedirects(ctx, el.redirs, sink, func(sink func(any)) error {
+			return i.runElement(ctx, el, input, k > 0, sink, pl)
+		}); err != nil {
+			return err
+		}
+		input = out
+	}
+	return nil
+}
+
+func (i *interp) runElement(ctx context.Context, el *element, input []any, piped bool, emit func(any), pl *pipelineStmt) error {
+	if el.expr != nil {
+		v, err := i.eval(ctx, el.expr)
+		if err != nil {
+			if re, ok := err.(*runtimeError); ok && re.rec.src == nil {
+				re.rec.src, re.rec.pos, re.rec.end = i.src, pl.pos, pl.end
+			}
+			return err
+		}
+		if _, isHash := v.(*hashtable); isHash {
+			emit(v)
+			return nil
+		}
+		for _, item := range toList(v) {
+			emit(item)
+		}
+		return nil
+	}
+	return i.invoke(ctx, el.cmd, input, piped, emit)
+}
+
+// withRedirects runs f with the element's output and error streams sent
+// where > >> 2> 2>&1 *> say.
+func (i *interp) withRedirects(ctx context.Context, rs []redirect, sink func(any), f func(func(any)) error) error {
+	if len(rs) == 0 {
+		return f(sink)
+	}
+	oldErr, oldHost := i.errOut, i.hostOut
+	defer func() { i.errOut, i.hostOut = oldErr, oldHost }()
+	out := sink
+	var files []func() error
+	for _, r := range rs {
+		stream := "1"
+		op := r.op
+		if op[0] != '>' {
+			stream, op = op[:1], op[1:]
+		}
+		if strings.HasPrefix(op, ">&") { // 2>&1: errors join the output
+			if stream == "2" || stream == "*" {
+				o := out
+				i.errOut = func(rec *errorRecord) { o(rec) }
+			}
+			continue
+		}
+		target, err := i.eval(ctx, r.target)
+		if err != nil {
+			return err
+		}
+		var w func(any)
+		if target == nil {
+			w = func(any) {}
+		} else {
+			path := i.abs(toStr(target))
+			var buf []any
+			w = func(v any) { buf = append(buf, v) }
+			appendTo := op == ">>"
+			files = append(files, func() error { return i.outFile(path, buf, appendTo, "") })
+		}
+		switch stream {
+		case "1":
+			out = w
+		case "2":
+			i.errOut = func(rec *errorRecord) { w(rec) }
+		case "*":
+			out = w
+			i.errOut = func(rec *errorRecord) { w(rec) }
+			i.hostOut = io.Discard
+		case "6":
+			i.hostOut = io.Discard
+		}
+	}
+	err := f(out)
+	for _, write := range files {
+		if werr := write(); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return err
+}
+
+// outFile writes values as text to a file, as Out-File and > do:
+// UTF-16 in Windows PowerShell, UTF-8 in PowerShell 7.
+func (i *interp) outFile(path string, vals []any, appendTo bool, encoding string) error {
+	var b bytes.Buffer
+	f := i.newFormatter(&b)
+	f.errWriter = func(rec *errorRecord) { rec.write(&b, i.pwsh7) }
+	for _, v := range vals {
+		f.write(v)
+	}
+	f.flush()
+	data := i.encode(b.String(), encoding, appendTo && i.fileExists(path))
+	if err := i.writeFile(path, data, appendTo); err != nil {
+		return i.fileError(err, path, "Out-File")
+	}
+	return nil
+}
+
+func (i *interp) fileExists(path string) bool {
+	_, err := i.sys.FS.Stat(path)
+	return err == nil
+}
+
+// encode turns text into file bytes; the default is Out-File's.
+func (i *interp) encode(s, encoding string, noBOM bool) []byte {
+	enc := strings.ToLower(encoding)
+	if enc == "" {
+		enc = "unicode"
+		if i.pwsh7 {
+			enc = "utf8nobom"
+		}
+	}
+	switch enc {
+	case "unicode", "utf16", "utf-16":
+		var b []byte
+		if !noBOM {
+			b = []byte{0xff, 0xfe}
+		}
+		for _, u := range utf16.Encode([]rune(s)) {
+			b = append(b, byte(u), byte(u>>8))
+		}
+		return b
+	case "utf8", "utf-8":
+		if !i.pwsh7 && !noBOM {
+			return append([]byte{0xef, 0xbb, 0xbf}, s...)
+		}
+	}
+	return []byte(s)
+}
+
+// decodeText reads file bytes by their byte order mark.
+func decodeText(b []byte) string {
+	switch {
+	case len(b) >= 2 && b[0] == 0xff && b[1] == 0xfe:
+		u := make([]uint16, 0, len(b)/2)
+		for k := 2; k+1 < len(b); k += 2 {
+			u = append(u, uint16(b[k])|uint16(b[k+1])<<8)
+		}
+		return string(utf16.Decode(u))
+	case len(b) >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf:
+		return string(b[3:])
+	}
+	return string(b)
+}

@@ -1,0 +1,136 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/winkube/winkube/pkg/node/internal/program"
+)
+
+// process is the main process of one container run: a program of the
+// container's image running against its virtual OS (containeros.go). It
+// runs on a goroutine of its own until it ends or settles into waiting to
+// be stopped (program.Forever: pause, a daemon), after which it holds no
+// goroutine at all. Its end queues the pod worker, which records the exit
+// at its next step, as the kubelet's PLEG notices an exit.
+type process struct {
+	cancel context.CancelFunc
+	log    *runLog
+	// stdin is the write end of the process's stdin when the container
+	// keeps stdin open (stdin: true), for kubectl attach.
+	stdin *io.PipeWriter
+
+	mu       sync.Mutex
+	done     bool // the program returned (and was not Forever)
+	forever  bool // the program waits to be stopped
+	status   int
+	endedAt  time.Time
+	stopping bool
+}
+
+// startProcess starts argv in the container's OS. A program the image
+// does not have is an error, which the caller reports as the runtime does.
+func (w *podWorker) startProcess(c *ctr, sys *program.Sys, spec procSpec) (*process, error) {
+	main, err := sys.Lookup(spec.argv[0])
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(w.node.agent.runCtx)
+	p := &process{cancel: cancel, log: newRunLog(w.clock)}
+	proc := &program.Proc{
+		Args: spec.argv, Env: spec.env, Dir: spec.dir, Sys: sys,
+		Stdout: p.log.stdout(), Stderr: p.log.stderr(), TTY: c.spec.TTY,
+	}
+	if c.spec.Stdin {
+		r, pw := io.Pipe()
+		p.stdin, proc.Stdin = pw, r
+		if c.spec.StdinOnce {
+			// kubectl attach closes it after the first session.
+			proc.Stdin = r
+		}
+	}
+	go func() {
+		code := main(ctx, procWithStdin(proc))
+		p.finish(code, w.clock.Now())
+		if code != program.Forever {
+			w.node.agent.pods.Add(w)
+		}
+	}()
+	return p, nil
+}
+
+// procWithStdin gives the process an empty stdin when the container has
+// none open, as the runtime does.
+func procWithStdin(p *program.Proc) *program.Proc {
+	if p.Stdin == nil {
+		p.Stdin = emptyReader{}
+	}
+	return p
+}
+
+type emptyReader struct{}
+
+func (emptyReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+func (p *process) finish(code int, now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if code == program.Forever {
+		p.forever = true
+		return
+	}
+	p.done, p.status, p.endedAt = true, code, now
+	p.log.close()
+	p.cancel()
+}
+
+// exited reports the exit status and time once the program has returned.
+func (p *process) exited() (int, time.Time, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.status, p.endedAt, p.done
+}
+
+// stop signals the process (SIGTERM): its context ends, and a program
+// that handles the signal returns. A program that waits to be stopped
+// ends at once with status 0, as pause and the daemons do.
+func (p *process) stop(now time.Time) {
+	p.mu.Lock()
+	p.stopping = true
+	forever := p.forever
+	p.mu.Unlock()
+	p.cancel()
+	if p.stdin != nil {
+		p.stdin.Close()
+	}
+	if forever {
+		p.finish(0, now)
+	}
+}
+
+// kill ends the process for good (SIGKILL after the grace period); the
+// caller records its exit code.
+func (p *process) kill(now time.Time) {
+	p.stop(now)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.done {
+		p.done, p.endedAt = true, now
+		p.log.close()
+	}
+}
+
+// procSpec is what the container's process is started with.
+type procSpec struct {
+	argv []string
+	env  []string
+	dir  string
+}
+
+// errNoProgram marks a command the emulation cannot follow at all (an
+// image it does not know with no command); the container then behaves as
+// the annotations say.
+var errNoProgram = errors.New("no program")

@@ -1,0 +1,146 @@
+package node
+
+import (
+	"context"
+	"path"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
+	"github.com/winkube/winkube/pkg/node/internal/vfs"
+)
+
+// podVolume is the content of one of the pod's volumes, made once per pod
+// and shared by its containers (an emptyDir outlives container restarts):
+// configMap, secret, downwardAPI and projected volumes filled as the
+// kubelet's atomic writer lays them out; a hostPath shared by the pods of
+// the node; a claim's volume shared by every pod that mounts it.
+func (w *podWorker) podVolume(ctx context.Context, pod *corev1.Pod, name string) *vfs.Volume {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if v, ok := w.vols[name]; ok {
+		return v
+	}
+	vol, ok := findVolume(pod, name)
+	if !ok {
+		return nil
+	}
+	var v *vfs.Volume
+	switch kubeletenv.VolumeKind(vol) {
+	case kubeletenv.KindHostPath:
+		v = w.node.hostPath(vol.HostPath.Path)
+	case kubeletenv.KindPVC:
+		v = w.node.agent.claimVolume(pod.Namespace, vol.PersistentVolumeClaim.ClaimName)
+	case kubeletenv.KindConfigMap, kubeletenv.KindSecret, kubeletenv.KindDownwardAPI, kubeletenv.KindProjected:
+		v = vfs.NewVolume()
+		files, err := kubeletenv.VolumeFiles(ctx, w.node.agent.objects(), pod, vol, w.node.kubeletNode(), w.clock.Now())
+		if err == nil {
+			writeAtomic(v, files)
+		}
+		// An object that went missing after the mount step leaves the
+		// volume empty, as a kubelet keeps the last content it wrote.
+	default:
+		v = vfs.NewVolume()
+	}
+	if w.vols == nil {
+		w.vols = map[string]*vfs.Volume{}
+	}
+	w.vols[name] = v
+	return v
+}
+
+func findVolume(pod *corev1.Pod, name string) (corev1.Volume, bool) {
+	for _, v := range pod.Spec.Volumes {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return corev1.Volume{}, false
+}
+
+// writeAtomic lays files out as the atomic writer does: the files in a
+// timestamped directory, ..data pointing at it, and a symlink per
+// top-level name.
+func writeAtomic(v *vfs.Volume, files kubeletenv.Files) {
+	if files.RootMode != 0 {
+		_ = v.Chmod("", files.RootMode)
+	}
+	_ = v.MkdirAll(files.TimestampDir, files.DirMode)
+	for _, f := range files.Entries {
+		rel := path.Join(files.TimestampDir, f.Path)
+		if dir := path.Dir(rel); dir != files.TimestampDir {
+			_ = v.MkdirAll(dir, files.DirMode)
+		}
+		_ = v.WriteFile(rel, f.Data, f.Mode)
+		if f.UID != nil {
+			_ = v.Chown(rel, *f.UID, gidOr(files.GID, 0))
+		}
+	}
+	_ = v.Symlink(files.TimestampDir, "..data")
+	for _, top := range files.Top {
+		_ = v.Symlink(path.Join("..data", top), top)
+	}
+	if files.GID != nil {
+		chownTree(v, *files.GID)
+	}
+}
+
+func gidOr(p *int64, def int64) int64 {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// chownTree gives every entry of the volume the fsGroup.
+func chownTree(v *vfs.Volume, gid int64) {
+	var walk func(rel string)
+	walk = func(rel string) {
+		_ = v.Chown(rel, 0, gid)
+		entries, err := v.FS().ReadDir(v.FS().Abs("/", rel))
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			child := path.Join(rel, e.Name())
+			if e.IsDir() {
+				walk(child)
+			} else {
+				_ = v.Chown(child, 0, gid)
+			}
+		}
+	}
+	walk("")
+}
+
+// hostPath is the node's directory at path, shared by its pods.
+func (n *emuNode) hostPath(p string) *vfs.Volume {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.hostPaths == nil {
+		n.hostPaths = map[string]*vfs.Volume{}
+	}
+	v, ok := n.hostPaths[p]
+	if !ok {
+		v = vfs.NewVolume()
+		n.hostPaths[p] = v
+	}
+	return v
+}
+
+// claimVolume is the data of a PersistentVolumeClaim, kept for as long as
+// the agent runs, whichever pod mounts it.
+func (a *Agent) claimVolume(namespace, claim string) *vfs.Volume {
+	a.claimMu.Lock()
+	defer a.claimMu.Unlock()
+	key := namespace + "/" + claim
+	if a.claims == nil {
+		a.claims = map[string]*vfs.Volume{}
+	}
+	v, ok := a.claims[key]
+	if !ok {
+		v = vfs.NewVolume()
+		a.claims[key] = v
+	}
+	return v
+}
