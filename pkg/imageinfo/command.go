@@ -6,6 +6,10 @@ package imageinfo
 type Command struct {
 	Entrypoint []string
 	Cmd        []string
+	// Files are files the image ships that containers copy or read
+	// (kube-flannel's CNI plugin binary); the emulated node puts them in
+	// the container's filesystem.
+	Files []string
 }
 
 // Shell commands of the base images, as their Dockerfiles set them.
@@ -52,8 +56,10 @@ var defaultCommands = map[string]Command{
 	"docker.io/library/rabbitmq":                 {Entrypoint: []string{"docker-entrypoint.sh"}, Cmd: []string{"rabbitmq-server"}},
 	"docker.io/library/traefik":                  {Entrypoint: []string{"/entrypoint.sh"}, Cmd: []string{"traefik"}},
 	"registry.k8s.io/coredns/coredns":            {Entrypoint: []string{"/coredns"}},
-	"docker.io/flannel/flannel":                  {Entrypoint: []string{"/opt/bin/flanneld"}},
-	"ghcr.io/flannel-io/flannel":                 {Entrypoint: []string{"/opt/bin/flanneld"}},
+	"docker.io/flannel/flannel":                  {Entrypoint: []string{"/opt/bin/flanneld"}, Files: []string{"/opt/bin/flanneld"}},
+	"ghcr.io/flannel-io/flannel":                 {Entrypoint: []string{"/opt/bin/flanneld"}, Files: []string{"/opt/bin/flanneld"}},
+	"docker.io/flannel/flannel-cni-plugin":       {Cmd: []string{"/bin/sh"}, Files: []string{"/flannel"}},
+	"ghcr.io/flannel-io/flannel-cni-plugin":      {Cmd: []string{"/bin/sh"}, Files: []string{"/flannel"}},
 	"mcr.microsoft.com/dotnet/framework/samples": iisMonitor,
 }
 

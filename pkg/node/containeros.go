@@ -12,6 +12,7 @@ import (
 	"github.com/winkube/winkube/pkg/node/internal/cri"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
 	"github.com/winkube/winkube/pkg/node/internal/program"
+	"github.com/winkube/winkube/pkg/node/internal/program/pwsh"
 )
 
 // defaultClusterDomain is the kubelet's --cluster-domain default.
@@ -25,6 +26,7 @@ const defaultClusterDomain = "cluster.local"
 func (w *podWorker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled cri.Pulled) (*launchSpec, error) {
 	win := w.node.spec.host.Runtime().OS == "windows"
 	img, known := imageConfig(c.spec.Image, win)
+	cmd, _ := imageinfo.DefaultCommand(c.spec.Image)
 	node := w.node.kubeletNode()
 	env, err := kubeletenv.Env(ctx, w.node.agent.objects(), pod, &c.spec, node, img, w.podIPs())
 	if err != nil {
@@ -44,7 +46,7 @@ func (w *podWorker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled
 		User:     program.User{UID: id.UID, GID: id.GID, Groups: id.Groups, Name: id.Name, GroupName: id.GroupName, Account: id.Account},
 		Programs: imagePrograms(c.spec.Image, win),
 	}
-	sys.FS = w.lazyFS(fsPlan{pod: pod, c: c, mounts: mounts, id: id, node: node, win: win})
+	sys.FS = w.lazyFS(fsPlan{pod: pod, c: c, mounts: mounts, id: id, node: node, win: win, imageFiles: cmd.Files})
 	l := &launchSpec{sys: sys, spec: procSpec{env: env.Process, dir: kubeletenv.WorkingDir(&c.spec, img)}}
 	if l.spec.dir == "" {
 		l.spec.dir = sys.FS.Abs("/", "/")
@@ -63,6 +65,13 @@ func (w *podWorker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled
 		return nil, err
 	}
 	l.spec.argv = argv
+	if what := pwsh.UnsupportedCommand(argv); what != "" {
+		// Honest where it cannot follow: the container keeps running,
+		// and says so once.
+		l.steered = true
+		l.why = fmt.Sprintf("winkube's PowerShell does not emulate %s, so the container runs as its pod's annotations %s and %s say (without them: until deleted under restartPolicy Always)", what, AnnotationRunSeconds, AnnotationExitCode)
+		return l, nil
+	}
 	if _, err := sys.Lookup(argv[0]); err != nil && !known {
 		// An image winkube does not know may well have the program.
 		l.steered = true

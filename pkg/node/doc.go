@@ -43,6 +43,19 @@
 // nothing but its record. Each pod status transition is one API request, a
 // patch of pods/status that also carries the Windows resources annotation.
 //
-// Annotations steer the emulated programs (run time, exit code, SIGTERM
+// Programs: each container runs its command as Kubernetes and the node's
+// OS define it (process.go, containeros.go): the image's programs
+// (internal/program/...) against a virtual OS made from the pod spec and
+// the API objects (internal/kubeletenv: environment, mounts, hosts,
+// resolv.conf, identity; internal/vfs: the filesystem, made at a
+// program's first file access). Nothing touches the host. What the process
+// prints is its log; its exit is the container's; kubectl exec and attach
+// run beside it through the CRI streaming server (exec.go); exec probes
+// and hooks run the same way (probes.go, lifecycle.go). A program that
+// only waits to be stopped (pause, a daemon) holds no goroutine.
+//
+// Annotations steer containers whose program the emulation does not run
+// (an image it does not know with no command) and override a regular
+// container's run time and exit code (run time, exit code, SIGTERM
 // handling, sandbox image); see the Annotation constants.
 package node

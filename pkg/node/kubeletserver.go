@@ -23,10 +23,10 @@ import (
 )
 
 // kubeletServer answers what kube-apiserver asks a kubelet on port 10250:
-// container logs (from the pod status, see containerLog), the read-only
-// API (/pods, /configz, /stats/summary, /metrics/resource, see
-// kubeletapi.go), and a clear refusal for exec, attach and port-forward,
-// since no process runs. It has
+// container logs (what the container's process printed), exec and attach
+// (exec.go), the read-only API (/pods, /configz, /stats/summary,
+// /metrics, see kubeletapi.go), and a clear refusal for port-forward,
+// since the programs serve on no network yet. It has
 // no socket of its own: the embedded control plane hands it connections
 // through Agent.DialKubelet, so the nodes' addresses need not be routable.
 type kubeletServer struct {
@@ -156,10 +156,11 @@ func selfSignedCert(names []string) (tls.Certificate, error) {
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
 }
 
-// noProcess refuses exec, attach, port-forward and run.
+// noProcess refuses port-forward and run: the emulated programs do not
+// serve on a network yet.
 func (s *kubeletServer) noProcess(w http.ResponseWriter, r *http.Request) {
 	node, _ := r.Context().Value(nodeKey{}).(string)
-	http.Error(w, fmt.Sprintf("winkube: %s is an emulated node and its containers run no processes, so exec, attach, port-forward and run are not available; kubectl logs and winkube describe pod show what the node did", node),
+	http.Error(w, fmt.Sprintf("winkube: %s is an emulated node whose programs do not serve on a network yet, so port-forward and run are not available; exec, attach and logs are", node),
 		http.StatusNotImplemented)
 }
 

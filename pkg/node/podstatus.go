@@ -51,6 +51,7 @@ func (w *podWorker) render(pod *corev1.Pod) corev1.PodStatus {
 	initDone := len(incomplete(w.initCtrs)) == 0
 	st.InitContainerStatuses = statuses(w.initCtrs, "PodInitializing")
 	st.ContainerStatuses = statuses(w.ctrs, creatingReason(initDone))
+	st.EphemeralContainerStatuses = statuses(w.ephCtrs, "ContainerCreating")
 	existing := pod.Status.Conditions
 	if w.written != nil {
 		// The informer may lag behind our last write; trust what we wrote.

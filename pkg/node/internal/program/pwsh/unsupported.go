@@ -3,6 +3,8 @@ package pwsh
 import (
 	"errors"
 	"strings"
+
+	"github.com/winkube/winkube/pkg/node/internal/program"
 )
 
 // Unsupported says what in a script this interpreter cannot follow: ""
@@ -188,4 +190,22 @@ func (w *walker) static(typ, name string, args []expr) {
 			w.note("[Environment]::" + name + " with a target other than Process")
 		}
 	}
+}
+
+// UnsupportedCommand is Unsupported for the script of a powershell or
+// pwsh command line (-Command, -EncodedCommand); "" when argv runs no
+// such script or the script is fully emulated.
+func UnsupportedCommand(argv []string) string {
+	if len(argv) == 0 {
+		return ""
+	}
+	name := program.Name(argv[0])
+	if name != "powershell" && name != "pwsh" {
+		return ""
+	}
+	inv, err := parseCLI(argv[1:], name == "pwsh")
+	if err != nil || !inv.hasCommand || inv.command == "-" {
+		return ""
+	}
+	return Unsupported(inv.command)
 }
