@@ -117,6 +117,25 @@ func cgroupFiles(root *vfs.FS, p fsPlan) {
 	}
 }
 
+// refreshCgroups rewrites a running container's cgroup files once the
+// runtime has applied an in-place resize, as the container then reads the
+// new limits. A filesystem not made yet gets them when it is.
+func (w *podWorker) refreshCgroups(pod *corev1.Pod, c *ctr) {
+	live := c.live.Load()
+	if live == nil || live.sys == nil {
+		return
+	}
+	lf, ok := live.sys.FS.(*lazyFS)
+	if !ok || !lf.built() {
+		return
+	}
+	vf, ok := lf.get().(*vfs.FS)
+	if !ok || vf.Windows() {
+		return
+	}
+	cgroupFiles(vf.Privileged(), fsPlan{pod: pod, c: c, node: w.node.kubeletNode()})
+}
+
 func writeFile(root *vfs.FS, name string, data []byte, perm fs.FileMode) {
 	dir := name[:strings.LastIndexAny(name, `/\`)]
 	if dir != "" {

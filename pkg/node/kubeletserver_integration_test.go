@@ -15,7 +15,7 @@ import (
 
 // kubeletClient reaches the nodes' kubelet endpoints the way kube-apiserver
 // does through winkube's egress proxy: by node name and port 10250.
-func kubeletClient(t *testing.T) *http.Client {
+func kubeletClient(t testing.TB) *http.Client {
 	t.Helper()
 	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, // as the apiserver without --kubelet-certificate-authority
@@ -29,7 +29,7 @@ func kubeletClient(t *testing.T) *http.Client {
 	}}
 }
 
-func get(t *testing.T, c *http.Client, url string) (int, string) {
+func get(t testing.TB, c *http.Client, url string) (int, string) {
 	t.Helper()
 	resp, err := c.Get(url)
 	if err != nil {

@@ -3,6 +3,7 @@ package node
 import (
 	"io/fs"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/winkube/winkube/pkg/node/internal/program"
@@ -13,15 +14,22 @@ import (
 // volume's ConfigMap is read when the container first needs it.
 type lazyFS struct {
 	once  sync.Once
+	done  atomic.Bool
 	build func() program.FS
 	fs    program.FS
 	abs   func(dir, name string) string
 }
 
 func (l *lazyFS) get() program.FS {
-	l.once.Do(func() { l.fs = l.build() })
+	l.once.Do(func() {
+		l.fs = l.build()
+		l.done.Store(true)
+	})
 	return l.fs
 }
+
+// built reports whether the filesystem has been made.
+func (l *lazyFS) built() bool { return l.done.Load() }
 
 // Abs needs no filesystem, only the OS's path rules.
 func (l *lazyFS) Abs(dir, name string) string { return l.abs(dir, name) }

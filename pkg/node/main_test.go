@@ -81,7 +81,7 @@ func needCluster(t *testing.T) {
 }
 
 // newNamespace creates a namespace for one test and deletes it afterwards.
-func newNamespace(t *testing.T) string {
+func newNamespace(t testing.TB) string {
 	t.Helper()
 	name := strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-"))
 	if len(name) > 50 {
@@ -105,7 +105,7 @@ func newNamespace(t *testing.T) string {
 }
 
 // waitFor polls cond every 200 ms until it holds or timeout passes.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond wait.ConditionWithContextFunc) {
+func waitFor(t testing.TB, timeout time.Duration, what string, cond wait.ConditionWithContextFunc) {
 	t.Helper()
 	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, timeout, true, cond)
 	if err != nil {
@@ -114,7 +114,7 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond wait.Conditi
 }
 
 // waitPod polls a pod until cond holds and returns the last version seen.
-func waitPod(t *testing.T, ns, name string, timeout time.Duration, what string, cond func(*corev1.Pod) bool) *corev1.Pod {
+func waitPod(t testing.TB, ns, name string, timeout time.Duration, what string, cond func(*corev1.Pod) bool) *corev1.Pod {
 	t.Helper()
 	var last *corev1.Pod
 	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
@@ -194,7 +194,7 @@ func simplePod(name, nodeName, image string) *corev1.Pod {
 	return pod
 }
 
-func createPod(t *testing.T, ns string, pod *corev1.Pod) *corev1.Pod {
+func createPod(t testing.TB, ns string, pod *corev1.Pod) *corev1.Pod {
 	t.Helper()
 	created, err := client.CoreV1().Pods(ns).Create(context.Background(), pod, metav1.CreateOptions{})
 	if err != nil {

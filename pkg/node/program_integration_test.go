@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -122,7 +123,7 @@ func TestExec(t *testing.T) {
 
 // execIn runs cmd in the pod's main container through the node's kubelet
 // API, over SPDY.
-func execIn(t *testing.T, ns, pod, node string, cmd []string, stdin string) (string, error) {
+func execIn(t testing.TB, ns, pod, node string, cmd []string, stdin string) (string, error) {
 	t.Helper()
 	rt, err := spdy.NewRoundTripperWithConfig(spdy.RoundTripperConfig{UpgradeTransport: kubeletClient(t).Transport})
 	if err != nil {
@@ -146,4 +147,33 @@ func execIn(t *testing.T, ns, pod, node string, cmd []string, stdin string) (str
 	defer cancel()
 	err = ex.StreamWithContext(ctx, opts)
 	return out.String() + errb.String(), err
+}
+
+// BenchmarkExecRoundTrip measures `exec true` in a running busybox
+// container through the kubelet API over SPDY, from request to exit
+// status, and reports the 50th and 99th percentiles.
+// Run it with -run '^$' -bench ExecRoundTrip.
+func BenchmarkExecRoundTrip(b *testing.B) {
+	if client == nil {
+		b.Skip("needs the control plane (not in -short mode)")
+	}
+	t := b
+	ns := newNamespace(t)
+	pod := simplePod("bench", "linux-1", busybox)
+	pod.Spec.Containers[0].Command = []string{"sh", "-c", "sleep 3600"}
+	createPod(t, ns, pod)
+	waitPod(t, ns, "bench", 60*time.Second, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+	took := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		began := time.Now()
+		if _, err := execIn(t, ns, "bench", "linux-1", []string{"true"}, ""); err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, time.Since(began))
+	}
+	b.StopTimer()
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(took[len(took)*99/100].Microseconds())/1000, "p99-ms")
 }

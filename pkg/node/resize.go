@@ -205,6 +205,7 @@ func (w *podWorker) actuate(pod *corev1.Pod, st *resizeState, now time.Time) boo
 		}
 		if c.status.State.Running == nil || c.status.ContainerID != a.containerID || !needsRestart(c, a.resources) {
 			delete(st.actual, c.spec.Name)
+			w.refreshCgroups(pod, c)
 		}
 	}
 	if len(st.actual) > 0 {
