@@ -34,8 +34,7 @@ type process struct {
 // startProcess starts argv in the container's OS. A program the image
 // does not have is an error, which the caller reports as the runtime does.
 func (w *podWorker) startProcess(c *ctr, sys *program.Sys, spec procSpec) (*process, error) {
-	main, err := sys.Lookup(spec.argv[0])
-	if err != nil {
+	if _, err := sys.Lookup(spec.argv[0]); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(w.node.agent.runCtx)
@@ -53,7 +52,7 @@ func (w *podWorker) startProcess(c *ctr, sys *program.Sys, spec procSpec) (*proc
 		}
 	}
 	go func() {
-		code := main(ctx, procWithStdin(proc))
+		code, _ := sys.Start(ctx, procWithStdin(proc))
 		p.finish(code, w.clock.Now())
 		if code != program.Forever {
 			w.node.agent.pods.Add(w)

@@ -15,6 +15,7 @@ package program
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"time"
@@ -162,8 +163,10 @@ func (s *Sys) Lookup(argv0 string) (Main, error) {
 const Forever = -1
 
 // Start runs a container's main process. It returns Forever when the
-// program is left running with nothing more to do.
-func (s *Sys) Start(ctx context.Context, p *Proc) (int, error) {
+// program is left running with nothing more to do. A program that panics
+// ends as a Go program does (its message on stderr, status 2); the node
+// goes on.
+func (s *Sys) Start(ctx context.Context, p *Proc) (code int, err error) {
 	m, err := s.Lookup(p.Args[0])
 	if err != nil {
 		return 127, err
@@ -174,6 +177,14 @@ func (s *Sys) Start(ctx context.Context, p *Proc) (int, error) {
 	if p.Sys == nil {
 		p.Sys = s
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			if p.Stderr != nil {
+				fmt.Fprintf(p.Stderr, "panic: %v\n", r)
+			}
+			code, err = 2, nil
+		}
+	}()
 	return m(ctx, p), nil
 }
 
