@@ -99,7 +99,7 @@ func (l *runLog) close() {
 	}
 	for i, p := range l.partial {
 		if len(p) > 0 {
-			l.add(logLine{at: l.clock.Now(), text: string(p)})
+			l.add(logLine{at: l.clock.Now(), text: string(p), partial: true})
 			l.partial[i] = nil
 		}
 	}
@@ -125,7 +125,9 @@ func (l *runLog) tail(n, max int) string {
 	var out []byte
 	for _, line := range lines {
 		out = append(out, line.text...)
-		out = append(out, '\n')
+		if !line.partial {
+			out = append(out, '\n')
+		}
 	}
 	if len(out) > max {
 		out = out[len(out)-max:]

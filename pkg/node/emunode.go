@@ -56,8 +56,9 @@ type emuNode struct {
 	workers map[types.UID]*podWorker
 	ipam    *ipam
 	images  map[string]bool
-	// hostPaths are the node's directories that hostPath volumes mount.
-	hostPaths map[string]*vfs.Volume
+	// hostRoot is the node's own filesystem, which hostPath volumes
+	// mount (volumefs.go).
+	hostRoot *vfs.Volume
 	// admitMu serialises admission so resource accounting sees every
 	// admitted pod.
 	admitMu sync.Mutex

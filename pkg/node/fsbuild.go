@@ -3,6 +3,7 @@ package node
 import (
 	"io/fs"
 	"os"
+	"path"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -55,8 +56,8 @@ func (w *podWorker) buildFS(p fsPlan) program.FS {
 	}
 	w.managedFiles(f, p)
 	for _, m := range p.mounts {
-		if v := w.podVolume(ctx, p.pod, m.Volume); v != nil {
-			_ = f.Mount(m.Path, v, m.SubPath, m.ReadOnly)
+		if v, base := w.podVolume(ctx, p.pod, m.Volume); v != nil {
+			_ = f.Mount(m.Path, v, path.Join(base, m.SubPath), m.ReadOnly)
 		}
 	}
 	return f

@@ -12,6 +12,9 @@ import (
 type logLine struct {
 	at   time.Time
 	text string
+	// partial: the process ended without finishing the line (echo -n);
+	// the log keeps it without a newline, as the CRI log's "P" tag does.
+	partial bool
 }
 
 // containerLog checks, from the pod's status, that the container has a
@@ -110,7 +113,10 @@ func (o logOptions) render(lines []logLine) string {
 		if o.timestamps {
 			b.WriteString(l.at.UTC().Format(time.RFC3339Nano) + " ")
 		}
-		b.WriteString(l.text + "\n")
+		b.WriteString(l.text)
+		if !l.partial {
+			b.WriteByte('\n')
+		}
 	}
 	out := b.String()
 	if o.limitBytes > 0 && len(out) > o.limitBytes {

@@ -77,7 +77,7 @@ func TestContainerLog(t *testing.T) {
 }
 
 func TestRenderOptions(t *testing.T) {
-	lines := []logLine{{t0, "one"}, {t0, "two"}, {t1, "three"}}
+	lines := []logLine{{at: t0, text: "one"}, {at: t0, text: "two"}, {at: t1, text: "three"}}
 	tests := []struct {
 		opts logOptions
 		want string

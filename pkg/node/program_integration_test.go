@@ -177,3 +177,33 @@ func BenchmarkExecRoundTrip(b *testing.B) {
 	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(took[len(took)*99/100].Microseconds())/1000, "p99-ms")
 }
+
+// Volumes as containers see them: an emptyDir an init container filled,
+// the node's own hosts file through a hostPath (FileOrCreate), and a write
+// to a read-only mount failing in busybox's words.
+func TestVolumesSeenByPrograms(t *testing.T) {
+	needCluster(t)
+	ns := newNamespace(t)
+	pod := simplePod("vols", "linux-1", busybox)
+	pod.Spec.RestartPolicy = corev1.RestartPolicyNever
+	fileOrCreate := corev1.HostPathFileOrCreate
+	pod.Spec.Volumes = []corev1.Volume{
+		{Name: "cache", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		{Name: "hosts", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/etc/hosts", Type: &fileOrCreate}}},
+	}
+	pod.Spec.InitContainers = []corev1.Container{{Name: "fill", Image: busybox, Command: []string{"sh", "-c", "echo from-init > /cache/word"},
+		VolumeMounts: []corev1.VolumeMount{{Name: "cache", MountPath: "/cache"}}}}
+	c := &pod.Spec.Containers[0]
+	c.Command = []string{"sh", "-c", "cat /cache/word; grep -c localhost /etc/hosts-original; echo x > /ro/f"}
+	c.VolumeMounts = []corev1.VolumeMount{{Name: "cache", MountPath: "/cache"}, {Name: "hosts", MountPath: "/etc/hosts-original"},
+		{Name: "cache", MountPath: "/ro", ReadOnly: true}}
+	createPod(t, ns, pod)
+	p := waitPod(t, ns, "vols", 60*time.Second, "Failed", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodFailed })
+	if term := p.Status.ContainerStatuses[0].State.Terminated; term == nil || term.ExitCode != 1 {
+		t.Errorf("state %+v, want exit code 1 from the refused write", p.Status.ContainerStatuses[0].State)
+	}
+	want := "from-init\n2\nsh: can't create /ro/f: Read-only file system\n"
+	if got := logsOf(t, ns, "vols", "linux-1", "main"); got != want {
+		t.Errorf("log %q, want %q", got, want)
+	}
+}

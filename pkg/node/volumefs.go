@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"path"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -15,20 +16,21 @@ import (
 // configMap, secret, downwardAPI and projected volumes filled as the
 // kubelet's atomic writer lays them out; a hostPath shared by the pods of
 // the node; a claim's volume shared by every pod that mounts it.
-func (w *podWorker) podVolume(ctx context.Context, pod *corev1.Pod, name string) *vfs.Volume {
+func (w *podWorker) podVolume(ctx context.Context, pod *corev1.Pod, name string) (*vfs.Volume, string) {
+	vol, ok := findVolume(pod, name)
+	if !ok {
+		return nil, ""
+	}
+	if vol.HostPath != nil {
+		return w.node.hostPath(vol.HostPath)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if v, ok := w.vols[name]; ok {
-		return v
-	}
-	vol, ok := findVolume(pod, name)
-	if !ok {
-		return nil
+		return v, ""
 	}
 	var v *vfs.Volume
 	switch kubeletenv.VolumeKind(vol) {
-	case kubeletenv.KindHostPath:
-		v = w.node.hostPath(vol.HostPath.Path)
 	case kubeletenv.KindPVC:
 		v = w.node.agent.claimVolume(pod.Namespace, vol.PersistentVolumeClaim.ClaimName)
 	case kubeletenv.KindConfigMap, kubeletenv.KindSecret, kubeletenv.KindDownwardAPI, kubeletenv.KindProjected:
@@ -46,7 +48,7 @@ func (w *podWorker) podVolume(ctx context.Context, pod *corev1.Pod, name string)
 		w.vols = map[string]*vfs.Volume{}
 	}
 	w.vols[name] = v
-	return v
+	return v, ""
 }
 
 func findVolume(pod *corev1.Pod, name string) (corev1.Volume, bool) {
@@ -113,19 +115,38 @@ func chownTree(v *vfs.Volume, gid int64) {
 	walk("")
 }
 
-// hostPath is the node's directory at path, shared by its pods.
-func (n *emuNode) hostPath(p string) *vfs.Volume {
+// hostPath is the node's own filesystem and the path in it a hostPath
+// volume mounts, made as its type asks (a file for FileOrCreate, else a
+// directory). The node's filesystem starts with its hosts file.
+func (n *emuNode) hostPath(src *corev1.HostPathVolumeSource) (*vfs.Volume, string) {
 	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.hostPaths == nil {
-		n.hostPaths = map[string]*vfs.Volume{}
+	if n.hostRoot == nil {
+		n.hostRoot = vfs.NewVolume()
+		_ = n.hostRoot.MkdirAll("etc", 0o755)
+		_ = n.hostRoot.WriteFile("etc/hosts", kubeletenv.DefaultNodeHosts(n.spec.name), 0o644)
 	}
-	v, ok := n.hostPaths[p]
-	if !ok {
-		v = vfs.NewVolume()
-		n.hostPaths[p] = v
+	root := n.hostRoot
+	n.mu.Unlock()
+	rel := hostRel(src.Path)
+	if _, err := root.FS().Stat(root.FS().Abs("/", rel)); err != nil {
+		if src.Type != nil && *src.Type == corev1.HostPathFileOrCreate {
+			_ = root.MkdirAll(path.Dir(rel), 0o755)
+			_ = root.WriteFile(rel, nil, 0o644)
+		} else {
+			_ = root.MkdirAll(rel, 0o755)
+		}
 	}
-	return v
+	return root, rel
+}
+
+// hostRel is a host path relative to the node's root: C:\ and either
+// separator on Windows nodes, / on Linux ones.
+func hostRel(p string) string {
+	p = strings.ReplaceAll(p, `\`, "/")
+	if len(p) >= 2 && p[1] == ':' {
+		p = p[2:]
+	}
+	return strings.TrimPrefix(path.Clean("/"+p), "/")
 }
 
 // claimVolume is the data of a PersistentVolumeClaim, kept for as long as
