@@ -226,6 +226,7 @@ func (s *kubeletServer) logs(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	pod = s.withOwnStatus(node, pod)
 	if _, err := containerLog(pod, container, previous); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
@@ -241,6 +242,26 @@ func (s *kubeletServer) logs(w http.ResponseWriter, r *http.Request) {
 	if follow && !previous && !closed {
 		s.follow(w, r, log, opts, len(lines), len(text), changed)
 	}
+}
+
+// withOwnStatus is the pod with the status its node last wrote, which the
+// agent's watch may not have seen yet.
+func (s *kubeletServer) withOwnStatus(node string, pod *corev1.Pod) *corev1.Pod {
+	n := s.agent.nodes[node]
+	if n == nil {
+		return pod
+	}
+	pw := n.workerByName(pod.Namespace, pod.Name)
+	if pw == nil {
+		return pod
+	}
+	st := pw.shown.Load()
+	if st == nil {
+		return pod
+	}
+	own := *pod
+	own.Status = *st
+	return &own
 }
 
 // runLogOf is the log of the container's current or previous run; nil

@@ -100,7 +100,10 @@ type podWorker struct {
 	// written is the last status this worker wrote, server what the API
 	// returned for it (the base of the next patch), and unwritten a
 	// status whose write failed and is to be tried again.
-	written   *corev1.PodStatus
+	written *corev1.PodStatus
+	// shown is written, for readers outside the steps (logs): the
+	// kubelet answers from its own status, not from a watch that lags.
+	shown     atomic.Pointer[corev1.PodStatus]
 	server    *corev1.PodStatus
 	unwritten *corev1.PodStatus
 	// annotation is the Windows resources annotation still to be written
@@ -509,6 +512,7 @@ func (w *podWorker) putStatus(ctx context.Context, st corev1.PodStatus) {
 		// Keep the returned status alone, not the whole pod it is part of.
 		server := updated.Status
 		w.written, w.server, w.unwritten = st.DeepCopy(), &server, nil
+		w.shown.Store(w.written)
 		if w.annotation != "" {
 			w.annotation, w.annotated = "", true
 		}

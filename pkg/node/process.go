@@ -51,14 +51,46 @@ func (w *podWorker) startProcess(c *ctr, sys *program.Sys, spec procSpec) (*proc
 			proc.Stdin = r
 		}
 	}
+	// The main process runs on a copy of the container's OS whose clock
+	// says when the program first waits on it: the start returns once the
+	// program has ended, settled (Forever) or begun to sleep, so what it
+	// printed first is in its log when the container is reported Running,
+	// as a kubelet reports a start a relist after it happened.
+	settled := make(chan struct{})
+	main := *sys
+	main.Clock = &settleClock{Clock: sys.Clock, settled: settled}
+	proc.Sys = &main
+	done := make(chan struct{})
 	go func() {
-		code, _ := sys.Start(ctx, procWithStdin(proc))
+		code, _ := main.Start(ctx, procWithStdin(proc))
 		p.finish(code, w.clock.Now())
+		close(done)
 		if code != program.Forever {
 			w.node.agent.pods.Add(w)
 		}
 	}()
+	select {
+	case <-settled:
+	case <-done:
+	case <-time.After(settleWait):
+	}
 	return p, nil
+}
+
+// settleWait bounds how long a start waits for its program to settle (a
+// program blocked on stdin or a network never tells).
+const settleWait = 100 * time.Millisecond
+
+// settleClock is a clock that says when it is first waited on.
+type settleClock struct {
+	program.Clock
+	once    sync.Once
+	settled chan struct{}
+}
+
+func (c *settleClock) After(d time.Duration) <-chan time.Time {
+	c.once.Do(func() { close(c.settled) })
+	return c.Clock.After(d)
 }
 
 // procWithStdin gives the process an empty stdin when the container has

@@ -207,3 +207,19 @@ func TestVolumesSeenByPrograms(t *testing.T) {
 		t.Errorf("log %q, want %q", got, want)
 	}
 }
+
+// The log of a running container has what it printed so far, right after
+// it started (upstream's websocket log test reads it at once).
+func TestLogOfRunningContainer(t *testing.T) {
+	needCluster(t)
+	ns := newNamespace(t)
+	for _, node := range []string{"linux-1", "win2019-2"} {
+		pod := simplePod("alive-"+node, node, busybox)
+		pod.Spec.Containers[0].Command = []string{"/bin/sh", "-c", "echo container is alive; sleep 10000"}
+		createPod(t, ns, pod)
+		waitPod(t, ns, pod.Name, 30*time.Second, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+		if got := logsOf(t, ns, pod.Name, node, "main"); got != "container is alive\n" {
+			t.Errorf("%s: log %q", node, got)
+		}
+	}
+}
