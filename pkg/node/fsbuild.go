@@ -48,6 +48,7 @@ func (w *podWorker) buildFS(p fsPlan) program.FS {
 	} else {
 		linuxLayout(root)
 		cgroupFiles(root, p)
+		sysctlFiles(root, p.pod)
 	}
 	for _, name := range p.imageFiles {
 		// The content of an image's binaries is not modelled, only
@@ -108,6 +109,20 @@ func (w *podWorker) managedFiles(f *vfs.FS, p fsPlan) {
 		v := vfs.NewVolume()
 		_ = v.WriteFile("file", m.Data, m.Mode)
 		_ = f.Mount(m.Path, v, "file", m.ReadOnly)
+	}
+}
+
+// sysctlFiles are the kernel parameters the pod sets (securityContext
+// .sysctls), under /proc/sys where the container reads them; the kernel
+// refuses writes to them from an unprivileged container.
+func sysctlFiles(root *vfs.FS, pod *corev1.Pod) {
+	sc := pod.Spec.SecurityContext
+	if sc == nil {
+		return
+	}
+	for _, s := range sc.Sysctls {
+		name := "/proc/sys/" + strings.ReplaceAll(s.Name, ".", "/")
+		writeFile(root, name, []byte(s.Value+"\n"), 0o644)
 	}
 }
 
