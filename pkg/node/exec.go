@@ -117,7 +117,12 @@ func (t *podTarget) AttachContainer(ctx context.Context, _ string, _ string, con
 		return err
 	}
 	if in != nil && live.proc.stdin != nil {
-		go func() { _, _ = io.Copy(live.proc.stdin, in) }()
+		go func() {
+			_, _ = io.Copy(live.proc.stdin, in)
+			if live.stdinOnce {
+				live.proc.stdin.Close()
+			}
+		}()
 	}
 	return followLog(ctx, live.proc.log, writerOrDiscard(out), writerOrDiscard(errOut))
 }
@@ -186,6 +191,8 @@ type liveCtr struct {
 	proc *process
 	// prevLog is the log of the run before, for kubectl logs --previous.
 	prevLog *runLog
+	// stdinOnce: the first attach session's end closes stdin.
+	stdinOnce bool
 }
 
 // running is the live state of a running container, or the error the

@@ -29,7 +29,7 @@ type launchSpec struct {
 // launch starts the container's main process (or its steered stand-in)
 // and publishes the container's live state for exec, attach and logs.
 func (w *podWorker) launch(pod *corev1.Pod, c *ctr, l *launchSpec, id string, now time.Time) error {
-	live := &liveCtr{id: id, sys: l.sys, env: l.spec.env, dir: l.spec.dir}
+	live := &liveCtr{id: id, sys: l.sys, env: l.spec.env, dir: l.spec.dir, stdinOnce: c.spec.StdinOnce}
 	if prev := c.live.Load(); prev != nil {
 		live.prevLog = prev.proc.log
 	}

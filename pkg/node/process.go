@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"errors"
 	"io"
 	"sync"
 	"time"
@@ -23,12 +22,11 @@ type process struct {
 	// keeps stdin open (stdin: true), for kubectl attach.
 	stdin *io.PipeWriter
 
-	mu       sync.Mutex
-	done     bool // the program returned (and was not Forever)
-	forever  bool // the program waits to be stopped
-	status   int
-	endedAt  time.Time
-	stopping bool
+	mu      sync.Mutex
+	done    bool // the program returned (and was not Forever)
+	forever bool // the program waits to be stopped
+	status  int
+	endedAt time.Time
 }
 
 // startProcess starts argv in the container's OS. A program the image
@@ -44,12 +42,10 @@ func (w *podWorker) startProcess(c *ctr, sys *program.Sys, spec procSpec) (*proc
 		Stdout: p.log.stdout(), Stderr: p.log.stderr(), TTY: c.spec.TTY,
 	}
 	if c.spec.Stdin {
+		// kubectl attach writes into it; with stdinOnce the first
+		// session's end closes it (exec.go).
 		r, pw := io.Pipe()
 		p.stdin, proc.Stdin = pw, r
-		if c.spec.StdinOnce {
-			// kubectl attach closes it after the first session.
-			proc.Stdin = r
-		}
 	}
 	// The main process runs on a copy of the container's OS whose clock
 	// says when the program first waits on it: the start returns once the
@@ -130,7 +126,6 @@ func (p *process) exited() (int, time.Time, bool) {
 // ends at once with status 0, as pause and the daemons do.
 func (p *process) stop(now time.Time) {
 	p.mu.Lock()
-	p.stopping = true
 	forever := p.forever
 	p.mu.Unlock()
 	p.cancel()
@@ -160,8 +155,3 @@ type procSpec struct {
 	env  []string
 	dir  string
 }
-
-// errNoProgram marks a command the emulation cannot follow at all (an
-// image it does not know with no command); the container then behaves as
-// the annotations say.
-var errNoProgram = errors.New("no program")
