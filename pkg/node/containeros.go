@@ -94,8 +94,14 @@ func imageConfig(ref string, win bool) (kubeletenv.Image, bool) {
 	return img, known
 }
 
-// kubeletNode is what the node's kubelet knows of itself.
+// kubeletNode is what the node's kubelet knows of itself, made once: it
+// does not change while the agent runs, and every container start needs it.
 func (n *emuNode) kubeletNode() kubeletenv.Node {
+	n.kubeletOnce.Do(func() { n.kubeletInfo = n.makeKubeletNode() })
+	return n.kubeletInfo
+}
+
+func (n *emuNode) makeKubeletNode() kubeletenv.Node {
 	node := kubeletenv.Node{
 		Name: n.spec.name, Allocatable: n.spec.allocatable(), Windows: n.spec.host.Runtime().OS == "windows",
 		ClusterDomain: defaultClusterDomain, HostIPs: []string{n.spec.ip},

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
+	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
 	"github.com/winkube/winkube/pkg/node/internal/vfs"
 )
 
@@ -56,6 +57,9 @@ type emuNode struct {
 	workers map[types.UID]*podWorker
 	ipam    *ipam
 	images  map[string]bool
+	// kubeletInfo is kubeletNode's answer, made once.
+	kubeletOnce sync.Once
+	kubeletInfo kubeletenv.Node
 	// hostRoot is the node's own filesystem, which hostPath volumes
 	// mount (volumefs.go).
 	hostRoot *vfs.Volume

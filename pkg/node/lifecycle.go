@@ -114,7 +114,10 @@ func terminationMessage(c *ctr, code int32) string {
 		return ""
 	}
 	msg := ""
-	if path := c.spec.TerminationMessagePath; path != "" {
+	// A filesystem no program touched holds no message: reading it
+	// would only make it (and request the pod's tokens) for nothing.
+	lf, lazy := live.sys.FS.(*lazyFS)
+	if path := c.spec.TerminationMessagePath; path != "" && (!lazy || lf.built()) {
 		msg = readFileLimit(live.sys.FS, path, maxTerminationMessage)
 	}
 	if msg == "" && code != 0 && c.spec.TerminationMessagePolicy == corev1.TerminationMessageFallbackToLogsOnError {
