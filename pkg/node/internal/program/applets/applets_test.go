@@ -10,22 +10,23 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/winkube/winkube/pkg/node/internal/program"
+	"github.com/winkube/winkube/pkg/node/internal/vfs/vfstest"
 )
 
 var epoch = time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 
 type testEnv struct {
-	fs    *memFS
+	fs    *vfstest.FS
 	clock *clocktesting.FakeClock
 	sys   *program.Sys
 }
 
 func newEnv() *testEnv {
 	clock := clocktesting.NewFakeClock(epoch)
-	m := newMemFS(clock.Now)
-	m.put("/etc/passwd", "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/home:/bin/false\n", 0o644)
-	m.put("/etc/group", "root:x:0:\nwheel:x:10:root\n", 0o644)
-	m.put("/data.txt", "one\ntwo\nthree\nfour\n", 0o644)
+	m := vfstest.New(clock)
+	m.Put("/etc/passwd", "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/home:/bin/false\n", 0o644)
+	m.Put("/etc/group", "root:x:0:\nwheel:x:10:root\n", 0o644)
+	m.Put("/data.txt", "one\ntwo\nthree\nfour\n", 0o644)
 	sys := &program.Sys{FS: m, Clock: clock, Hostname: "pod-1", Programs: Table()}
 	return &testEnv{fs: m, clock: clock, sys: sys}
 }
@@ -157,7 +158,7 @@ func TestText(t *testing.T) {
 		{stdin: "hello", argv: []string{"base64"}, out: "aGVsbG8=\n"},
 		{stdin: "aGVsbG8=\n", argv: []string{"base64", "-d"}, out: "hello"},
 	})
-	if got := e.fs.read("/t1"); got != "x\n" {
+	if got := e.fs.Read("/t1"); got != "x\n" {
 		t.Errorf("tee wrote %q", got)
 	}
 }

@@ -54,18 +54,20 @@ func TestFileOps(t *testing.T) {
 func TestLs(t *testing.T) {
 	e := newEnv()
 	e.fs.MkdirAll("/d/sub", 0o755)
-	e.fs.put("/d/file", "12345", 0o644)
-	e.fs.put("/d/.hidden", "", 0o600)
+	e.fs.Put("/d/file", "12345", 0o644)
+	e.fs.Put("/d/.hidden", "", 0o600)
 	e.fs.Symlink("file", "/d/ln")
 	runCases(t, e, []tc{
 		{argv: []string{"ls", "/d"}, out: "file\nln\nsub\n"},
 		{argv: []string{"ls", "-a", "/d"}, out: ".\n..\n.hidden\nfile\nln\nsub\n"},
 		{argv: []string{"ls", "-1d", "/d"}, out: "/d\n"},
 		{argv: []string{"ls", "-l", "/d/file"}, out: "-rw-r--r--    1 root     root             5 Nov 24 10:00 /d/file\n"},
-		{argv: []string{"ls", "-n", "/d"}, out: "total 4\n" +
+		// The node's filesystem sizes a directory 4096 and a symlink by its
+		// target, as ext4 does.
+		{argv: []string{"ls", "-n", "/d"}, out: "total 12\n" +
 			"-rw-r--r--    1 0        0                5 Nov 24 10:00 file\n" +
-			"lrwxrwxrwx    1 0        0                0 Nov 24 10:00 ln -> file\n" +
-			"drwxr-xr-x    2 0        0                0 Nov 24 10:00 sub\n"},
+			"lrwxrwxrwx    1 0        0                4 Nov 24 10:00 ln -> file\n" +
+			"drwxr-xr-x    2 0        0             4096 Nov 24 10:00 sub\n"},
 		{argv: []string{"ls", "/nosuch"}, errText: "ls: /nosuch: No such file or directory", code: 1},
 	})
 }
@@ -73,7 +75,7 @@ func TestLs(t *testing.T) {
 func TestTest(t *testing.T) {
 	e := newEnv()
 	e.sys.User = program.User{UID: 1000, GID: 1000}
-	e.fs.put("/secret", "x", 0o600)
+	e.fs.Put("/secret", "x", 0o600)
 	runCases(t, e, []tc{
 		{argv: []string{"test", "-f", "/data.txt"}},
 		{argv: []string{"test", "-r", "/secret"}, code: 1},
@@ -123,7 +125,7 @@ func waitWaiters(t *testing.T, e *testEnv) {
 
 func TestTailFollow(t *testing.T) {
 	e := newEnv()
-	e.fs.put("/log", "a\n", 0o644)
+	e.fs.Put("/log", "a\n", 0o644)
 	ctx, cancel := context.WithCancel(context.Background())
 	r, w := io.Pipe()
 	p := &program.Proc{Args: []string{"tail", "-f", "/log"}, Dir: "/", Stdin: strings.NewReader(""), Stdout: w, Stderr: io.Discard, Sys: e.sys}
@@ -190,7 +192,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func TestNetworkWithNet(t *testing.T) {
 	e := newEnv()
 	e.sys.Net = fakeNet{body: "hello-pod"}
-	e.fs.put("/etc/resolv.conf", "search default.svc.cluster.local\nnameserver 10.96.0.10\n", 0o644)
+	e.fs.Put("/etc/resolv.conf", "search default.svc.cluster.local\nnameserver 10.96.0.10\n", 0o644)
 	runCases(t, e, []tc{
 		{argv: []string{"wget", "-q", "-O-", "http://svc:8080/x"}, out: "hello-pod"},
 		{argv: []string{"nslookup", "svc"}, out: "Server:\t\t10.96.0.10\nAddress:\t10.96.0.10:53\n\nName:\tsvc\nAddress: 10.0.0.5\n\n"},

@@ -4,17 +4,17 @@ import (
 	"bytes"
 	"context"
 	"testing"
-	"time"
 
 	"github.com/winkube/winkube/pkg/node/internal/program"
+	"github.com/winkube/winkube/pkg/node/internal/vfs/vfstest"
 )
 
 // The sysctl e2e test runs `sysctl kernel.shm_rmid_forced` in a pod that
 // sets it: the value the node put under /proc/sys.
 func TestSysctl(t *testing.T) {
-	fs := newMemFS(time.Now)
+	fs := vfstest.New(nil)
 	_ = fs.MkdirAll("/proc/sys/kernel", 0o755)
-	fs.put("/proc/sys/kernel/shm_rmid_forced", "1\n", 0o644)
+	fs.Put("/proc/sys/kernel/shm_rmid_forced", "1\n", 0o644)
 	var out, errb bytes.Buffer
 	p := &program.Proc{Args: []string{"/bin/sysctl", "kernel.shm_rmid_forced", "net.nope"}, Dir: "/", Stdout: &out, Stderr: &errb,
 		Sys: &program.Sys{FS: fs}}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/node/internal/program"
 	"github.com/winkube/winkube/pkg/node/internal/program/applets"
+	"github.com/winkube/winkube/pkg/node/internal/vfs/vfstest"
 )
 
 var epoch = time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
@@ -26,8 +27,8 @@ type box struct {
 
 func newBox() *box {
 	clock := clocktesting.NewFakeClock(epoch)
-	m := newMemFS(clock.Now)
-	m.put("/etc/passwd", "root:x:0:0:root:/root:/bin/sh\n", 0o644)
+	m := vfstest.New(clock)
+	m.Put("/etc/passwd", "root:x:0:0:root:/root:/bin/sh\n", 0o644)
 	progs := applets.Table()
 	for _, n := range []string{"sh", "ash", "bash"} {
 		progs[n] = Main
