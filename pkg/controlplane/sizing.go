@@ -42,7 +42,7 @@ type tunable struct {
 }
 
 // tunables are winkube's sized flags per component; the upstream defaults
-// are those of v1.36.
+// are those of the release built in (kubeversion.Default).
 var tunables = map[string][]tunable{
 	apiserverName: {
 		{flag: "max-requests-inflight", upstream: 400, half: true},

@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/winkube/winkube/pkg/lint"
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 // A healthy seed-shaped cluster reports nothing above info; the info
@@ -19,7 +19,7 @@ func TestHealthyClusterOnlyInfo(t *testing.T) {
 	r := Check(healthy())
 	shell := map[string]bool{}
 	for _, f := range r.Findings {
-		if f.Severity > lint.SeverityInfo {
+		if f.Severity > rules.SeverityInfo {
 			t.Errorf("healthy cluster: %s %s %v: %s (evidence %s)", f.Severity, f.Rule, f.Objects, f.Message, f.Evidence)
 		}
 		if f.Command != "" {
@@ -31,7 +31,7 @@ func TestHealthyClusterOnlyInfo(t *testing.T) {
 			t.Errorf("no node-shell check for %s", rule)
 		}
 	}
-	if r.Summary.Nodes != 3 || r.Summary.WindowsNodes != 2 || r.Fails(lint.SeverityWarning) {
+	if r.Summary.Nodes != 3 || r.Summary.WindowsNodes != 2 || r.Fails(rules.SeverityWarning) {
 		t.Errorf("summary %+v", r.Summary)
 	}
 }
@@ -58,14 +58,14 @@ func TestChecks(t *testing.T) {
 	cases := []struct {
 		name     string
 		rule     string
-		severity lint.Severity
+		severity rules.Severity
 		object   string // an Object.String() the finding must name
 		evidence string // a substring of the evidence
 		mutate   func(s *State)
 	}{
 		{
 			// rule: TS-1
-			name: "node NotReady", rule: "TS-1", severity: lint.SeverityError, object: "Node win2019-1", evidence: "NodeStatusUnknown",
+			name: "node NotReady", rule: "TS-1", severity: rules.SeverityError, object: "Node win2019-1", evidence: "NodeStatusUnknown",
 			mutate: func(s *State) {
 				n := s.node("win2019-1")
 				n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionUnknown, Reason: "NodeStatusUnknown", Message: "Kubelet stopped posting node status."}}
@@ -74,51 +74,51 @@ func TestChecks(t *testing.T) {
 		},
 		{
 			// rule: TS-1
-			name: "lease stale", rule: "TS-1", severity: lint.SeverityError, object: "Lease kube-node-lease/win2022-1", evidence: "renewTime",
+			name: "lease stale", rule: "TS-1", severity: rules.SeverityError, object: "Lease kube-node-lease/win2022-1", evidence: "renewTime",
 			mutate: func(s *State) { s.Leases[2] = lease("win2022-1", now.Add(-5*time.Minute)) },
 		},
 		{
 			// rule: TS-1
-			name: "lease missing", rule: "TS-1", severity: lint.SeverityError, object: "Node linux-1", evidence: "not found",
+			name: "lease missing", rule: "TS-1", severity: rules.SeverityError, object: "Node linux-1", evidence: "not found",
 			mutate: func(s *State) { s.Leases = s.Leases[1:] },
 		},
 		{
 			// rule: TS-1
-			name: "no kube-proxy pod on a covered Windows node", rule: "TS-1", severity: lint.SeverityError, object: "DaemonSet kube-system/kube-proxy-windows",
+			name: "no kube-proxy pod on a covered Windows node", rule: "TS-1", severity: rules.SeverityError, object: "DaemonSet kube-system/kube-proxy-windows",
 			mutate: func(s *State) { s.Pods = dropPod(s.Pods, "kube-proxy-win2019-1") },
 		},
 		{
 			// rule: TS-1
-			name: "no kube-proxy DaemonSet at all", rule: "TS-1", severity: lint.SeverityWarning, object: "Node win2022-1",
+			name: "no kube-proxy DaemonSet at all", rule: "TS-1", severity: rules.SeverityWarning, object: "Node win2022-1",
 			mutate: func(s *State) { s.DaemonSets, s.AllDaemonSets = nil, nil },
 		},
 		{
 			// rule: TS-5, KP-8
-			name: "kube-proxy without --hostname-override", rule: "TS-5", severity: lint.SeverityError, object: "DaemonSet kube-system/kube-proxy-windows", evidence: "--network-name=vxlan0",
+			name: "kube-proxy without --hostname-override", rule: "TS-5", severity: rules.SeverityError, object: "DaemonSet kube-system/kube-proxy-windows", evidence: "--network-name=vxlan0",
 			mutate: func(s *State) { s.DaemonSets[0] = proxyDS(without(seedProxyArgs, "--hostname-override")...) },
 		},
 		{
 			// rule: KP-8
-			name: "kube-proxy --hostname-override is not the node name", rule: "KP-8", severity: lint.SeverityError, object: "Node win2019-1", evidence: "--hostname-override=win-host",
+			name: "kube-proxy --hostname-override is not the node name", rule: "KP-8", severity: rules.SeverityError, object: "Node win2019-1", evidence: "--hostname-override=win-host",
 			mutate: func(s *State) {
 				s.DaemonSets[0] = proxyDS(append(without(seedProxyArgs, "--hostname-override"), "--hostname-override=win-host")...)
 			},
 		},
 		{
 			// rule: KP-1
-			name: "kube-proxy without --network-name", rule: "KP-1", severity: lint.SeverityError, object: "DaemonSet kube-system/kube-proxy-windows",
+			name: "kube-proxy without --network-name", rule: "KP-1", severity: rules.SeverityError, object: "DaemonSet kube-system/kube-proxy-windows",
 			mutate: func(s *State) { s.DaemonSets[0] = proxyDS(without(seedProxyArgs, "--network-name")...) },
 		},
 		{
 			// rule: NET-2
-			name: "VNI 1 Windows rejects", rule: "NET-2", severity: lint.SeverityError, object: "ConfigMap kube-system/kube-flannel-cfg", evidence: `"VNI": 1`,
+			name: "VNI 1 Windows rejects", rule: "NET-2", severity: rules.SeverityError, object: "ConfigMap kube-system/kube-flannel-cfg", evidence: `"VNI": 1`,
 			mutate: func(s *State) {
 				s.ConfigMaps[0].Data["net-conf.json"] = `{"Network": "10.244.0.0/16", "Backend": {"Type": "vxlan", "VNI": 1, "Port": 4789}}`
 			},
 		},
 		{
 			// rule: TS-7
-			name: "flannel pod not ready", rule: "TS-7", severity: lint.SeverityError, object: "Pod kube-system/flannel-win2022-1", evidence: "CrashLoopBackOff",
+			name: "flannel pod not ready", rule: "TS-7", severity: rules.SeverityError, object: "Pod kube-system/flannel-win2022-1", evidence: "CrashLoopBackOff",
 			mutate: func(s *State) {
 				p := s.pod("flannel-win2022-1")
 				p.Status.Conditions[0].Status = corev1.ConditionFalse
@@ -127,7 +127,7 @@ func TestChecks(t *testing.T) {
 		},
 		{
 			// rule: TS-8
-			name: "node without pod CIDR", rule: "TS-8", severity: lint.SeverityError, object: "Node win2019-1",
+			name: "node without pod CIDR", rule: "TS-8", severity: rules.SeverityError, object: "Node win2019-1",
 			mutate: func(s *State) {
 				n := s.node("win2019-1")
 				n.Spec.PodCIDR, n.Spec.PodCIDRs = "", nil
@@ -135,7 +135,7 @@ func TestChecks(t *testing.T) {
 		},
 		{
 			// rule: TS-8
-			name: "no flannel pod and no flannel annotations", rule: "TS-8", severity: lint.SeverityError, object: "Node win2022-1",
+			name: "no flannel pod and no flannel annotations", rule: "TS-8", severity: rules.SeverityError, object: "Node win2022-1",
 			mutate: func(s *State) {
 				s.Pods = dropPod(s.Pods, "flannel-win2022-1")
 				s.node("win2022-1").Annotations = nil
@@ -143,7 +143,7 @@ func TestChecks(t *testing.T) {
 		},
 		{
 			// rule: TS-11, IMG-5
-			name: "pause image without the 2022 build", rule: "TS-11", severity: lint.SeverityError, object: "Node win2022-1", evidence: "windows/amd64:10.0.17763",
+			name: "pause image without the 2022 build", rule: "TS-11", severity: rules.SeverityError, object: "Node win2022-1", evidence: "windows/amd64:10.0.17763",
 			mutate: func(s *State) {
 				p := runningPod("shop", "iis", "win2022-1", "mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022", "")
 				p.Status = corev1.PodStatus{Phase: corev1.PodPending}
@@ -158,7 +158,7 @@ func TestChecks(t *testing.T) {
 		},
 		{
 			// rule: SCH-5
-			name: "Linux DaemonSet tolerating everything", rule: "SCH-5", severity: lint.SeverityError, object: "DaemonSet kube-system/log-agent", evidence: "desired 3, ready 1",
+			name: "Linux DaemonSet tolerating everything", rule: "SCH-5", severity: rules.SeverityError, object: "DaemonSet kube-system/log-agent", evidence: "desired 3, ready 1",
 			mutate: func(s *State) {
 				ds := daemonSet("log-agent", corev1.PodSpec{Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
 					Containers: []corev1.Container{{Name: "agent", Image: "busybox:1.36"}}})
@@ -169,7 +169,7 @@ func TestChecks(t *testing.T) {
 		},
 		{
 			// rule: SCH-5
-			name: "Linux pod failing to pull on a Windows node", rule: "SCH-5", severity: lint.SeverityError, object: "Node win2019-1", evidence: "no match for platform",
+			name: "Linux pod failing to pull on a Windows node", rule: "SCH-5", severity: rules.SeverityError, object: "Node win2019-1", evidence: "no match for platform",
 			mutate: func(s *State) {
 				p := runningPod("shop", "nginx", "win2019-1", "nginx:1.27", "")
 				p.Status = corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{{Name: "main", Image: "docker.io/library/nginx:1.27",
@@ -179,7 +179,7 @@ func TestChecks(t *testing.T) {
 		},
 		{
 			// rule: IMG-2
-			name: "Windows 2022 image on a 2019 node", rule: "IMG-2", severity: lint.SeverityError, object: "Node win2019-1", evidence: "StartError",
+			name: "Windows 2022 image on a 2019 node", rule: "IMG-2", severity: rules.SeverityError, object: "Node win2019-1", evidence: "StartError",
 			mutate: func(s *State) {
 				p := runningPod("shop", "app", "win2019-1", "registry.example.com/windows/app:ltsc2022", "")
 				p.Status = corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "main", Image: "registry.example.com/windows/app:ltsc2022",
@@ -190,7 +190,7 @@ func TestChecks(t *testing.T) {
 		},
 		{
 			// rule: TS-12, DNS-1
-			name: "PQDN service name in a Windows pod", rule: "TS-12", severity: lint.SeverityWarning, object: "Pod shop/client", evidence: "http://kubernetes.default:443",
+			name: "PQDN service name in a Windows pod", rule: "TS-12", severity: rules.SeverityWarning, object: "Pod shop/client", evidence: "http://kubernetes.default:443",
 			mutate: func(s *State) {
 				p := runningPod("shop", "client", "win2019-1", "mcr.microsoft.com/windows/servercore:ltsc2019", "")
 				p.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "API", Value: "http://kubernetes.default:443"}}
@@ -199,7 +199,7 @@ func TestChecks(t *testing.T) {
 		},
 		{
 			// rule: TS-3, LIM-17
-			name: "ping probe in a Windows pod", rule: "TS-3", severity: lint.SeverityWarning, object: "Pod shop/pinger", evidence: "ping -n 1 8.8.8.8",
+			name: "ping probe in a Windows pod", rule: "TS-3", severity: rules.SeverityWarning, object: "Pod shop/pinger", evidence: "ping -n 1 8.8.8.8",
 			mutate: func(s *State) {
 				p := runningPod("shop", "pinger", "win2022-1", "mcr.microsoft.com/windows/servercore:ltsc2022", "")
 				p.Spec.Containers[0].LivenessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"cmd", "/c", "ping -n 1 8.8.8.8"}}}}
@@ -208,7 +208,7 @@ func TestChecks(t *testing.T) {
 		},
 		{
 			// rule: TS-9, LIM-16
-			name: "host-network Windows pod probing a Service IP", rule: "TS-9", severity: lint.SeverityWarning, object: "Node win2019-1", evidence: "10.96.0.20:80",
+			name: "host-network Windows pod probing a Service IP", rule: "TS-9", severity: rules.SeverityWarning, object: "Node win2019-1", evidence: "10.96.0.20:80",
 			mutate: func(s *State) {
 				p := runningPod("kube-system", "monitor", "win2019-1", "mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image:v1.0.0", "")
 				p.Spec.HostNetwork = true
@@ -218,7 +218,7 @@ func TestChecks(t *testing.T) {
 		},
 		{
 			// rule: TS-4, LIM-16
-			name: "host-network Windows pod probing its own NodePort", rule: "TS-4", severity: lint.SeverityWarning, object: "Node win2022-1", evidence: "localhost:30080",
+			name: "host-network Windows pod probing its own NodePort", rule: "TS-4", severity: rules.SeverityWarning, object: "Node win2022-1", evidence: "localhost:30080",
 			mutate: func(s *State) {
 				s.Services[2].Spec.Ports[0].NodePort = 30080
 				p := runningPod("kube-system", "monitor", "win2022-1", "mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image:v1.0.0", "")

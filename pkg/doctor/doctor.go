@@ -17,7 +17,7 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/winkube/winkube/pkg/lint"
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 // Object names one API object a finding is about.
@@ -35,16 +35,14 @@ func (o Object) String() string {
 	return o.Kind + " " + o.Namespace + "/" + o.Name
 }
 
-// Finding is one problem the doctor found, with what shows it and how to
-// fix it. Severities are lint's, so --fail-on means the same in both.
+// Finding is the rule book's verdict (rule, severity, message, fix) on
+// objects of a live cluster, with what shows it. Severities are the rule
+// book's, so --fail-on means the same in lint and doctor.
 type Finding struct {
-	Rule     string        `json:"rule"`
-	Severity lint.Severity `json:"severity"`
-	Objects  []Object      `json:"objects"`
-	Message  string        `json:"message"`
+	rules.Finding
+	Objects []Object `json:"objects"`
 	// Evidence is what the API shows: an event message, a flag, a status.
 	Evidence string `json:"evidence,omitempty"`
-	Fix      string `json:"fix"`
 	// Command is, for checks the API cannot answer, the PowerShell to run
 	// on the node (or its Hyper-V host).
 	Command string `json:"command,omitempty"`
@@ -70,8 +68,8 @@ type Report struct {
 }
 
 // Fails reports whether a finding is at least as severe as threshold
-// (lint.ParseSeverity reads --fail-on).
-func (r *Report) Fails(threshold lint.Severity) bool {
+// (rules.ParseSeverity reads --fail-on).
+func (r *Report) Fails(threshold rules.Severity) bool {
 	for _, f := range r.Findings {
 		if f.Severity >= threshold {
 			return true
@@ -117,9 +115,9 @@ func Check(s *State) *Report {
 	}
 	for _, f := range fs {
 		switch f.Severity {
-		case lint.SeverityError:
+		case rules.SeverityError:
 			r.Summary.Errors++
-		case lint.SeverityWarning:
+		case rules.SeverityWarning:
 			r.Summary.Warnings++
 		default:
 			r.Summary.Infos++

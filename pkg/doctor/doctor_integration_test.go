@@ -17,8 +17,8 @@ import (
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/controlplane/cptest"
 	"github.com/winkube/winkube/pkg/doctor"
-	"github.com/winkube/winkube/pkg/lint"
 	"github.com/winkube/winkube/pkg/node"
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 // The tests below run in file order: the clean cluster first, then one
@@ -34,7 +34,7 @@ func TestCleanClusterHasNoErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range r.Findings {
-		if f.Severity == lint.SeverityError {
+		if f.Severity == rules.SeverityError {
 			t.Errorf("clean cluster: %s %v: %s (evidence: %s)", f.Rule, f.Objects, f.Message, f.Evidence)
 		} else {
 			t.Logf("%s %s %v: %s", f.Severity, f.Rule, f.Objects, f.Message)
@@ -43,10 +43,10 @@ func TestCleanClusterHasNoErrors(t *testing.T) {
 	if r.Summary.WindowsNodes != 3 {
 		t.Errorf("summary %+v, want the default cluster's 3 Windows nodes", r.Summary)
 	}
-	if code, out, stderr := runDoctor(t, "--kubeconfig", kubeconfig); code != 0 || !strings.Contains(out, "0 errors") {
-		t.Errorf("doctor: exit %d, stderr %s\n%s", code, stderr, out)
+	if code, out := runDoctor(t, "text", "error"); code != 0 || !strings.Contains(out, "0 errors") {
+		t.Errorf("doctor: exit %d\n%s", code, out)
 	}
-	code, out, _ := runDoctor(t, "--kubeconfig", kubeconfig, "-o", "json", "--fail-on", "info")
+	code, out := runDoctor(t, "json", "info")
 	var report struct {
 		Findings []struct{ Rule, Severity, Command string }
 		Summary  doctor.Summary
@@ -80,7 +80,7 @@ func TestLinuxDaemonSetToleratingEverything(t *testing.T) {
 	if !strings.Contains(f.Fix, "kubernetes.io/os: linux") || !strings.Contains(f.Evidence, "desired 4") {
 		t.Errorf("SCH-5: fix %q, evidence %q", f.Fix, f.Evidence)
 	}
-	if code, out, _ := runDoctor(t, "--kubeconfig", kubeconfig); code != 1 || !strings.Contains(out, "SCH-5") {
+	if code, out := runDoctor(t, "text", "error"); code != 1 || !strings.Contains(out, "SCH-5") {
 		t.Errorf("doctor: exit %d, want 1 naming SCH-5:\n%s", code, out)
 	}
 }
@@ -104,7 +104,7 @@ func TestWrongPauseImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := waitFinding(t, "TS-11", "Pod "+ns+"/iis")
-	if f.Severity != lint.SeverityError || !strings.Contains(f.Evidence, "pause:1.4.1") || !strings.Contains(f.Fix, node.AnnotationSandboxImage) {
+	if f.Severity != rules.SeverityError || !strings.Contains(f.Evidence, "pause:1.4.1") || !strings.Contains(f.Fix, node.AnnotationSandboxImage) {
 		t.Errorf("TS-11: %s, evidence %q, fix %q", f.Severity, f.Evidence, f.Fix)
 	}
 }
@@ -124,7 +124,7 @@ func TestKubeProxyArgsEdited(t *testing.T) {
 	for _, tc := range []struct{ drop, rule string }{{"--hostname-override", "TS-5"}, {"--network-name", "KP-1"}} {
 		setProxyArgs(t, dropArg(args, tc.drop))
 		f := waitFinding(t, tc.rule, "DaemonSet kube-system/"+addons.KubeProxyWindowsDaemonSet)
-		if f.Severity != lint.SeverityError || strings.Contains(f.Evidence, tc.drop) {
+		if f.Severity != rules.SeverityError || strings.Contains(f.Evidence, tc.drop) {
 			t.Errorf("%s: %s, evidence %q still has %s", tc.rule, f.Severity, f.Evidence, tc.drop)
 		}
 		setProxyArgs(t, args)
@@ -164,7 +164,7 @@ func TestStoppedLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := waitFinding(t, "TS-1", "Lease kube-node-lease/stale-1")
-	if f.Severity != lint.SeverityError || !strings.Contains(f.Message, "stopped being renewed") {
+	if f.Severity != rules.SeverityError || !strings.Contains(f.Message, "stopped being renewed") {
 		t.Errorf("TS-1: %s %s", f.Severity, f.Message)
 	}
 }

@@ -7,8 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/winkube/winkube/pkg/lint"
 	"github.com/winkube/winkube/pkg/network/cni"
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 // checkNodes: TS-1, a node that is not Ready or whose lease has stopped.
@@ -43,10 +43,9 @@ func notReady(n *corev1.Node) (Finding, bool) {
 		evidence += "; taints " + t
 	}
 	return Finding{
-		Rule: "TS-1", Severity: lint.SeverityError, Objects: []Object{nodeObject(n.Name)},
-		Message:  fmt.Sprintf("node %s is not Ready: no new pod is scheduled there and its pods are evicted once the not-ready taints' toleration runs out", describeNode(n)),
+		Finding:  rules.Finding{Rule: "TS-1", Severity: rules.SeverityError, Message: fmt.Sprintf("node %s is not Ready: no new pod is scheduled there and its pods are evicted once the not-ready taints' toleration runs out", describeNode(n)), Fix: kubeletFix(n)},
+		Objects:  []Object{nodeObject(n.Name)},
 		Evidence: evidence,
-		Fix:      kubeletFix(n),
 	}, true
 }
 
@@ -54,7 +53,11 @@ func notReady(n *corev1.Node) (Finding, bool) {
 // one older than its duration means the kubelet stopped or cannot reach
 // the API server (the node lifecycle controller marks the node Unknown).
 func (a *audit) staleLease(n *corev1.Node) (Finding, bool) {
-	f := Finding{Rule: "TS-1", Severity: lint.SeverityError, Objects: []Object{nodeObject(n.Name)}, Fix: kubeletFix(n)}
+	f := Finding{
+		Finding: rules.Finding{Rule: "TS-1", Severity: rules.SeverityError,
+			Fix: kubeletFix(n)},
+		Objects: []Object{nodeObject(n.Name)},
+	}
 	l, ok := a.leases[n.Name]
 	if !ok {
 		f.Message = fmt.Sprintf("node %s has no Lease in %s: its kubelet never started or cannot reach the API server", describeNode(n), leaseNamespace)
@@ -151,11 +154,9 @@ func (a *audit) kubeProxyAgent(n *corev1.Node) []Finding {
 		return notReadyAgents(pods, "TS-1", "kube-proxy")
 	}
 	return []Finding{{
-		Rule: "TS-1", Severity: lint.SeverityError,
+		Finding:  rules.Finding{Rule: "TS-1", Severity: rules.SeverityError, Message: fmt.Sprintf("DaemonSet kube-system/%s should run kube-proxy on %s but no pod of it is there: no Service works from that node's pods", m.Proxy.DaemonSet, describeNode(n)), Fix: fmt.Sprintf("kubectl -n kube-system describe daemonset %s and look at its events for why the pod is not created on %s", m.Proxy.DaemonSet, n.Name)},
 		Objects:  []Object{nodeObject(n.Name), {Kind: "DaemonSet", Namespace: "kube-system", Name: m.Proxy.DaemonSet}},
-		Message:  fmt.Sprintf("DaemonSet kube-system/%s should run kube-proxy on %s but no pod of it is there: no Service works from that node's pods", m.Proxy.DaemonSet, describeNode(n)),
 		Evidence: "no kube-proxy pod bound to the node",
-		Fix:      fmt.Sprintf("kubectl -n kube-system describe daemonset %s and look at its events for why the pod is not created on %s", m.Proxy.DaemonSet, n.Name),
 	}}
 }
 
@@ -168,10 +169,9 @@ func flannelAgent(n *corev1.Node, pods []*corev1.Pod) []Finding {
 		return nil
 	}
 	return []Finding{{
-		Rule: "TS-8", Severity: lint.SeverityError, Objects: []Object{nodeObject(n.Name)},
-		Message:  fmt.Sprintf("flanneld has not registered node %s: no flannel pod runs there and the node has no %s annotation, so /run/flannel/subnet.env was never written and pods there get no network", describeNode(n), cni.AnnotationBackendType),
+		Finding:  rules.Finding{Rule: "TS-8", Severity: rules.SeverityError, Message: fmt.Sprintf("flanneld has not registered node %s: no flannel pod runs there and the node has no %s annotation, so /run/flannel/subnet.env was never written and pods there get no network", describeNode(n), cni.AnnotationBackendType), Fix: "run flannel on the node (the flannel Windows DaemonSet, or Start-Service flanneld) and check its log for the subnet lease"},
+		Objects:  []Object{nodeObject(n.Name)},
 		Evidence: fmt.Sprintf("pod CIDR %q, annotations without flannel.alpha.coreos.com/*", n.Spec.PodCIDR),
-		Fix:      "run flannel on the node (the flannel Windows DaemonSet, or Start-Service flanneld) and check its log for the subnet lease",
 		See:      []string{"NET-8", "TS-1"},
 	}}
 }
@@ -184,10 +184,9 @@ func notReadyAgents(pods []*corev1.Pod, rule, agent string) []Finding {
 			continue
 		}
 		f := Finding{
-			Rule: rule, Severity: lint.SeverityError, Objects: []Object{podObject(p), nodeObject(p.Spec.NodeName)},
-			Message:  fmt.Sprintf("%s on node %s is not ready: the node's pods have no working network to other nodes or to Services", agent, p.Spec.NodeName),
+			Finding:  rules.Finding{Rule: rule, Severity: rules.SeverityError, Message: fmt.Sprintf("%s on node %s is not ready: the node's pods have no working network to other nodes or to Services", agent, p.Spec.NodeName), Fix: fmt.Sprintf("kubectl -n %s logs %s; then kubectl -n %s delete pod %s so its DaemonSet starts it again", p.Namespace, p.Name, p.Namespace, p.Name)},
+			Objects:  []Object{podObject(p), nodeObject(p.Spec.NodeName)},
 			Evidence: containerTrouble(p),
-			Fix:      fmt.Sprintf("kubectl -n %s logs %s; then kubectl -n %s delete pod %s so its DaemonSet starts it again", p.Namespace, p.Name, p.Namespace, p.Name),
 		}
 		if rule == "TS-7" {
 			f.Message += "; a Windows flanneld stuck at \"Waiting for the Network to be created\" needs a restart once the HNS network exists"

@@ -12,7 +12,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/winkube/winkube/pkg/imageinfo"
-	"github.com/winkube/winkube/pkg/lint"
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 // checkDaemonSets: a DaemonSet with fewer ready pods than desired whose
@@ -74,11 +74,12 @@ func (a *audit) daemonSetFinding(ds *appsv1.DaemonSet, c *cannotRun) Finding {
 		objs = append(objs, nodeObject(n))
 	}
 	f := Finding{
-		Rule: c.rule, Severity: lint.SeverityError, Objects: objs,
-		Message: fmt.Sprintf("DaemonSet %s/%s can never be ready on %s: %v", ds.Namespace, ds.Name, a.describeNodes(c.nodes), c.err),
+		Finding: rules.Finding{Rule: c.rule, Severity: rules.SeverityError,
+			Message: fmt.Sprintf("DaemonSet %s/%s can never be ready on %s: %v", ds.Namespace, ds.Name, a.describeNodes(c.nodes), c.err),
+			Fix:     placementFix(c.rule, &ds.Spec.Template.Spec, "spec.template.spec")},
+		Objects: objs,
 		Evidence: fmt.Sprintf("desired %d, ready %d; %s offers %s%s", ds.Status.DesiredNumberScheduled, ds.Status.NumberReady,
 			c.image, platforms(imageinfo.Lookup(c.image)), a.podEvidence(ds, c.nodes)),
-		Fix: placementFix(c.rule, &ds.Spec.Template.Spec, "spec.template.spec"),
 	}
 	return f
 }
@@ -298,9 +299,8 @@ func (a *audit) podFailureFinding(g *podFailure) Finding {
 		"IMG-2": "is built for another Windows build than",
 	}[g.rule]
 	return Finding{
-		Rule: g.rule, Severity: lint.SeverityError, Objects: objs,
-		Message:  fmt.Sprintf("%s: image %s %s %s, so %d pod(s) fail there", g.owner, g.first.image, what, a.describeNodes(nodes), g.pods),
+		Finding:  rules.Finding{Rule: g.rule, Severity: rules.SeverityError, Message: fmt.Sprintf("%s: image %s %s %s, so %d pod(s) fail there", g.owner, g.first.image, what, a.describeNodes(nodes), g.pods), Fix: placementFix(g.rule, g.spec, "the pod template's spec")},
+		Objects:  objs,
 		Evidence: fmt.Sprintf("pod %s container %s: %s: %s", g.pod.Name, g.first.container, g.first.reason, g.first.message),
-		Fix:      placementFix(g.rule, g.spec, "the pod template's spec"),
 	}
 }

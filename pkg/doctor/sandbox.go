@@ -10,8 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/winkube/winkube/pkg/imageinfo"
-	"github.com/winkube/winkube/pkg/lint"
 	nodeagent "github.com/winkube/winkube/pkg/node"
+	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -52,10 +52,9 @@ func checkSandboxes(a *audit) []Finding {
 
 func (a *audit) sandboxFinding(p *corev1.Pod, n *corev1.Node, e *corev1.Event) Finding {
 	f := Finding{
-		Rule: "TS-11", Severity: lint.SeverityWarning, Objects: []Object{podObject(p), nodeObject(n.Name)},
-		Message:  fmt.Sprintf("pod %s/%s stays ContainerCreating on %s: its sandbox does not start", p.Namespace, p.Name, describeNode(n)),
+		Finding:  rules.Finding{Rule: "TS-11", Severity: rules.SeverityWarning, Message: fmt.Sprintf("pod %s/%s stays ContainerCreating on %s: its sandbox does not start", p.Namespace, p.Name, describeNode(n)), Fix: fmt.Sprintf("kubectl -n %s describe pod %s and fix what the event names", p.Namespace, p.Name)},
+		Objects:  []Object{podObject(p), nodeObject(n.Name)},
 		Evidence: fmt.Sprintf("event FailedCreatePodSandBox (x%d): %s", max(e.Count, 1), e.Message),
-		Fix:      fmt.Sprintf("kubectl -n %s describe pod %s and fix what the event names", p.Namespace, p.Name),
 	}
 	if !platformFailure(e.Message) || !isWindowsNode(n) {
 		return f
@@ -64,7 +63,7 @@ func (a *audit) sandboxFinding(p *corev1.Pod, n *corev1.Node, e *corev1.Event) F
 	if m := sandboxImageRE.FindStringSubmatch(e.Message); m != nil {
 		img = m[1]
 	}
-	f.Severity, f.See = lint.SeverityError, []string{"IMG-5"}
+	f.Severity, f.See = rules.SeverityError, []string{"IMG-5"}
 	f.Message = fmt.Sprintf("pod %s/%s stays ContainerCreating on %s: the pause (sandbox) image %s has no entry for the node's Windows build, so no pod there can start", p.Namespace, p.Name, describeNode(n), img)
 	if img != "" {
 		f.Evidence += fmt.Sprintf("; %s offers %s", img, platforms(imageinfo.Lookup(img)))

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/winkube/winkube/pkg/lint"
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 // checkNodeShell lists the checks only the Windows node's shell (or its
@@ -23,36 +23,48 @@ func checkNodeShell(a *audit) []Finding {
 	c := a.model.Cluster
 	networks := strings.Join(a.hnsNetworks(), " or ")
 	shell := []Finding{
-		{Rule: "TS-2",
-			Message: "pods without network on a Windows VM: the VM's network adapter must allow MAC address spoofing, or the Hyper-V switch drops the pods' traffic",
+		{
+			Finding: rules.Finding{Rule: "TS-2",
+				Message: "pods without network on a Windows VM: the VM's network adapter must allow MAC address spoofing, or the Hyper-V switch drops the pods' traffic",
+				Fix:     "MacAddressSpoofing must be On; if not: Set-VMNetworkAdapter -VMName <node VM> -MacAddressSpoofing On (other hypervisors: allow forged transmits / promiscuous mode)"},
 			Command: "# on the Hyper-V host:\nGet-VMNetworkAdapter -VMName <node VM> | Format-List VMName, MacAddressSpoofing",
-			Fix:     "MacAddressSpoofing must be On; if not: Set-VMNetworkAdapter -VMName <node VM> -MacAddressSpoofing On (other hypervisors: allow forged transmits / promiscuous mode)"},
-		{Rule: "TS-10",
-			Message: fmt.Sprintf("the kubelet or kube-proxy cannot find the network: the HNS network %s and its vEthernet adapter must exist", networks),
+		},
+		{
+			Finding: rules.Finding{Rule: "TS-10",
+				Message: fmt.Sprintf("the kubelet or kube-proxy cannot find the network: the HNS network %s and its vEthernet adapter must exist", networks),
+				Fix:     fmt.Sprintf("an HNS network named %s and an adapter 'vEthernet (<interface>)'; if missing, restart flanneld and check start.ps1's -InterfaceName is the node's real adapter (Get-NetAdapter)", networks)},
 			Command: "Get-HnsNetwork | Format-Table Name, Type, ManagementIP\nGet-NetAdapter | Where-Object Name -like 'vEthernet*'",
-			Fix:     fmt.Sprintf("an HNS network named %s and an adapter 'vEthernet (<interface>)'; if missing, restart flanneld and check start.ps1's -InterfaceName is the node's real adapter (Get-NetAdapter)", networks)},
-		{Rule: "TS-6",
-			Message: "a node that rejoined a flannel overlay cluster keeps a stale source VIP: kube-proxy reuses SourceVip.json from the old subnet",
+		},
+		{
+			Finding: rules.Finding{Rule: "TS-6",
+				Message: "a node that rejoined a flannel overlay cluster keeps a stale source VIP: kube-proxy reuses SourceVip.json from the old subnet",
+				Fix:     "the IP in SourceVip.json must be inside the node's current pod CIDR (kubectl get node <node> -o jsonpath='{.spec.podCIDR}'); if not, delete both files and restart kube-proxy"},
 			Command: "Get-Content C:\\k\\SourceVip.json, C:\\k\\SourceVipRequest.json -ErrorAction SilentlyContinue",
-			Fix:     "the IP in SourceVip.json must be inside the node's current pod CIDR (kubectl get node <node> -o jsonpath='{.spec.podCIDR}'); if not, delete both files and restart kube-proxy"},
-		{Rule: "NET-6",
-			Message: fmt.Sprintf("pods cannot reach outside addresses (TS-3): the CNI config's OutBoundNAT ExceptionList must hold the cluster CIDR %s and the service CIDR %s (and on l2bridge the management subnet), and nothing the pods reach through SNAT", c.ClusterCIDR, c.ServiceCIDR),
+		},
+		{
+			Finding: rules.Finding{Rule: "NET-6",
+				Message: fmt.Sprintf("pods cannot reach outside addresses (TS-3): the CNI config's OutBoundNAT ExceptionList must hold the cluster CIDR %s and the service CIDR %s (and on l2bridge the management subnet), and nothing the pods reach through SNAT", c.ClusterCIDR, c.ServiceCIDR),
+				Fix:     fmt.Sprintf("make ExceptionList exactly %s, %s (plus the management subnet on l2bridge) and restart flanneld", c.ClusterCIDR, c.ServiceCIDR)},
 			Command: "Get-Content C:\\etc\\cni\\net.d\\*.conf* | Select-String -Context 0,6 ExceptionList",
-			Fix:     fmt.Sprintf("make ExceptionList exactly %s, %s (plus the management subnet on l2bridge) and restart flanneld", c.ClusterCIDR, c.ServiceCIDR),
-			See:     []string{"TS-3"}},
-		{Rule: "TS-13",
-			Message: "kubectl port-forward to pods on Windows nodes fails with \"wincat not found\" when the pause image has no wincat.exe",
+			See:     []string{"TS-3"},
+		},
+		{
+			Finding: rules.Finding{Rule: "TS-13",
+				Message: "kubectl port-forward to pods on Windows nodes fails with \"wincat not found\" when the pause image has no wincat.exe",
+				Fix:     "use a pause image that ships wincat: registry.k8s.io/pause:3.6 or later, or mcr.microsoft.com/oss/kubernetes/pause:1.4.1 or later"},
 			Command: "Select-String -Path 'C:\\Program Files\\containerd\\config.toml' -Pattern sandbox_image",
-			Fix:     "use a pause image that ships wincat: registry.k8s.io/pause:3.6 or later, or mcr.microsoft.com/oss/kubernetes/pause:1.4.1 or later",
-			See:     []string{"IMG-5"}},
-		{Rule: "TS-14",
-			Message: "a node behind an HTTP proxy cannot pull images or reach the API server unless the proxy is set at machine scope",
+			See:     []string{"IMG-5"},
+		},
+		{
+			Finding: rules.Finding{Rule: "TS-14",
+				Message: "a node behind an HTTP proxy cannot pull images or reach the API server unless the proxy is set at machine scope",
+				Fix:     fmt.Sprintf("behind a proxy set HTTP_PROXY and HTTPS_PROXY with [Environment]::SetEnvironmentVariable(..., 'Machine'), put %s and %s in NO_PROXY, and restart containerd and kubelet", c.ClusterCIDR, c.ServiceCIDR)},
 			Command: "[Environment]::GetEnvironmentVariable('HTTP_PROXY','Machine'); [Environment]::GetEnvironmentVariable('HTTPS_PROXY','Machine'); [Environment]::GetEnvironmentVariable('NO_PROXY','Machine')",
-			Fix:     fmt.Sprintf("behind a proxy set HTTP_PROXY and HTTPS_PROXY with [Environment]::SetEnvironmentVariable(..., 'Machine'), put %s and %s in NO_PROXY, and restart containerd and kubelet", c.ClusterCIDR, c.ServiceCIDR),
-			See:     []string{"PLAN-7"}},
+			See:     []string{"PLAN-7"},
+		},
 	}
 	for i := range shell {
-		shell[i].Severity = lint.SeverityInfo
+		shell[i].Severity = rules.SeverityInfo
 		shell[i].Objects = objs
 		shell[i].Evidence = "the API does not show this; run the command on each node"
 	}

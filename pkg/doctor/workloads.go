@@ -7,8 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/winkube/winkube/pkg/lint"
 	"github.com/winkube/winkube/pkg/network/dns"
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 // podText is one string a pod's programs read: an env value, a command
@@ -56,18 +56,23 @@ func checkDNSNames(a *audit) []Finding {
 	for _, s := range a.s.Services {
 		services[s.Name+"."+s.Namespace+".svc."+a.domain()] = true
 	}
-	var out []Finding
+	groups := newPodGroups()
 	for _, p := range a.s.Pods {
 		if !a.isWindowsPod(p) {
 			continue
 		}
 		for _, t := range texts(&p.Spec) {
 			for _, w := range words(t.text) {
-				if fqdn, ok := a.pqdn(w, p.Namespace, services); ok {
-					out = append(out, dnsFinding(p, t, w, fqdn))
+				if _, ok := a.pqdn(w, p.Namespace, services); ok {
+					groups.add(p, t, w)
 				}
 			}
 		}
+	}
+	var out []Finding
+	for _, g := range groups.list {
+		fqdn, _ := a.pqdn(g.cause, g.workload.Namespace, services)
+		out = append(out, dnsFinding(g, fqdn))
 	}
 	return out
 }
@@ -99,45 +104,17 @@ func (a *audit) pqdn(name, ns string, services map[string]bool) (string, bool) {
 	return "", false
 }
 
-func dnsFinding(p *corev1.Pod, t podText, name, fqdn string) Finding {
+// dnsFinding: one TS-12 per workload and name.
+func dnsFinding(g *podGroup, fqdn string) Finding {
 	short := strings.SplitN(fqdn, ".", 2)[0]
 	return Finding{
-		Rule: "TS-12", Severity: lint.SeverityWarning, Objects: []Object{podObject(p), ownerObject(p)},
-		Message:  fmt.Sprintf("Windows pod %s/%s names Service %s as %q: Windows resolves a name with a dot only as written, so it does not find %s", p.Namespace, p.Name, fqdn, name, fqdn),
-		Evidence: t.where + ": " + t.text,
-		Fix:      fmt.Sprintf("write the full name %s (or %s from namespace %s itself)", fqdn, short, strings.Split(fqdn, ".")[1]),
+		Finding: rules.Finding{Rule: "TS-12", Severity: rules.SeverityWarning,
+			Message: fmt.Sprintf("%s names Service %s as %q: Windows resolves a name with a dot only as written, so it does not find %s", g.subject("Windows pod"), fqdn, g.cause, fqdn),
+			Fix:     fmt.Sprintf("write the full name %s (or %s from namespace %s itself)", fqdn, short, strings.Split(fqdn, ".")[1])},
+		Objects:  g.objects(),
+		Evidence: g.evidence(),
 		See:      []string{"DNS-1"},
 	}
-}
-
-// checkPing: TS-3, a Windows pod that pings: outbound ICMP to other
-// networks fails on Windows (LIM-17), so a ping probe or script reports a
-// healthy network as down.
-func checkPing(a *audit) []Finding {
-	var out []Finding
-	for _, p := range a.s.Pods {
-		if !a.isWindowsPod(p) {
-			continue
-		}
-		for _, t := range texts(&p.Spec) {
-			if !strings.HasSuffix(t.where, "probe") && !strings.HasSuffix(t.where, "command") {
-				continue
-			}
-			for _, w := range words(t.text) {
-				if lw := strings.ToLower(w); lw == "ping" || lw == "ping.exe" || lw == "test-connection" {
-					out = append(out, Finding{
-						Rule: "TS-3", Severity: lint.SeverityWarning, Objects: []Object{podObject(p), ownerObject(p)},
-						Message:  fmt.Sprintf("Windows pod %s/%s uses %s: ICMP from Windows pods to addresses outside the cluster network fails even when TCP and UDP work", p.Namespace, p.Name, w),
-						Evidence: t.where + ": " + t.text,
-						Fix:      "test with TCP instead: curl.exe, Invoke-WebRequest or Test-NetConnection -Port; if TCP to outside fails too, check the OutBoundNAT ExceptionList (see the NET-6 node check)",
-						See:      []string{"LIM-17", "NET-6"},
-					})
-					break
-				}
-			}
-		}
-	}
-	return out
 }
 
 // checkHostNetworkProbes: TS-4 and TS-9, a host-network pod on a Windows
@@ -224,10 +201,9 @@ func ownNodePort(text string, n *corev1.Node, nodePorts map[int32]string) (int32
 
 func lim16(p *corev1.Pod, t podText, rule, target string) Finding {
 	return Finding{
-		Rule: rule, Severity: lint.SeverityWarning, Objects: []Object{podObject(p), nodeObject(p.Spec.NodeName)},
-		Message:  fmt.Sprintf("host-network pod %s/%s on Windows node %s reaches %s: from a Windows node itself that fails, while pods on the pod network reach it", p.Namespace, p.Name, p.Spec.NodeName, target),
+		Finding:  rules.Finding{Rule: rule, Severity: rules.SeverityWarning, Message: fmt.Sprintf("host-network pod %s/%s on Windows node %s reaches %s: from a Windows node itself that fails, while pods on the pod network reach it", p.Namespace, p.Name, p.Spec.NodeName, target), Fix: "reach the backends through their pod IPs or from a pod on the pod network; check the NodePort from another node"},
+		Objects:  []Object{podObject(p), nodeObject(p.Spec.NodeName)},
 		Evidence: t.where + ": " + t.text,
-		Fix:      "reach the backends through their pod IPs or from a pod on the pod network; check the NodePort from another node",
 		See:      []string{"LIM-16"},
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -15,8 +16,8 @@ import (
 // whose template breaks these rules, and clusters that do not enforce them
 // (API-8) accept the pods, which then fail or misbehave on the node.
 func (r *run) checkAPI(w *workload) {
-	if w.spec.OS != nil && !osFieldKnown(r.target.Minor) {
-		r.report(&w.object, "API-8", SeverityWarning,
+	if w.spec.OS != nil && !windows.OSFieldEnforced(r.target.Minor) {
+		r.report(&w.object, "API-8", rules.SeverityWarning,
 			fmt.Sprintf("%s: Kubernetes 1.%d does not know this field (IdentifyPodOS is beta from 1.24) and drops it", w.path.Child("os"), r.target.Minor),
 			"add a nodeSelector on kubernetes.io/os to place the pod; spec.os needs Kubernetes 1.24 or newer")
 	}
@@ -24,13 +25,6 @@ func (r *run) checkAPI(w *workload) {
 	for _, e := range windows.ValidatePodSpecOSWithOptions(w.spec, w.path, opts) {
 		r.reportFieldError(w, apiRule(e), e)
 	}
-}
-
-// osFieldKnown reports whether the API server keeps spec.os: from 1.24,
-// when IdentifyPodOS became beta and on by default (alpha in 1.23 was off).
-func osFieldKnown(minor int) bool {
-	stage := windows.IdentifyPodOSStage(minor)
-	return stage != "" && stage != "alpha"
 }
 
 // apiRule tells API-1..6 apart by the error's field and detail.
@@ -55,7 +49,7 @@ func (r *run) reportFieldError(w *workload, rule string, e *field.Error) {
 	if (rule == "API-2" || rule == "API-3" || rule == "API-4") && !windows.OSFieldEnforced(r.target.Minor) {
 		fix += fmt.Sprintf(" (Kubernetes 1.%d accepts it but newer API servers reject it, and the node ignores or refuses it)", r.target.Minor)
 	}
-	r.report(&w.object, rule, SeverityError, e.Error(), fix)
+	r.report(&w.object, rule, rules.SeverityError, e.Error(), fix)
 }
 
 // fieldFix says what to change for one field error.

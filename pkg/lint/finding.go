@@ -8,69 +8,44 @@
 package lint
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/winkube/winkube/pkg/rules"
 )
 
-// Severity orders findings; --fail-on compares against it.
-type Severity int
-
-// Severities from least to most severe.
-const (
-	SeverityInfo Severity = iota + 1
-	SeverityWarning
-	SeverityError
-)
-
-// String is the name used in every output format.
-func (s Severity) String() string {
-	switch s {
-	case SeverityInfo:
-		return "info"
-	case SeverityWarning:
-		return "warning"
-	case SeverityError:
-		return "error"
-	}
-	return "unknown"
-}
-
-// MarshalText makes severities print as their names in JSON.
-func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
-// ParseSeverity reads "error", "warning" or "info". "none" gives 0, a level
-// no finding reaches, so --fail-on=none never fails.
-func ParseSeverity(s string) (Severity, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "error":
-		return SeverityError, nil
-	case "warning":
-		return SeverityWarning, nil
-	case "info":
-		return SeverityInfo, nil
-	case "none":
-		return SeverityError + 1, nil
-	}
-	return 0, fmt.Errorf("unknown severity %q: want error, warning, info or none", s)
-}
-
-// Finding is one problem with one object.
+// Finding is the rule book's verdict on one object, with where the object
+// is written (file and line) and what it is.
 type Finding struct {
-	Rule      string   `json:"rule"`
-	Severity  Severity `json:"severity"`
-	File      string   `json:"file"`
-	Line      int      `json:"line"`
-	Kind      string   `json:"kind"`
-	Namespace string   `json:"namespace,omitempty"`
-	Name      string   `json:"name"`
-	Message   string   `json:"message"`
-	Fix       string   `json:"fix"`
+	rules.Finding
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
 
 	// doc, root and path find the field's line (see locator).
 	doc  int
 	root string
 	path string
+}
+
+// MarshalJSON keeps the field order lint's JSON report has always had
+// (rule, severity, position, message, fix), which embedding would change.
+func (f Finding) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Rule      string         `json:"rule"`
+		Severity  rules.Severity `json:"severity"`
+		File      string         `json:"file"`
+		Line      int            `json:"line"`
+		Kind      string         `json:"kind"`
+		Namespace string         `json:"namespace,omitempty"`
+		Name      string         `json:"name"`
+		Message   string         `json:"message"`
+		Fix       string         `json:"fix"`
+	}{f.Rule, f.Severity, f.File, f.Line, f.Kind, f.Namespace, f.Name, f.Message, f.Fix})
 }
 
 // Object renders "Kind namespace/name" or "Kind name" for cluster-scoped kinds.
@@ -112,9 +87,9 @@ func (r *Result) Summary() Summary {
 	s := Summary{Objects: r.Objects, Ignored: r.Ignored, InputErrors: len(r.Errors)}
 	for _, f := range r.Findings {
 		switch f.Severity {
-		case SeverityError:
+		case rules.SeverityError:
 			s.Errors++
-		case SeverityWarning:
+		case rules.SeverityWarning:
 			s.Warnings++
 		default:
 			s.Infos++
@@ -124,7 +99,7 @@ func (r *Result) Summary() Summary {
 }
 
 // Fails reports whether any finding is at least as severe as threshold.
-func (r *Result) Fails(threshold Severity) bool {
+func (r *Result) Fails(threshold rules.Severity) bool {
 	for _, f := range r.Findings {
 		if f.Severity >= threshold {
 			return true

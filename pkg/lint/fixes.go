@@ -145,7 +145,7 @@ func (r *run) placesOnlyOn(spec *corev1.PodSpec, good []*Node) bool {
 // osFieldAllowed reports whether setting spec.os keeps the pod valid: the
 // cluster knows the field and no API-2/3/4 rule would then reject the pod.
 func osFieldAllowed(p *podInfo, minor int) bool {
-	if !osFieldKnown(minor) {
+	if !windows.OSFieldEnforced(minor) {
 		return false
 	}
 	probe := *p.w.spec

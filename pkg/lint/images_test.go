@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 // rule: IMG-3, SCH-5
@@ -28,10 +30,10 @@ func TestWindowsImagesAreNeverAdvisedLinux(t *testing.T) {
 		t.Errorf("IMG-3 findings = %d, want one per unknown image:\n%s", n, dump(r))
 	}
 	for _, fd := range r.Findings {
-		if fd.Rule == "IMG-3" && (fd.Severity != SeverityInfo || !strings.Contains(fd.Message, "registry.example.org/team/")) {
+		if fd.Rule == "IMG-3" && (fd.Severity != rules.SeverityInfo || !strings.Contains(fd.Message, "registry.example.org/team/")) {
 			t.Errorf("IMG-3 finding does not name the image as info: %+v", fd)
 		}
-		if fd.Severity == SeverityError {
+		if fd.Severity == rules.SeverityError {
 			t.Errorf("an unknown image changed the verdict: %+v", fd)
 		}
 	}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -35,14 +36,14 @@ func (r *run) reportViolation(o *object, v windows.Violation) {
 	r.report(o, v.Rule, severityOf(v.Severity), msg, v.Fix)
 }
 
-func severityOf(s windows.Severity) Severity {
+func severityOf(s windows.Severity) rules.Severity {
 	switch s {
 	case windows.SeverityError:
-		return SeverityError
+		return rules.SeverityError
 	case windows.SeverityWarning:
-		return SeverityWarning
+		return rules.SeverityWarning
 	}
-	return SeverityInfo
+	return rules.SeverityInfo
 }
 
 // dockerReachable reports whether the pod can land on a Windows node that

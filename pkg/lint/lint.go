@@ -11,6 +11,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -154,15 +155,16 @@ func (r *run) checkWorkload(w *workload) {
 // report records a finding unless the object's annotation silences it.
 // The message starts with the field path when there is one; the finding's
 // line becomes that field's line later (see locate).
-func (r *run) report(o *object, rule string, sev Severity, message, fix string) {
+func (r *run) report(o *object, rule string, sev rules.Severity, message, fix string) {
 	if o.ignore[rule] {
 		r.ignored++
 		return
 	}
 	r.findings = append(r.findings, Finding{
-		Rule: rule, Severity: sev, File: o.src.File, Line: o.src.Line,
+		Finding: rules.Finding{Rule: rule, Severity: sev, Message: message, Fix: fix},
+		File:    o.src.File, Line: o.src.Line,
 		Kind: o.kind, Namespace: o.namespace, Name: o.name,
-		Message: message, Fix: fix, doc: o.src.Doc, root: o.src.Root, path: messagePath(message),
+		doc: o.src.Doc, root: o.src.Root, path: messagePath(message),
 	})
 }
 

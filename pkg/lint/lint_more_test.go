@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 // The annotation winkube.io/ignore silences the rules it names and no others.
@@ -30,7 +32,7 @@ func TestMissingRuntimeClass(t *testing.T) {
 	r := lintFiles(t, "", 0, filepath.Join("testdata", "missing-runtimeclass.yaml"))
 	var found bool
 	for _, f := range r.Findings {
-		if f.Rule == "SCH-4" && f.Severity == SeverityWarning && strings.Contains(f.Message, `"windows-2025"`) {
+		if f.Rule == "SCH-4" && f.Severity == rules.SeverityWarning && strings.Contains(f.Message, `"windows-2025"`) {
 			found = true
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/lint/load"
 )
 
@@ -24,7 +25,7 @@ func lintFiles(t testing.TB, clusterFile string, minor int, paths ...string) *Re
 		t.Fatalf("loading cluster %q: %v", clusterFile, err)
 	}
 	if minor == 0 {
-		minor = DefaultKubernetesMinor
+		minor = kubeversion.DefaultMinor
 	}
 	target, err := TargetFromClusterAt(c, minor)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -31,7 +32,7 @@ func TargetFromKubeconfig(ctx context.Context, kubeconfig string) (*Target, erro
 	if err != nil {
 		return nil, fmt.Errorf("reading the server version from %s: %w", cfg.Host, err)
 	}
-	minor, err := ParseKubernetesMinor(version.Major + "." + version.Minor)
+	minor, err := kubeversion.ServerMinor(version.Major, version.Minor)
 	if err != nil {
 		return nil, fmt.Errorf("server %s: %w", cfg.Host, err)
 	}

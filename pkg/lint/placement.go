@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/winkube/winkube/pkg/imageinfo"
+	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -60,7 +61,7 @@ func (r *run) reportUnknownImages(p *podInfo) {
 	for _, pi := range p.images {
 		switch {
 		case pi.img.Missing != nil:
-			r.report(&p.w.object, "IMG-3", SeverityError,
+			r.report(&p.w.object, "IMG-3", rules.SeverityError,
 				fmt.Sprintf("%s: %s cannot be pulled (%v): every node fails the pull with ErrImagePull, then ImagePullBackOff", pi.path, pi.img.Ref(), pi.img.Missing),
 				fmt.Sprintf("change %s to a tag the repository publishes; the Windows base images publish only release tags such as ltsc2022 or ltsc2019, no latest", pi.path))
 		case pi.unknown:
@@ -68,10 +69,10 @@ func (r *run) reportUnknownImages(p *podInfo) {
 			if err := r.resolveErrs[pi.ref]; err != nil {
 				msg = fmt.Sprintf("%s: the registry did not answer for %s (%v) and winkube's image catalog does not know it, so its OS and Windows build were not checked against the nodes", pi.path, pi.ref, err)
 			}
-			r.report(&p.w.object, "IMG-3", SeverityInfo, msg,
+			r.report(&p.w.object, "IMG-3", rules.SeverityInfo, msg,
 				fmt.Sprintf("run winkube lint --resolve-images registry to read its platforms from the registry, or pin the OS it was built for in %s", p.w.path.Child("nodeSelector")))
 		case !pi.img.Known && pi.img.HasOS("windows") && len(pi.img.WindowsBuilds()) == 0:
-			r.report(&p.w.object, "IMG-3", SeverityInfo,
+			r.report(&p.w.object, "IMG-3", rules.SeverityInfo,
 				fmt.Sprintf("%s: the tag of %s names no Windows release, so its build is unknown and it was checked as if it ran on every Windows build", pi.path, pi.ref),
 				fmt.Sprintf("use a tag that names the release (for example ltsc2022 or 1809) so the build can be checked, or add the tag to the catalog in pkg/imageinfo (catalog.go) in a pull request"))
 		}
@@ -88,7 +89,7 @@ func (r *run) checkSpecOSSelector(p *podInfo) {
 	if os != "windows" && os != "linux" {
 		return
 	}
-	r.report(&p.w.object, "SCH-2", SeverityWarning,
+	r.report(&p.w.object, "SCH-2", rules.SeverityWarning,
 		fmt.Sprintf("%s: spec.os.name is %s but spec.os does not steer the scheduler and %s pins no OS", p.w.path.Child("os"), os, p.w.path.Child("nodeSelector")),
 		fmt.Sprintf("add %s kubernetes.io/os: %s%s", p.w.path.Child("nodeSelector"), os, tolerationHint(os)))
 }
@@ -109,7 +110,7 @@ func (r *run) checkOSSelector(p *podInfo) {
 	if p.osSelector != "" || !r.target.Mixed() || p.os == "" || !p.osFromImages {
 		return
 	}
-	r.report(&p.w.object, "SCH-5", SeverityInfo,
+	r.report(&p.w.object, "SCH-5", rules.SeverityInfo,
 		fmt.Sprintf("%s pins no OS; in this mixed cluster only node taints keep the %s pods off the other OS's nodes", p.w.path.Child("nodeSelector"), p.os),
 		fmt.Sprintf("add %s kubernetes.io/os: %s", p.w.path.Child("nodeSelector"), p.os))
 }
@@ -139,7 +140,7 @@ func (r *run) reportNoNode(p *podInfo) bool {
 	}
 	fix := fmt.Sprintf("change %s (and any required node affinity) to labels the nodes have (kubernetes.io/os, node.kubernetes.io/windows-build=%s)", at, r.windowsBuildLabels())
 	if !p.w.perNode {
-		r.report(&p.w.object, "SCH-1", SeverityError,
+		r.report(&p.w.object, "SCH-1", rules.SeverityError,
 			fmt.Sprintf("%s: no node of cluster %s matches the pod's selectors (%s); the pods stay Pending", at, r.target.Name, selectors), fix)
 		return true
 	}
@@ -148,12 +149,12 @@ func (r *run) reportNoNode(p *podInfo) bool {
 	if arch := absentArch(&p.sched, r.target.Nodes); arch != "" {
 		// Charts ship one DaemonSet per architecture; the ones for
 		// architectures the cluster lacks are expected to stay empty.
-		r.report(&p.w.object, "SCH-1", SeverityInfo,
+		r.report(&p.w.object, "SCH-1", rules.SeverityInfo,
 			fmt.Sprintf("%s: cluster %s has no %s node, so this DaemonSet matches no node and runs no pods; normal for one of a set of per-architecture DaemonSets", at, r.target.Name, arch),
 			"nothing to change if another DaemonSet covers the cluster's architectures; otherwise select kubernetes.io/arch values the nodes have")
 		return false
 	}
-	r.report(&p.w.object, "SCH-1", SeverityWarning,
+	r.report(&p.w.object, "SCH-1", rules.SeverityWarning,
 		fmt.Sprintf("%s: the pod's selectors (%s) match no node of cluster %s: the DaemonSet runs no pods", at, selectors, r.target.Name), fix)
 	return true
 }
@@ -254,7 +255,7 @@ func (r *run) reportTainted(p *podInfo) {
 	if b := r.buildToPin(p); b != "" {
 		fix += fmt.Sprintf(", and set %s node.kubernetes.io/windows-build: %q, the only build the images run on", p.w.path.Child("nodeSelector"), b)
 	}
-	r.report(&p.w.object, "SCH-3", SeverityError,
+	r.report(&p.w.object, "SCH-3", rules.SeverityError,
 		fmt.Sprintf("%s: every node the pod selects (%s) has a taint it does not tolerate, e.g. %s; %s",
 			p.w.path.Child("tolerations"), describeNodes(p.matched), taint.ToString(), outcome), fix)
 }
@@ -303,7 +304,7 @@ func (r *run) checkImagesAnywhere(p *podInfo) {
 		if errors.Is(err, imageinfo.ErrOSVersionMismatch) {
 			rule = "IMG-2"
 		}
-		r.report(&p.w.object, rule, SeverityError,
+		r.report(&p.w.object, rule, rules.SeverityError,
 			fmt.Sprintf("%s: %s runs on no node of cluster %s (%s), so changing the selectors alone will not place the pod: %v",
 				pi.path, pi.ref, r.target.Name, describeNodeBuilds(r.target.Nodes), err),
 			r.imageFix(p, pi, rule))
@@ -386,7 +387,7 @@ func (r *run) reportImageFailure(p *podInfo, f *imageFailure, nodes []*Node, tol
 	}
 	msg := fmt.Sprintf("%s: %s cannot run on %s %s (%s): %v",
 		f.image.path, f.image.ref, share, where, describeNodes(f.nodes), f.err)
-	r.report(&p.w.object, rule, SeverityError, msg, r.imageFix(p, f.image, rule))
+	r.report(&p.w.object, rule, rules.SeverityError, msg, r.imageFix(p, f.image, rule))
 }
 
 // imageFix proposes the selector (and tolerations) that keep the pod on

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/winkube/winkube/pkg/lint/fix"
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 // findingsOf groups the rules reported per object name.
@@ -83,7 +84,7 @@ func TestFixPinsBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range lintFiles(t, "", 0, file).Findings {
-		if f.Severity == SeverityError || f.Severity == SeverityWarning {
+		if f.Severity == rules.SeverityError || f.Severity == rules.SeverityWarning {
 			t.Errorf("after --fix: %s %s %s: %s", f.Name, f.Rule, f.Severity, f.Message)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/winkube/winkube/pkg/imageinfo"
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 // podInfo is what placement and the limitation checks know about the pods
@@ -86,7 +87,7 @@ func (r *run) mergeRuntimeClass(p *podInfo) {
 	}
 	for key, v := range rc.Scheduling.NodeSelector {
 		if podValue, ok := p.sched.NodeSelector[key]; ok && podValue != v {
-			r.report(&p.w.object, "SCH-4", SeverityError,
+			r.report(&p.w.object, "SCH-4", rules.SeverityError,
 				fmt.Sprintf("conflict: runtimeClass.scheduling.nodeSelector[%s] = %s; pod.spec.nodeSelector[%s] = %s", key, v, key, podValue),
 				fmt.Sprintf("remove %s from %s; RuntimeClass %s already selects the nodes", key, p.w.path.Child("nodeSelector"), rc.Name))
 			continue
@@ -103,12 +104,12 @@ func (r *run) reportMissingRuntimeClass(w *workload, name string) {
 	path := w.path.Child("runtimeClassName")
 	if r.target.RuntimeClasses != nil {
 		// The live cluster was read: admission will reject the pod.
-		r.report(&w.object, "SCH-4", SeverityError,
+		r.report(&w.object, "SCH-4", rules.SeverityError,
 			fmt.Sprintf("%s: pod rejected: RuntimeClass %q not found", path, name),
 			fmt.Sprintf("create RuntimeClass %s or change %s", name, path))
 		return
 	}
-	r.report(&w.object, "SCH-4", SeverityWarning,
+	r.report(&w.object, "SCH-4", rules.SeverityWarning,
 		fmt.Sprintf("%s: RuntimeClass %q is not in the input, so its scheduling was not merged and placement may be wrong", path, name),
 		fmt.Sprintf("lint RuntimeClass %s together with this file, or pass --kubeconfig to read it from the cluster", name))
 }

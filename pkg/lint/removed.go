@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 // servedAPI is the lifecycle of one API version of one kind, as upstream
@@ -22,7 +23,7 @@ type servedAPI struct {
 const ingressNote = "each backend becomes service.name and service.port.number (serviceName and servicePort are gone) and each path needs a pathType"
 
 // removedAPIs maps "apiVersion kind" to its lifecycle. Only versions that
-// were served by default and are gone by DefaultKubernetesMinor are listed.
+// were served by default and are gone by kubeversion.DefaultMinor are listed.
 var removedAPIs = map[string]servedAPI{
 	"extensions/v1beta1 Deployment":        {8, 16, "apps/v1", ""},
 	"extensions/v1beta1 DaemonSet":         {8, 16, "apps/v1", "spec.updateStrategy defaults to RollingUpdate (it was OnDelete)"},
@@ -91,7 +92,7 @@ func (r *run) checkRemovedAPI(src *load.Object) {
 	switch {
 	case minor >= api.removed:
 		o := newObject(src)
-		r.report(&o, "API-9", SeverityError,
+		r.report(&o, "API-9", rules.SeverityError,
 			fmt.Sprintf("apiVersion: %s %s is not served from Kubernetes 1.%d, and the target runs 1.%d: kubectl apply fails with: no matches for kind %q in version %q; ensure CRDs are installed first",
 				apiVersion, kind, api.removed, minor, kind, apiVersion),
 			removedFix(src, kind, api.removed, use, useNote))
@@ -101,7 +102,7 @@ func (r *run) checkRemovedAPI(src *load.Object) {
 		if api.use != "" {
 			msg += fmt.Sprintf("; use %s %s", api.use, kind)
 		}
-		r.report(&o, "API-9", SeverityWarning, msg,
+		r.report(&o, "API-9", rules.SeverityWarning, msg,
 			fmt.Sprintf("move to the replacement before upgrading to 1.%d: %s", api.removed, removedFix(src, kind, api.removed, use, useNote)))
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 // rule: API-9
@@ -15,20 +17,20 @@ func TestRemovedAPIFollowsTargetVersion(t *testing.T) {
 	cases := []struct {
 		minor    int
 		name     string
-		severity Severity // 0: no API-9 finding
+		severity rules.Severity // 0: no API-9 finding
 		message  string
 		fix      string
 	}{
-		{36, "ext-deployment", SeverityError, `no matches for kind "Deployment" in version "extensions/v1beta1"`, "set apiVersion: apps/v1"},
-		{15, "ext-deployment", SeverityWarning, "extensions/v1beta1 Deployment is deprecated in v1.8+, unavailable in v1.16+; use apps/v1 Deployment", "before upgrading to 1.16"},
-		{21, "ext-ingress", SeverityWarning, "extensions/v1beta1 Ingress is deprecated in v1.14+, unavailable in v1.22+; use networking.k8s.io/v1 Ingress", "service.port.number"},
-		{22, "ext-ingress", SeverityError, "is not served from Kubernetes 1.22", "set apiVersion: networking.k8s.io/v1"},
+		{36, "ext-deployment", rules.SeverityError, `no matches for kind "Deployment" in version "extensions/v1beta1"`, "set apiVersion: apps/v1"},
+		{15, "ext-deployment", rules.SeverityWarning, "extensions/v1beta1 Deployment is deprecated in v1.8+, unavailable in v1.16+; use apps/v1 Deployment", "before upgrading to 1.16"},
+		{21, "ext-ingress", rules.SeverityWarning, "extensions/v1beta1 Ingress is deprecated in v1.14+, unavailable in v1.22+; use networking.k8s.io/v1 Ingress", "service.port.number"},
+		{22, "ext-ingress", rules.SeverityError, "is not served from Kubernetes 1.22", "set apiVersion: networking.k8s.io/v1"},
 		{20, "beta1-cronjob", 0, "", ""},
-		{24, "beta1-cronjob", SeverityWarning, "batch/v1beta1 CronJob is deprecated in v1.21+, unavailable in v1.25+; use batch/v1 CronJob", "set apiVersion: batch/v1"},
+		{24, "beta1-cronjob", rules.SeverityWarning, "batch/v1beta1 CronJob is deprecated in v1.21+, unavailable in v1.25+; use batch/v1 CronJob", "set apiVersion: batch/v1"},
 		// flowcontrol v1beta1 → v1beta3 (removed 1.32) → v1: the fix names
 		// the first version the target still serves.
-		{30, "beta1-flowschema", SeverityError, "not served from Kubernetes 1.26", "set apiVersion: flowcontrol.apiserver.k8s.io/v1beta3"},
-		{36, "beta1-flowschema", SeverityError, "not served from Kubernetes 1.26", "set apiVersion: flowcontrol.apiserver.k8s.io/v1"},
+		{30, "beta1-flowschema", rules.SeverityError, "not served from Kubernetes 1.26", "set apiVersion: flowcontrol.apiserver.k8s.io/v1beta3"},
+		{36, "beta1-flowschema", rules.SeverityError, "not served from Kubernetes 1.26", "set apiVersion: flowcontrol.apiserver.k8s.io/v1"},
 	}
 	for _, tc := range cases {
 		r := lintFiles(t, "", tc.minor, file)

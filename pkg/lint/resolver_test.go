@@ -11,6 +11,7 @@ import (
 	"github.com/winkube/winkube/pkg/imageinfo/registry"
 	"github.com/winkube/winkube/pkg/imageinfo/registry/registrytest"
 	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 // rule: IMG-2, IMG-3: with --resolve-images registry an image the catalog
@@ -88,7 +89,7 @@ spec:
 	}
 	r := lintFiles(t, "", 0, path)
 	for _, f := range r.Findings {
-		if f.Rule == "IMG-3" && f.Severity == SeverityError && strings.Contains(f.Message, "servercore:latest cannot be pulled") {
+		if f.Rule == "IMG-3" && f.Severity == rules.SeverityError && strings.Contains(f.Message, "servercore:latest cannot be pulled") {
 			return
 		}
 	}

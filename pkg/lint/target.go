@@ -2,19 +2,15 @@ package lint
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/windows"
 )
-
-// DefaultKubernetesMinor is the minor version `winkube up` runs (1.36).
-const DefaultKubernetesMinor = 36
 
 // Beta OS and arch labels; the kubelet still sets them (SCH-1) and the seeds
 // select on them.
@@ -28,7 +24,7 @@ const (
 type Target struct {
 	// Name names the cluster in messages.
 	Name string
-	// Minor is the Kubernetes minor version (36 for 1.36).
+	// Minor is the Kubernetes minor version (27 for 1.27).
 	Minor int
 	// NetworkMode is the Windows data-plane mode (overlay or l2bridge);
 	// empty when unknown (live clusters).
@@ -93,10 +89,10 @@ func (t *Target) Mixed() bool {
 }
 
 // TargetFromCluster expands a config file's pools into nodes labelled and
-// tainted the way winkube's nodes register (SCH-1, SCH-3), for Kubernetes
-// 1.36.
+// tainted the way winkube's nodes register (SCH-1, SCH-3), for the
+// Kubernetes version winkube runs (kubeversion.DefaultMinor).
 func TargetFromCluster(c *v1alpha1.Cluster) (*Target, error) {
-	return TargetFromClusterAt(c, DefaultKubernetesMinor)
+	return TargetFromClusterAt(c, kubeversion.DefaultMinor)
 }
 
 // TargetFromClusterAt is TargetFromCluster for Kubernetes 1.<minor>, whose
@@ -165,22 +161,4 @@ func poolBuild(p *v1alpha1.NodePool) (windows.Build, error) {
 		return windows.Build{}, fmt.Errorf("node pool %s: unknown Windows release %q", p.Name, p.Release)
 	}
 	return r.Version(), nil
-}
-
-// ParseKubernetesMinor reads "1.26", "v1.26.3" or "26" into the minor number.
-func ParseKubernetesMinor(v string) (int, error) {
-	s := strings.TrimPrefix(strings.TrimSpace(v), "v")
-	parts := strings.Split(s, ".")
-	if len(parts) == 1 {
-		if n, err := strconv.Atoi(parts[0]); err == nil && n > 1 {
-			return n, nil
-		}
-	}
-	if len(parts) >= 2 && parts[0] == "1" {
-		minor := strings.TrimRight(parts[1], "+")
-		if n, err := strconv.Atoi(minor); err == nil && n >= 0 {
-			return n, nil
-		}
-	}
-	return 0, fmt.Errorf("invalid Kubernetes version %q: want 1.<minor>, e.g. 1.26", v)
 }

@@ -7,22 +7,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/windows"
 )
-
-func TestParseKubernetesMinor(t *testing.T) {
-	good := map[string]int{"1.26": 26, "v1.36.3": 36, "1.27+": 27, "22": 22, " v1.9 ": 9}
-	for in, want := range good {
-		if got, err := ParseKubernetesMinor(in); err != nil || got != want {
-			t.Errorf("ParseKubernetesMinor(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "banana", "2.1", "1.x", "1"} {
-		if _, err := ParseKubernetesMinor(in); err == nil {
-			t.Errorf("ParseKubernetesMinor(%q) accepted", in)
-		}
-	}
-}
 
 // rule: SCH-1
 // rule: SCH-3
@@ -33,7 +20,7 @@ func TestTargetFromDefaultCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(target.Nodes) != 4 || !target.Mixed() || target.Minor != DefaultKubernetesMinor {
+	if len(target.Nodes) != 4 || !target.Mixed() || target.Minor != kubeversion.DefaultMinor {
 		t.Fatalf("nodes %d, mixed %v, minor %d", len(target.Nodes), target.Mixed(), target.Minor)
 	}
 	builds := map[string]string{}

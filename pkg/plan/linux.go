@@ -1,21 +1,20 @@
 package plan
 
 import (
-	"strings"
-
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/winkube/winkube/pkg/addons"
+	"github.com/winkube/winkube/pkg/kubeversion"
 )
 
 // fullVersion is the Kubernetes version with a v and a patch, as image
 // tags spell it (1.27 → v1.27.0).
 func fullVersion(v string) string {
-	v = "v" + strings.TrimPrefix(v, "v")
-	if strings.Count(v, ".") == 1 {
-		v += ".0"
+	parsed, err := kubeversion.Parse(v)
+	if err != nil {
+		return v // New has refused it already (KubernetesMinor)
 	}
-	return v
+	return parsed.Full()
 }
 
 // addonObjects are the kube-system add-ons `winkube up` installs, for the

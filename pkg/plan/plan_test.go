@@ -6,6 +6,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/addons"
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/kubeversion"
 )
 
 // seedBase is seed 004's cluster: the default address spaces, VXLAN VNI
@@ -140,8 +141,13 @@ func TestReleasesAndPauseImages(t *testing.T) {
 // The plan's default version is the emulated control plane's, so what plan
 // writes is what `winkube up` runs.
 func TestDefaultVersionIsEmulated(t *testing.T) {
-	if v1alpha1.DefaultKubernetesVersion != addons.KubernetesVersion {
-		t.Errorf("v1alpha1.DefaultKubernetesVersion %s != addons.KubernetesVersion %s", v1alpha1.DefaultKubernetesVersion, addons.KubernetesVersion)
+	for name, v := range map[string]string{
+		"v1alpha1.DefaultKubernetesVersion": v1alpha1.DefaultKubernetesVersion,
+		"addons.KubernetesVersion":          addons.KubernetesVersion,
+	} {
+		if v != kubeversion.Default {
+			t.Errorf("%s is %s; kubeversion.Default is %s", name, v, kubeversion.Default)
+		}
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
-	"github.com/winkube/winkube/pkg/lint"
+	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -101,10 +101,10 @@ func newCluster(client kubernetes.Interface, fixedMinor int, logf func(string, .
 // knowledge rather than wait.
 func (c *cluster) await(client kubernetes.Interface, fixedMinor int, logf func(string, ...any)) {
 	if fixedMinor == 0 {
-		minor := lint.DefaultKubernetesMinor
+		minor := kubeversion.DefaultMinor
 		if v, err := client.Discovery().ServerVersion(); err != nil {
 			logf("webhook: reading the server version: %v; assuming 1.%d", err, minor)
-		} else if m, err := lint.ParseKubernetesMinor(v.Major + "." + v.Minor); err != nil {
+		} else if m, err := kubeversion.ServerMinor(v.Major, v.Minor); err != nil {
 			logf("webhook: server version %s: %v; assuming 1.%d", v.GitVersion, err, minor)
 		} else {
 			minor = m
@@ -135,7 +135,7 @@ func (c *cluster) kubernetesMinor() int {
 	if m := int(c.minor.Load()); m > 0 {
 		return m
 	}
-	return lint.DefaultKubernetesMinor
+	return kubeversion.DefaultMinor
 }
 
 // nodeList returns the nodes, nil when not known (yet).

@@ -304,7 +304,7 @@ func (h *Handler) place(pod *corev1.Pod, images []podImage) *placement {
 // API-8) and when setting it does not make the API server reject the pod
 // (API-2..4 apply once spec.os is set).
 func (h *Handler) decideSpecOS(p *placement, pod *corev1.Pod) {
-	if pod.Spec.OS != nil || h.cluster.kubernetesMinor() < 24 {
+	if pod.Spec.OS != nil || !windows.OSFieldEnforced(h.cluster.kubernetesMinor()) {
 		return
 	}
 	spec := pod.Spec

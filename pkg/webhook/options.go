@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/winkube/winkube/pkg/imageinfo"
-	"github.com/winkube/winkube/pkg/lint"
+	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/rules"
 )
 
@@ -101,7 +101,7 @@ type Options struct {
 	RegistryTimeout time.Duration
 	// KubernetesVersion is the cluster's version for the API-* rules, e.g.
 	// "1.26". Empty: ask Client's discovery, or assume the version winkube
-	// runs (lint.DefaultKubernetesMinor) without a client.
+	// runs (kubeversion.DefaultMinor) without a client.
 	KubernetesVersion string
 	// Collectors are extra metrics served on /metrics with the webhook's
 	// own. A resolver with a Stats() registry.Stats method (the registry
@@ -170,11 +170,11 @@ func (o Options) settings() (*settings, error) {
 		return nil, fmt.Errorf("--mode %q: want %s or %s", o.Mode, ModeEnforce, ModeWarn)
 	}
 	if o.KubernetesVersion != "" {
-		if s.minor, err = lint.ParseKubernetesMinor(o.KubernetesVersion); err != nil {
+		if s.minor, err = kubeversion.ParseMinor(o.KubernetesVersion); err != nil {
 			return nil, fmt.Errorf("--kubernetes-version: %w", err)
 		}
 	} else if o.Client == nil {
-		s.minor = lint.DefaultKubernetesMinor
+		s.minor = kubeversion.DefaultMinor
 	}
 	return s, nil
 }

@@ -112,7 +112,7 @@ func decodeTemplate(req *admissionv1.AdmissionRequest) (*template, error) {
 func (h *Handler) findings(t *template, images []podImage) []*finding {
 	var out []*finding
 	minor := h.cluster.kubernetesMinor()
-	if minor < 27 {
+	if !windows.OSFieldAlwaysEnforced(minor) {
 		out = append(out, apiFindings(t.spec, t.path, minor)...)
 	}
 	oses := imageOSes(images)
@@ -146,7 +146,7 @@ func (h *Handler) findings(t *template, images []podImage) []*finding {
 // them.
 func apiFindings(spec *corev1.PodSpec, path *field.Path, minor int) []*finding {
 	var out []*finding
-	if spec.OS != nil && minor < 24 {
+	if spec.OS != nil && !windows.OSFieldEnforced(minor) {
 		out = append(out, &finding{rule: "API-8", warning: true,
 			message: fmt.Sprintf("%s: Kubernetes 1.%d does not know this field (IdentifyPodOS is beta from 1.24) and drops it", path.Child("os"), minor),
 			fix:     "add a nodeSelector on kubernetes.io/os to place the pod; spec.os needs Kubernetes 1.24 or newer"})

@@ -20,6 +20,15 @@ func OSFieldEnforced(k8sMinor int) bool {
 	return k8sMinor >= identifyPodOSBeta
 }
 
+// OSFieldAlwaysEnforced reports whether an API server of Kubernetes
+// 1.<k8sMinor> applies the spec.os rules (API-1 … API-6) whatever its
+// feature gates: from 1.27, when the IdentifyPodOS gate was removed. Before
+// that a cluster may have turned the gate off, so an admission webhook has
+// to apply them itself.
+func OSFieldAlwaysEnforced(k8sMinor int) bool {
+	return k8sMinor >= identifyPodOSFixed
+}
+
 // IdentifyPodOSStage names the IdentifyPodOS feature stage in a Kubernetes
 // minor version: "" (absent), "alpha", "beta", "GA" or "always" once the
 // gate was removed and the rules are unconditional (1.27+).

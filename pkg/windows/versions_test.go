@@ -29,6 +29,9 @@ func TestOSFieldEnforced(t *testing.T) {
 		if got := OSFieldEnforced(tt.minor); got != tt.enforced {
 			t.Errorf("OSFieldEnforced(%d) = %v, want %v", tt.minor, got, tt.enforced)
 		}
+		if got, want := OSFieldAlwaysEnforced(tt.minor), tt.stage == "always"; got != want {
+			t.Errorf("OSFieldAlwaysEnforced(%d) = %v, want %v", tt.minor, got, want)
+		}
 		if got := IdentifyPodOSStage(tt.minor); got != tt.stage {
 			t.Errorf("IdentifyPodOSStage(%d) = %q, want %q", tt.minor, got, tt.stage)
 		}

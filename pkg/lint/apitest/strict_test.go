@@ -18,6 +18,7 @@ import (
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/controlplane"
 	"github.com/winkube/winkube/pkg/controlplane/cptest"
+	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/lint"
 	"github.com/winkube/winkube/pkg/lint/load"
 )
@@ -51,7 +52,7 @@ func TestUnknownFieldsAsTheAPIServerRefusesThem(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	target, err := lint.TargetFromClusterAt(v1alpha1.DefaultCluster(), lint.DefaultKubernetesMinor)
+	target, err := lint.TargetFromClusterAt(v1alpha1.DefaultCluster(), kubeversion.DefaultMinor)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/winkube/winkube/pkg/lint"
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 type junitSuites struct {
@@ -55,7 +56,7 @@ func JUnit(w io.Writer, r *lint.Result) error {
 		s := suite(f.File)
 		c := junitCase{Name: fmt.Sprintf("%s %s", f.Rule, f.Object()), Classname: f.File}
 		text := fmt.Sprintf("%s: %s %s: %s (fix: %s)", location(f), f.Severity, f.Rule, f.Message, f.Fix)
-		if f.Severity == lint.SeverityError {
+		if f.Severity == rules.SeverityError {
 			c.Failure = &junitFailure{Message: f.Message, Type: f.Rule, Text: text}
 			s.Failures++
 		} else {

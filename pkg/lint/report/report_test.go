@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/winkube/winkube/pkg/lint"
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 // A clean run still writes a complete document in every format.
@@ -53,7 +54,7 @@ func TestEmptyResult(t *testing.T) {
 
 // Rendered objects have no line; SARIF still needs startLine >= 1.
 func TestSARIFLineForRenderedObjects(t *testing.T) {
-	r := &lint.Result{Findings: []lint.Finding{{Rule: "SCH-5", Severity: lint.SeverityError, File: "./chart/templates/x.yaml", Kind: "Deployment", Name: "x", Message: "m", Fix: "f"}}}
+	r := &lint.Result{Findings: []lint.Finding{{Finding: rules.Finding{Rule: "SCH-5", Severity: rules.SeverityError, Message: "m", Fix: "f"}, File: "./chart/templates/x.yaml", Kind: "Deployment", Name: "x"}}}
 	var b bytes.Buffer
 	if err := SARIF(&b, r); err != nil {
 		t.Fatal(err)

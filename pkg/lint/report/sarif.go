@@ -10,6 +10,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/lint"
 	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 // The SARIF 2.1.0 subset GitHub code scanning reads.
@@ -161,11 +162,11 @@ func sarifRules(fs []lint.Finding) ([]sarifRule, map[string]int) {
 	return rules, index
 }
 
-func sarifLevel(s lint.Severity) string {
+func sarifLevel(s rules.Severity) string {
 	switch s {
-	case lint.SeverityError:
+	case rules.SeverityError:
 		return "error"
-	case lint.SeverityWarning:
+	case rules.SeverityWarning:
 		return "warning"
 	}
 	return "note"

@@ -12,12 +12,13 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
-	"github.com/winkube/winkube/pkg/cmd"
 	"github.com/winkube/winkube/pkg/imageinfo"
+	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/lint"
 	"github.com/winkube/winkube/pkg/lint/fix"
 	"github.com/winkube/winkube/pkg/lint/load"
 	"github.com/winkube/winkube/pkg/lint/report"
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 // Exit codes of `winkube lint`.
@@ -56,17 +57,26 @@ type output struct {
 	path   string
 }
 
-// Run lints and reports. It returns nil for exit code 0 and a
-// *cmd.ExitError otherwise: 1 when a finding reaches FailOn, 2 for usage
-// or input errors (after reporting whatever did load).
-func Run(ctx context.Context, o Options, streams cmd.IOStreams) error {
+// Streams are where Run reads stdin ("-" among the paths) and writes its
+// reports and notes.
+type Streams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+}
+
+// Run lints and reports. It returns the exit code: ExitClean, ExitFindings
+// when a finding reaches FailOn, ExitUsage for usage or input errors (after
+// reporting whatever did load). err, when set, is for the caller to print;
+// input errors have been reported already and leave it nil.
+func Run(ctx context.Context, o Options, streams Streams) (code int, err error) {
 	outputs, threshold, err := o.validate()
 	if err != nil {
-		return &cmd.ExitError{Code: ExitUsage, Err: err}
+		return ExitUsage, err
 	}
 	target, err := o.target(ctx)
 	if err != nil {
-		return &cmd.ExitError{Code: ExitUsage, Err: err}
+		return ExitUsage, err
 	}
 	linter := lint.New(target)
 	if o.Images != nil {
@@ -84,17 +94,17 @@ func Run(ctx context.Context, o Options, streams cmd.IOStreams) error {
 		}
 	}
 	if err := writeOutputs(outputs, result, streams.Out); err != nil {
-		return &cmd.ExitError{Code: ExitUsage, Err: err}
+		return ExitUsage, err
 	}
 	// Input errors win over findings: both are reported, and the exit
 	// status says that not everything could be checked.
 	switch {
 	case len(result.Errors) > 0:
-		return &cmd.ExitError{Code: ExitUsage}
+		return ExitUsage, nil
 	case result.Fails(threshold):
-		return &cmd.ExitError{Code: ExitFindings}
+		return ExitFindings, nil
 	}
-	return nil
+	return ExitClean, nil
 }
 
 // textOnStdout reports whether a text report goes to stdout.
@@ -108,7 +118,7 @@ func textOnStdout(outputs []output) bool {
 }
 
 // validate checks the flags before any work is done.
-func (o *Options) validate() ([]output, lint.Severity, error) {
+func (o *Options) validate() ([]output, rules.Severity, error) {
 	if len(o.Paths) == 0 {
 		return nil, 0, errors.New("no input: pass manifest files, directories, Helm charts, Kustomize directories or - for stdin")
 	}
@@ -118,7 +128,7 @@ func (o *Options) validate() ([]output, lint.Severity, error) {
 	if o.DryRun && !o.Fix {
 		return nil, 0, errors.New("--dry-run only applies to --fix")
 	}
-	threshold, err := lint.ParseSeverity(o.FailOn)
+	threshold, err := rules.ParseSeverity(o.FailOn)
 	if err != nil {
 		return nil, 0, fmt.Errorf("--fail-on: %w", err)
 	}
@@ -153,9 +163,9 @@ func pairOutputs(formats, paths []string) ([]output, error) {
 // target resolves the cluster the manifests are checked against.
 func (o *Options) target(ctx context.Context) (*lint.Target, error) {
 	var t *lint.Target
-	minor := lint.DefaultKubernetesMinor
+	minor := kubeversion.DefaultMinor
 	if o.KubernetesVersion != "" {
-		m, err := lint.ParseKubernetesMinor(o.KubernetesVersion)
+		m, err := kubeversion.ParseMinor(o.KubernetesVersion)
 		if err != nil {
 			return nil, fmt.Errorf("--kubernetes-version: %w", err)
 		}
@@ -186,7 +196,7 @@ func (o *Options) target(ctx context.Context) (*lint.Target, error) {
 // real run rewrites the files, says so on stderr and lints again so the
 // report and the exit code show what is left (stdin cannot be read twice,
 // so then the first result stands).
-func (o *Options) fix(l *lint.Linter, result *lint.Result, streams cmd.IOStreams) *lint.Result {
+func (o *Options) fix(l *lint.Linter, result *lint.Result, streams Streams) *lint.Result {
 	out := streams.ErrOut
 	if o.DryRun {
 		out = streams.Out

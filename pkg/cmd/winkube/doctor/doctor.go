@@ -8,7 +8,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/cmd"
 	"github.com/winkube/winkube/pkg/doctor"
-	"github.com/winkube/winkube/pkg/lint"
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 // Exit codes, as winkube lint's.
@@ -54,7 +54,7 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 }
 
 func run(c *cobra.Command, streams cmd.IOStreams, flags *flagpole) error {
-	threshold, err := lint.ParseSeverity(flags.FailOn)
+	threshold, err := rules.ParseSeverity(flags.FailOn)
 	if err != nil {
 		return &cmd.ExitError{Code: ExitUsage, Err: fmt.Errorf("--fail-on: %w", err)}
 	}

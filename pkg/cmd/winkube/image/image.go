@@ -3,12 +3,9 @@ package image
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,8 +13,8 @@ import (
 
 	"github.com/winkube/winkube/pkg/cmd"
 	"github.com/winkube/winkube/pkg/datadir"
-	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/imageinfo/registry"
+	"github.com/winkube/winkube/pkg/imageinfo/report"
 )
 
 // Exit codes.
@@ -92,14 +89,13 @@ func run(ctx context.Context, streams cmd.IOStreams, flags *flagpole, refs []str
 	if err != nil {
 		return &cmd.ExitError{Code: ExitUsage, Err: err}
 	}
-	reports := describe(ctx, resolver, refs, secrets, groups)
+	reports := report.Describe(ctx, resolver, refs, secrets, groups)
 	if flags.Output == "json" {
-		enc := json.NewEncoder(streams.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(reports); err != nil {
-			return err
-		}
-	} else if err := writeText(streams.Out, reports, groups != nil); err != nil {
+		err = report.WriteJSON(streams.Out, reports)
+	} else {
+		err = report.WriteText(streams.Out, reports, groups != nil)
+	}
+	if err != nil {
 		return err
 	}
 	for _, r := range reports {
@@ -114,7 +110,7 @@ func run(ctx context.Context, streams cmd.IOStreams, flags *flagpole, refs []str
 // must be readable; the default winkube cluster is read only when its
 // kubeconfig exists, and a failure there is a note, not an error. nil
 // means no cluster.
-func clusterGroups(ctx context.Context, errOut io.Writer, flags *flagpole) ([]NodeGroup, error) {
+func clusterGroups(ctx context.Context, errOut io.Writer, flags *flagpole) ([]report.NodeGroup, error) {
 	named := flags.Kubeconfig != "" || flags.DataDir != "" || os.Getenv("KUBECONFIG") != ""
 	if !named {
 		dir, err := datadir.Resolve("")
@@ -131,7 +127,7 @@ func clusterGroups(ctx context.Context, errOut io.Writer, flags *flagpole) ([]No
 		defer cancel()
 		nodes, lerr := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if lerr == nil {
-			return Groups(nodes.Items), nil
+			return report.Groups(nodes.Items), nil
 		}
 		err = fmt.Errorf("listing the cluster's nodes (check --kubeconfig): %w", lerr)
 	}
@@ -140,88 +136,4 @@ func clusterGroups(ctx context.Context, errOut io.Writer, flags *flagpole) ([]No
 	}
 	fmt.Fprintf(errOut, "note: not checking node pools, the default winkube cluster cannot be read: %v\n", err)
 	return nil, nil
-}
-
-func writeText(w io.Writer, reports []Report, withCluster bool) error {
-	for i, r := range reports {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		if err := writeImage(w, r, withCluster); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// table writes aligned rows; each table is aligned on its own.
-func table(w io.Writer, rows [][]string) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, row := range rows {
-		fmt.Fprintln(tw, "  "+strings.Join(row, "\t"))
-	}
-	return tw.Flush()
-}
-
-func writeImage(w io.Writer, r Report, withCluster bool) error {
-	kind := "image index"
-	if !r.Index {
-		kind = "single-platform image"
-	}
-	fmt.Fprintf(w, "%s (%s, from %s)\n", r.Image, kind, r.Source)
-	if r.Error != "" {
-		fmt.Fprintf(w, "  registry error: %s\n", r.Error)
-	}
-	if r.Missing != "" {
-		fmt.Fprintf(w, "  cannot be pulled: %s; every node fails the pull (ErrImagePull, IMG-3)\n", r.Missing)
-		return nil
-	}
-	if r.Source == imageinfo.SourceUnknown {
-		fmt.Fprintf(w, "  unknown: neither the registry nor the built-in catalog knows this image; %s is only a guess.\n", platformList(r))
-		fmt.Fprintf(w, "  To read it from its registry: winkube image --resolve-images registry (with --registry-mirror,\n")
-		fmt.Fprintf(w, "  --insecure-registry or --pull-secret-file as the registry needs) %s\n", r.Image)
-		return nil
-	}
-	rows := [][]string{{"PLATFORM", "OS.VERSION", "RELEASE", "OS.FEATURES"}}
-	for _, p := range r.Platforms {
-		rows = append(rows, []string{p.OS + "/" + p.Architecture, dash(p.OSVersion), dash(releaseOrAny(p)), dash(strings.Join(p.OSFeatures, ","))})
-	}
-	if err := table(w, rows); err != nil || !withCluster {
-		return err
-	}
-	if len(r.Pools) == 0 {
-		fmt.Fprintf(w, "  the cluster has no nodes\n")
-		return nil
-	}
-	rows = [][]string{{"POOL", "NODES", "PLATFORM", "RUNS"}}
-	for _, p := range r.Pools {
-		runs := "yes: " + p.Entry
-		if !p.Runs {
-			runs = "no: " + p.Reason
-		}
-		rows = append(rows, []string{p.Pool, fmt.Sprint(len(p.Nodes)), p.Platform + " (" + p.Runtime + ")", runs})
-	}
-	return table(w, rows)
-}
-
-func releaseOrAny(p PlatformReport) string {
-	if strings.EqualFold(p.OS, "windows") && p.OSVersion == "" {
-		return "any build"
-	}
-	return p.Release
-}
-
-func platformList(r Report) string {
-	var names []string
-	for _, p := range r.Platforms {
-		names = append(names, p.OS+"/"+p.Architecture)
-	}
-	return strings.Join(names, ", ")
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

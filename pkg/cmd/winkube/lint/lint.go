@@ -2,10 +2,13 @@
 package lint
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/winkube/winkube/pkg/cmd"
 	"github.com/winkube/winkube/pkg/imageinfo/registry"
+	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/lint/runner"
 )
 
@@ -51,7 +54,7 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 	f := c.Flags()
 	f.StringVar(&flags.ClusterConfig, "cluster-config", "", "target the cluster described by this winkube Cluster file (as for winkube up)")
 	f.StringVar(&flags.Kubeconfig, "kubeconfig", "", "target the live cluster of this kubeconfig (nodes and RuntimeClasses are read)")
-	f.StringVar(&flags.KubernetesVersion, "kubernetes-version", "", "Kubernetes version of the target cluster, e.g. 1.26 (default 1.36, or the live cluster's)")
+	f.StringVar(&flags.KubernetesVersion, "kubernetes-version", "", fmt.Sprintf("Kubernetes version of the target cluster, e.g. 1.26 (default 1.%d, or the live cluster's)", kubeversion.DefaultMinor))
 	f.StringArrayVar(&flags.Formats, "format", nil, "report format: text, json, sarif or junit; repeat for several reports (default text)")
 	f.StringArrayVarP(&flags.Outputs, "output", "o", nil, "file for the report of the --format at the same position; - is stdout (default stdout)")
 	f.StringVar(&flags.FailOn, "fail-on", "error", "least severity that makes the exit status 1: error, warning, info or none")
@@ -84,5 +87,9 @@ func run(c *cobra.Command, streams cmd.IOStreams, flags *flagpole, args []string
 	o.Load.ValueFiles = flags.ValueFiles
 	o.Load.Set = flags.Set
 	o.Load.Namespace = flags.Namespace
-	return runner.Run(c.Context(), o, streams)
+	code, err := runner.Run(c.Context(), o, runner.Streams{In: streams.In, Out: streams.Out, ErrOut: streams.ErrOut})
+	if code != runner.ExitClean || err != nil {
+		return &cmd.ExitError{Code: code, Err: err}
+	}
+	return nil
 }

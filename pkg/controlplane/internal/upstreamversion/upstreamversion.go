@@ -15,12 +15,15 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/version"
 	_ "k8s.io/component-base/version" // the package whose variables are linked below
+
+	"github.com/winkube/winkube/pkg/kubeversion"
 )
 
 const (
-	// UpstreamVersion is the k8s.io/kubernetes release pinned in go.mod.
-	// Keep it in step with go.mod; the controlplane tests check /version against it.
-	UpstreamVersion = "v1.36.3"
+	// UpstreamVersion is the k8s.io/kubernetes release pinned in go.mod
+	// (kubeversion's test holds the two together; the controlplane tests
+	// check /version against it).
+	UpstreamVersion = kubeversion.Default
 	// UpstreamBuildDate is the commit time of the UpstreamVersion tag, as the Go
 	// module proxy reports it.
 	UpstreamBuildDate = "2026-07-22T18:07:38Z"

@@ -5,22 +5,32 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/winkube/winkube/pkg/cmd"
-	"github.com/winkube/winkube/pkg/cmd/winkube/image"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/winkube/winkube/pkg/imageinfo/registry"
 	rt "github.com/winkube/winkube/pkg/imageinfo/registry/registrytest"
+	"github.com/winkube/winkube/pkg/imageinfo/report"
 )
 
-// rule: IMG-2, IMG-4 — `winkube image --kubeconfig` lists the emulated
-// cluster's pools and which of them run each image.
+// rule: IMG-2, IMG-4 — what `winkube image --kubeconfig` prints: the
+// emulated cluster's pools and which of them run each image.
 func TestImageCommandListsPools(t *testing.T) {
 	needCluster(t)
 	srv := rt.Start(t)
 	srv.PushFixtures(t)
-	var out, errOut bytes.Buffer
-	c := image.NewCommand(cmd.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
-	c.SetArgs([]string{"--kubeconfig", kubeconfig, srv.Ref(rt.Servercore2022), srv.Ref(rt.MultiOS)})
-	if err := c.Execute(); err != nil {
-		t.Fatalf("winkube image: %v\n%s", err, errOut.String())
+	nodes, err := client.CoreV1().Nodes().List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolver, err := registry.New(registry.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := report.Groups(nodes.Items)
+	reports := report.Describe(t.Context(), resolver, []string{srv.Ref(rt.Servercore2022), srv.Ref(rt.MultiOS)}, nil, groups)
+	var out bytes.Buffer
+	if err := report.WriteText(&out, reports, true); err != nil {
+		t.Fatal(err)
 	}
 	lines := strings.Split(out.String(), "\n")
 	for i, l := range lines {
