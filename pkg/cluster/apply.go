@@ -2,23 +2,23 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/winkube/winkube/pkg/deploy"
-	"github.com/winkube/winkube/pkg/lint/load"
 )
 
-// ApplyAndReport applies the manifests at paths and prints where the pods
-// of the applied workloads landed once they settle.
-func (c *Cluster) ApplyAndReport(ctx context.Context, paths []string, timeout time.Duration) error {
-	objs, errs := load.Load(paths, load.Options{})
-	if len(errs) > 0 {
-		return fmt.Errorf("reading --apply manifests: %w", errors.Join(errs...))
+// ApplyAndReport applies the manifests of Options.Apply (read and checked
+// before the cluster started) and prints where the pods of the applied
+// workloads landed once they settle.
+func (c *Cluster) ApplyAndReport(ctx context.Context, timeout time.Duration) error {
+	m := c.manifests
+	if m == nil || len(m.Objects) == 0 {
+		return nil
 	}
+	objs, paths := m.Objects, m.Paths
 	cfg := c.cp.RESTConfig()
 	applier, err := deploy.NewApplier(cfg)
 	if err != nil {

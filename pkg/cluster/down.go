@@ -17,26 +17,57 @@ import (
 
 // lockFile is the file a running `winkube up` holds an exclusive flock on;
 // it contains the holder's PID.
-const lockFile = "winkube.lock"
+const lockFile = datadir.LockFile
 
-// Down stops the `winkube up` that owns dir, if any, then deletes dir.
+// Down stops the `winkube up` that owns dir, if any, then deletes dir. It
+// refuses (a *datadir.RefusedError) a directory that is not a winkube data
+// dir, and the root, home and current directories whatever they hold.
 func Down(ctx context.Context, dir string, out io.Writer) error {
 	dir, err := datadir.Resolve(dir)
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(out, "Nothing to delete: %s does not exist.\n", dir)
 		return nil
 	}
-	if err := stopOwner(ctx, dir, out); err != nil {
+	if err := datadir.CheckRemovable(dir); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(dir); err != nil {
-		return fmt.Errorf("deleting data dir %s: %w", dir, err)
+	// Delete the directory a symlink names, not only the link.
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return fmt.Errorf("reading data dir %s: %w", dir, err)
+	}
+	if err := stopOwner(ctx, real, out); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(real); err != nil {
+		return fmt.Errorf("deleting data dir %s: %w", real, err)
+	}
+	if real != dir {
+		_ = os.Remove(dir)
 	}
 	fmt.Fprintf(out, "Deleted %s.\n", dir)
 	return nil
+}
+
+// lockHeld reports whether a process holds the flock on path (a missing
+// file is not held).
+func lockHeld(path string) (bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("opening %s: %w", path, err)
+	}
+	defer f.Close() // releases our own flock
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return true, nil
+	}
+	return false, err
 }
 
 // stopOwner sends SIGTERM to the process holding the data dir's lock and

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/datadir"
 )
 
 func TestDownWithoutOwner(t *testing.T) {
@@ -20,6 +22,7 @@ func TestDownWithoutOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, lockFile), []byte("12345\n"), 0o644) // stale: nobody holds the flock
+	os.WriteFile(filepath.Join(dir, savedConfig), nil, 0o644)
 	var out strings.Builder
 	if err := Down(context.Background(), dir, &out); err != nil {
 		t.Fatal(err)
@@ -32,6 +35,51 @@ func TestDownWithoutOwner(t *testing.T) {
 	}
 }
 
+// A source tree given as the data dir survives down: the issue's
+// `cd myproject && winkube down --data-dir .` deleted it.
+func TestDownRefusesOtherDirectories(t *testing.T) {
+	project := t.TempDir()
+	os.WriteFile(filepath.Join(project, "go.mod"), []byte("module x\n"), 0o644)
+	var out strings.Builder
+	err := Down(context.Background(), project, &out)
+	var refused *datadir.RefusedError
+	if !errors.As(err, &refused) || !strings.Contains(err.Error(), project) || !strings.Contains(err.Error(), "no winkube.lock") {
+		t.Errorf("down of a project: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(project, "go.mod")); err != nil {
+		t.Errorf("the project lost its files: %v", err)
+	}
+	// The current directory is refused even when it is a data dir.
+	os.WriteFile(filepath.Join(project, lockFile), nil, 0o644)
+	os.WriteFile(filepath.Join(project, savedConfig), nil, 0o644)
+	t.Chdir(project)
+	if err := Down(context.Background(), ".", &out); !errors.As(err, &refused) {
+		t.Errorf("down of the current directory: %v", err)
+	}
+	if out.Len() > 0 {
+		t.Errorf("a refused down printed %q", out.String())
+	}
+}
+
+// A symlink to a data dir deletes the data dir, not only the link.
+func TestDownThroughSymlink(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "data")
+	os.Mkdir(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, lockFile), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, savedConfig), nil, 0o644)
+	link := filepath.Join(base, "link")
+	os.Symlink(dir, link)
+	if err := Down(context.Background(), link, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{dir, link} {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("%s survived down", p)
+		}
+	}
+}
+
 // TestDownStopsOwner holds the data dir's lock from another process, the
 // way a running `winkube up` does, and checks that down stops it first.
 func TestDownStopsOwner(t *testing.T) {
@@ -41,6 +89,7 @@ func TestDownStopsOwner(t *testing.T) {
 	dir := t.TempDir()
 	lock := filepath.Join(dir, lockFile)
 	os.WriteFile(lock, nil, 0o644)
+	os.WriteFile(filepath.Join(dir, savedConfig), nil, 0o644)
 	owner := exec.Command("flock", "--no-fork", lock, "sleep", "60")
 	if err := owner.Start(); err != nil {
 		t.Fatal(err)

@@ -66,6 +66,11 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 	// Upstream packages register flags such as --version on the global flag
 	// set, which cobra adds to the root; they mean nothing for winkube.
 	pflag.CommandLine.VisitAll(func(f *pflag.Flag) { f.Hidden = true })
+	// winkube's own --version, defined before cobra merges the global set
+	// (which then keeps this one), prints what `winkube version` does.
+	root.Version = version.Line()
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.Flags().Bool("version", false, "print the winkube version and exit")
 	addPprofFlag(root)
 	for _, sub := range subcommands(streams) {
 		root.AddCommand(sub)

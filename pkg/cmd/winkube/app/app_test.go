@@ -31,9 +31,19 @@ func TestHelpListsCommandsNotInternals(t *testing.T) {
 			t.Errorf("help lacks %s:\n%s", c, out)
 		}
 	}
-	// The hidden component command and upstream's global --version flag stay out of sight.
-	if code != 0 || strings.Contains(out, "component") || strings.Contains(out, "--version") {
+	// The hidden component command and upstream's global --version flag
+	// stay out of sight; winkube's own --version is listed once.
+	if code != 0 || strings.Contains(out, "component") || strings.Count(out, "--version") != 1 || !strings.Contains(out, "--version   print the winkube version") {
 		t.Errorf("help shows internals (code %d):\n%s", code, out)
+	}
+}
+
+// `winkube --version` prints what `winkube version` does (it printed help).
+func TestVersionFlag(t *testing.T) {
+	_, want, _ := run(t, "version")
+	code, out, errOut := run(t, "--version")
+	if code != 0 || out != want || errOut != "" {
+		t.Errorf("--version: %d %q %q, want %q", code, out, errOut, want)
 	}
 }
 
@@ -51,8 +61,9 @@ func TestUsageErrorsExit2(t *testing.T) {
 }
 
 func TestNodesNeedsKubeconfig(t *testing.T) {
+	t.Setenv("KUBECONFIG", "")
 	code, _, errOut := run(t, "nodes")
-	if code == 0 || !strings.Contains(errOut, "kubeconfig") {
+	if code != 2 || !strings.Contains(errOut, "--kubeconfig or $KUBECONFIG") {
 		t.Errorf("nodes without --kubeconfig: %d %q", code, errOut)
 	}
 }
@@ -62,7 +73,7 @@ func TestUpRejectsBadConfigBeforeStarting(t *testing.T) {
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("apiVersion: winkube.io/v1alpha1\nkind: Cluster\nnodePools:\n- name: w\n  os: windows\n  release: \"2012\"\n"), 0o644)
 	code, _, errOut := run(t, "up", "--config", bad, "--data-dir", filepath.Join(dir, "data"))
-	if code != 1 || !strings.Contains(errOut, bad) || !strings.Contains(errOut, "nodePools[0].release") {
+	if code != 2 || !strings.Contains(errOut, bad) || !strings.Contains(errOut, "nodePools[0].release") {
 		t.Errorf("up with a bad config: %d %q", code, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "data")); !os.IsNotExist(err) {

@@ -3,7 +3,10 @@ package nodes
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -34,7 +37,7 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 		Use:   "nodes",
 		Short: "Join emulated Linux and Windows nodes to an existing cluster until Ctrl-C",
 		Long: "Registers the node pools of the cluster config (default: 1 Linux, 2 Windows Server 2019, " +
-			"1 Windows Server 2022 node) with the cluster of --kubeconfig and runs them like kubelets " +
+			"1 Windows Server 2022 node) with the cluster of --kubeconfig (default $KUBECONFIG) and runs them like kubelets " +
 			"until Ctrl-C. The nodes stay in the cluster afterwards, as real ones do when their kubelet stops.",
 		Example: "  winkube nodes --kubeconfig ~/.kube/config --config pools.yaml",
 		Args:    cobra.NoArgs,
@@ -42,16 +45,19 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 			return run(c.Context(), streams, f)
 		},
 	}
-	c.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to join (required)")
+	c.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to join (default $KUBECONFIG; one of them is required)")
 	c.Flags().StringVar(&f.context, "context", "", "kubeconfig context to use (default: the current context)")
 	c.Flags().StringVar(&f.config, "config", "", "cluster config file whose nodePools to run (default: the default pools)")
 	c.Flags().DurationVar(&f.timeout, "wait", 2*time.Minute, "how long to wait for the nodes to be Ready")
 	f.images.AddFlags(c.Flags(), registry.ModeCatalog)
-	_ = c.MarkFlagRequired("kubeconfig")
 	return c
 }
 
 func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
+	rules, source, err := loadingRules(f.kubeconfig)
+	if err != nil {
+		return &cmd.ExitError{Code: 2, Err: err}
+	}
 	images, err := f.images.Resolver()
 	if err != nil {
 		return &cmd.ExitError{Code: 2, Err: err}
@@ -61,13 +67,12 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 		return err
 	}
 	rest, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-		&clientcmd.ClientConfigLoadingRules{ExplicitPath: f.kubeconfig},
-		&clientcmd.ConfigOverrides{CurrentContext: f.context}).ClientConfig()
+		rules, &clientcmd.ConfigOverrides{CurrentContext: f.context}).ClientConfig()
 	if err != nil {
-		return fmt.Errorf("reading --kubeconfig %s: %w", f.kubeconfig, err)
+		return fmt.Errorf("reading %s: %w", source, err)
 	}
 	if err := reachable(rest); err != nil {
-		return fmt.Errorf("cannot reach the cluster at %s (--kubeconfig %s): %w", rest.Host, f.kubeconfig, err)
+		return fmt.Errorf("cannot reach the cluster at %s (%s): %w", rest.Host, source, err)
 	}
 	start := time.Now()
 	fmt.Fprintf(streams.Out, "Joining %d nodes to %s\n", cfg.NodeCount(), rest.Host)
@@ -90,6 +95,21 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 	<-ctx.Done()
 	fmt.Fprintln(streams.Out, "Stopping the nodes.")
 	return nil
+}
+
+// loadingRules picks the kubeconfig as kubectl does: --kubeconfig, else
+// the files of $KUBECONFIG (merged). Unlike kubectl there is no fallback to
+// ~/.kube/config: joining nodes to a cluster nobody named would be a
+// surprise. source names where the kubeconfig came from, for errors.
+func loadingRules(flag string) (*clientcmd.ClientConfigLoadingRules, string, error) {
+	if flag != "" {
+		return &clientcmd.ClientConfigLoadingRules{ExplicitPath: flag}, "--kubeconfig " + flag, nil
+	}
+	env := os.Getenv(clientcmd.RecommendedConfigPathEnvVar)
+	if env == "" {
+		return nil, "", errors.New("no cluster to join: set --kubeconfig or $KUBECONFIG")
+	}
+	return &clientcmd.ClientConfigLoadingRules{Precedence: filepath.SplitList(env)}, "$KUBECONFIG " + env, nil
 }
 
 // notReadyError names the nodes that are not Ready and why.

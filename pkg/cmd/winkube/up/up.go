@@ -4,6 +4,7 @@ package up
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -51,6 +52,9 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 }
 
 func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
+	if err := f.validate(); err != nil {
+		return &cmd.ExitError{Code: 2, Err: err}
+	}
 	images, err := f.images.Resolver()
 	if err != nil {
 		return &cmd.ExitError{Code: 2, Err: err}
@@ -63,16 +67,33 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 		Timeout:    f.timeout,
 		Out:        streams.Out,
 		Webhook:    f.webhook,
+		Apply:      f.apply,
 	})
+	var input *cluster.InputError
+	if errors.As(err, &input) {
+		return &cmd.ExitError{Code: 2, Err: err}
+	}
 	if err != nil {
 		return err
 	}
-	if len(f.apply) > 0 {
-		if err := cl.ApplyAndReport(ctx, f.apply, f.timeout); err != nil {
-			cl.Stop()
-			return err
+	if err := cl.ApplyAndReport(ctx, f.timeout); err != nil {
+		cl.Stop()
+		if ctx.Err() != nil {
+			return nil // Ctrl-C while the pods settle: a normal stop
 		}
+		return err
 	}
 	fmt.Fprintln(streams.Out, "The cluster is running. Press Ctrl-C to stop it (state is kept; `winkube down` deletes it).")
 	return cl.Wait(ctx)
+}
+
+// validate checks the flags cobra cannot, before anything starts.
+func (f *flags) validate() error {
+	if f.port < 0 || f.port > 65535 {
+		return fmt.Errorf("--port %d: want a TCP port from 1 to 65535, or 0 to pick a free one", f.port)
+	}
+	if f.timeout <= 0 {
+		return fmt.Errorf("--wait %s: want a positive duration such as 3m", f.timeout)
+	}
+	return nil
 }

@@ -21,10 +21,15 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 		Short: "Print the winkube version and the Kubernetes version it runs",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			fmt.Fprintf(streams.Out, "winkube %s (kubernetes %s, %s %s/%s)\n", Winkube(), Kubernetes, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			fmt.Fprintln(streams.Out, Line())
 			return nil
 		},
 	}
+}
+
+// Line is what `winkube version` and `winkube --version` print.
+func Line() string {
+	return fmt.Sprintf("winkube %s (kubernetes %s, %s %s/%s)", Winkube(), Kubernetes, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
 // Winkube is this build's version: the module version when installed with

@@ -1,0 +1,126 @@
+package cluster
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	jsonserializer "k8s.io/apimachinery/pkg/runtime/serializer/json"
+	"k8s.io/apimachinery/pkg/util/version"
+	clientscheme "k8s.io/client-go/kubernetes/scheme"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+
+	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/lint/load"
+)
+
+// Manifests are the --apply inputs, read and checked before anything
+// starts, so that a typo fails in a second instead of after the whole
+// cluster came up.
+type Manifests struct {
+	Paths   []string
+	Objects []load.Object
+}
+
+// LoadManifests reads paths as `winkube lint` does and checks every object
+// the way `kubectl apply` would decode it: a served apiVersion and kind, a
+// name, and no unknown or mistyped fields (kubectl's default
+// --validate=strict). Kinds of API groups the cluster does not build in
+// must come from a CustomResourceDefinition among the inputs; when
+// clusterExists (a resumed data dir may hold CRDs of its own) they are
+// left for the API server to judge. The error lists every problem, one
+// "file:line: ..." per line.
+func LoadManifests(paths []string, clusterExists bool) (*Manifests, error) {
+	if len(paths) == 0 {
+		return &Manifests{}, nil
+	}
+	objs, errs := load.Load(paths, load.Options{})
+	crds := definedKinds(objs)
+	for _, o := range objs {
+		if err := checkObject(o, crds, clusterExists); err != nil {
+			errs = append(errs, &load.InputError{File: o.File, Line: o.Line, Err: err})
+		}
+	}
+	if len(errs) > 0 {
+		msgs := make([]string, len(errs))
+		for i, err := range errs {
+			msgs[i] = err.Error()
+		}
+		return nil, fmt.Errorf("--apply: %d problem(s), nothing started:\n  %s", len(errs), strings.Join(msgs, "\n  "))
+	}
+	return &Manifests{Paths: paths, Objects: objs}, nil
+}
+
+// scheme knows every built-in kind: client-go's, plus the two groups whose
+// types live in their own modules.
+var scheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientscheme.AddToScheme, apiextensionsv1.AddToScheme, apiregistrationv1.AddToScheme} {
+		if err := add(s); err != nil {
+			panic(err) // static registrations; cannot fail at run time
+		}
+	}
+	return s
+}()
+
+// strict decodes like the API server under fieldValidation=Strict.
+var strict = jsonserializer.NewSerializerWithOptions(jsonserializer.DefaultMetaFactory, scheme, scheme, jsonserializer.SerializerOptions{Strict: true})
+
+// servedMinor is the control plane's minor version: API versions removed
+// in it or before are not served.
+var servedMinor = int(version.MustParseGeneric(v1alpha1.DefaultKubernetesVersion).Minor())
+
+func checkObject(o load.Object, crds map[schema.GroupVersionKind]bool, clusterExists bool) error {
+	gvk := o.Obj.GroupVersionKind()
+	if o.Obj.GetName() == "" {
+		return fmt.Errorf("%s has no metadata.name (kubectl apply needs one; generateName is for create)", gvk.Kind)
+	}
+	noMatch := fmt.Errorf("unknown kind %s: no matches for kind %q in version %q", gvk.Kind, gvk.Kind, gvk.GroupVersion())
+	if !scheme.IsGroupRegistered(gvk.Group) {
+		if crds[gvk] || clusterExists {
+			return nil
+		}
+		return fmt.Errorf("%w (no CustomResourceDefinition among the --apply inputs serves it)", noMatch)
+	}
+	typed, err := scheme.New(gvk)
+	if err != nil {
+		return noMatch
+	}
+	if removed, ok := typed.(interface{ APILifecycleRemoved() (int, int) }); ok {
+		if _, minor := removed.APILifecycleRemoved(); minor <= servedMinor {
+			return fmt.Errorf("%w (%s is not served since Kubernetes 1.%d)", noMatch, gvk.GroupVersion(), minor)
+		}
+	}
+	data, err := json.Marshal(o.Obj.Object)
+	if err != nil {
+		return err
+	}
+	if _, _, err := strict.Decode(data, nil, nil); err != nil {
+		return fmt.Errorf("%s %s: %w", gvk.Kind, o.Obj.GetName(), err)
+	}
+	return nil
+}
+
+// definedKinds lists the kinds the CustomResourceDefinitions among objs
+// serve, so their custom resources can be applied with them.
+func definedKinds(objs []load.Object) map[schema.GroupVersionKind]bool {
+	kinds := map[schema.GroupVersionKind]bool{}
+	for _, o := range objs {
+		if o.Obj.GroupVersionKind().GroupKind() != apiextensionsv1.Kind("CustomResourceDefinition") {
+			continue
+		}
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Obj.Object, &crd); err != nil {
+			continue // checkObject reports it
+		}
+		for _, v := range crd.Spec.Versions {
+			if v.Served {
+				kinds[schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}] = true
+			}
+		}
+	}
+	return kinds
+}
