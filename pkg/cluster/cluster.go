@@ -41,6 +41,9 @@ type Options struct {
 	// Images answers image platforms for the nodes and the webhook; nil is
 	// the built-in catalog.
 	Images imageinfo.Resolver
+	// Apply are manifest paths for ApplyAndReport; Up reads and checks
+	// them before it starts anything.
+	Apply []string
 }
 
 // Cluster is a running cluster.
@@ -58,64 +61,31 @@ type Cluster struct {
 	services   []service
 	dnsAddr    string
 	webhookURL string // empty without Options.Webhook
+	manifests  *Manifests
 	out        io.Writer
 }
 
 // savedConfig is the config of the last `up` in a data dir, so that a later
 // `up` without --config resumes the same pools.
-const savedConfig = "cluster.yaml"
+const savedConfig = datadir.ConfigFile
 
-// Up starts the control plane, waits for it, then starts the nodes and
-// waits for them to be Ready. On error everything started is stopped.
+// Up checks its inputs (data dir, config, Options.Apply), then starts the
+// control plane, waits for it, starts the nodes and waits for them to be
+// Ready. On error everything started is stopped, and a data dir that this
+// first start created is removed again.
 func Up(ctx context.Context, o Options) (*Cluster, error) {
 	start := time.Now()
-	dir, err := datadir.Resolve(o.DataDir)
+	in, err := prepare(o)
 	if err != nil {
 		return nil, err
 	}
-	cfg, resumed, err := loadConfig(o.ConfigFile, dir)
-	if err != nil {
-		return nil, err
+	c := &Cluster{Config: in.cfg, DataDir: in.dir, out: o.Out, manifests: in.manifests}
+	c.say("Starting cluster %q in %s: %s%s", in.cfg.Name, in.dir, describe(in.cfg), resumedNote(in.resumed))
+	if in.cfg.KubernetesVersion != v1alpha1.DefaultKubernetesVersion {
+		c.say("Note: kubernetesVersion %s is used by `winkube plan`; the emulated cluster runs %s", in.cfg.KubernetesVersion, v1alpha1.DefaultKubernetesVersion)
 	}
-	c := &Cluster{Config: cfg, DataDir: dir, out: o.Out}
-	c.say("Starting cluster %q in %s: %s%s", cfg.Name, dir, describe(cfg), resumedNote(resumed))
-	if cfg.KubernetesVersion != v1alpha1.DefaultKubernetesVersion {
-		c.say("Note: kubernetesVersion %s is used by `winkube plan`; the emulated cluster runs %s", cfg.KubernetesVersion, v1alpha1.DefaultKubernetesVersion)
-	}
-	if err := c.startControlPlane(ctx, o); err != nil {
-		c.Stop()
-		return nil, err
-	}
-	if err := saveConfig(cfg, dir); err != nil {
-		c.Stop()
-		return nil, err
-	}
-	logToFile(filepath.Join(dir, "logs", "winkube.log"))
-	client, err := kubernetes.NewForConfig(c.cp.RESTConfig())
-	if err != nil {
-		c.Stop()
-		return nil, fmt.Errorf("API client: %w", err)
-	}
-	if err := c.startServices(ctx, client); err != nil {
-		c.Stop()
-		return nil, err
-	}
-	if err := c.startNodes(ctx, o.Timeout, o.Images); err != nil {
-		c.Stop()
-		return nil, err
-	}
-	if err := c.installAddons(ctx, client); err != nil {
-		c.Stop()
-		return nil, err
-	}
-	if o.Webhook {
-		err = c.startWebhook(ctx, client, o.Images)
-	} else {
-		c.removeStaleWebhook(ctx)
-	}
-	if err != nil {
-		c.Stop()
-		return nil, err
+	if err := c.start(ctx, o); err != nil {
+		return nil, c.abort(ctx, err, in)
 	}
 	c.say("Cluster ready in %s.", round(time.Since(start)))
 	c.say("Kubeconfig: %s\n  export KUBECONFIG=%s", c.Kubeconfig(), c.Kubeconfig())
@@ -124,6 +94,35 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 		c.say("Admission webhook: %s (places pods by their images' OS and Windows build; unregistered on stop)", c.webhookURL)
 	}
 	return c, nil
+}
+
+// start starts every part in order; the caller stops them on error.
+func (c *Cluster) start(ctx context.Context, o Options) error {
+	if err := c.startControlPlane(ctx, o); err != nil {
+		return err
+	}
+	if err := saveConfig(c.Config, c.DataDir); err != nil {
+		return err
+	}
+	logToFile(filepath.Join(c.DataDir, "logs", "winkube.log"))
+	client, err := kubernetes.NewForConfig(c.cp.RESTConfig())
+	if err != nil {
+		return fmt.Errorf("API client: %w", err)
+	}
+	if err := c.startServices(ctx, client); err != nil {
+		return err
+	}
+	if err := c.startNodes(ctx, o.Timeout, o.Images); err != nil {
+		return err
+	}
+	if err := c.installAddons(ctx, client); err != nil {
+		return err
+	}
+	if o.Webhook {
+		return c.startWebhook(ctx, client, o.Images)
+	}
+	c.removeStaleWebhook(ctx)
+	return nil
 }
 
 func (c *Cluster) startControlPlane(ctx context.Context, o Options) error {
@@ -178,8 +177,11 @@ func (c *Cluster) startNodes(ctx context.Context, timeout time.Duration, images 
 	return nil
 }
 
-// dialNode connects kube-apiserver to an emulated node's kubelet endpoint;
-// other addresses are dialled directly.
+// dialNode connects kube-apiserver to the metrics API, an emulated node's
+// kubelet endpoint, or a pod or Service address of the emulated pod
+// network. What none of them answers is refused by the control plane's
+// egress proxy unless it is a loopback address: nothing the cluster does
+// dials the host's network.
 func (c *Cluster) dialNode(ctx context.Context, addr string) (net.Conn, bool, error) {
 	if m := c.metricsAPI.Load(); m != nil {
 		if conn, ok, err := m.Dial(ctx, addr); ok {
@@ -190,7 +192,10 @@ func (c *Cluster) dialNode(ctx context.Context, addr string) (net.Conn, bool, er
 	if agent == nil {
 		return nil, false, nil
 	}
-	return agent.DialKubelet(addr)
+	if conn, ok, err := agent.DialKubelet(addr); ok {
+		return conn, ok, err
+	}
+	return agent.DialCluster(ctx, addr)
 }
 
 // AgentConfig is the node agent's client config. It clears the rate limits
@@ -231,6 +236,12 @@ func (c *Cluster) Stop() {
 		return
 	}
 	c.say("Stopping...")
+	c.stopParts()
+	c.say("Stopped in %s. State kept in %s.", round(time.Since(start)), c.DataDir)
+}
+
+// stopParts stops whatever runs, saying only what goes wrong.
+func (c *Cluster) stopParts() {
 	if c.agent != nil {
 		c.kubelets.Store(nil)
 		_ = c.agent.Close()
@@ -243,7 +254,6 @@ func (c *Cluster) Stop() {
 		}
 		c.cp = nil
 	}
-	c.say("Stopped in %s. State kept in %s.", round(time.Since(start)), c.DataDir)
 }
 
 func waitReady(ctx context.Context, ready <-chan struct{}, failed <-chan error, timeout time.Duration, what string) error {

@@ -4,16 +4,20 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/winkube/winkube/pkg/addons"
+	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/dnsserver"
 	"github.com/winkube/winkube/pkg/loadbalancer"
+	"github.com/winkube/winkube/pkg/loadbalancer/hostport"
 	"github.com/winkube/winkube/pkg/metrics"
 	"github.com/winkube/winkube/pkg/storage"
 )
@@ -29,8 +33,9 @@ type service struct {
 }
 
 // startServices starts what a real cluster's add-ons and cloud provide:
-// cluster DNS on 127.0.0.1, LoadBalancer addresses from the config's pool,
-// and a default StorageClass with its provisioner.
+// cluster DNS on 127.0.0.1, LoadBalancer addresses from the config's pool
+// (served on this machine's loopback when the pool is there), and a
+// default StorageClass with its provisioner.
 func (c *Cluster) startServices(ctx context.Context, client kubernetes.Interface) error {
 	step := time.Now()
 	if err := c.startDNS(ctx, client); err != nil {
@@ -45,6 +50,9 @@ func (c *Cluster) startServices(ctx context.Context, client kubernetes.Interface
 		return fmt.Errorf("starting the load balancer pool %s: %w", pool, err)
 	}
 	c.services = append(c.services, service{"load balancers", lb.Close})
+	if err := c.serveLoadBalancers(ctx, client, pool); err != nil {
+		return err
+	}
 	if err := storage.EnsureStorageClass(ctx, client); err != nil {
 		return err
 	}
@@ -61,6 +69,38 @@ func (c *Cluster) startServices(ctx context.Context, client kubernetes.Interface
 	c.services = append(c.services, service{"metrics API", func() { c.metricsAPI.Store(nil); m.Close() }})
 	c.done("DNS, LB pool, storage, metrics API", time.Since(step))
 	return nil
+}
+
+// serveLoadBalancers makes the LoadBalancer addresses of a loopback pool
+// reachable from this machine, as cloud-provider-kind does for kind; the
+// addresses of any other pool are only assigned (binding them would put
+// the cluster on the host's network).
+func (c *Cluster) serveLoadBalancers(ctx context.Context, client kubernetes.Interface, pool netip.Prefix) error {
+	if !hostport.Servable(pool) {
+		c.say("Note: LoadBalancer EXTERNAL-IPs from network.loadBalancerCIDR %s are not reachable from this machine; use a range inside 127.0.0.0/8, such as the default %s, to reach them", pool, v1alpha1.DefaultLoadBalancerCIDR)
+		return nil
+	}
+	fwd, err := hostport.Start(ctx, client, hostport.Options{
+		Pool: pool,
+		Dial: c.dialFromOutside,
+		Warn: func(line string) { c.say("  warning: %s", line) },
+	})
+	if err != nil {
+		return fmt.Errorf("serving LoadBalancer addresses on this machine: %w", err)
+	}
+	c.services = append(c.services, service{"LoadBalancer addresses", fwd.Stop})
+	return nil
+}
+
+// dialFromOutside takes a connection made to a LoadBalancer address on this
+// machine into the cluster through the nodes' network model. Without
+// nodes (not started yet, stopped, or none configured) nothing answers.
+func (c *Cluster) dialFromOutside(ctx context.Context, addr string) (net.Conn, error) {
+	agent := c.kubelets.Load()
+	if agent == nil {
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}
+	}
+	return agent.DialFromOutside(ctx, addr)
 }
 
 // startDNS serves the cluster's names on 127.0.0.1, on the port of the

@@ -14,8 +14,11 @@ import (
 
 // NodeDialer connects to addr ("host:port") on behalf of kube-apiserver,
 // which dials nodes and pods by their API addresses for logs, exec, port
-// forwarding and proxying. It lets emulated nodes, whose addresses route
-// nowhere, answer in-process. Returning handled=false dials addr directly.
+// forwarding and proxying. It lets emulated nodes, pods and Services, whose
+// addresses route nowhere, answer in-process. Returning handled=false
+// leaves addr to the proxy, which dials it only when it is a loopback
+// address (winkube's own webhook and metrics servers) and refuses every
+// other one: the cluster's traffic never leaves the machine.
 type NodeDialer func(ctx context.Context, addr string) (conn net.Conn, handled bool, err error)
 
 // egressConfig is kube-apiserver's EgressSelectorConfiguration: its
@@ -42,6 +45,7 @@ type egressProxy struct {
 	ln     net.Listener
 	path   string
 	dial   NodeDialer
+	direct func(ctx context.Context, network, addr string) (net.Conn, error) // nil: a net.Dialer; tests count calls
 	ctx    context.Context
 	cancel context.CancelFunc
 	mu     sync.Mutex
@@ -63,7 +67,7 @@ func startEgressProxy(l *layout) (*egressProxy, error) {
 		return nil, fmt.Errorf("data dir %s is not writable: %w", l.opts.DataDir, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &egressProxy{ln: ln, path: path, dial: l.opts.NodeDialer, ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}
+	p := &egressProxy{ln: ln, path: path, dial: l.opts.NodeDialer, direct: l.direct, ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}
 	p.wg.Go(p.serve)
 	return p, nil
 }
@@ -117,15 +121,37 @@ func (p *egressProxy) handle(c net.Conn) {
 	<-done // either side ending ends the tunnel; the deferred closes end the other copy
 }
 
-// connect asks the NodeDialer first, then dials directly.
+// connect asks the NodeDialer first, then dials loopback addresses
+// directly and refuses the rest.
 func (p *egressProxy) connect(ctx context.Context, addr string) (net.Conn, error) {
 	if p.dial != nil {
 		if conn, handled, err := p.dial(ctx, addr); handled {
 			return conn, err
 		}
 	}
-	var d net.Dialer
-	return d.DialContext(ctx, "tcp", addr)
+	if err := loopbackOnly(addr); err != nil {
+		return nil, err
+	}
+	dial := p.direct
+	if dial == nil {
+		var d net.Dialer
+		dial = d.DialContext
+	}
+	return dial(ctx, "tcp", addr)
+}
+
+// loopbackOnly refuses an address that is not a literal loopback IP. Names
+// are refused too: resolving them would ask the host's resolver, and
+// whatever they resolve to is not the emulated cluster's.
+func loopbackOnly(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("egress to %q refused: not a host:port address", addr)
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("egress to %s refused: it is not an emulated node, pod or Service address, and winkube's cluster dials nothing outside this machine's loopback", addr)
 }
 
 // track records an open connection so close can end it; false once closing.

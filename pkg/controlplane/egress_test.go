@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -61,7 +62,16 @@ func TestEgressProxy(t *testing.T) {
 		}
 		return nil, false, nil
 	}
+	var directDials []string
+	var mu sync.Mutex
 	l := &layout{opts: Options{DataDir: t.TempDir(), NodeDialer: dialer}}
+	l.direct = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		mu.Lock()
+		directDials = append(directDials, addr)
+		mu.Unlock()
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr)
+	}
 	p, err := startEgressProxy(l)
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +95,21 @@ func TestEgressProxy(t *testing.T) {
 	if _, resp := connect(t, l.egressSocket(), "win2019-2:10250"); resp.StatusCode != http.StatusBadGateway {
 		t.Errorf("failed dial: %s, want 502", resp.Status)
 	}
+
+	// Nothing but loopback is dialled on the host: a Service or pod IP the
+	// dialer does not answer, a LAN address or a name is refused at once.
+	for _, addr := range []string{"10.96.0.10:443", "192.168.1.20:8080", "example.com:443", "[2001:db8::1]:80"} {
+		_, resp := connect(t, l.egressSocket(), addr)
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+		if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(body), "egress to "+addr+" refused") {
+			t.Errorf("CONNECT %s: %s %q, want 502 and a refusal", addr, resp.Status, body)
+		}
+	}
+	mu.Lock()
+	if len(directDials) != 1 || directDials[0] != direct.Addr().String() {
+		t.Errorf("dialled on the host: %v, want only %s", directDials, direct.Addr())
+	}
+	mu.Unlock()
 
 	// An open tunnel does not keep close waiting, and the socket goes.
 	connect(t, l.egressSocket(), "win2019-1:10250")

@@ -1,6 +1,8 @@
 package controlplane
 
 import (
+	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -20,6 +22,9 @@ import (
 type layout struct {
 	opts  Options
 	ports map[string]int // component name (or etcdClient/etcdPeer) -> loopback port
+	// direct dials the egress proxy's loopback addresses; nil is a
+	// net.Dialer (tests count its calls).
+	direct func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Keys of layout.ports besides the component names.

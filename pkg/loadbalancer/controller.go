@@ -2,8 +2,9 @@
 // as MetalLB or cloud-provider-kind would on a real cluster: it writes
 // status.loadBalancer.ingress, emits the upstream service controller's
 // events, and frees the address when the Service goes away or stops being a
-// LoadBalancer. Nothing routes to the address; the network model
-// (pkg/network) programs the matching Windows load balancers (KP-3).
+// LoadBalancer. The network model (pkg/network) programs the matching
+// Windows load balancers (KP-3); package hostport serves the addresses of
+// a loopback pool on the host.
 //
 // It claims every LoadBalancer Service without spec.loadBalancerClass, so
 // run it only in a cluster where nothing else does (winkube up's own

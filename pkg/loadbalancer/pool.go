@@ -23,7 +23,7 @@ type pool struct {
 // besides its network and broadcast addresses.
 func newPool(prefix netip.Prefix) (*pool, error) {
 	if !prefix.IsValid() || !prefix.Addr().Is4() {
-		return nil, fmt.Errorf("load balancer pool %s: must be an IPv4 CIDR such as 10.127.131.0/24 (network.loadBalancerCIDR)", prefix)
+		return nil, fmt.Errorf("load balancer pool %s: must be an IPv4 CIDR such as 127.127.131.0/24 (network.loadBalancerCIDR)", prefix)
 	}
 	if prefix.Bits() > 30 {
 		return nil, fmt.Errorf("load balancer pool %s: too small, use /30 or larger (network.loadBalancerCIDR)", prefix)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/winkube/winkube/pkg/node/internal/vnet"
 	"io"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"sort"
 	"sync"
 
@@ -71,6 +73,13 @@ type Agent struct {
 	broadcaster   record.EventBroadcaster
 	cidrs         *cidrPicker
 	kubelet       *kubeletServer
+	// fabric carries the emulated pods' traffic; router decides it with
+	// the network model (netroute.go); system watches kube-system for it.
+	fabric *vnet.Fabric
+	router *netRouter
+	system informers.SharedInformerFactory
+	// minor is the kubelets' Kubernetes minor version.
+	minor int
 
 	// clock drives the queues and the pod workers.
 	clock      clock.WithTicker
@@ -153,6 +162,11 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 		readyNodes: map[string]bool{},
 	}
 	a.podWorkers = podWorkerCount(len(o.Cluster.Nodes()), o.PodWorkers)
+	if v, err := utilversion.ParseGeneric(version); err == nil {
+		a.minor = int(v.Minor())
+	}
+	a.router = &netRouter{a: a}
+	a.fabric = vnet.New(a.router)
 	a.newQueues()
 	cidrs, err := newCIDRPicker(o.Cluster.Network.ClusterCIDR, o.Cluster.Network.NodeCIDRMaskSize)
 	if err != nil {
@@ -200,16 +214,19 @@ func (a *Agent) start(ctx, runCtx context.Context) error {
 	if _, err := podInformer.Informer().AddEventHandler(a.podHandler()); err != nil {
 		return fmt.Errorf("watch pods: %w", err)
 	}
-	a.factory.Start(runCtx.Done())
-	podFactory.Start(runCtx.Done())
-	for typ, ok := range a.factory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return fmt.Errorf("sync %v cache: %w", typ, ctx.Err())
-		}
+	a.system = informers.NewSharedInformerFactoryWithOptions(a.client, 0,
+		informers.WithTransform(dropManagedFields), informers.WithNamespace(metav1.NamespaceSystem))
+	if err := a.router.watch(ctx, a.client, a.factory, podFactory, a.system); err != nil {
+		return err
 	}
-	for typ, ok := range podFactory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return fmt.Errorf("sync %v cache: %w", typ, ctx.Err())
+	for _, f := range []informers.SharedInformerFactory{a.factory, podFactory, a.system} {
+		f.Start(runCtx.Done())
+	}
+	for _, f := range []informers.SharedInformerFactory{a.factory, podFactory, a.system} {
+		for typ, ok := range f.WaitForCacheSync(ctx.Done()) {
+			if !ok {
+				return fmt.Errorf("sync %v cache: %w", typ, ctx.Err())
+			}
 		}
 	}
 	a.runQueues(runCtx)
@@ -351,7 +368,7 @@ func (a *Agent) Close() error {
 			a.cancel()
 		}
 		// Stop the informers first: their handlers queue pod workers.
-		for _, f := range []informers.SharedInformerFactory{a.factory, a.podFactory} {
+		for _, f := range []informers.SharedInformerFactory{a.factory, a.podFactory, a.system} {
 			if f != nil {
 				f.Shutdown()
 			}

@@ -3,6 +3,8 @@ package node
 import (
 	"context"
 	"fmt"
+	"github.com/winkube/winkube/pkg/node/internal/vnet"
+	"net/netip"
 	"strings"
 	"sync"
 
@@ -45,7 +47,7 @@ func (w *podWorker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled
 		Windows: win, Clock: w.clock, Hostname: hostname,
 		User:     program.User{UID: id.UID, GID: id.GID, Groups: id.Groups, Name: id.Name, GroupName: id.GroupName, Account: id.Account},
 		Programs: imagePrograms(c.spec.Image, win),
-		Net:      noNet{},
+		Net:      w.node.agent.fabric.Net(w.netHost(pod)),
 	}
 	sys.FS = w.lazyFS(fsPlan{pod: pod, c: c, mounts: mounts, id: id, node: node, win: win, imageFiles: cmd.Files})
 	l := &launchSpec{sys: sys, spec: procSpec{env: env.Process, dir: kubeletenv.WorkingDir(&c.spec, img)}}
@@ -113,6 +115,17 @@ func (n *emuNode) makeKubeletNode() kubeletenv.Node {
 }
 
 // podIPs are the pod's addresses (the node's on the host network).
+// netHost is the pod's place on the pod network: its IP and its own
+// loopback, or the node's for hostNetwork pods.
+func (w *podWorker) netHost(pod *corev1.Pod) vnet.Host {
+	src := "pod/" + pod.Namespace + "/" + pod.Name
+	ip, _ := netip.ParseAddr(w.podIPs()[0])
+	if pod.Spec.HostNetwork {
+		return vnet.Host{IP: ip, Scope: "node/" + w.node.spec.name, Source: src}
+	}
+	return vnet.Host{IP: ip, Scope: string(pod.UID), Source: src}
+}
+
 func (w *podWorker) podIPs() []string {
 	if w.ip.IsValid() {
 		return []string{w.ip.String()}

@@ -193,6 +193,9 @@ type liveCtr struct {
 	prevLog *runLog
 	// stdinOnce: the first attach session's end closes stdin.
 	stdinOnce bool
+	// steered: no program runs (the pod's annotations time the
+	// container), so what it serves is unknown and its network probes pass.
+	steered bool
 }
 
 // running is the live state of a running container, or the error the

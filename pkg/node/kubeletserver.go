@@ -48,9 +48,8 @@ func newKubeletServer(a *Agent) *kubeletServer {
 	mux.HandleFunc("GET /containerLogs/{namespace}/{pod}/{container}", s.logs)
 	s.routeReadOnly(mux)
 	s.routeStreaming(mux)
-	for _, p := range []string{"/portForward/", "/run/"} {
-		mux.HandleFunc(p, s.noProcess)
-	}
+	s.routePortForward(mux)
+	mux.HandleFunc("/run/", s.noRun)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
 	s.server = &http.Server{
 		Handler:           mux,
@@ -156,11 +155,10 @@ func selfSignedCert(names []string) (tls.Certificate, error) {
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
 }
 
-// noProcess refuses port-forward and run: the emulated programs do not
-// serve on a network yet.
-func (s *kubeletServer) noProcess(w http.ResponseWriter, r *http.Request) {
+// noRun refuses /run, which kubectl no longer calls (exec replaced it).
+func (s *kubeletServer) noRun(w http.ResponseWriter, r *http.Request) {
 	node, _ := r.Context().Value(nodeKey{}).(string)
-	http.Error(w, fmt.Sprintf("winkube: %s is an emulated node whose programs do not serve on a network yet, so port-forward and run are not available; exec, attach and logs are", node),
+	http.Error(w, fmt.Sprintf("winkube: %s is an emulated node that does not serve the kubelet's legacy /run endpoint; use exec", node),
 		http.StatusNotImplemented)
 }
 

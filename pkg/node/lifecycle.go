@@ -29,7 +29,7 @@ type launchSpec struct {
 // launch starts the container's main process (or its steered stand-in)
 // and publishes the container's live state for exec, attach and logs.
 func (w *podWorker) launch(pod *corev1.Pod, c *ctr, l *launchSpec, id string, now time.Time) error {
-	live := &liveCtr{id: id, sys: l.sys, env: l.spec.env, dir: l.spec.dir, stdinOnce: c.spec.StdinOnce}
+	live := &liveCtr{id: id, sys: l.sys, env: l.spec.env, dir: l.spec.dir, stdinOnce: c.spec.StdinOnce, steered: l.steered}
 	if prev := c.live.Load(); prev != nil {
 		live.prevLog = prev.proc.log
 	}
@@ -158,14 +158,26 @@ const hookTimeout = 30 * time.Second
 // kills the container, as the kubelet does, with its event.
 func (w *podWorker) postStart(pod *corev1.Pod, c *ctr, now time.Time) {
 	h := c.spec.Lifecycle
-	if h == nil || h.PostStart == nil || h.PostStart.Exec == nil {
+	if h == nil || h.PostStart == nil {
 		return
 	}
-	out, code, err := w.runIn(c, h.PostStart.Exec.Command, hookTimeout)
-	if err == nil && code == 0 {
+	var msg string
+	switch {
+	case h.PostStart.Exec != nil:
+		out, code, err := w.runIn(c, h.PostStart.Exec.Command, hookTimeout)
+		if err == nil && code == 0 {
+			return
+		}
+		msg = execFailure(h.PostStart.Exec.Command, out, code, err)
+	case h.PostStart.HTTPGet != nil:
+		err := w.httpHook(pod, c, h.PostStart.HTTPGet)
+		if err == nil {
+			return
+		}
+		msg = err.Error()
+	default:
 		return
 	}
-	msg := execFailure(h.PostStart.Exec.Command, out, code, err)
 	w.node.recorder.Eventf(containerRef(pod, c), corev1.EventTypeWarning, "FailedPostStartHook",
 		"PostStartHook failed: %s", msg)
 	w.exit(pod, c, 137, now)
@@ -175,15 +187,28 @@ func (w *podWorker) postStart(pod *corev1.Pod, c *ctr, now time.Time) {
 // preStop runs the container's preStop exec hook before it is stopped.
 func (w *podWorker) preStop(pod *corev1.Pod, c *ctr) {
 	h := c.spec.Lifecycle
-	if h == nil || h.PreStop == nil || h.PreStop.Exec == nil {
+	if h == nil || h.PreStop == nil {
 		return
 	}
-	out, code, err := w.runIn(c, h.PreStop.Exec.Command, hookTimeout)
-	if err == nil && code == 0 {
+	var msg string
+	switch {
+	case h.PreStop.Exec != nil:
+		out, code, err := w.runIn(c, h.PreStop.Exec.Command, hookTimeout)
+		if err == nil && code == 0 {
+			return
+		}
+		msg = execFailure(h.PreStop.Exec.Command, out, code, err)
+	case h.PreStop.HTTPGet != nil:
+		err := w.httpHook(pod, c, h.PreStop.HTTPGet)
+		if err == nil {
+			return
+		}
+		msg = err.Error()
+	default:
 		return
 	}
 	w.node.recorder.Eventf(containerRef(pod, c), corev1.EventTypeWarning, "FailedPreStopHook",
-		"PreStopHook failed: %s", execFailure(h.PreStop.Exec.Command, out, code, err))
+		"PreStopHook failed: %s", msg)
 }
 
 // runIn runs a command in a running container, as exec probes and hooks

@@ -102,10 +102,12 @@ func threshold(v, def int32) int32 {
 	return v
 }
 
-// check runs a probe's handler. Exec probes run in the container's OS;
-// HTTP, TCP and gRPC probes succeed while the emulation has no network
-// for programs to serve on.
+// check runs a probe's handler: exec probes in the container's OS, HTTP,
+// TCP and gRPC probes over the pod network (probenet.go).
 func (w *podWorker) check(c *ctr, p *corev1.Probe) (bool, string) {
+	if ok, out, handled := w.netProbe(c, p); handled {
+		return ok, out
+	}
 	if p.Exec == nil {
 		return true, ""
 	}

@@ -193,7 +193,7 @@ func checkDNS(t *testing.T, cs kubernetes.Interface, dir string) {
 }
 
 // checkLoadBalancer creates a LoadBalancer Service and waits for its
-// address from the default pool, then deletes it.
+// address from the default pool, inside 127.0.0.0/8, then deletes it.
 func checkLoadBalancer(t *testing.T, cs kubernetes.Interface) {
 	t.Helper()
 	ctx := context.Background()
@@ -207,7 +207,7 @@ func checkLoadBalancer(t *testing.T, cs kubernetes.Interface) {
 		t.Fatal(err)
 	}
 	defer svcs.Delete(ctx, "web-lb", metav1.DeleteOptions{})
-	pool := netip.MustParsePrefix("10.127.131.0/24")
+	pool := netip.MustParsePrefix("127.127.131.0/24") // served on the host's loopback
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		s, err := svcs.Get(ctx, "web-lb", metav1.GetOptions{})

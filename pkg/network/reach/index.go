@@ -19,6 +19,10 @@ type Checker struct {
 	services map[string]*corev1.Service // namespace/name
 	vips     map[netip.Addr]vip
 	nodeByIP map[netip.Addr]*network.Node
+	// Pick, when set, chooses which of a Service's n backends a connection
+	// from src goes to (load balancing, ClientIP session affinity); unset,
+	// a check always names the first.
+	Pick func(svc *corev1.Service, src netip.Addr, n int) int
 }
 
 // vip is a Service address: its ClusterIP, an externalIP or a load

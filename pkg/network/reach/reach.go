@@ -8,6 +8,7 @@ package reach
 
 import (
 	"fmt"
+	"net/netip"
 	"sort"
 
 	"github.com/winkube/winkube/pkg/rules"
@@ -63,7 +64,8 @@ func inputErr(format string, args ...any) error {
 
 // walk collects hops and rules while a check runs.
 type walk struct {
-	res *Result
+	res   *Result
+	srcIP netip.Addr // the client address Service session affinity keys on
 }
 
 func (w *walk) hop(at, format string, args ...any) {

@@ -95,7 +95,9 @@ func (c *Checker) windowsLB(w *walk, n *network.Node, svc *corev1.Service, sp *c
 		return netip.AddrPort{}, false
 	}
 	w.hop(n.Name, "HNS load balancer %s %s:%d/%s → %s%s", kind, frontend, lb.ExternalPort, protoName(sp.Protocol), backends(len(lb.Endpoints)), lbFlags(lb))
-	for _, id := range lb.Endpoints {
+	first := c.pick(svc, w.srcIP, len(lb.Endpoints))
+	for i := range lb.Endpoints {
+		id := lb.Endpoints[(first+i)%len(lb.Endpoints)]
 		if ep := endpointByID(n, id); ep != nil {
 			ip, err := netip.ParseAddr(ep.IPAddress)
 			if err == nil {
@@ -165,7 +167,7 @@ func (c *Checker) linuxLB(w *walk, n *network.Node, svc *corev1.Service, sp *cor
 		return netip.AddrPort{}, false
 	}
 	w.hop(n.Name, "iptables: %s %s:%d/%s → %s", kind, w.res.ResolvedIP, sp.Port, protoName(sp.Protocol), backends(len(eps)))
-	return eps[0].addr, true
+	return eps[c.pick(svc, w.srcIP, len(eps))].addr, true
 }
 
 // toBackend delivers from the load-balancing node n to the backend address.

@@ -32,9 +32,13 @@ const (
 	DefaultVXLANPort = 4789
 )
 
-// DefaultLoadBalancerCIDR is the LoadBalancer address pool: next to the
-// management network, overlapping none of the other default networks.
-const DefaultLoadBalancerCIDR = "10.127.131.0/24"
+// DefaultLoadBalancerCIDR is the LoadBalancer address pool. It is inside
+// 127.0.0.0/8 so that `winkube up` can serve every EXTERNAL-IP on the
+// host's loopback, as cloud-provider-kind does for kind: Linux answers all
+// of 127/8 on lo without configuration, and no other machine can reach
+// these addresses. 127.127.131.0/24 is far from 127.0.0.1, where the API
+// server and cluster DNS listen, and from the 127.0.0.x other tools use.
+const DefaultLoadBalancerCIDR = "127.127.131.0/24"
 
 // WindowsTaint is the taint SCH-3 recommends for every Windows node; it is
 // windows.WindowsTaint, kept here for packages that only read the config.

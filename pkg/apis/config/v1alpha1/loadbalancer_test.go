@@ -9,11 +9,12 @@ import (
 // rule: PLAN-1
 func TestDefaultLoadBalancerCIDR(t *testing.T) {
 	c := DefaultCluster()
-	if c.Network.LoadBalancerCIDR != "10.127.131.0/24" {
-		t.Errorf("loadBalancerCIDR = %q, want 10.127.131.0/24", c.Network.LoadBalancerCIDR)
+	if c.Network.LoadBalancerCIDR != "127.127.131.0/24" {
+		t.Errorf("loadBalancerCIDR = %q, want 127.127.131.0/24", c.Network.LoadBalancerCIDR)
 	}
 	pool, err := c.Network.LoadBalancerPool()
-	if err != nil || pool.String() != "10.127.131.0/24" {
+	// up serves the default pool on the host's loopback.
+	if err != nil || pool.String() != "127.127.131.0/24" || !pool.Addr().IsLoopback() {
 		t.Errorf("LoadBalancerPool() = %v, %v", pool, err)
 	}
 	// A value the user wrote is kept.
@@ -41,6 +42,11 @@ func TestValidateLoadBalancerCIDR(t *testing.T) {
 		{"10.127.131.0", `network.loadBalancerCIDR: Invalid value: "10.127.131.0": must be a CIDR`},
 		{"fd00:1::/64", `network.loadBalancerCIDR: Invalid value: "fd00:1::/64": only IPv4 is supported`},
 		{"172.30.0.4/31", `network.loadBalancerCIDR: Invalid value: "172.30.0.4/31": too small`},
+		// The old default, a non-loopback pool: valid, assigned but not served.
+		{"10.127.131.0/24", ""},
+		{"127.127.131.0/24", ""},
+		{"127.0.0.0/24", `network.loadBalancerCIDR: Invalid value: "127.0.0.0/24": must not contain 127.0.0.1`},
+		{"127.0.0.0/8", `network.loadBalancerCIDR: Invalid value: "127.0.0.0/8": must not contain 127.0.0.1`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.value, func(t *testing.T) {
@@ -64,10 +70,10 @@ func TestValidateLoadBalancerCIDR(t *testing.T) {
 // A file whose management network sits where the default pool would be
 // keeps validating: the default pool moves to the next free /24.
 func TestDefaultLoadBalancerPoolAvoidsTheFilesNetworks(t *testing.T) {
-	c := &Cluster{Network: Network{ManagementCIDR: "10.127.131.0/24"}}
+	c := &Cluster{Network: Network{ManagementCIDR: "127.127.131.0/24"}}
 	SetDefaults(c)
-	if c.Network.LoadBalancerCIDR != "10.127.132.0/24" {
-		t.Errorf("loadBalancerCIDR = %s, want 10.127.132.0/24", c.Network.LoadBalancerCIDR)
+	if c.Network.LoadBalancerCIDR != "127.127.132.0/24" {
+		t.Errorf("loadBalancerCIDR = %s, want 127.127.132.0/24", c.Network.LoadBalancerCIDR)
 	}
 	if err := Validate(c); err != nil {
 		t.Errorf("validate: %v", err)

@@ -95,6 +95,9 @@ type Network struct {
 	// LoadBalancerCIDR is the pool of status.loadBalancer.ingress addresses
 	// handed to LoadBalancer Services, as MetalLB or cloud-provider-kind
 	// would; its network and broadcast addresses are never handed out.
+	// `winkube up` serves the addresses of a pool inside 127.0.0.0/8 on the
+	// host's loopback; those of any other pool are assigned but reach
+	// nothing.
 	LoadBalancerCIDR string `json:"loadBalancerCIDR,omitempty"`
 	// NodeCIDRMaskSize is the prefix length of each node's pod subnet.
 	NodeCIDRMaskSize int `json:"nodeCIDRMaskSize,omitempty"`

@@ -47,6 +47,9 @@ func ValidateInput(c *Cluster) field.ErrorList {
 	return errs
 }
 
+// hostLoopback is the address the host's own servers listen on.
+var hostLoopback = netip.MustParseAddr("127.0.0.1")
+
 func validateNetwork(n *Network, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if n.Mode != ModeOverlay && n.Mode != ModeL2Bridge {
@@ -72,6 +75,12 @@ func validateNetwork(n *Network, path *field.Path) field.ErrorList {
 	if lb, ok := nets["loadBalancerCIDR"]; ok && lb.Bits() > 30 {
 		// The pool never hands out its network and broadcast addresses.
 		errs = append(errs, field.Invalid(path.Child("loadBalancerCIDR"), n.LoadBalancerCIDR, "too small: a pool needs at least /30 to have an address besides its network and broadcast addresses"))
+	}
+	if lb, ok := nets["loadBalancerCIDR"]; ok && lb.Contains(hostLoopback) {
+		// up serves loopback pools on the host: a Service on port 6443 or
+		// 53 would meet the API server or DNS, and other tools on the host
+		// use 127.0.0.1 too.
+		errs = append(errs, field.Invalid(path.Child("loadBalancerCIDR"), n.LoadBalancerCIDR, "must not contain 127.0.0.1, where the API server, the cluster DNS and other programs of this machine listen; use a range of its own such as "+DefaultLoadBalancerCIDR))
 	}
 	if _, err := netip.ParseAddr(n.DNSServiceIP); err != nil {
 		errs = append(errs, field.Invalid(path.Child("dnsServiceIP"), n.DNSServiceIP, "must be an IP address such as 10.96.0.10"))

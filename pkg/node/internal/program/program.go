@@ -276,6 +276,14 @@ type Net interface {
 	Listen(ctx context.Context, network string, port int) (Listener, error)
 }
 
+// Server is a Net that serves a port without a goroutine waiting in
+// Accept: handle runs on a goroutine of its own for each connection, so an
+// idle server costs nothing (daemons that return Forever use it). The port
+// is unbound when ctx is done.
+type Server interface {
+	Serve(ctx context.Context, network string, port int, handle func(io.ReadWriteCloser)) error
+}
+
 // Listener accepts connections made to a program's port.
 type Listener interface {
 	Accept() (io.ReadWriteCloser, error)

@@ -2,8 +2,9 @@
 // the container stops (pause, nginx, httpd, redis-server, ...) and the
 // entrypoint wrappers in front of them (docker-entrypoint.sh, tini,
 // dumb-init). A server prints the first lines its real counterpart
-// prints and waits; it does not answer on the network yet (see the
-// "traffic:" notes). A wrapper runs the rest of its argv through
+// prints and waits; the web servers (nginx, httpd, IIS) serve their
+// document root on port 80 of the pod network, with no goroutine while
+// idle. A wrapper runs the rest of its argv through
 // Sys.Exec and exits with its status.
 //
 // Exit status when stopped: every server here handles SIGTERM and exits
@@ -37,17 +38,22 @@ func Table() map[string]program.Main {
 // may end it at once, returning done); it then runs until stopped.
 type server struct {
 	start func(p *program.Proc) (code int, done bool)
+	// sites are what the server answers over HTTP: a web server's
+	// document root, a health endpoint.
+	sites []*site
 }
 
 // main returns program.Forever once the server has started: the node then
 // holds nothing for it until it is stopped, so 10,000 idle servers cost no
 // goroutines. What a server prints on SIGTERM is therefore not emulated.
-func (s server) main(_ context.Context, p *program.Proc) int {
+func (s server) main(ctx context.Context, p *program.Proc) int {
 	if s.start != nil {
 		if code, done := s.start(p); done {
 			return code
 		}
 	}
-	// traffic: the server would listen on its port here.
+	for _, site := range s.sites {
+		serveSite(ctx, p, *site)
+	}
 	return program.Forever
 }

@@ -15,21 +15,21 @@ import (
 // only version-specific lines).
 var servers = map[string]server{
 	"pause":       {},
-	"nginx":       {start: nginxStart},
-	"nginx-debug": {start: nginxStart},
+	"nginx":       {start: nginxStart, sites: []*site{&nginxSite}},
+	"nginx-debug": {start: nginxStart, sites: []*site{&nginxSite}},
 	"httpd-foreground": {start: func(p *program.Proc) (int, bool) {
 		return httpdStart(p, []string{"httpd", "-DFOREGROUND"})
-	}},
-	"httpd":           {start: func(p *program.Proc) (int, bool) { return httpdStart(p, p.Args) }},
+	}, sites: []*site{&httpdSite}},
+	"httpd":           {start: func(p *program.Proc) (int, bool) { return httpdStart(p, p.Args) }, sites: []*site{&httpdSite}},
 	"redis-server":    {start: redisStart},
 	"memcached":       {},
 	"mongod":          {start: mongodStart},
 	"rabbitmq-server": {},
 	"traefik":         {},
-	"coredns":         {start: corednsStart},
+	"coredns":         {start: corednsStart, sites: []*site{&corednsHealth, &corednsReady}},
 	"flanneld":        {},
 	"kube-proxy":      {},
-	"servicemonitor":  {},
+	"servicemonitor":  {sites: []*site{&iisSite}},
 }
 
 // nginxStart prints the master's notices (error_log is stderr in the

@@ -234,6 +234,8 @@ func (i *interp) assign(ctx context.Context, s *assignStmt) error {
 		case *object:
 			o.set(toStr(name), v)
 			return nil
+		case netObject:
+			return setMember(o, toStr(name), v)
 		}
 	}
 	return &runtimeError{rec: &errorRecord{msg: "The assignment expression is not valid. The input to an assignment operator must be an object that is able to accept assignments, such as a variable or a property.",
@@ -253,6 +255,8 @@ func (i *interp) setIndex(ctx context.Context, t *indexExpr, v any) error {
 	case *hashtable:
 		o.set(toStr(idx), v)
 		return nil
+	case indexer:
+		return o.setItem(idx, v)
 	case []any:
 		n, ok := toInt(idx)
 		if n < 0 {

@@ -199,6 +199,8 @@ func indexOne(obj, idx any) any {
 		}
 	case nil:
 		return nil
+	case indexer:
+		return o.item(idx)
 	default:
 		if n, ok := toInt(idx); ok && (n == 0 || n == -1) {
 			return obj

@@ -30,6 +30,19 @@ type interp struct {
 	hostOut  io.Writer // Write-Host
 	tryDepth int
 	stop     bool // $ErrorActionPreference = 'Stop'
+	// exits run when the session ends: what the process holds open
+	// (an HttpListener's ports) is released as the OS would.
+	exits []func()
+}
+
+func (i *interp) atExit(f func()) { i.exits = append(i.exits, f) }
+
+// release runs the exit functions, last first.
+func (i *interp) release() {
+	for k := len(i.exits) - 1; k >= 0; k-- {
+		i.exits[k]()
+	}
+	i.exits = nil
 }
 
 func newInterp(p *program.Proc, pwsh7 bool) *interp {

@@ -31,6 +31,8 @@ func typeName(v any) string {
 		return "management.automation.scriptblock"
 	case *object:
 		return strings.ToLower(strings.TrimPrefix(x.typeName, "System."))
+	case netObject:
+		return strings.ToLower(strings.TrimPrefix(x.netType(), "System."))
 	}
 	return "object"
 }
@@ -74,6 +76,9 @@ func property(obj any, name string) any {
 		}
 	case *object:
 		v, _ := x.get(name)
+		return v
+	case netObject:
+		v, _ := x.getProp(lower)
 		return v
 	case *hashtable:
 		switch lower {
@@ -143,10 +148,23 @@ func (i *interp) call(ctx context.Context, e *callExpr) (any, error) {
 	}
 	name := strings.ToLower(toStr(nv))
 	if t, ok := obj.(*typeRef); ok && e.m.static {
-		return i.staticMethod(ctx, t.name, name, args)
+		v, err := i.staticMethod(ctx, t.name, name, args)
+		if e, ok := err.(*dotnetException); ok {
+			return nil, methodError(toStr(nv), len(args), e)
+		}
+		return v, err
 	}
 	if v, ok, err := i.method(obj, name, args); ok || err != nil {
 		return v, err
+	}
+	if o, ok := obj.(netObject); ok {
+		v, ok, err := o.callMethod(ctx, name, args)
+		if e, isEx := err.(*dotnetException); isEx {
+			return nil, methodError(toStr(nv), len(args), e)
+		}
+		if ok || err != nil {
+			return v, err
+		}
 	}
 	if obj == nil {
 		return nil, opError("You cannot call a method on a null-valued expression.", "InvokeMethodOnNull")
@@ -164,6 +182,10 @@ func (i *interp) method(obj any, name string, args []any) (any, bool, error) {
 	}
 	if name == "tostring" {
 		return toStr(obj), true, nil
+	}
+	if o, ok := obj.(netObject); ok && name == "gettype" {
+		full := o.netType()
+		return newObject("System.RuntimeType", "Name", full[strings.LastIndex(full, ".")+1:], "FullName", full), true, nil
 	}
 	if name == "gettype" {
 		return newObject("System.RuntimeType", "Name", typeName(obj), "FullName", "System."+typeName(obj)), true, nil
@@ -266,6 +288,9 @@ func (i *interp) cast(typ string, v any) (any, error) {
 	bad := func() error {
 		return opError(fmt.Sprintf(`Cannot convert value "%s" to type "System.%s".`, toStr(v), typ), "InvalidCastFromStringToInteger")
 	}
+	if o, ok := v.(netObject); ok && canonicalType(o.netType()) == lower {
+		return v, nil
+	}
 	switch lower {
 	case "int", "int32", "int64", "long", "byte", "int16", "uint32", "uint64":
 		n, ok := toInt(v)
@@ -283,11 +308,18 @@ func (i *interp) cast(typ string, v any) (any, error) {
 		return toStr(v), nil
 	case "bool", "boolean", "switch":
 		return toBool(v), nil
-	case "array", "object[]", "string[]", "int[]":
+	case "array", "object[]", "string[]", "int[]", "byte[]":
 		list := append([]any{}, toList(v)...)
-		if lower == "string[]" {
-			for k, e := range list {
+		for k, e := range list {
+			switch lower {
+			case "string[]":
 				list[k] = toStr(e)
+			case "byte[]":
+				n, ok := toInt(e)
+				if !ok || n < 0 || n > 255 {
+					return nil, bad()
+				}
+				list[k] = n
 			}
 		}
 		return list, nil

@@ -28,6 +28,7 @@ func Main(ctx context.Context, p *program.Proc) int {
 		return 64
 	}
 	i := newInterp(p, pwsh7)
+	defer i.release()
 	switch {
 	case inv.file != "":
 		return i.runFile(ctx, inv.file, inv.fileArgs)
@@ -43,7 +44,9 @@ func Main(ctx context.Context, p *program.Proc) int {
 // Run runs a script as powershell -Command does and returns the exit
 // code.
 func Run(ctx context.Context, p *program.Proc, script string) int {
-	return newInterp(p, program.Name(p.Args[0]) == "pwsh").runCommand(ctx, script)
+	i := newInterp(p, program.Name(p.Args[0]) == "pwsh")
+	defer i.release()
+	return i.runCommand(ctx, script)
 }
 
 // invocation is what the command line asks for.

@@ -162,7 +162,7 @@ func TestUnsupported(t *testing.T) {
 		"$os = Get-WmiObject -Class win32_operatingsystem":               "the cmdlet Get-WmiObject",
 		"[Environment]::SetEnvironmentVariable('A', 'b', 'Machine')":     "[Environment]::SetEnvironmentVariable with a target other than Process",
 		"switch ($x) { 1 { 'a' } }":                                      "the switch statement",
-		"[System.Text.Encoding]::UTF8.GetString($b)":                     "the type [System.Text.Encoding]",
+		"[System.Net.WebClient]::new().DownloadString($u)":               "the type [System.Net.WebClient]",
 		"foreach ($n in 1..8) { Start-Job -ScriptBlock { 1 } }; get-job": "the cmdlet Start-Job",
 	} {
 		if got := Unsupported(script); got != want {

@@ -41,6 +41,13 @@ func (i *interp) staticProperty(typ, name string) (any, error) {
 		return "", nil
 	case "math::pi":
 		return math.Pi, nil
+	case "net.httplistener::issupported":
+		return true, nil
+	}
+	if t == "text.encoding" {
+		if e, ok := encodingNamed(n); ok {
+			return e, nil
+		}
 	}
 	return nil, &notEmulatedError{"[" + typ + "]::" + name}
 }
@@ -60,7 +67,18 @@ func (i *interp) staticMethod(ctx context.Context, typ, name string, args []any)
 		}
 		return 0
 	}
+	if name == "new" && constructible[t] {
+		return i.construct(typ, args)
+	}
 	switch t + "::" + name {
+	case "text.encoding::getencoding":
+		if e, ok := encodingNamed(strings.ReplaceAll(strings.ToLower(arg(0)), "-", "")); ok {
+			return e, nil
+		}
+		if strings.EqualFold(arg(0), "us-ascii") {
+			return encodings["ascii"], nil
+		}
+		return nil, &notEmulatedError{"the encoding " + arg(0)}
 	case "environment::getenvironmentvariable":
 		if len(args) > 1 && !strings.EqualFold(arg(1), "Process") {
 			return nil, &notEmulatedError{"[Environment]::GetEnvironmentVariable with target " + arg(1)}

@@ -34,10 +34,15 @@ var emulatedTypes = map[string]bool{}
 func init() {
 	for _, t := range strings.Fields("int int32 int64 long byte int16 uint32 uint64 double float single decimal string bool boolean " +
 		"switch array object[] string[] int[] void object psobject hashtable ordered pscustomobject char datetime regex " +
-		"scriptblock environment net.dns math io.file io.directory io.path convert") {
+		"scriptblock environment net.dns math io.file io.directory io.path convert byte[] " +
+		"net.httplistener text.encoding text.utf8encoding text.asciiencoding text.unicodeencoding io.streamreader io.streamwriter") {
 		emulatedTypes[t] = true
 	}
 }
+
+// asyncMethods are HttpListener's asynchronous methods: callbacks and
+// tasks the interpreter does not run.
+var asyncMethods = map[string]bool{"begingetcontext": true, "endgetcontext": true, "getcontextasync": true}
 
 func (w *walker) note(what string) {
 	if w.found == "" {
@@ -66,6 +71,9 @@ func (w *walker) stmt(s stmt) {
 				name := strings.ToLower(toStr(lit.v))
 				if knownCmdlets[name] {
 					w.note("the cmdlet " + toStr(lit.v))
+				}
+				if name == "new-object" {
+					w.newObject(el.cmd.args)
 				}
 				if name == "get-content" || name == "gc" || name == "cat" || name == "type" {
 					for _, a := range el.cmd.args {
@@ -159,6 +167,9 @@ func (w *walker) expr(e expr) {
 				w.static(t.name, toStr(lit.v), e.args)
 			}
 		}
+		if lit, ok := e.m.name.(*litExpr); ok && asyncMethods[strings.ToLower(toStr(lit.v))] {
+			w.note("the method " + toStr(lit.v) + "()")
+		}
 	case *indexExpr:
 		w.expr(e.x)
 		w.expr(e.idx)
@@ -174,6 +185,33 @@ func (w *walker) expr(e expr) {
 func (w *walker) typ(name string) {
 	if !emulatedTypes[canonicalType(name)] {
 		w.note("the type [" + name + "]")
+	}
+}
+
+// newObject notes a New-Object of a type the interpreter does not
+// build: its -TypeName, else its first positional argument.
+func (w *walker) newObject(args []arg) {
+	var typ expr
+	for k, a := range args {
+		switch {
+		case strings.EqualFold(a.param, "ComObject") || strings.EqualFold(a.param, "Com"):
+			w.note("New-Object -ComObject")
+			return
+		case a.param != "" && strings.HasPrefix("typename", strings.ToLower(a.param)):
+			typ = a.value
+			if typ == nil && k+1 < len(args) {
+				typ = args[k+1].value
+			}
+		case a.param == "" && typ == nil && (k == 0 || args[k-1].param == "" || args[k-1].value != nil):
+			typ = a.value
+		}
+	}
+	lit, ok := typ.(*litExpr)
+	switch {
+	case !ok:
+		w.note("New-Object of a computed type")
+	case !constructible[canonicalType(toStr(lit.v))]:
+		w.note("New-Object " + toStr(lit.v))
 	}
 }
 

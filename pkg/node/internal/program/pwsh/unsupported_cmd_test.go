@@ -1,18 +1,25 @@
 package pwsh
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
-// The README's web server (a PowerShell HttpListener) is beyond the
-// interpreter: the node must learn that before it runs the script.
+// What the interpreter cannot follow the node learns before it runs the
+// script; an HttpListener web server it follows (TestExampleWebServer).
 func TestUnsupportedCommand(t *testing.T) {
-	listener := []string{"powershell.exe", "-command", "$listener = New-Object System.Net.HttpListener ; $listener.Start()"}
-	if got := UnsupportedCommand(listener); !strings.Contains(got, "New-Object") {
-		t.Errorf("HttpListener script: %q, want it named", got)
+	for script, want := range map[string]string{
+		"$c = New-Object System.Net.WebClient ; $c.DownloadString('http://x/')": "New-Object System.Net.WebClient",
+		"$t = New-Object -TypeName System.Net.Sockets.TcpListener 80":           "New-Object System.Net.Sockets.TcpListener",
+		"$o = New-Object -ComObject Shell.Application":                          "New-Object -ComObject",
+		"$o = New-Object $typeName":                                             "New-Object of a computed type",
+		"$l = [System.Net.HttpListener]::new(); $t = $l.GetContextAsync()":      "the method GetContextAsync()",
+	} {
+		if got := UnsupportedCommand([]string{"powershell.exe", "-command", script}); got != want {
+			t.Errorf("%s: %q, want %q", script, got, want)
+		}
 	}
 	for _, argv := range [][]string{
+		{"powershell", "-Command", "$l = New-Object System.Net.HttpListener ; $l.Start()"},
+		{"powershell", "-Command", "$l = New-Object -TypeName 'System.Net.HttpListener'; $w = New-Object System.IO.StreamWriter $s"},
+		{"pwsh", "-c", "$l = [System.Net.HttpListener]::new(); [Text.Encoding]::UTF8.GetString([byte[]](104, 105))"},
 		{"powershell", "-Command", "Write-Host hi; Start-Sleep 1"},
 		{"cmd", "/c", "echo"},
 		{"pwsh", "-File", "x.ps1"},

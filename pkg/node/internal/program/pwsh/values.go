@@ -107,6 +107,8 @@ func toStr(v any) string {
 		return x.name
 	case *errorRecord:
 		return x.msg
+	case netObject:
+		return x.String()
 	case rune:
 		return string(x)
 	}
@@ -220,6 +222,8 @@ func toList(v any) []any {
 		return nil
 	case []any:
 		return x
+	case enumerable:
+		return x.items()
 	}
 	return []any{v}
 }

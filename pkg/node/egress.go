@@ -1,0 +1,51 @@
+package node
+
+import (
+	"context"
+	"net"
+	"net/netip"
+	"sort"
+
+	"github.com/winkube/winkube/pkg/node/internal/vnet"
+)
+
+// DialCluster answers kube-apiserver's connections to pod and Service
+// addresses (pods/proxy, services/proxy, admission webhooks and aggregated
+// APIs served by emulated pods) through the pod network, as if the
+// apiserver ran on the first Linux node. handled is false for addresses the
+// cluster does not know; the caller refuses those.
+func (a *Agent) DialCluster(ctx context.Context, addr string) (conn net.Conn, handled bool, err error) {
+	dst, err := netip.ParseAddrPort(addr)
+	if err != nil || !a.router.model().Known(dst.Addr().Unmap()) {
+		return nil, false, nil
+	}
+	conn, err = a.fabric.Dial(ctx, a.controlPlaneHost(), "tcp", addr)
+	return conn, true, err
+}
+
+// controlPlaneHost is where the apiserver's cluster traffic starts: a
+// Linux node's address (a kubeadm control plane is one), with a loopback
+// of its own.
+func (a *Agent) controlPlaneHost() vnet.Host {
+	names := append([]string(nil), a.names...)
+	sort.Strings(names)
+	pick := names[0]
+	for _, name := range names {
+		if a.nodes[name].spec.host.Runtime().OS != "windows" {
+			pick = name
+			break
+		}
+	}
+	ip, _ := netip.ParseAddr(a.nodes[pick].spec.ip)
+	return vnet.Host{IP: ip, Scope: "kube-apiserver", Source: "node/" + pick}
+}
+
+// DialFromOutside connects a client outside the cluster (the machine that
+// runs `winkube up`, through a LoadBalancer address served on its
+// loopback) to addr, a Service's load balancer or external IP or a node's
+// NodePort, through the same model: externalTrafficPolicy, the Windows
+// load balancers and the nodes' NodePorts decide, as for `winkube net
+// check external ...`.
+func (a *Agent) DialFromOutside(ctx context.Context, addr string) (net.Conn, error) {
+	return a.fabric.Dial(ctx, vnet.Host{Scope: "external", Source: "external", Outside: true}, "tcp", addr)
+}

@@ -1,0 +1,159 @@
+package daemons
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/winkube/winkube/pkg/node/internal/program"
+)
+
+// site is a web server image's static site: its document root in the
+// container's filesystem (so a ConfigMap mounted there is served), and
+// the page its image ships at "/" when the root has no index file.
+type site struct {
+	port     int               // 80 for the web servers
+	server   string            // the Server header
+	fixed    map[string]string // path → text body (health endpoints)
+	root     string
+	index    string
+	welcome  string
+	notFound func(path string) string
+}
+
+var (
+	nginxSite = site{
+		port: 80, server: "nginx/1.27.3", root: "/usr/share/nginx/html", index: "index.html",
+		welcome: "<!DOCTYPE html>\n<html>\n<head>\n<title>Welcome to nginx!</title>\n</head>\n<body>\n<h1>Welcome to nginx!</h1>\n<p>If you see this page, the nginx web server is successfully installed and\nworking. Further configuration is required.</p>\n</body>\n</html>\n",
+		notFound: func(string) string {
+			return "<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx/1.27.3</center>\r\n</body>\r\n</html>\r\n"
+		},
+	}
+	httpdSite = site{
+		port: 80, server: "Apache/2.4.62 (Unix)", root: "/usr/local/apache2/htdocs", index: "index.html",
+		welcome: "<html><body><h1>It works!</h1></body></html>\n",
+		notFound: func(p string) string {
+			return "<!DOCTYPE HTML PUBLIC \"-//IETF//DTD HTML 2.0//EN\">\n<html><head>\n<title>404 Not Found</title>\n</head><body>\n<h1>Not Found</h1>\n<p>The requested URL was not found on this server.</p>\n</body></html>\n"
+		},
+	}
+	iisSite = site{
+		port: 80, server: "Microsoft-IIS/10.0", root: `C:\inetpub\wwwroot`, index: "iisstart.htm",
+		welcome: "<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\" \"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd\">\r\n<html xmlns=\"http://www.w3.org/1999/xhtml\">\r\n<head>\r\n<meta http-equiv=\"Content-Type\" content=\"text/html; charset=iso-8859-1\" />\r\n<title>IIS Windows Server</title>\r\n</head>\r\n<body>\r\n<div id=\"container\">\r\n<a href=\"http://go.microsoft.com/fwlink/?linkid=66138&amp;clcid=0x409\"><img src=\"iisstart.png\" alt=\"IIS\" width=\"960\" height=\"600\" /></a>\r\n</div>\r\n</body>\r\n</html>",
+		notFound: func(string) string {
+			return "<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\">\r\n<html><head><title>404 - File or directory not found.</title></head>\r\n<body><h2>404 - File or directory not found.</h2>\r\n<h3>The resource you are looking for might have been removed, had its name changed, or is temporarily unavailable.</h3></body></html>\r\n"
+		},
+	}
+)
+
+// CoreDNS's health (:8080/health) and ready (:8181/ready) plugins, which
+// its liveness and readiness probes ask.
+var (
+	corednsHealth = site{port: 8080, fixed: map[string]string{"/health": "OK"}, notFound: func(string) string { return "404 page not found\n" }}
+	corednsReady  = site{port: 8181, fixed: map[string]string{"/ready": "OK"}, notFound: func(string) string { return "404 page not found\n" }}
+)
+
+// serveSite binds s.port of the pod for s. With no network that can
+// serve without a waiting goroutine, the server only waits.
+func serveSite(ctx context.Context, p *program.Proc, s site) {
+	srv, ok := p.Sys.Net.(program.Server)
+	if !ok {
+		return
+	}
+	err := srv.Serve(ctx, "tcp", s.port, func(c io.ReadWriteCloser) { s.serveConn(p, c) })
+	if err != nil {
+		fmt.Fprintf(p.Stderr, "bind() to 0.0.0.0:%d failed (%s)\n", s.port, program.ErrorText(err, p.Sys.Windows))
+	}
+}
+
+// serveConn answers HTTP/1.x requests on c until the client closes it or
+// asks to.
+func (s site) serveConn(p *program.Proc, c io.ReadWriteCloser) {
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		_, _ = io.Copy(io.Discard, req.Body)
+		resp := s.respond(p, req)
+		resp.Close = req.Close || !req.ProtoAtLeast(1, 1)
+		if err := resp.Write(c); err != nil || resp.Close {
+			return
+		}
+	}
+}
+
+// respond serves a file of the document root, the image's welcome page
+// at "/", or the server's 404 page.
+func (s site) respond(p *program.Proc, req *http.Request) *http.Response {
+	name := path.Clean("/" + req.URL.Path)
+	if text, ok := s.fixed[name]; ok {
+		return s.response(p, req, http.StatusOK, []byte(text), "text/plain; charset=utf-8")
+	}
+	var body []byte
+	var ctype string
+	ok := false
+	if s.root != "" {
+		body, ctype, ok = s.file(p, name)
+	}
+	status := http.StatusOK
+	if !ok && (name == "/" || name == "/"+s.index) {
+		body, ctype, ok = []byte(s.welcome), "text/html", true
+	}
+	if !ok {
+		status, body, ctype = http.StatusNotFound, []byte(s.notFound(name)), "text/html"
+	}
+	return s.response(p, req, status, body, ctype)
+}
+
+func (s site) response(p *program.Proc, req *http.Request, status int, body []byte, ctype string) *http.Response {
+	h := http.Header{}
+	if s.server != "" {
+		h.Set("Server", s.server)
+	}
+	h.Set("Content-Type", ctype)
+	h.Set("Date", p.Sys.Clock.Now().UTC().Format(http.TimeFormat))
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	resp := &http.Response{
+		StatusCode: status, ProtoMajor: 1, ProtoMinor: 1, Request: req, Header: h,
+		ContentLength: int64(len(body)), Body: io.NopCloser(bytes.NewReader(body)),
+	}
+	if req.Method == http.MethodHead {
+		resp.Body = http.NoBody
+	}
+	return resp
+}
+
+// file reads name under the root; a directory serves its index file.
+func (s site) file(p *program.Proc, name string) ([]byte, string, bool) {
+	full := p.Sys.FS.Abs(s.root, "."+name)
+	if fi, err := p.Sys.FS.Stat(full); err == nil && fi.IsDir() {
+		full = p.Sys.FS.Abs(full, s.index)
+	}
+	f, err := p.Sys.FS.OpenFile(full, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, "", false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || fi.IsDir() {
+		return nil, "", false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 8<<20))
+	if err != nil {
+		return nil, "", false
+	}
+	ctype := mime.TypeByExtension(path.Ext(strings.ReplaceAll(full, `\`, "/")))
+	if ctype == "" {
+		ctype = http.DetectContentType(b)
+	}
+	return b, ctype, true
+}

@@ -1,0 +1,214 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+	"math/rand/v2"
+	"net"
+	"net/netip"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/informers"
+	appslisters "k8s.io/client-go/listers/apps/v1"
+	listerscorev1 "k8s.io/client-go/listers/core/v1"
+	discoverylisters "k8s.io/client-go/listers/discovery/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/winkube/winkube/pkg/network"
+	"github.com/winkube/winkube/pkg/network/reach"
+	"github.com/winkube/winkube/pkg/node/internal/vnet"
+)
+
+// netRouter decides the emulated pods' traffic with the same model
+// `winkube net check` walks (pkg/network/reach): a connection that check
+// says fails, fails, and one it says reaches a backend reaches that
+// backend's listener. The model is rebuilt from the agent's informers when
+// a dial finds them changed since the last build.
+type netRouter struct {
+	a      *Agent
+	gen    atomic.Uint64 // bumped by every informer event
+	slices discoverylisters.EndpointSliceLister
+	cms    listerscorev1.ConfigMapLister // kube-system
+	dss    appslisters.DaemonSetLister   // kube-system
+
+	mu      sync.Mutex
+	builtAt uint64
+	checker *reach.Checker
+}
+
+// watch registers the informers the model needs beside the agent's own.
+// EndpointSlices and kube-system's ConfigMaps and DaemonSets are what
+// kube-proxy and flanneld read; an identity that may not list them (a
+// kubelet's, under `winkube nodes`) gets a model without them, which is
+// what its nodes' kube-proxy would lack too, and the start does not wait.
+func (r *netRouter) watch(ctx context.Context, client kubernetes.Interface, all, pods, system informers.SharedInformerFactory) error {
+	watched := []cache.SharedIndexInformer{all.Core().V1().Nodes().Informer(), all.Core().V1().Services().Informer(), pods.Core().V1().Pods().Informer()}
+	if allowed(ctx, func(o metav1.ListOptions) error {
+		_, err := client.DiscoveryV1().EndpointSlices("").List(ctx, o)
+		return err
+	}) {
+		slices := all.Discovery().V1().EndpointSlices()
+		r.slices = slices.Lister()
+		watched = append(watched, slices.Informer())
+	}
+	if allowed(ctx, func(o metav1.ListOptions) error {
+		_, err := client.CoreV1().ConfigMaps(metav1.NamespaceSystem).List(ctx, o)
+		return err
+	}) {
+		r.cms = system.Core().V1().ConfigMaps().Lister()
+		watched = append(watched, system.Core().V1().ConfigMaps().Informer())
+	}
+	if allowed(ctx, func(o metav1.ListOptions) error {
+		_, err := client.AppsV1().DaemonSets(metav1.NamespaceSystem).List(ctx, o)
+		return err
+	}) {
+		r.dss = system.Apps().V1().DaemonSets().Lister()
+		watched = append(watched, system.Apps().V1().DaemonSets().Informer())
+	}
+	for _, inf := range watched {
+		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(any) { r.gen.Add(1) },
+			UpdateFunc: func(any, any) { r.gen.Add(1) },
+			DeleteFunc: func(any) { r.gen.Add(1) },
+		}); err != nil {
+			return fmt.Errorf("watch for the pod network: %w", err)
+		}
+	}
+	return nil
+}
+
+// allowed tries a one-item list: false when the identity may not list.
+func allowed(ctx context.Context, list func(metav1.ListOptions) error) bool {
+	err := list(metav1.ListOptions{Limit: 1})
+	if apierrors.IsForbidden(err) {
+		klog.V(1).InfoS("pod network model: not allowed to list; the model goes without it", "err", err)
+		return false
+	}
+	return true
+}
+
+// model is the checker of the cluster as the informers see it now.
+func (r *netRouter) model() *reach.Checker {
+	gen := r.gen.Load()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.checker != nil && r.builtAt == gen {
+		return r.checker
+	}
+	s := r.snapshot()
+	c := reach.New(network.Build(s), reach.ClusterDNS(s, defaultClusterDomain))
+	c.Pick = pickBackend
+	r.checker, r.builtAt = c, gen
+	return c
+}
+
+func (r *netRouter) snapshot() *network.Snapshot {
+	s := &network.Snapshot{K8sMinor: r.a.minor}
+	s.Nodes, _ = r.a.nodeLister.List(labels.Everything())
+	s.Pods, _ = r.a.podLister.List(labels.Everything())
+	s.Services, _ = r.a.serviceLister.List(labels.Everything())
+	if r.slices != nil {
+		s.EndpointSlices, _ = r.slices.List(labels.Everything())
+	}
+	if r.cms != nil {
+		s.ConfigMaps, _ = r.cms.List(labels.Everything())
+	}
+	if r.dss != nil {
+		s.DaemonSets, _ = r.dss.List(labels.Everything())
+	}
+	return s
+}
+
+// pickBackend balances connections at random, as kube-proxy's iptables
+// rules and HNS load balancers do, except that a Service with ClientIP
+// session affinity keeps a client on one backend.
+func pickBackend(svc *corev1.Service, src netip.Addr, n int) int {
+	if svc.Spec.SessionAffinity == corev1.ServiceAffinityClientIP && src.IsValid() {
+		h := fnv.New32a()
+		h.Write(src.AsSlice())
+		return int(h.Sum32() % uint32(n))
+	}
+	return rand.IntN(n)
+}
+
+// Route implements vnet.Router.
+func (r *netRouter) Route(src vnet.Host, proto string, dst netip.AddrPort) (netip.AddrPort, error) {
+	c := r.model()
+	if !c.Known(dst.Addr()) {
+		return netip.AddrPort{}, &routeError{errno: syscall.ENETUNREACH, reason: dst.Addr().String() + " is outside the cluster, and the emulated cluster has no route out of this machine"}
+	}
+	res, err := c.Check(reach.Request{Source: src.Source, Target: dst.Addr().String(), Port: int(dst.Port()), Protocol: proto})
+	if err != nil {
+		return netip.AddrPort{}, &routeError{errno: syscall.EHOSTUNREACH, reason: err.Error()}
+	}
+	if !res.Reachable {
+		errno := syscall.ETIMEDOUT // dropped: the client waits, then gives up
+		if strings.Contains(res.Reason, "rejects") {
+			errno = syscall.ECONNREFUSED
+		}
+		return netip.AddrPort{}, &routeError{errno: errno, reason: res.Reason, rules: res.Rules}
+	}
+	fields := strings.Fields(res.Backend)
+	if len(fields) == 0 {
+		return dst, nil
+	}
+	backend, err := netip.ParseAddrPort(fields[len(fields)-1])
+	if err != nil {
+		return dst, nil
+	}
+	return backend, nil
+}
+
+// Lookup implements vnet.Router: localhost, then the cluster DNS with the
+// pod's resolver rules (one DNS suffix on Windows, DNS-1).
+func (r *netRouter) Lookup(_ context.Context, src vnet.Host, name string) ([]netip.Addr, error) {
+	if strings.EqualFold(strings.TrimSuffix(name, "."), "localhost") {
+		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+	}
+	ip, _, err := r.model().Lookup(src.Source, name)
+	if err != nil || !ip.IsValid() {
+		return nil, &net.DNSError{Err: "no such host", Name: name, IsNotFound: true}
+	}
+	return []netip.Addr{ip}, nil
+}
+
+// routeError is a connection the model says fails: the program sees the
+// errno; the reason and rules say why (`winkube net check` prints them).
+type routeError struct {
+	errno  syscall.Errno
+	reason string
+	rules  []string
+}
+
+func (e *routeError) Error() string { return e.errno.Error() }
+func (e *routeError) Unwrap() error { return e.errno }
+
+// Why is the model's reason, for events and tests.
+func (e *routeError) Why() string {
+	if len(e.rules) == 0 {
+		return e.reason
+	}
+	return fmt.Sprintf("%s (%s)", e.reason, strings.Join(e.rules, ", "))
+}
+
+var _ interface{ Why() string } = (*routeError)(nil)
+
+// whyUnreachable digs the model's reason out of a dial error, if any.
+func whyUnreachable(err error) string {
+	var re *routeError
+	if errors.As(err, &re) {
+		return re.Why()
+	}
+	return ""
+}

@@ -1,0 +1,235 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	spdystream "k8s.io/apimachinery/pkg/util/httpstream/spdy"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/tools/portforward"
+	"k8s.io/client-go/transport/spdy"
+
+	"github.com/winkube/winkube/pkg/network/reach"
+	"github.com/winkube/winkube/pkg/node/internal/vnet"
+)
+
+const agnhostImage = "registry.k8s.io/e2e-test-images/agnhost:2.53"
+
+// webPod is agnhost netexec on 8080 behind the Service "web" (80 → 8080).
+func webPod(t *testing.T, ns, node string) *corev1.Pod {
+	t.Helper()
+	pod := simplePod("web", node, agnhostImage)
+	pod.Labels = map[string]string{"app": "web"}
+	pod.Spec.Containers[0].Args = []string{"netexec", "--http-port=8080"}
+	pod.Spec.Containers[0].ReadinessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(8080)}}, PeriodSeconds: 1}
+	createPod(t, ns, pod)
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.ServiceSpec{
+		Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}}}}
+	if _, err := client.CoreV1().Services(ns).Create(context.Background(), svc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return waitPod(t, ns, "web", 60*time.Second, "Ready", podReady)
+}
+
+// Bytes flow between emulated pods: a client's wget or curl.exe reaches
+// the Service's backend exactly when the network model (what `winkube net
+// check` prints) says it does, and fails when the model says it fails.
+func TestTrafficFollowsTheModel(t *testing.T) {
+	needCluster(t)
+	ns := newNamespace(t)
+	webPod(t, ns, "win2019-1")
+	lin := simplePod("lin", "linux-1", busybox)
+	lin.Spec.Containers[0].Command = []string{"sleep", "3600"}
+	createPod(t, ns, lin)
+	win := simplePod("win", "win2022-1", "mcr.microsoft.com/windows/servercore:ltsc2022")
+	createPod(t, ns, win)
+	for _, name := range []string{"lin", "win"} {
+		waitPod(t, ns, name, 60*time.Second, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+	}
+	waitFor(t, 30*time.Second, "the Service's endpoint", func(context.Context) (bool, error) {
+		res, err := agent.router.model().Check(reach.Request{Source: "pod/" + ns + "/lin", Target: "svc/" + ns + "/web", Port: 80})
+		return err == nil && res.Reachable, nil
+	})
+	cases := []struct {
+		pod, node, target string
+		cmd               []string
+	}{
+		{"lin", "linux-1", "web", []string{"wget", "-qO-", "-T", "2", "http://web/hostname"}},
+		{"lin", "linux-1", "web." + ns, []string{"wget", "-qO-", "-T", "2", "http://web." + ns + "/hostname"}},
+		// rule: DNS-1
+		{"win", "win2022-1", "web", []string{"curl.exe", "-s", "http://web/hostname"}},
+		{"win", "win2022-1", "web." + ns, []string{"curl.exe", "-s", "http://web." + ns + "/hostname"}},
+		{"win", "win2022-1", "web." + ns + ".svc.cluster.local", []string{"curl.exe", "-s", "http://web." + ns + ".svc.cluster.local/hostname"}},
+	}
+	for _, c := range cases {
+		res, err := agent.router.model().Check(reach.Request{Source: "pod/" + ns + "/" + c.pod, Target: c.target, Port: 80})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := execIn(t, ns, c.pod, c.node, c.cmd, "")
+		got := err == nil && out == "web"
+		t.Logf("%s %v: %q %v (model: reachable=%t %s)", c.pod, c.cmd, out, err, res.Reachable, res.Reason)
+		if got != res.Reachable {
+			t.Errorf("%s: %v → %q %v; the model says reachable=%t (%s)", c.pod, c.cmd, out, err, res.Reachable, res.Reason)
+		}
+	}
+}
+
+// A readiness probe on a port nothing listens on fails in the kubelet's
+// words; one on the server's port passes.
+func TestProbesOverThePodNetwork(t *testing.T) {
+	needCluster(t)
+	ns := newNamespace(t)
+	pod := simplePod("closed", "linux-1", busybox)
+	pod.Spec.Containers[0].Command = []string{"sleep", "3600"}
+	pod.Spec.Containers[0].ReadinessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/", Port: intstr.FromInt32(9999)}}, PeriodSeconds: 1}
+	createPod(t, ns, pod)
+	p := waitPod(t, ns, "closed", 60*time.Second, "Running", func(p *corev1.Pod) bool { return p.Status.PodIP != "" && p.Status.Phase == corev1.PodRunning })
+	want := fmt.Sprintf(`Readiness probe failed: Get "http://%s:9999/": dial tcp %s:9999: connect: connection refused`, p.Status.PodIP, p.Status.PodIP)
+	ev := waitEvent(t, ns, "closed", "Unhealthy", "Readiness probe failed", 20*time.Second)
+	if ev.Message != want {
+		t.Errorf("event %q, want %q", ev.Message, want)
+	}
+	if p, _ := client.CoreV1().Pods(ns).Get(context.Background(), "closed", metav1.GetOptions{}); podReady(p) {
+		t.Error("pod Ready with a failing readiness probe")
+	}
+	webPod(t, ns, "linux-1") // Ready only once its TCP probe connects
+}
+
+// kubectl port-forward's protocol (SPDY) to the kubelet API reaches the
+// server in the pod; a port nothing listens on is refused with the
+// runtime's words.
+func TestPortForward(t *testing.T) {
+	needCluster(t)
+	ns := newNamespace(t)
+	webPod(t, ns, "linux-1")
+	u := &url.URL{Scheme: "https", Host: "linux-1:10250", Path: "/portForward/" + ns + "/web"}
+	for _, tc := range []struct {
+		port    string
+		want    string
+		refused bool
+	}{{"8080", "web", false}, {"9999", "connect to localhost:9999", true}} {
+		rt, err := spdystream.NewRoundTripperWithConfig(spdystream.RoundTripperConfig{UpgradeTransport: kubeletClient(t).Transport})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dialer := spdy.NewDialer(rt, &http.Client{Transport: rt}, http.MethodPost, u)
+		stop, ready := make(chan struct{}), make(chan struct{})
+		errw := &syncWriter{b: &strings.Builder{}}
+		fw, err := portforward.NewOnAddresses(dialer, []string{"127.0.0.1"}, []string{"0:" + tc.port}, stop, ready, io.Discard, errw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- fw.ForwardPorts() }()
+		<-ready
+		ports, _ := fw.GetPorts()
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/hostname", ports[0].Local))
+		body := ""
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			body = string(b)
+		}
+		close(stop)
+		<-done
+		if tc.refused {
+			// The kubelet's refusal goes to the client's error log (and
+			// kubectl's stderr); the forwarded connection is reset.
+			if err == nil || body != "" {
+				t.Errorf("port %s: body %q err %v; want the connection reset", tc.port, body, err)
+			}
+		} else if body != tc.want {
+			t.Errorf("port %s: body %q err %v %s", tc.port, body, err, errw.String())
+		}
+	}
+}
+
+// syncWriter lets the port forwarder's goroutines write one buffer.
+type syncWriter struct {
+	mu sync.Mutex
+	b  *strings.Builder
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// BenchmarkPodToServiceToPod measures HTTP requests from one emulated pod
+// to another through a Service VIP, a new connection each (so each one is
+// routed by the network model), and reports requests/s and the 50th and
+// 99th percentile. Run it with -run '^$' -bench PodToServiceToPod.
+func BenchmarkPodToServiceToPod(b *testing.B) {
+	if client == nil {
+		b.Skip("needs the control plane")
+	}
+	ns := newNamespace(b)
+	pod := simplePod("web", "linux-1", agnhostImage)
+	pod.Labels = map[string]string{"app": "web"}
+	pod.Spec.Containers[0].Args = []string{"netexec", "--http-port=8080"}
+	createPod(b, ns, pod)
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.ServiceSpec{
+		Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}}}}
+	created, err := client.CoreV1().Services(ns).Create(context.Background(), svc, metav1.CreateOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cli := simplePod("cli", "linux-1", busybox)
+	cli.Spec.Containers[0].Command = []string{"sleep", "3600"}
+	createPod(b, ns, cli)
+	waitPod(b, ns, "cli", 60*time.Second, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+	waitFor(b, 30*time.Second, "the Service's endpoint", func(context.Context) (bool, error) {
+		res, err := agent.router.model().Check(reach.Request{Source: "pod/" + ns + "/cli", Target: "svc/" + ns + "/web", Port: 80})
+		return err == nil && res.Reachable, nil
+	})
+	var from vnet.Host
+	for _, n := range agent.nodes {
+		if w := n.workerByName(ns, "cli"); w != nil {
+			w.mu.Lock()
+			from = w.netHost(w.pod)
+			w.mu.Unlock()
+		}
+	}
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true, DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return agent.fabric.Dial(ctx, from, network, addr)
+	}}}
+	url := "http://" + created.Spec.ClusterIP + "/hostname"
+	took := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	start := time.Now()
+	for b.Loop() {
+		t0 := time.Now()
+		resp, err := hc.Get(url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		took = append(took, time.Since(t0))
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	slices.Sort(took)
+	b.ReportMetric(float64(len(took))/elapsed.Seconds(), "req/s")
+	b.ReportMetric(float64(took[len(took)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "p99-µs")
+}
