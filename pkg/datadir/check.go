@@ -115,18 +115,22 @@ func has(dir, name string) bool {
 	return err == nil && info.Mode().IsRegular()
 }
 
+// isEmpty reports whether dir holds nothing but, at most, the log a
+// background start (`up --detach`) opens before the cluster takes the dir.
 func isEmpty(dir string) (bool, error) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
-	names, err := f.Readdirnames(1)
-	if len(names) > 0 {
-		return false, nil
-	}
+	names, err := f.Readdirnames(2)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return false, err
+	}
+	for _, n := range names {
+		if n != LogFile {
+			return false, nil
+		}
 	}
 	return true, nil
 }

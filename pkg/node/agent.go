@@ -229,6 +229,7 @@ func (a *Agent) start(ctx, runCtx context.Context) error {
 			}
 		}
 	}
+	a.serveKubeletPorts(runCtx)
 	a.runQueues(runCtx)
 	return nil
 }

@@ -2,9 +2,11 @@ package node
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/netip"
 	"sort"
+	"strconv"
 
 	"github.com/winkube/winkube/pkg/node/internal/vnet"
 )
@@ -48,4 +50,38 @@ func (a *Agent) controlPlaneHost() vnet.Host {
 // check external ...`.
 func (a *Agent) DialFromOutside(ctx context.Context, addr string) (net.Conn, error) {
 	return a.fabric.Dial(ctx, vnet.Host{Scope: "external", Source: "external", Outside: true}, "tcp", addr)
+}
+
+// serveKubeletPorts puts each node's kubelet API on its address's port
+// 10250 of the pod network, so that a pod reaches it as on a real node
+// (metrics-server, `net check pod/... node/NAME --port 10250`). Nothing
+// waits while no one connects.
+func (a *Agent) serveKubeletPorts(ctx context.Context) {
+	for _, n := range a.nodes {
+		ip, err := netip.ParseAddr(n.spec.ip)
+		if err != nil {
+			continue
+		}
+		addr := net.JoinHostPort(n.spec.ip, strconv.Itoa(kubeletPort))
+		l, err := a.fabric.Serve(vnet.Host{IP: ip, Scope: "node/" + n.spec.name}, "tcp", kubeletPort, func(c net.Conn) {
+			defer c.Close()
+			k, _, err := a.DialKubelet(addr)
+			if err != nil || k == nil {
+				return
+			}
+			defer k.Close()
+			pipe(c, k)
+		})
+		if err == nil {
+			context.AfterFunc(ctx, func() { l.Close() })
+		}
+	}
+}
+
+// pipe copies both ways until either side ends.
+func pipe(a, b net.Conn) {
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(a, b); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(b, a); done <- struct{}{} }()
+	<-done
 }

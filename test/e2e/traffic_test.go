@@ -3,9 +3,11 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,16 +66,17 @@ func checkTraffic(t *testing.T, cs kubernetes.Interface, dir string) {
 		{"http://win-webserver.default/", "Could not resolve host: win-webserver.default"},
 		{"http://win-webserver.default.svc.cluster.local/", webPage},
 	} {
-		out, err := execOut(cfg, win, "windowswebserver", "curl.exe", "-sS", tc.url)
+		out, err := execIn(cfg, win, "windowswebserver", "curl.exe", "-sS", tc.url)
 		if !strings.Contains(out, tc.want) {
 			t.Errorf("curl.exe %s in %s: %q (%v), want %q", tc.url, win, out, err, tc.want)
 		}
 	}
+	checkMatrixRuns(t, cfg, dir)
 }
 
-// execOut runs cmd in a pod's container through the apiserver, as
+// execIn runs cmd in a pod's container through the apiserver, as
 // kubectl exec does.
-func execOut(cfg *rest.Config, pod, container string, cmd ...string) (string, error) {
+func execIn(cfg *rest.Config, pod, container string, cmd ...string) (string, error) {
 	cs := kubernetes.NewForConfigOrDie(cfg)
 	req := cs.CoreV1().RESTClient().Post().Resource("pods").Namespace("default").Name(pod).SubResource("exec").
 		VersionedParams(&corev1.PodExecOptions{Container: container, Command: cmd, Stdout: true, Stderr: true}, k8sscheme.ParameterCodec)
@@ -125,4 +128,75 @@ func portForwardGet(t *testing.T, cfg *rest.Config, pod string, port int) string
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return string(b)
+}
+
+// checkMatrixRuns: every flow `net matrix` decides from a pod inside the
+// cluster is tried for real in that pod (ping for "any port", a TCP
+// connect otherwise), and the pod's answer agrees with the model's.
+// Flows from nodes have no shell to run in; flows to the internet leave
+// the emulated cluster, which has no way out of the machine.
+func checkMatrixRuns(t *testing.T, cfg *rest.Config, dir string) {
+	t.Helper()
+	out, err := exec.Command(winkube, "net", "matrix", "-o", "json", "--kubeconfig", filepath.Join(dir, "kubeconfig")).Output()
+	if err != nil {
+		t.Fatalf("net matrix: %v\n%s", err, out)
+	}
+	var m struct {
+		WindowsPod, LinuxPod string
+		Flows                []struct {
+			Flow           string
+			Windows, Linux *netResult
+		}
+	}
+	if err := json.Unmarshal(out, &m); err != nil {
+		t.Fatal(err)
+	}
+	tried := 0
+	for _, f := range m.Flows {
+		for _, side := range []struct {
+			pod string
+			res *netResult
+			win bool
+		}{{m.WindowsPod, f.Windows, true}, {m.LinuxPod, f.Linux, false}} {
+			if side.res == nil || side.pod == "" || !strings.HasPrefix(f.Flow, "pod →") || strings.Contains(f.Flow, "external") && side.res.Reachable {
+				continue
+			}
+			target := side.res.Target
+			if strings.HasPrefix(target, "svc/") || strings.HasPrefix(target, "node/") {
+				target = side.res.ResolvedIP
+			}
+			got := tryFlow(cfg, strings.TrimPrefix(side.pod, "pod/default/"), target, side.res.Port, side.res.Protocol, side.win)
+			tried++
+			if got != side.res.Reachable {
+				t.Errorf("%s from %s: the pod says reachable=%t, net check says %t (%s)", f.Flow, side.pod, got, side.res.Reachable, side.res.Reason)
+			}
+		}
+	}
+	if tried < 5 {
+		t.Errorf("only %d flows tried", tried)
+	}
+}
+
+// tryFlow runs the flow in the pod: Test-NetConnection or ping on Windows,
+// nc or ping on Linux.
+func tryFlow(cfg *rest.Config, pod, target string, port int, proto string, win bool) bool {
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	p, err := cs.CoreV1().Pods("default").Get(context.Background(), pod, metav1.GetOptions{})
+	if err != nil {
+		return false
+	}
+	container := p.Spec.Containers[0].Name
+	var cmd []string
+	switch {
+	case win && (port == 0 || proto == "icmp"):
+		cmd = []string{"ping", "-n", "1", "-w", "1000", target}
+	case win:
+		cmd = []string{"powershell", "-Command", fmt.Sprintf("if ((Test-NetConnection %s -Port %d).TcpTestSucceeded) { exit 0 } else { exit 1 }", target, port)}
+	case port == 0 || proto == "icmp":
+		cmd = []string{"ping", "-c", "1", "-W", "1", target}
+	default:
+		cmd = []string{"nc", "-z", "-w", "2", target, fmt.Sprint(port)}
+	}
+	_, err = execIn(cfg, pod, container, cmd...)
+	return err == nil
 }

@@ -103,6 +103,14 @@ type hostNet struct {
 	h Host
 }
 
+// PodIP is the pod's address (ipconfig, Test-NetConnection print it).
+func (n hostNet) PodIP() string {
+	if !n.h.IP.IsValid() {
+		return ""
+	}
+	return n.h.IP.String()
+}
+
 func (n hostNet) LookupHost(ctx context.Context, name string) ([]string, error) {
 	if ip, err := netip.ParseAddr(name); err == nil {
 		return []string{ip.String()}, nil

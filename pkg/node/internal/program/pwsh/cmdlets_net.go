@@ -134,10 +134,22 @@ func testNetConnection(ctx context.Context, c *call) error {
 	src := winutil.PodIP(c.i.sys)
 	o := newObject("TestNetConnectionResult", "ComputerName", host, "RemoteAddress", addrs[0])
 	if !hasPort {
+		pinged := c.i.sys.Net != nil
+		if pinged {
+			conn, err := c.i.sys.Net.Dial(ctx, "icmp", addrs[0])
+			if pinged = err == nil; pinged {
+				conn.Close()
+			}
+		}
+		if !pinged {
+			fmt.Fprintf(c.i.hostOut, "WARNING: Ping to %s failed with status: TimedOut%s", addrs[0], nl)
+		}
 		o.set("InterfaceAlias", "vEthernet (Ethernet)")
 		o.set("SourceAddress", src)
-		o.set("PingSucceeded", true)
-		o.set("PingReplyDetails (RTT)", "0 ms")
+		o.set("PingSucceeded", pinged)
+		if pinged {
+			o.set("PingReplyDetails (RTT)", "0 ms")
+		}
 		c.emit(o)
 		return nil
 	}

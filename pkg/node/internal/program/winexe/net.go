@@ -194,15 +194,29 @@ func resolve(ctx context.Context, sys *program.Sys, host string) (string, bool) 
 	if strings.EqualFold(host, "localhost") {
 		return "::1", true
 	}
-	if ip := net.ParseIP(host); ip != nil {
-		return host, ip.IsLoopback() || sys.Net != nil
+	ip := host
+	if net.ParseIP(host) == nil {
+		if sys.Net == nil {
+			return "", false
+		}
+		addrs, err := sys.Net.LookupHost(ctx, host)
+		if err != nil || len(addrs) == 0 {
+			return "", false
+		}
+		ip = addrs[0]
+	}
+	if parsed := net.ParseIP(ip); parsed.IsLoopback() {
+		return ip, true
 	}
 	if sys.Net == nil {
-		return "", false
+		return ip, false
 	}
-	addrs, err := sys.Net.LookupHost(ctx, host)
-	if err != nil || len(addrs) == 0 {
-		return "", false
+	// An echo is answered when the network delivers ICMP there (it does
+	// not leave the cluster from a Windows pod: LIM-17).
+	c, err := sys.Net.Dial(ctx, "icmp", ip)
+	if err != nil {
+		return ip, false
 	}
-	return addrs[0], true
+	c.Close()
+	return ip, true
 }

@@ -48,8 +48,9 @@ func (c *Clock) After(d time.Duration) <-chan time.Time {
 	return ch
 }
 
-// Net is a stub network: Hosts maps names to addresses, and Serve
-// answers a dial to an address with a canned reply.
+// Net is a stub network: Hosts maps names to addresses (which answer
+// ICMP echoes), and Serve answers a dial to an address with a canned
+// reply.
 type Net struct {
 	Hosts map[string][]string
 	Serve map[string]string // address -> bytes the server sends
@@ -66,6 +67,17 @@ func (n *Net) LookupHost(ctx context.Context, name string) ([]string, error) {
 }
 
 func (n *Net) Dial(ctx context.Context, network, address string) (io.ReadWriteCloser, error) {
+	if network == "icmp" {
+		// Any address a host name maps to answers echoes.
+		for _, addrs := range n.Hosts {
+			for _, a := range addrs {
+				if a == address {
+					return &conn{r: strings.NewReader("")}, nil
+				}
+			}
+		}
+		return nil, errors.New("network is unreachable")
+	}
 	reply, ok := n.Serve[address]
 	if !ok {
 		return nil, errors.New("connection refused")
