@@ -7,6 +7,7 @@ import (
 	"github.com/winkube/winkube/pkg/node/internal/vnet"
 	"io"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
+	"net/url"
 	"sort"
 	"sync"
 
@@ -80,6 +81,9 @@ type Agent struct {
 	system informers.SharedInformerFactory
 	// minor is the kubelets' Kubernetes minor version.
 	minor int
+	// apiserver is the host:port the agent reaches kube-apiserver at; pods
+	// reach it there through the "kubernetes" Service (egress.go).
+	apiserver string
 
 	// clock drives the queues and the pod workers.
 	clock      clock.WithTicker
@@ -122,6 +126,9 @@ func Start(ctx context.Context, o Options) (*Agent, error) {
 	a, err := newAgent(client, o)
 	if err != nil {
 		return nil, err
+	}
+	if u, err := url.Parse(cfg.Host); err == nil {
+		a.apiserver = u.Host
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	a.runCtx, a.cancel = runCtx, cancel
@@ -230,6 +237,7 @@ func (a *Agent) start(ctx, runCtx context.Context) error {
 		}
 	}
 	a.serveKubeletPorts(runCtx)
+	a.serveAPIServer(ctx, runCtx)
 	a.runQueues(runCtx)
 	return nil
 }

@@ -2,7 +2,11 @@ package node
 
 import (
 	"context"
+	"fmt"
+
 	"io"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"net"
 	"net/netip"
 	"sort"
@@ -84,4 +88,53 @@ func pipe(a, b net.Conn) {
 	go func() { _, _ = io.Copy(a, b); done <- struct{}{} }()
 	go func() { _, _ = io.Copy(b, a); done <- struct{}{} }()
 	<-done
+}
+
+// serveAPIServer answers the endpoints of the "kubernetes" Service on the
+// pod network with kube-apiserver itself, so that a pod's in-cluster
+// client (10.96.0.1:443 → the endpoint → here) reaches the API as on a
+// real cluster. The connection goes to the address the agent itself uses,
+// which is the API server's and nothing else.
+func (a *Agent) serveAPIServer(ctx, runCtx context.Context) {
+	if a.apiserver == "" {
+		return
+	}
+	slices, err := a.client.DiscoveryV1().EndpointSlices(metav1.NamespaceDefault).List(ctx,
+		metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=kubernetes"})
+	if err != nil {
+		a.report(fmt.Errorf("pods will not reach the API server: %w", err))
+		return
+	}
+	for _, es := range slices.Items {
+		for _, p := range es.Ports {
+			if p.Port == nil {
+				continue
+			}
+			for _, ep := range es.Endpoints {
+				for _, addr := range ep.Addresses {
+					a.serveAPIServerAt(runCtx, addr, int(*p.Port))
+				}
+			}
+		}
+	}
+}
+
+func (a *Agent) serveAPIServerAt(ctx context.Context, addr string, port int) {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return
+	}
+	l, err := a.fabric.Serve(vnet.Host{IP: ip, Scope: "kube-apiserver"}, "tcp", port, func(c net.Conn) {
+		defer c.Close()
+		var d net.Dialer
+		up, err := d.DialContext(ctx, "tcp", a.apiserver)
+		if err != nil {
+			return
+		}
+		defer up.Close()
+		pipe(c, up)
+	})
+	if err == nil {
+		context.AfterFunc(ctx, func() { l.Close() })
+	}
 }

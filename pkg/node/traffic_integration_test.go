@@ -72,6 +72,11 @@ func TestTrafficFollowsTheModel(t *testing.T) {
 		{"win", "win2022-1", "web." + ns, []string{"curl.exe", "-s", "http://web." + ns + "/hostname"}},
 		{"win", "win2022-1", "web." + ns + ".svc.cluster.local", []string{"curl.exe", "-s", "http://web." + ns + ".svc.cluster.local/hostname"}},
 	}
+	// In-cluster clients reach kube-apiserver through the kubernetes
+	// Service's endpoint.
+	if out, err := execIn(t, ns, "lin", "linux-1", []string{"nc", "-z", "-w", "2", "kubernetes.default.svc.cluster.local", "443"}, ""); err != nil {
+		t.Errorf("nc -z kubernetes.default 443: %q %v", out, err)
+	}
 	for _, c := range cases {
 		res, err := agent.router.model().Check(reach.Request{Source: "pod/" + ns + "/" + c.pod, Target: c.target, Port: 80})
 		if err != nil {
