@@ -10,12 +10,16 @@ type Command struct {
 	// (kube-flannel's CNI plugin binary); the emulated node puts them in
 	// the container's filesystem.
 	Files []string
+	// Text are text files the image ships, by path, with their content:
+	// a web server's default page, which its server serves and tests
+	// move away to fail a probe.
+	Text map[string]string
 }
 
 // Shell commands of the base images, as their Dockerfiles set them.
 var (
 	windowsCmd = Command{Cmd: []string{`c:\windows\system32\cmd.exe`}}
-	iisMonitor = Command{Entrypoint: []string{`C:\ServiceMonitor.exe`, "w3svc"}}
+	iisMonitor = Command{Entrypoint: []string{`C:\ServiceMonitor.exe`, "w3svc"}, Text: map[string]string{`C:\inetpub\wwwroot\iisstart.htm`: iisStartPage}}
 	shCmd      = Command{Cmd: []string{"sh"}}
 	bashCmd    = Command{Cmd: []string{"bash"}}
 )
@@ -36,7 +40,7 @@ var defaultCommands = map[string]Command{
 	"registry.k8s.io/pause":                      {Entrypoint: []string{"/pause"}},
 	"mcr.microsoft.com/oss/kubernetes/pause":     {Entrypoint: []string{"/pause"}},
 	"mcr.microsoft.com/k8s/core/pause":           {Entrypoint: []string{"/pause"}},
-	"registry.k8s.io/e2e-test-images/agnhost":    {Entrypoint: []string{"/agnhost"}, Cmd: []string{"pause"}},
+	"registry.k8s.io/e2e-test-images/agnhost":    {Entrypoint: []string{"/agnhost"}, Cmd: []string{"pause"}, Files: []string{"/localhost.crt", "/localhost.key"}},
 	"docker.io/library/busybox":                  shCmd,
 	"registry.k8s.io/e2e-test-images/busybox":    shCmd,
 	"docker.io/library/alpine":                   {Cmd: []string{"/bin/sh"}},
@@ -47,9 +51,9 @@ var defaultCommands = map[string]Command{
 	"docker.io/library/golang":                   bashCmd,
 	"docker.io/library/python":                   {Cmd: []string{"python3"}},
 	"docker.io/library/node":                     {Entrypoint: []string{"docker-entrypoint.sh"}, Cmd: []string{"node"}},
-	"docker.io/library/nginx":                    {Entrypoint: []string{"/docker-entrypoint.sh"}, Cmd: []string{"nginx", "-g", "daemon off;"}},
-	"registry.k8s.io/e2e-test-images/nginx":      {Cmd: []string{"nginx", "-g", "daemon off;"}},
-	"docker.io/library/httpd":                    {Cmd: []string{"httpd-foreground"}},
+	"docker.io/library/nginx":                    {Entrypoint: []string{"/docker-entrypoint.sh"}, Cmd: []string{"nginx", "-g", "daemon off;"}, Text: nginxPages},
+	"registry.k8s.io/e2e-test-images/nginx":      {Cmd: []string{"nginx", "-g", "daemon off;"}, Text: nginxPages},
+	"docker.io/library/httpd":                    {Cmd: []string{"httpd-foreground"}, Text: map[string]string{"/usr/local/apache2/htdocs/index.html": "<html><body><h1>It works!</h1></body></html>\n"}},
 	"docker.io/library/redis":                    {Entrypoint: []string{"docker-entrypoint.sh"}, Cmd: []string{"redis-server"}},
 	"docker.io/library/memcached":                {Entrypoint: []string{"docker-entrypoint.sh"}, Cmd: []string{"memcached"}},
 	"docker.io/library/mongo":                    {Entrypoint: []string{"docker-entrypoint.sh"}, Cmd: []string{"mongod"}},
@@ -70,3 +74,12 @@ func DefaultCommand(ref string) (Command, bool) {
 	c, ok := defaultCommands[r.repository]
 	return c, ok
 }
+
+// The default pages of the web server images.
+var (
+	nginxPages = map[string]string{
+		"/usr/share/nginx/html/index.html": "<!DOCTYPE html>\n<html>\n<head>\n<title>Welcome to nginx!</title>\n</head>\n<body>\n<h1>Welcome to nginx!</h1>\n<p>If you see this page, the nginx web server is successfully installed and\nworking. Further configuration is required.</p>\n</body>\n</html>\n",
+		"/usr/share/nginx/html/50x.html":   "<!DOCTYPE html>\n<html>\n<head>\n<title>Error</title>\n</head>\n<body>\n<h1>An error occurred.</h1>\n</body>\n</html>\n",
+	}
+	iisStartPage = "<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\" \"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd\">\r\n<html xmlns=\"http://www.w3.org/1999/xhtml\">\r\n<head>\r\n<meta http-equiv=\"Content-Type\" content=\"text/html; charset=iso-8859-1\" />\r\n<title>IIS Windows Server</title>\r\n</head>\r\n<body>\r\n<div id=\"container\">\r\n<a href=\"http://go.microsoft.com/fwlink/?linkid=66138&amp;clcid=0x409\"><img src=\"iisstart.png\" alt=\"IIS\" width=\"960\" height=\"600\" /></a>\r\n</div>\r\n</body>\r\n</html>"
+)

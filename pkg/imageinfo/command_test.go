@@ -9,11 +9,15 @@ import (
 // test/images/agnhost/Dockerfile; busybox: its official image).
 func TestDefaultCommand(t *testing.T) {
 	c, ok := DefaultCommand("k8s.gcr.io/e2e-test-images/agnhost:2.53")
-	if !ok || !reflect.DeepEqual(c, Command{Entrypoint: []string{"/agnhost"}, Cmd: []string{"pause"}}) {
+	if !ok || !reflect.DeepEqual(c.Entrypoint, []string{"/agnhost"}) || !reflect.DeepEqual(c.Cmd, []string{"pause"}) {
 		t.Errorf("agnhost = %+v %v", c, ok)
 	}
 	if c, ok := DefaultCommand("busybox:1.36"); !ok || !reflect.DeepEqual(c.Cmd, []string{"sh"}) {
 		t.Errorf("busybox = %+v %v", c, ok)
+	}
+	// The default pages the web servers serve and tests move away.
+	if c, _ := DefaultCommand("nginx:1.27"); c.Text["/usr/share/nginx/html/index.html"] == "" {
+		t.Errorf("nginx ships no index.html: %v", c.Text)
 	}
 	if _, ok := DefaultCommand("example.com/app:1"); ok {
 		t.Error("an image outside the catalog has a default command")

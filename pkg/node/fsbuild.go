@@ -1,10 +1,19 @@
 package node
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"io/fs"
+	"math/big"
 	"os"
 	"path"
 	"strings"
+	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -24,8 +33,10 @@ type fsPlan struct {
 	id     kubeletenv.Identity
 	node   kubeletenv.Node
 	win    bool
-	// imageFiles are files the catalog says the image ships.
+	// imageFiles are files the catalog says the image ships; imageText
+	// its text files with their content.
 	imageFiles []string
+	imageText  map[string]string
 }
 
 // lazyFS is the container's filesystem, made at first use.
@@ -51,9 +62,10 @@ func (w *podWorker) buildFS(p fsPlan) program.FS {
 		sysctlFiles(root, p.pod)
 	}
 	for _, name := range p.imageFiles {
-		// The content of an image's binaries is not modelled, only
-		// that they are there.
-		writeFile(root, name, []byte("\x7fELF"), 0o755)
+		writeFile(root, name, imageFileContent(name), 0o755)
+	}
+	for name, text := range p.imageText {
+		writeFile(root, name, []byte(text), 0o644)
 	}
 	w.managedFiles(f, p)
 	for _, m := range p.mounts {
@@ -151,6 +163,43 @@ func (w *podWorker) refreshCgroups(pod *corev1.Pod, c *ctr) {
 	}
 	cgroupFiles(vf.Privileged(), fsPlan{pod: pod, c: c, node: w.node.kubeletNode()})
 }
+
+// imageFileContent stands in for a file the catalog names without its
+// content: a binary's is not modelled, only that it is there; a
+// certificate or key (agnhost's /localhost.crt) is a real PEM pair.
+func imageFileContent(name string) []byte {
+	switch {
+	case strings.HasSuffix(name, ".crt"):
+		return localhostPair().cert
+	case strings.HasSuffix(name, ".key"):
+		return localhostPair().key
+	}
+	return []byte("\x7fELF")
+}
+
+type pemPair struct{ cert, key []byte }
+
+// localhostPair is one self-signed certificate for "localhost", made once.
+var localhostPair = sync.OnceValue(func() pemPair {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return pemPair{}
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"}, DNSNames: []string{"localhost"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().AddDate(10, 0, 0),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return pemPair{}
+	}
+	kder, _ := x509.MarshalECPrivateKey(key)
+	return pemPair{
+		cert: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		key:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}),
+	}
+})
 
 func writeFile(root *vfs.FS, name string, data []byte, perm fs.FileMode) {
 	dir := name[:strings.LastIndexAny(name, `/\`)]

@@ -17,36 +17,32 @@ import (
 )
 
 // site is a web server image's static site: its document root in the
-// container's filesystem (so a ConfigMap mounted there is served), and
-// the page its image ships at "/" when the root has no index file.
+// container's filesystem, where the image's default page is (the catalog
+// puts it there) and where a mounted ConfigMap is served from.
 type site struct {
 	port     int               // 80 for the web servers
 	server   string            // the Server header
 	fixed    map[string]string // path → text body (health endpoints)
 	root     string
-	index    string
-	welcome  string
+	index    []string // a directory's index files, in the server's order
 	notFound func(path string) string
 }
 
 var (
 	nginxSite = site{
-		port: 80, server: "nginx/1.27.3", root: "/usr/share/nginx/html", index: "index.html",
-		welcome: "<!DOCTYPE html>\n<html>\n<head>\n<title>Welcome to nginx!</title>\n</head>\n<body>\n<h1>Welcome to nginx!</h1>\n<p>If you see this page, the nginx web server is successfully installed and\nworking. Further configuration is required.</p>\n</body>\n</html>\n",
+		port: 80, server: "nginx/1.27.3", root: "/usr/share/nginx/html", index: []string{"index.html", "index.htm"},
 		notFound: func(string) string {
 			return "<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx/1.27.3</center>\r\n</body>\r\n</html>\r\n"
 		},
 	}
 	httpdSite = site{
-		port: 80, server: "Apache/2.4.62 (Unix)", root: "/usr/local/apache2/htdocs", index: "index.html",
-		welcome: "<html><body><h1>It works!</h1></body></html>\n",
+		port: 80, server: "Apache/2.4.62 (Unix)", root: "/usr/local/apache2/htdocs", index: []string{"index.html"},
 		notFound: func(p string) string {
 			return "<!DOCTYPE HTML PUBLIC \"-//IETF//DTD HTML 2.0//EN\">\n<html><head>\n<title>404 Not Found</title>\n</head><body>\n<h1>Not Found</h1>\n<p>The requested URL was not found on this server.</p>\n</body></html>\n"
 		},
 	}
 	iisSite = site{
-		port: 80, server: "Microsoft-IIS/10.0", root: `C:\inetpub\wwwroot`, index: "iisstart.htm",
-		welcome: "<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\" \"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd\">\r\n<html xmlns=\"http://www.w3.org/1999/xhtml\">\r\n<head>\r\n<meta http-equiv=\"Content-Type\" content=\"text/html; charset=iso-8859-1\" />\r\n<title>IIS Windows Server</title>\r\n</head>\r\n<body>\r\n<div id=\"container\">\r\n<a href=\"http://go.microsoft.com/fwlink/?linkid=66138&amp;clcid=0x409\"><img src=\"iisstart.png\" alt=\"IIS\" width=\"960\" height=\"600\" /></a>\r\n</div>\r\n</body>\r\n</html>",
+		port: 80, server: "Microsoft-IIS/10.0", root: `C:\inetpub\wwwroot`, index: []string{"Default.htm", "Default.asp", "index.htm", "index.html", "iisstart.htm", "default.aspx"},
 		notFound: func(string) string {
 			return "<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\">\r\n<html><head><title>404 - File or directory not found.</title></head>\r\n<body><h2>404 - File or directory not found.</h2>\r\n<h3>The resource you are looking for might have been removed, had its name changed, or is temporarily unavailable.</h3></body></html>\r\n"
 		},
@@ -106,9 +102,6 @@ func (s site) respond(p *program.Proc, req *http.Request) *http.Response {
 		body, ctype, ok = s.file(p, name)
 	}
 	status := http.StatusOK
-	if !ok && (name == "/" || name == "/"+s.index) {
-		body, ctype, ok = []byte(s.welcome), "text/html", true
-	}
 	if !ok {
 		status, body, ctype = http.StatusNotFound, []byte(s.notFound(name)), "text/html"
 	}
@@ -137,7 +130,12 @@ func (s site) response(p *program.Proc, req *http.Request, status int, body []by
 func (s site) file(p *program.Proc, name string) ([]byte, string, bool) {
 	full := p.Sys.FS.Abs(s.root, "."+name)
 	if fi, err := p.Sys.FS.Stat(full); err == nil && fi.IsDir() {
-		full = p.Sys.FS.Abs(full, s.index)
+		dir := full
+		for _, index := range s.index {
+			if full = p.Sys.FS.Abs(dir, index); s.exists(p, full) {
+				break
+			}
+		}
 	}
 	f, err := p.Sys.FS.OpenFile(full, os.O_RDONLY, 0)
 	if err != nil {
@@ -156,4 +154,9 @@ func (s site) file(p *program.Proc, name string) ([]byte, string, bool) {
 		ctype = http.DetectContentType(b)
 	}
 	return b, ctype, true
+}
+
+func (s site) exists(p *program.Proc, name string) bool {
+	fi, err := p.Sys.FS.Stat(name)
+	return err == nil && !fi.IsDir()
 }
