@@ -32,6 +32,7 @@ import (
 // Options say which cluster to run and where.
 type Options struct {
 	ConfigFile string        // cluster config; empty: the data dir's saved config, else the default cluster
+	Name       string        // cluster name recorded in the data dir; empty: none recorded
 	DataDir    string        // empty: ~/.winkube/default
 	Port       int           // kube-apiserver port; 0 picks a free one
 	Timeout    time.Duration // how long to wait for readiness
@@ -62,6 +63,7 @@ type Cluster struct {
 	dnsAddr    string
 	webhookURL string // empty without Options.Webhook
 	manifests  *Manifests
+	pools      *poolPlan
 	out        io.Writer
 }
 
@@ -79,8 +81,12 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{Config: in.cfg, DataDir: in.dir, out: o.Out, manifests: in.manifests}
-	c.say("Starting cluster %q in %s: %s%s", in.cfg.Name, in.dir, describe(in.cfg), resumedNote(in.resumed))
+	c := &Cluster{Config: in.cfg, DataDir: in.dir, out: o.Out, manifests: in.manifests, pools: in.pools}
+	name := in.cfg.Name
+	if o.Name != "" {
+		name = o.Name
+	}
+	c.say("Starting cluster %q in %s: %s%s", name, in.dir, describe(in.cfg), resumedNote(in.resumed))
 	if in.cfg.KubernetesVersion != v1alpha1.DefaultKubernetesVersion {
 		c.say("Note: kubernetesVersion %s is used by `winkube plan`; the emulated cluster runs %s", in.cfg.KubernetesVersion, v1alpha1.DefaultKubernetesVersion)
 	}
@@ -104,12 +110,20 @@ func (c *Cluster) start(ctx context.Context, o Options) error {
 	if err := saveConfig(c.Config, c.DataDir); err != nil {
 		return err
 	}
+	if o.Name != "" {
+		if err := datadir.WriteName(c.DataDir, o.Name); err != nil {
+			return err
+		}
+	}
 	logToFile(filepath.Join(c.DataDir, "logs", "winkube.log"))
 	client, err := kubernetes.NewForConfig(c.cp.RESTConfig())
 	if err != nil {
 		return fmt.Errorf("API client: %w", err)
 	}
 	if err := c.startServices(ctx, client); err != nil {
+		return err
+	}
+	if err := c.removeStaleNodes(ctx, client, c.pools); err != nil {
 		return err
 	}
 	if err := c.startNodes(ctx, o.Timeout, o.Images); err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/winkube/winkube/pkg/datadir"
+	"github.com/winkube/winkube/pkg/kubeconfig"
 )
 
 // lockFile is the file a running `winkube up` holds an exclusive flock on;
@@ -42,6 +43,7 @@ func Down(ctx context.Context, dir string, out io.Writer) error {
 	if err := stopOwner(ctx, real, out); err != nil {
 		return err
 	}
+	name, ca := datadir.ReadName(real), kubeconfig.CA(datadir.Kubeconfig(real))
 	if err := os.RemoveAll(real); err != nil {
 		return fmt.Errorf("deleting data dir %s: %w", real, err)
 	}
@@ -49,6 +51,32 @@ func Down(ctx context.Context, dir string, out io.Writer) error {
 		_ = os.Remove(dir)
 	}
 	fmt.Fprintf(out, "Deleted %s.\n", dir)
+	if name == "" {
+		return nil // an older winkube's data dir: nothing was merged or registered
+	}
+	if err := datadir.Unregister(name, real); err != nil {
+		fmt.Fprintf(out, "Warning: %v\n", err)
+	}
+	return unmerge(name, ca, out)
+}
+
+// unmerge removes the cluster's context from the user's kubeconfig; a
+// context of the same name that another cluster's CA signs stays.
+func unmerge(name string, ca []byte, out io.Writer) error {
+	if ca == nil {
+		return nil
+	}
+	path, err := kubeconfig.Path()
+	if err != nil {
+		return err
+	}
+	removed, err := kubeconfig.Remove(path, name, ca)
+	if err != nil {
+		return err
+	}
+	if removed {
+		fmt.Fprintf(out, "Removed context %s from %s.\n", kubeconfig.ContextName(name), path)
+	}
 	return nil
 }
 
@@ -87,7 +115,7 @@ func stopOwner(ctx context.Context, dir string, out io.Writer) error {
 	}
 	data, _ := os.ReadFile(path)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil || pid <= 0 {
+	if err != nil || pid <= 1 {
 		return fmt.Errorf("%s is locked by a running winkube but holds no PID; stop it first", path)
 	}
 	fmt.Fprintf(out, "Stopping the running cluster (PID %d)...\n", pid)

@@ -12,15 +12,15 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
-	"github.com/winkube/winkube/pkg/node"
 )
 
 // poolPlan is what an `up` does to the nodes of an existing cluster whose
 // config changed.
 type poolPlan struct {
-	// keep are the node names of the new config; emulated nodes in the API
-	// that it does not name are deleted.
-	keep map[string]bool
+	// removed are the nodes the cluster ran before that the new config no
+	// longer has; they are deleted from the API. (Only those: nodes that
+	// `winkube nodes` joined from elsewhere are not this config's to delete.)
+	removed []string
 	// replaced nodes keep their name but run another OS or Windows build:
 	// their pods are deleted with them, since they were placed for the old
 	// one, and the node registers anew.
@@ -46,7 +46,7 @@ var fixedFields = []struct {
 // addresses so that no node that stays moves and no new node takes a held
 // address.
 func planPools(saved, cfg *v1alpha1.Cluster, dir string) (*poolPlan, error) {
-	plan := &poolPlan{keep: map[string]bool{}}
+	plan := &poolPlan{}
 	var previous []v1alpha1.Node
 	if saved != nil {
 		if err := checkFixed(saved, cfg, dir); err != nil {
@@ -62,11 +62,15 @@ func planPools(saved, cfg *v1alpha1.Cluster, dir string) (*poolPlan, error) {
 		kinds[n.Name] = nodeKind(n.Pool)
 	}
 	for _, n := range cfg.Nodes() {
-		plan.keep[n.Name] = true
 		if k, ok := kinds[n.Name]; ok && k != nodeKind(n.Pool) {
 			plan.replaced = append(plan.replaced, n.Name)
 		}
+		delete(kinds, n.Name)
 	}
+	for name := range kinds {
+		plan.removed = append(plan.removed, name)
+	}
+	sort.Strings(plan.removed)
 	return plan, nil
 }
 
@@ -93,26 +97,18 @@ func nodeKind(p *v1alpha1.NodePool) string {
 	return p.OS
 }
 
-// removeStaleNodes deletes the emulated nodes (label winkube.io/pool) the
-// config no longer names, before the agent registers the others. Their
-// pods are then garbage-collected by kube-controller-manager's pod GC, as
-// for any deleted node. A replaced node loses its pods at once, so that
-// their controllers place them again on the node it has become.
+// removeStaleNodes deletes the nodes the config no longer has, before the
+// agent registers the others. Their pods are then garbage-collected by
+// kube-controller-manager's pod GC, as for any deleted node. A replaced
+// node loses its pods at once, so that their controllers place them again
+// on the node it has become.
 func (c *Cluster) removeStaleNodes(ctx context.Context, client kubernetes.Interface, plan *poolPlan) error {
-	list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: node.LabelPool})
-	if err != nil {
-		return fmt.Errorf("listing the nodes: %w", err)
-	}
-	var gone []string
-	for _, n := range list.Items {
-		if !plan.keep[n.Name] {
-			gone = append(gone, n.Name)
-		}
-	}
-	sort.Strings(gone)
-	for _, name := range gone {
-		if err := deleteNode(ctx, client, name); err != nil {
-			return err
+	for _, name := range plan.removed {
+		if existed, err := deleteNode(ctx, client, name); err != nil || !existed {
+			if err != nil {
+				return err
+			}
+			continue
 		}
 		c.say("Removed node %s: the config no longer has it (its pods are garbage-collected by kube-controller-manager).", name)
 	}
@@ -120,7 +116,7 @@ func (c *Cluster) removeStaleNodes(ctx context.Context, client kubernetes.Interf
 		if err := deletePodsOn(ctx, client, name); err != nil {
 			return err
 		}
-		if err := deleteNode(ctx, client, name); err != nil {
+		if _, err := deleteNode(ctx, client, name); err != nil {
 			return err
 		}
 		c.say("Replaced node %s: its pool now runs another OS or Windows build (its pods were deleted for their controllers to place again).", name)
@@ -128,12 +124,16 @@ func (c *Cluster) removeStaleNodes(ctx context.Context, client kubernetes.Interf
 	return nil
 }
 
-func deleteNode(ctx context.Context, client kubernetes.Interface, name string) error {
+// deleteNode deletes a node and reports whether it existed.
+func deleteNode(ctx context.Context, client kubernetes.Interface, name string) (bool, error) {
 	err := client.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("deleting node %s: %w", name, err)
+	if apierrors.IsNotFound(err) {
+		return false, nil
 	}
-	return nil
+	if err != nil {
+		return false, fmt.Errorf("deleting node %s: %w", name, err)
+	}
+	return true, nil
 }
 
 // deletePodsOn force-deletes the pods bound to a node, as the pod GC does
@@ -146,6 +146,9 @@ func deletePodsOn(ctx context.Context, client kubernetes.Interface, nodeName str
 	}
 	zero := int64(0)
 	for _, p := range pods.Items {
+		if p.Spec.NodeName != nodeName {
+			continue
+		}
 		err := client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("deleting pod %s/%s of node %s: %w", p.Namespace, p.Name, nodeName, err)

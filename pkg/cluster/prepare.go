@@ -26,6 +26,7 @@ type prepared struct {
 	cfg       *v1alpha1.Cluster
 	resumed   bool
 	manifests *Manifests
+	pools     *poolPlan
 	// fresh: the data dir did not exist or was empty, so a failed start
 	// may remove what it wrote; existed: the directory itself was there.
 	fresh, existed bool
@@ -55,10 +56,40 @@ func prepare(o Options) (*prepared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the saved config of data dir %s (pass --config, or delete the data dir with winkube down): %w", dir, err)
 	}
+	if in.pools, err = planPools(readSaved(dir), in.cfg, dir); err != nil {
+		return nil, &InputError{Err: err}
+	}
+	if o.Name != "" {
+		if err := datadir.CheckName(o.Name); err != nil {
+			return nil, &InputError{Err: fmt.Errorf("--name: %w", err)}
+		}
+	}
 	if in.manifests, err = LoadManifests(o.Apply, !in.fresh); err != nil {
 		return nil, &InputError{Err: err}
 	}
 	return in, nil
+}
+
+// readSaved is the config the data dir last ran, read without validation
+// (an older winkube may have accepted what this one refuses), or nil.
+func readSaved(dir string) *v1alpha1.Cluster {
+	path := filepath.Join(dir, savedConfig)
+	if _, err := os.Stat(path); err != nil {
+		return nil
+	}
+	cfg, err := v1alpha1.Read(path)
+	if err != nil {
+		return nil
+	}
+	return cfg
+}
+
+// Check runs every check Up runs before it starts anything, and starts
+// nothing: for `up --detach`, which reports input errors itself before it
+// hands the start to a background process.
+func Check(o Options) error {
+	_, err := prepare(o)
+	return err
 }
 
 // abort handles a failed start: it stops what runs, removes the data dir

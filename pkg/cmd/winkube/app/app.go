@@ -15,10 +15,14 @@ import (
 	"github.com/winkube/winkube/pkg/cmd/winkube/doctor"
 	"github.com/winkube/winkube/pkg/cmd/winkube/down"
 	"github.com/winkube/winkube/pkg/cmd/winkube/image"
+	"github.com/winkube/winkube/pkg/cmd/winkube/kubeconfig"
 	"github.com/winkube/winkube/pkg/cmd/winkube/lint"
+	"github.com/winkube/winkube/pkg/cmd/winkube/list"
 	"github.com/winkube/winkube/pkg/cmd/winkube/net"
 	"github.com/winkube/winkube/pkg/cmd/winkube/nodes"
 	"github.com/winkube/winkube/pkg/cmd/winkube/plan"
+	"github.com/winkube/winkube/pkg/cmd/winkube/status"
+	"github.com/winkube/winkube/pkg/cmd/winkube/stop"
 	"github.com/winkube/winkube/pkg/cmd/winkube/up"
 	"github.com/winkube/winkube/pkg/cmd/winkube/version"
 	"github.com/winkube/winkube/pkg/cmd/winkube/webhook"
@@ -83,6 +87,10 @@ func subcommands(streams cmd.IOStreams) []*cobra.Command {
 		up.NewCommand(streams),
 		plan.NewCommand(streams),
 		down.NewCommand(streams),
+		list.NewCommand(streams),
+		status.NewCommand(streams),
+		stop.NewCommand(streams),
+		kubeconfig.NewCommand(streams),
 		nodes.NewCommand(streams),
 		describe.NewCommand(streams),
 		lint.NewCommand(streams),

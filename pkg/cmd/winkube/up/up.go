@@ -6,23 +6,37 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/winkube/winkube/pkg/cluster"
 	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/datadir"
 	"github.com/winkube/winkube/pkg/imageinfo/registry"
+	"github.com/winkube/winkube/pkg/supervise"
 )
 
 type flags struct {
 	config  string
+	name    string
 	dataDir string
 	port    int
 	apply   []string
 	timeout time.Duration
 	webhook bool
 	images  registry.Flags
+	// detach starts the cluster in the background; readyFD is set in that
+	// background process (hidden --ready-fd), which says on it when the
+	// cluster is ready.
+	detach  bool
+	readyFD int
+	merge   bool
+	// named: the cluster has an identity (--name, or the default data
+	// dir), so it is registered under ~/.winkube and, by default, merged
+	// into the user's kubeconfig. A --data-dir alone is a scratch cluster.
+	named bool
 }
 
 // NewCommand returns `winkube up`.
@@ -35,14 +49,24 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 			"Kubernetes) on loopback, then the emulated Linux and Windows Server nodes of the cluster " +
 			"config (default: 1 Linux node, 2 Windows Server 2019 nodes, 1 Windows Server 2022 node). " +
 			"State lives in the data dir, so the next `winkube up` resumes the same cluster.",
-		Example: "  winkube up\n  winkube up --config cluster.yaml --apply examples/windows-web-server.yaml\n  winkube up --webhook",
-		Args:    cobra.NoArgs,
+		Example: "  winkube up\n  winkube up --config cluster.yaml --apply examples/windows-web-server.yaml\n  winkube up --webhook\n" +
+			"  winkube up --detach --name dev   # in the background; winkube stop dev / winkube down dev",
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			f.settle(c.Flags())
+			if f.detach && f.readyFD == 0 {
+				return runDetached(c.Context(), streams, c.Flags(), f)
+			}
 			return run(c.Context(), streams, f)
 		},
 	}
+	c.Flags().StringVar(&f.name, "name", datadir.DefaultName, "cluster name: its data dir is ~/.winkube/NAME (~/.winkube/default for winkube) and its kubeconfig context winkube-NAME")
+	c.Flags().BoolVarP(&f.detach, "detach", "d", false, "start the cluster in the background and return once it is ready (output in <data-dir>/winkube.log; winkube stop NAME stops it)")
+	c.Flags().BoolVar(&f.merge, "kubeconfig-merge", true, "merge the cluster into $KUBECONFIG's first file or ~/.kube/config as context winkube-NAME and make it current (default false for a --data-dir without --name)")
+	c.Flags().IntVar(&f.readyFD, "ready-fd", 0, "descriptor on which a background start says it is ready (set by --detach)")
+	_ = c.Flags().MarkHidden("ready-fd")
 	c.Flags().StringVar(&f.config, "config", "", "cluster config file (kind: Cluster); default: the saved config of the data dir, else the default cluster")
-	c.Flags().StringVar(&f.dataDir, "data-dir", "", "where the cluster's state lives (default ~/.winkube/default)")
+	c.Flags().StringVar(&f.dataDir, "data-dir", "", "where the cluster's state lives (default ~/.winkube/NAME)")
 	c.Flags().IntVar(&f.port, "port", 6443, "loopback port of kube-apiserver")
 	c.Flags().StringArrayVar(&f.apply, "apply", nil, "manifest file or directory to apply once the cluster is ready (repeatable); prints where the pods landed")
 	c.Flags().BoolVar(&f.webhook, "webhook", false, "run the winkube admission webhook in-process and register it, so pods without selectors land on nodes that can run their images")
@@ -52,23 +76,12 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 }
 
 func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
-	if err := f.validate(); err != nil {
-		return &cmd.ExitError{Code: 2, Err: err}
-	}
-	images, err := f.images.Resolver()
+	supervise.Inherit(f.readyFD)
+	opts, err := f.options(streams.Out)
 	if err != nil {
-		return &cmd.ExitError{Code: 2, Err: err}
+		return err
 	}
-	cl, err := cluster.Up(ctx, cluster.Options{
-		Images:     images,
-		ConfigFile: f.config,
-		DataDir:    f.dataDir,
-		Port:       f.port,
-		Timeout:    f.timeout,
-		Out:        streams.Out,
-		Webhook:    f.webhook,
-		Apply:      f.apply,
-	})
+	cl, err := cluster.Up(ctx, opts)
 	var input *cluster.InputError
 	if errors.As(err, &input) {
 		return &cmd.ExitError{Code: 2, Err: err}
@@ -76,6 +89,7 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 	if err != nil {
 		return err
 	}
+	f.register(streams, cl)
 	if err := cl.ApplyAndReport(ctx, f.timeout); err != nil {
 		cl.Stop()
 		if ctx.Err() != nil {
@@ -83,8 +97,40 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 		}
 		return err
 	}
-	fmt.Fprintln(streams.Out, "The cluster is running. Press Ctrl-C to stop it (state is kept; `winkube down` deletes it).")
+	if f.readyFD != 0 {
+		if err := supervise.Ready(f.readyFD); err != nil {
+			fmt.Fprintln(streams.Out, "Warning:", err)
+		}
+	} else {
+		fmt.Fprintln(streams.Out, "The cluster is running. Press Ctrl-C to stop it (state is kept; `winkube down` deletes it).")
+	}
 	return cl.Wait(ctx)
+}
+
+// options checks the flags and turns them into cluster.Options.
+func (f *flags) options(out io.Writer) (cluster.Options, error) {
+	if err := f.validate(); err != nil {
+		return cluster.Options{}, &cmd.ExitError{Code: 2, Err: err}
+	}
+	images, err := f.images.Resolver()
+	if err != nil {
+		return cluster.Options{}, &cmd.ExitError{Code: 2, Err: err}
+	}
+	dir, err := f.resolveDir()
+	if err != nil {
+		return cluster.Options{}, &cmd.ExitError{Code: 2, Err: err}
+	}
+	return cluster.Options{
+		Images:     images,
+		ConfigFile: f.config,
+		DataDir:    dir,
+		Name:       f.name,
+		Port:       f.port,
+		Timeout:    f.timeout,
+		Out:        out,
+		Webhook:    f.webhook,
+		Apply:      f.apply,
+	}, nil
 }
 
 // validate checks the flags cobra cannot, before anything starts.
@@ -94,6 +140,9 @@ func (f *flags) validate() error {
 	}
 	if f.timeout <= 0 {
 		return fmt.Errorf("--wait %s: want a positive duration such as 3m", f.timeout)
+	}
+	if err := datadir.CheckName(f.name); err != nil {
+		return fmt.Errorf("--name: %w", err)
 	}
 	return nil
 }
