@@ -120,6 +120,7 @@ func (n *emuNode) makeKubeletNode() kubeletenv.Node {
 func (w *podWorker) netHost(pod *corev1.Pod) vnet.Host {
 	src := "pod/" + pod.Namespace + "/" + pod.Name
 	ip, _ := netip.ParseAddr(w.podIPs()[0])
+	w.node.agent.router.live(pod, ip)
 	if pod.Spec.HostNetwork {
 		return vnet.Host{IP: ip, Scope: "node/" + w.node.spec.name, Source: src}
 	}

@@ -375,6 +375,7 @@ func (n *emuNode) podRemoved(pod *corev1.Pod) {
 	n.mu.Unlock()
 	if ok {
 		w.removed.Store(true)
+		n.agent.router.forget(pod)
 		for _, c := range w.containers() {
 			c.stopProcess(n.agent.clock.Now())
 		}

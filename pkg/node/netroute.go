@@ -45,6 +45,27 @@ type netRouter struct {
 	mu      sync.Mutex
 	builtAt uint64
 	checker *reach.Checker
+
+	// running holds the pods whose containers run here, by namespace/name,
+	// with their IPs: the node knows before the API does (its status
+	// update follows), and a container's first connection (a postStart
+	// hook, an init container) must not wait for it.
+	running sync.Map
+}
+
+// live records that a pod's containers run with ip.
+func (r *netRouter) live(pod *corev1.Pod, ip netip.Addr) {
+	key := pod.Namespace + "/" + pod.Name
+	if old, ok := r.running.Swap(key, ip); !ok || old != ip {
+		r.gen.Add(1)
+	}
+}
+
+// forget drops a pod that left the node.
+func (r *netRouter) forget(pod *corev1.Pod) {
+	if _, ok := r.running.LoadAndDelete(pod.Namespace + "/" + pod.Name); ok {
+		r.gen.Add(1)
+	}
 }
 
 // watch registers the informers the model needs beside the agent's own.
@@ -117,6 +138,18 @@ func (r *netRouter) snapshot() *network.Snapshot {
 	s := &network.Snapshot{K8sMinor: r.a.minor}
 	s.Nodes, _ = r.a.nodeLister.List(labels.Everything())
 	s.Pods, _ = r.a.podLister.List(labels.Everything())
+	for i, p := range s.Pods {
+		if p.Spec.HostNetwork || p.Status.Phase == corev1.PodRunning && p.Status.PodIP != "" {
+			continue
+		}
+		if ip, ok := r.running.Load(p.Namespace + "/" + p.Name); ok {
+			// The API has not heard yet: a copy says what the node knows.
+			p = p.DeepCopy()
+			p.Status.Phase, p.Status.PodIP = corev1.PodRunning, ip.(netip.Addr).String()
+			p.Status.PodIPs = []corev1.PodIP{{IP: p.Status.PodIP}}
+			s.Pods[i] = p
+		}
+	}
 	s.Services, _ = r.a.serviceLister.List(labels.Everything())
 	if r.slices != nil {
 		s.EndpointSlices, _ = r.slices.List(labels.Everything())

@@ -238,3 +238,28 @@ func BenchmarkPodToServiceToPod(b *testing.B) {
 	b.ReportMetric(float64(took[len(took)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "p99-µs")
 }
+
+// An httpGet postStart hook reaches the pod's server, before the API has
+// heard that the pod runs.
+func TestHTTPHooks(t *testing.T) {
+	needCluster(t)
+	ns := newNamespace(t)
+	pod := simplePod("hooked", "linux-1", agnhostImage)
+	pod.Spec.Containers = []corev1.Container{
+		{Name: "web", Image: agnhostImage, Args: []string{"netexec", "--http-port=8080"}},
+		{Name: "main", Image: busybox, Command: []string{"sleep", "3600"}, Lifecycle: &corev1.Lifecycle{
+			PostStart: &corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/echo?msg=poststart", Port: intstr.FromInt32(8080)}},
+			PreStop:   &corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/echo?msg=prestop", Port: intstr.FromInt32(8080)}},
+		}},
+	}
+	createPod(t, ns, pod)
+	waitPod(t, ns, "hooked", 60*time.Second, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+	waitFor(t, 20*time.Second, "the postStart request in the server's log", func(context.Context) (bool, error) {
+		return strings.Contains(logsOf(t, ns, "hooked", "linux-1", "web"), "GET /echo?msg=poststart"), nil
+	})
+	for _, e := range podEvents(t, ns, "hooked") {
+		if e.Reason == "FailedPostStartHook" {
+			t.Errorf("event %s: %s", e.Reason, e.Message)
+		}
+	}
+}

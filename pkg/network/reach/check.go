@@ -31,7 +31,7 @@ func (c *Checker) Check(req Request) (*Result, error) {
 		return nil, err
 	}
 	w.srcIP = src.ip
-	if src.pod != nil && !isRunning(src.pod) {
+	if src.pod != nil && !hasNetwork(src.pod) {
 		w.fail(fmt.Sprintf("source pod %s/%s is not running (phase %s)", src.pod.Namespace, src.pod.Name, src.pod.Status.Phase))
 		return w.finish(), nil
 	}

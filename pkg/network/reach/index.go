@@ -99,6 +99,12 @@ func isFinished(p *corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 }
 
+// hasNetwork: a pod's sandbox keeps its address and network until its
+// containers have stopped, so a terminating pod still sends (its preStop
+// hook) and is reached at its IP; Services drop it earlier (their
+// endpoints say so).
+func hasNetwork(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning }
+
 func isRunning(p *corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil
 }

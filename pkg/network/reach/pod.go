@@ -12,7 +12,7 @@ import (
 // load balancer forwarding for someone else).
 func (c *Checker) toPod(w *walk, src *source, p *corev1.Pod, port int) {
 	name := p.Namespace + "/" + p.Name
-	if !isRunning(p) {
+	if !hasNetwork(p) {
 		w.fail(fmt.Sprintf("pod %s is not running (phase %s)", name, p.Status.Phase))
 		return
 	}

@@ -2,6 +2,7 @@ package reach
 
 import (
 	"errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"strings"
 	"testing"
 
@@ -264,4 +265,20 @@ func hasHop(res *Result, word string) bool {
 
 func contains(s, sub string) bool {
 	return len(sub) == 0 || len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub))
+}
+
+// A terminating pod keeps its network until its containers stop: its
+// preStop hook still reaches other pods, and it is still reached at its IP.
+func TestTerminatingPodKeepsItsNetwork(t *testing.T) {
+	f := newFixture()
+	now := metav1.Now()
+	for _, p := range f.s.Pods {
+		if p.Name == "win-client" || p.Name == "web-a" {
+			p.DeletionTimestamp = &now
+		}
+	}
+	c := f.build()
+	if res := check(t, c, "pod/default/win-client", "pod/default/web-a", 80, "tcp"); !res.Reachable {
+		t.Errorf("terminating pod to terminating pod: %s", res.Reason)
+	}
 }
