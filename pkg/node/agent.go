@@ -49,6 +49,10 @@ type Options struct {
 	// Images answers image platforms for pulls; nil is the built-in
 	// catalog (registry.Flags builds one for --resolve-images registry).
 	Images imageinfo.Resolver
+	// Kubelet, when set, serves the kubelet API on real listeners for an
+	// apiserver in another process (kubeletlisten.go); a *ListenError
+	// when they cannot be bound, before any node registers.
+	Kubelet *KubeletServing
 }
 
 // Agent runs the emulated nodes of one cluster config in this process.
@@ -193,6 +197,9 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 		a.names = append(a.names, n.Name)
 	}
 	sort.Strings(a.names)
+	if err := a.kubelet.listen(o.Kubelet); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -202,7 +209,7 @@ func (a *Agent) start(ctx, runCtx context.Context) error {
 	if err := a.registerAll(ctx); err != nil {
 		return err
 	}
-	a.factory = informers.NewSharedInformerFactoryWithOptions(a.client, 0, informers.WithTransform(dropManagedFields))
+	a.factory = informers.NewSharedInformerFactoryWithOptions(a.client, 0, informers.WithTransform(nodeView))
 	nodeInformer := a.factory.Core().V1().Nodes()
 	a.nodeLister = nodeInformer.Lister()
 	// The kubelet watches Services for the service link variables.

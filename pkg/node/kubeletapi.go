@@ -170,7 +170,7 @@ func (s *kubeletServer) kubeletConfig(n *emuNode) kubeletconfig.KubeletConfigura
 	c := kubeletconfig.KubeletConfiguration{
 		EnableServer:              ptrTo(true),
 		Address:                   "0.0.0.0",
-		Port:                      kubeletPort,
+		Port:                      n.spec.kubeletPort(),
 		SyncFrequency:             metav1.Duration{Duration: time.Minute},
 		NodeStatusUpdateFrequency: metav1.Duration{Duration: 10 * time.Second},
 		NodeStatusReportFrequency: metav1.Duration{Duration: 5 * time.Minute},

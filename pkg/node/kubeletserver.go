@@ -2,17 +2,11 @@ package node
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
 	"fmt"
 	"io"
 	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"strconv"
@@ -26,17 +20,22 @@ import (
 // container logs (what the container's process printed), exec and attach
 // (exec.go), the read-only API (/pods, /configz, /stats/summary,
 // /metrics, see kubeletapi.go), and a clear refusal for port-forward,
-// since the programs serve on no network yet. It has
-// no socket of its own: the embedded control plane hands it connections
-// through Agent.DialKubelet, so the nodes' addresses need not be routable.
+// since the programs serve on no network yet. The embedded control plane
+// hands it connections through Agent.DialKubelet, so the nodes' addresses
+// need not be routable; with KubeletServing it also listens on a real
+// address, one port per node (kubeletlisten.go).
 type kubeletServer struct {
 	agent    *Agent
 	ln       *pipeListener
 	started  time.Time // the nodes' boot: CPU counters count from here
 	server   *http.Server
 	tls      *tls.Config
+	certs    *servingCerts
 	startErr error
 	once     sync.Once
+	// serving and listeners are set by listen, before the nodes register.
+	serving   *KubeletServing
+	listeners []net.Listener
 }
 
 // logFollowPoll is how often a followed log looks for the container's end.
@@ -114,45 +113,24 @@ func (a *Agent) nodeByAddress(host string) *emuNode {
 	return nil
 }
 
-// start makes the serving certificate and serves. kube-apiserver does not
-// verify kubelet certificates unless --kubelet-certificate-authority is
-// set, so a self-signed one serves every node.
+// start makes the serving certificates and serves.
 func (s *kubeletServer) start() {
-	cert, err := selfSignedCert(s.agent.names)
+	certs, err := s.newServingCerts()
 	if err != nil {
 		s.startErr = fmt.Errorf("kubelet serving certificate: %w", err)
 		return
 	}
+	s.certs = certs
 	// HTTP/1.1 only: exec and port-forward are upgrades, which HTTP/2 lacks.
-	s.tls = &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12}
+	s.tls = &tls.Config{GetCertificate: certs.get, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12}
 	go func() { _ = s.server.Serve(s.ln) }()
 }
 
 // close stops serving and drops open connections (followed logs).
 func (s *kubeletServer) close() {
+	s.closeListeners()
 	_ = s.ln.Close()
 	_ = s.server.Close()
-}
-
-func selfSignedCert(names []string) (tls.Certificate, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()),
-		Subject:      pkix.Name{CommonName: "winkube-kubelet"},
-		DNSNames:     names,
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().AddDate(1, 0, 0),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
 }
 
 // noRun refuses /run, which kubectl no longer calls (exec replaced it).
@@ -237,6 +215,12 @@ func (s *kubeletServer) logs(w http.ResponseWriter, r *http.Request) {
 	lines, closed, changed := log.snapshot()
 	text := opts.render(lines)
 	io.WriteString(w, text)
+	// Stream as the kubelet does (chunked, flushed): a reader that gets
+	// the last bytes together with EOF may drop them, and kube-apiserver's
+	// WebSocket log stream is such a reader.
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
 	if follow && !previous && !closed {
 		s.follow(w, r, log, opts, len(lines), len(text), changed)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -54,6 +55,9 @@ type nodeSpec struct {
 	ip      string
 	host    personality
 	kubelet string
+	// endpoint is the real address the kubelet API serves on, if any
+	// (kubeletlisten.go).
+	endpoint netip.AddrPort
 }
 
 // pauseImage is the pool's sandbox image, else the default sandbox image
@@ -148,11 +152,9 @@ func (s *nodeSpec) setStatus(n *corev1.Node, networkReady bool, now time.Time) {
 	n.Status.Capacity = s.capacity()
 	n.Status.Allocatable = s.allocatable()
 	n.Status.NodeInfo = s.nodeInfo()
-	n.Status.Addresses = []corev1.NodeAddress{
-		{Type: corev1.NodeInternalIP, Address: s.ip},
-		{Type: corev1.NodeHostName, Address: s.name},
-	}
-	n.Status.DaemonEndpoints.KubeletEndpoint.Port = kubeletPort
+	n.Status.Addresses = s.addresses()
+	n.Status.DaemonEndpoints.KubeletEndpoint.Port = s.kubeletPort()
+	s.markNodeIP(n)
 	ready := corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: reasonReady, Message: msgReady}
 	if !networkReady {
 		ready = corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Reason: reasonNotReady, Message: msgNetworkNotReady}

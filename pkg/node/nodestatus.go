@@ -36,6 +36,7 @@ func (n *emuNode) statusDue(cur *corev1.Node, now time.Time) bool {
 		return true
 	}
 	want := n.desired(cur, now)
+	emulatedAddress(want) // cur is the informer's view (nodeView)
 	return nodeStatusChanged(&cur.Status, &want.Status) || !maps.Equal(cur.Annotations, want.Annotations)
 }
 

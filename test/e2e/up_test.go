@@ -338,7 +338,7 @@ func checkLogs(t *testing.T, cs kubernetes.Interface) {
 // joins emulated nodes to any existing cluster, and stops it with Ctrl-C.
 func checkJoin(t *testing.T, cs kubernetes.Interface, dir string) {
 	t.Helper()
-	join := exec.Command(winkube, "nodes", "--kubeconfig", filepath.Join(dir, "kubeconfig"), "--config", "test/e2e/testdata/extra-pool.yaml")
+	join := exec.Command(winkube, "nodes", "--kubeconfig", filepath.Join(dir, "kubeconfig"), "--config", "test/e2e/testdata/extra-pool.yaml", "--kubelet-port", "0")
 	join.Dir = repoRoot
 	out := &syncBuffer{}
 	join.Stdout, join.Stderr = out, out

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +29,7 @@ type flags struct {
 	config     string
 	timeout    time.Duration
 	images     registry.Flags
+	kubelet    kubeletFlags
 }
 
 // NewCommand returns `winkube nodes`.
@@ -38,9 +40,12 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 		Short: "Join emulated Linux and Windows nodes to an existing cluster until Ctrl-C",
 		Long: "Registers the node pools of the cluster config (default: 1 Linux, 2 Windows Server 2019, " +
 			"1 Windows Server 2022 node) with the cluster of --kubeconfig (default $KUBECONFIG) and runs them like kubelets " +
-			"until Ctrl-C. The nodes stay in the cluster afterwards, as real ones do when their kubelet stops.",
-		Example: "  winkube nodes --kubeconfig ~/.kube/config --config pools.yaml",
-		Args:    cobra.NoArgs,
+			"until Ctrl-C. Each node serves the kubelet API (logs, exec, port-forward, stats) on its own port of " +
+			"--kubelet-address, which the cluster's API server must reach. The nodes stay in the cluster afterwards, " +
+			"as real ones do when their kubelet stops.",
+		Example: "  winkube nodes --kubeconfig ~/.kube/config --config pools.yaml\n" +
+			"  winkube nodes --kubeconfig kind.kubeconfig --kubelet-address 172.18.0.1 --approve-csr",
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return run(c.Context(), streams, f)
 		},
@@ -50,6 +55,7 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 	c.Flags().StringVar(&f.config, "config", "", "cluster config file whose nodePools to run (default: the default pools)")
 	c.Flags().DurationVar(&f.timeout, "wait", 2*time.Minute, "how long to wait for the nodes to be Ready")
 	f.images.AddFlags(c.Flags(), registry.ModeCatalog)
+	f.kubelet.addFlags(c.Flags())
 	return c
 }
 
@@ -60,6 +66,9 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 	}
 	images, err := f.images.Resolver()
 	if err != nil {
+		return &cmd.ExitError{Code: 2, Err: err}
+	}
+	if err := f.kubelet.validate(); err != nil {
 		return &cmd.ExitError{Code: 2, Err: err}
 	}
 	cfg, err := v1alpha1.Load(f.config)
@@ -74,13 +83,28 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 	if err := reachable(rest); err != nil {
 		return fmt.Errorf("cannot reach the cluster at %s (%s): %w", rest.Host, source, err)
 	}
+	serving, err := f.kubelet.serving(rest.Host, cfg.NodeCount())
+	if err != nil {
+		return err
+	}
 	start := time.Now()
 	fmt.Fprintf(streams.Out, "Joining %d nodes to %s\n", cfg.NodeCount(), rest.Host)
-	agent, err := node.Start(ctx, node.Options{Config: cluster.AgentConfig(rest), Cluster: cfg, Progress: streams.Out, Images: images})
+	agent, err := node.Start(ctx, node.Options{Config: cluster.AgentConfig(rest), Cluster: cfg, Progress: streams.Out, Images: images, Kubelet: serving})
 	if err != nil {
-		return fmt.Errorf("starting the emulated nodes: %w", err)
+		return fmt.Errorf("starting the emulated nodes: %w", f.kubelet.listenError(err))
 	}
 	defer agent.Close()
+	printEndpoints(streams.Out, agent)
+	if err := f.kubelet.checkReachable(ctx, streams.Out, agent); err != nil {
+		agent.Close()
+		if removed := agent.RemoveNodesSince(context.WithoutCancel(ctx), start); len(removed) > 0 {
+			fmt.Fprintf(streams.Out, "Removed the nodes that registered: %s\n", strings.Join(removed, ", "))
+		}
+		return err
+	}
+	if err := f.kubelet.requestCerts(ctx, streams.Out, agent); err != nil {
+		return err
+	}
 	select {
 	case <-agent.Ready():
 		fmt.Fprintf(streams.Out, "%d nodes Ready in %s. Press Ctrl-C to stop them.\n", cfg.NodeCount(), time.Since(start).Round(100*time.Millisecond))
@@ -95,6 +119,24 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 	<-ctx.Done()
 	fmt.Fprintln(streams.Out, "Stopping the nodes.")
 	return nil
+}
+
+// printEndpoints says where the nodes' kubelet API listens: per node for
+// a few nodes, as a port range for many.
+func printEndpoints(out io.Writer, agent *node.Agent) {
+	eps := agent.KubeletEndpoints()
+	names := agent.NodeNames()
+	if len(eps) == 0 {
+		return
+	}
+	if len(names) > 10 {
+		lo, hi := eps[names[0]], eps[names[len(names)-1]]
+		fmt.Fprintf(out, "Kubelet API of %d nodes on %s, ports %d (%s) to %d (%s)\n", len(names), lo.Addr(), lo.Port(), names[0], hi.Port(), names[len(names)-1])
+		return
+	}
+	for _, name := range names {
+		fmt.Fprintf(out, "  node %s: kubelet API on %s\n", name, eps[name])
+	}
 }
 
 // loadingRules picks the kubeconfig as kubectl does: --kubeconfig, else

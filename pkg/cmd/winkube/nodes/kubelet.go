@@ -1,0 +1,171 @@
+package nodes
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"net/url"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/pflag"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/node"
+)
+
+// kubeletFlags say where the nodes' kubelet API listens for the cluster's
+// apiserver and with which certificate.
+type kubeletFlags struct {
+	address    string
+	port       int
+	certFile   string
+	keyFile    string
+	approveCSR bool
+}
+
+func (k *kubeletFlags) addFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&k.address, "kubelet-address", "", "IP address to serve the nodes' kubelet API on, one the cluster's API server can reach "+
+		"(default: this machine's address on the route to the API server; 127.0.0.1 for a local one). 0.0.0.0 binds every interface")
+	fs.IntVar(&k.port, "kubelet-port", 10250, "kubelet port of the first node; the others get the next ports in node name order (0: the system picks each)")
+	fs.StringVar(&k.certFile, "kubelet-tls-cert", "", "PEM serving certificate for every node's kubelet API (with --kubelet-tls-key; default: a certificate signing request per node)")
+	fs.StringVar(&k.keyFile, "kubelet-tls-key", "", "PEM private key of --kubelet-tls-cert")
+	fs.BoolVar(&k.approveCSR, "approve-csr", false, "approve the nodes' kubelet-serving certificate signing requests (the kubeconfig's identity must be allowed to)")
+}
+
+// validate checks what needs no cluster; its errors are usage errors.
+func (k *kubeletFlags) validate() error {
+	if k.address != "" {
+		if _, err := netip.ParseAddr(k.address); err != nil {
+			return fmt.Errorf("--kubelet-address %q: not an IP address", k.address)
+		}
+	}
+	if k.port < 0 || k.port > 65535 {
+		return fmt.Errorf("--kubelet-port %d: not a port (0 to 65535)", k.port)
+	}
+	if (k.certFile == "") != (k.keyFile == "") {
+		return errors.New("--kubelet-tls-cert and --kubelet-tls-key go together")
+	}
+	if k.certFile != "" && k.approveCSR {
+		return errors.New("--approve-csr has nothing to approve with --kubelet-tls-cert")
+	}
+	return nil
+}
+
+// serving builds the agent's listener options for the API server at host
+// (a URL, as in a kubeconfig).
+func (k *kubeletFlags) serving(host string, nodes int) (*node.KubeletServing, error) {
+	if k.port > 0 && k.port+nodes-1 > 65535 {
+		return nil, &cmd.ExitError{Code: 2, Err: fmt.Errorf("--kubelet-port %d: %d nodes need ports up to %d", k.port, nodes, k.port+nodes-1)}
+	}
+	s := &node.KubeletServing{Port: k.port}
+	if k.address != "" {
+		s.Listen = netip.MustParseAddr(k.address)
+	}
+	if !s.Listen.IsValid() || s.Listen.IsUnspecified() {
+		route, err := routeTo(host)
+		if err != nil {
+			return nil, fmt.Errorf("no address of this machine routes to the API server %s (set --kubelet-address): %w", host, err)
+		}
+		s.Advertise = route
+		if !s.Listen.IsValid() {
+			s.Listen = route
+		}
+	} else {
+		s.Advertise = s.Listen
+	}
+	if k.certFile != "" {
+		cert, err := tls.LoadX509KeyPair(k.certFile, k.keyFile)
+		if err != nil {
+			return nil, fmt.Errorf("--kubelet-tls-cert %s / --kubelet-tls-key %s: %w", k.certFile, k.keyFile, err)
+		}
+		s.Cert = &cert
+	}
+	return s, nil
+}
+
+// routeTo is this machine's address on the route to the API server: the
+// local address of a UDP socket "connected" to it (no packet is sent).
+func routeTo(host string) (netip.Addr, error) {
+	u, err := url.Parse(host)
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	port := u.Port()
+	if port == "" {
+		port = "443"
+	}
+	c, err := net.Dial("udp", net.JoinHostPort(u.Hostname(), port))
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	defer c.Close()
+	ap, err := netip.ParseAddrPort(c.LocalAddr().String())
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	return ap.Addr().Unmap(), nil
+}
+
+// listenError names the flag to change when a listener cannot be bound.
+func (k *kubeletFlags) listenError(err error) error {
+	var le *node.ListenError
+	if !errors.As(err, &le) {
+		return err
+	}
+	if errors.Is(err, syscall.EADDRINUSE) || errors.Is(err, syscall.EACCES) {
+		return fmt.Errorf("--kubelet-port %d: %w (pick another port, or 0 to let the system pick)", k.port, err)
+	}
+	return fmt.Errorf("--kubelet-address %s: %w (use an address of this machine)", le.Addr, err)
+}
+
+// checkReachable fails when the API server cannot reach the kubelets, so
+// that no node is left registered but answering nothing. A kubeconfig
+// without nodes/proxy permission skips the check.
+func (k *kubeletFlags) checkReachable(ctx context.Context, out io.Writer, agent *node.Agent) error {
+	err := agent.CheckKubeletReachable(ctx)
+	if apierrors.IsForbidden(err) {
+		fmt.Fprintf(out, "Not checking that the API server reaches the kubelets (no nodes/proxy permission): %v\n", err)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("--kubelet-address: %w\n  pass an address of this machine that the API server can reach; "+
+			"for kind, the gateway of its docker network (docker network inspect kind)", err)
+	}
+	return nil
+}
+
+// requestCerts files the nodes' serving certificate requests and says
+// what the user must approve.
+func (k *kubeletFlags) requestCerts(ctx context.Context, out io.Writer, agent *node.Agent) error {
+	csrs, err := agent.RequestServingCerts(ctx, k.approveCSR)
+	if err != nil {
+		if apierrors.IsForbidden(err) {
+			fmt.Fprintf(out, "The nodes serve self-signed certificates: %v\n", err)
+			return nil
+		}
+		return err
+	}
+	var pending []string
+	for _, c := range csrs {
+		if !c.Approved {
+			pending = append(pending, c.Name)
+		}
+		if c.ApproveErr != nil {
+			fmt.Fprintf(out, "Cannot approve %s (--approve-csr): %v\n", c.Name, c.ApproveErr)
+		}
+	}
+	if n := len(csrs) - len(pending); n > 0 {
+		fmt.Fprintf(out, "Approved %d kubelet serving certificate requests.\n", n)
+	}
+	if len(pending) > 0 {
+		fmt.Fprintf(out, "The nodes serve self-signed certificates until their kubelet serving certificate requests are approved:\n"+
+			"  kubectl certificate approve %s\n", strings.Join(pending, " "))
+	}
+	return nil
+}

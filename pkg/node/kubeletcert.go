@@ -1,0 +1,247 @@
+package node
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"sync"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// servingCerts holds the certificate each node serves: one self-signed
+// certificate for all until the certificates API issues a node its own.
+type servingCerts struct {
+	mu     sync.Mutex
+	shared tls.Certificate
+	own    map[string]*tls.Certificate
+}
+
+// get picks the certificate for a connection to a node's kubelet.
+func (c *servingCerts) get(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if nc, ok := hello.Conn.(nodeConn); ok {
+		if cert := c.own[nc.node]; cert != nil {
+			return cert, nil
+		}
+	}
+	return &c.shared, nil
+}
+
+func (c *servingCerts) set(node string, cert *tls.Certificate) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.own[node] = cert
+}
+
+// newServingCerts starts with the user's certificate, else a self-signed
+// one naming every node and its addresses. kube-apiserver does not verify
+// kubelet certificates unless --kubelet-certificate-authority is set
+// (kind's default), so the self-signed one serves until another is issued.
+func (s *kubeletServer) newServingCerts() (*servingCerts, error) {
+	c := &servingCerts{own: map[string]*tls.Certificate{}}
+	if s.serving != nil && s.serving.Cert != nil {
+		c.shared = *s.serving.Cert
+		return c, nil
+	}
+	var ips []net.IP
+	for _, n := range s.agent.nodes {
+		ips = append(ips, n.spec.ips()...)
+	}
+	cert, err := selfSignedCert(s.agent.names, ips)
+	c.shared = cert
+	return c, err
+}
+
+// ips are the addresses a node's serving certificate names.
+func (s *nodeSpec) ips() []net.IP {
+	var out []net.IP
+	if ip := net.ParseIP(s.ip); ip != nil {
+		out = append(out, ip)
+	}
+	if s.endpoint.IsValid() {
+		out = append(out, net.IP(s.endpoint.Addr().AsSlice()))
+	}
+	return out
+}
+
+func selfSignedCert(names []string, ips []net.IP) (tls.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: newSerial(),
+		Subject:      pkix.Name{CommonName: "winkube-kubelet"},
+		DNSNames:     names,
+		IPAddresses:  ips,
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().AddDate(1, 0, 0),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
+}
+
+// newSerial is a random 128-bit certificate serial number.
+func newSerial() *big.Int {
+	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
+	if err != nil {
+		return big.NewInt(time.Now().UnixNano())
+	}
+	return n
+}
+
+// ServingCSR is a certificate signing request filed for one node.
+type ServingCSR struct {
+	Node, Name string
+	// Approved is true when the agent approved it itself; ApproveErr says
+	// why it could not when asked to.
+	Approved   bool
+	ApproveErr error
+}
+
+// RequestServingCerts files one kubernetes.io/kubelet-serving CSR per node,
+// as a kubelet with serverTLSBootstrap does (subject system:node:NAME in
+// system:nodes, the node's name and addresses as SANs), approves each when
+// approve is set and the identity may, and serves each node's issued
+// certificate as soon as it appears. It does nothing when a certificate
+// was given (KubeletServing.Cert) or the API is served in-process only.
+func (a *Agent) RequestServingCerts(ctx context.Context, approve bool) ([]ServingCSR, error) {
+	s := a.kubelet
+	if s.serving == nil || s.serving.Cert != nil {
+		return nil, nil
+	}
+	s.once.Do(s.start)
+	if s.startErr != nil {
+		return nil, s.startErr
+	}
+	var out []ServingCSR
+	for _, name := range a.names {
+		key, csr, err := a.fileCSR(ctx, a.nodes[name].spec)
+		if err != nil {
+			return out, fmt.Errorf("certificate signing request for node %s: %w", name, err)
+		}
+		r := ServingCSR{Node: name, Name: csr.Name}
+		if approve {
+			r.ApproveErr = a.approveCSR(ctx, csr)
+			r.Approved = r.ApproveErr == nil
+		}
+		out = append(out, r)
+		a.wg.Go(func() { a.awaitCert(name, csr.Name, key) })
+	}
+	return out, nil
+}
+
+// fileCSR creates the node's CSR with a new key.
+func (a *Agent) fileCSR(ctx context.Context, spec *nodeSpec) (*ecdsa.PrivateKey, *certificatesv1.CertificateSigningRequest, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{
+		Subject:     pkix.Name{CommonName: "system:node:" + spec.name, Organization: []string{"system:nodes"}},
+		DNSNames:    []string{spec.name},
+		IPAddresses: spec.ips(),
+	}, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	csr := &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "winkube-" + spec.name + "-"},
+		Spec: certificatesv1.CertificateSigningRequestSpec{
+			Request:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
+			SignerName: certificatesv1.KubeletServingSignerName,
+			Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageServerAuth},
+		},
+	}
+	created, err := a.client.CertificatesV1().CertificateSigningRequests().Create(ctx, csr, metav1.CreateOptions{})
+	return key, created, err
+}
+
+func (a *Agent) approveCSR(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) error {
+	csr = csr.DeepCopy()
+	csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
+		Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue,
+		Reason: "WinkubeNodesApprove", Message: "approved by winkube nodes --approve-csr",
+	})
+	_, err := a.client.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{})
+	return err
+}
+
+// csrPoll is how often the agent looks for an issued certificate.
+const csrPoll = time.Second
+
+// awaitCert waits for the CSR's certificate and serves it for the node,
+// until the agent stops or the CSR is denied or fails.
+func (a *Agent) awaitCert(node, name string, key *ecdsa.PrivateKey) {
+	csrs := a.client.CertificatesV1().CertificateSigningRequests()
+	_ = wait.PollUntilContextCancel(a.runCtx, csrPoll, true, func(ctx context.Context) (bool, error) {
+		csr, err := csrs.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil // retried: the API may be briefly away
+		}
+		for _, c := range csr.Status.Conditions {
+			if c.Type == certificatesv1.CertificateDenied || c.Type == certificatesv1.CertificateFailed {
+				a.progress.printf("node %s: serving certificate request %s %s: %s; the node keeps its self-signed certificate", node, name, c.Type, c.Message)
+				return true, nil
+			}
+		}
+		if len(csr.Status.Certificate) == 0 {
+			return false, nil
+		}
+		cert, err := issuedCert(csr.Status.Certificate, key)
+		if err != nil {
+			a.progress.printf("node %s: serving certificate of %s: %v", node, name, err)
+			return true, nil
+		}
+		a.kubelet.certs.set(node, cert)
+		a.progress.printf("node %s serves the certificate issued for %s", node, name)
+		return true, nil
+	})
+}
+
+// issuedCert pairs the issued PEM chain with the request's key.
+func issuedCert(chain []byte, key *ecdsa.PrivateKey) (*tls.Certificate, error) {
+	cert := &tls.Certificate{PrivateKey: key}
+	for rest := chain; ; {
+		var b *pem.Block
+		b, rest = pem.Decode(rest)
+		if b == nil {
+			break
+		}
+		if b.Type == "CERTIFICATE" {
+			cert.Certificate = append(cert.Certificate, b.Bytes)
+		}
+	}
+	if len(cert.Certificate) == 0 {
+		return nil, errors.New("no certificate in status.certificate")
+	}
+	leaf, err := x509.ParseCertificate(cert.Certificate[0])
+	if err != nil {
+		return nil, err
+	}
+	if pub, ok := leaf.PublicKey.(*ecdsa.PublicKey); !ok || !pub.Equal(&key.PublicKey) {
+		return nil, errors.New("the issued certificate is not for the request's key")
+	}
+	cert.Leaf = leaf
+	return cert, nil
+}
