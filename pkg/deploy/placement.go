@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/winkube/winkube/pkg/windows"
 )
 
 // Workload is an applied object that makes pods.
@@ -201,11 +203,11 @@ func nodeOS(ctx context.Context, cs kubernetes.Interface, name string) string {
 	if err != nil {
 		return ""
 	}
-	os := n.Labels[corev1.LabelOSStable]
-	if b := n.Labels[corev1.LabelWindowsBuild]; b != "" {
-		os += " " + b
+	h := windows.HostOf(n)
+	if h.IsWindows() && !h.Build.IsZero() {
+		return h.OS + " " + h.Build.Label()
 	}
-	return os
+	return h.OS
 }
 
 func orDash(s string) string {

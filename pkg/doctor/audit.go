@@ -80,14 +80,9 @@ func (a *audit) modelNode(name string) *network.Node {
 	return nil
 }
 
+// isWindowsNode reads the node's OS with the rule book's windows.HostOf.
 func isWindowsNode(n *corev1.Node) bool {
-	if n == nil {
-		return false
-	}
-	if os := n.Labels[windows.LabelOS]; os != "" {
-		return os == "windows"
-	}
-	return n.Status.NodeInfo.OperatingSystem == "windows"
+	return n != nil && windows.HostOf(n).IsWindows()
 }
 
 // isWindowsPod: on a Windows node, or meant for one (spec.os or an OS
@@ -102,15 +97,9 @@ func (a *audit) isWindowsPod(p *corev1.Pod) bool {
 	return p.Spec.NodeSelector[windows.LabelOS] == "windows"
 }
 
-// nodeBuild is a Windows node's build ("" label → zero build).
-func nodeBuild(n *corev1.Node) windows.Build {
-	for _, v := range []string{n.Labels[windows.LabelWindowsBuild], n.Status.NodeInfo.KernelVersion} {
-		if b, err := windows.ParseBuild(v); err == nil && v != "" {
-			return b
-		}
-	}
-	return windows.Build{}
-}
+// nodeBuild is a Windows node's build (zero when unknown), from
+// windows.HostOf.
+func nodeBuild(n *corev1.Node) windows.Build { return windows.HostOf(n).Build }
 
 // describeNode is "win2022-1 (Windows Server 2022, 10.0.20348)".
 func describeNode(n *corev1.Node) string {
@@ -122,14 +111,6 @@ func describeNode(n *corev1.Node) string {
 		return n.Name + " (Windows, build unknown)"
 	}
 	return n.Name + " (Windows " + b.Label() + ")"
-}
-
-// runtimeOf is "docker" or "containerd" from the node's runtime version.
-func runtimeOf(n *corev1.Node) string {
-	if strings.HasPrefix(n.Status.NodeInfo.ContainerRuntimeVersion, "docker://") {
-		return "docker"
-	}
-	return "containerd"
 }
 
 func nodeObject(name string) Object { return Object{Kind: "Node", Name: name} }

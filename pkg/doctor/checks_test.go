@@ -168,6 +168,19 @@ func TestChecks(t *testing.T) {
 			},
 		},
 		{
+			// rule: IMG-2: a 2022-only index on 2019 nodes fails the pull
+			// on containerd; the rule book's verdict names the build rule,
+			// as lint and the webhook do.
+			name: "Windows DaemonSet of another build", rule: "IMG-2", severity: rules.SeverityError, object: "DaemonSet kube-system/win-agent", evidence: "desired 2, ready 0",
+			mutate: func(s *State) {
+				ds := daemonSet("win-agent", corev1.PodSpec{NodeSelector: map[string]string{"kubernetes.io/os": "windows"},
+					Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+					Containers:  []corev1.Container{{Name: "agent", Image: "mcr.microsoft.com/windows/nanoserver:ltsc2022"}}})
+				ds.Status.DesiredNumberScheduled, ds.Status.NumberReady = 2, 0
+				s.AllDaemonSets = append(s.AllDaemonSets, ds)
+			},
+		},
+		{
 			// rule: SCH-5
 			name: "Linux pod failing to pull on a Windows node", rule: "SCH-5", severity: rules.SeverityError, object: "Node win2019-1", evidence: "no match for platform",
 			mutate: func(s *State) {

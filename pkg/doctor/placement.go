@@ -13,6 +13,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/rules"
+	"github.com/winkube/winkube/pkg/windows"
 )
 
 // checkDaemonSets: a DaemonSet with fewer ready pods than desired whose
@@ -39,6 +40,11 @@ type cannotRun struct {
 	nodes []string
 }
 
+// imageOn is the rule book's verdict on an image and a node.
+func imageOn(image string, n *corev1.Node) windows.Verdict {
+	return imageinfo.Lookup(image).OnHost(windows.HostOf(n))
+}
+
 func (a *audit) daemonSetFindings(ds *appsv1.DaemonSet) []Finding {
 	byKey := map[string]*cannotRun{}
 	var order []string
@@ -48,14 +54,16 @@ func (a *audit) daemonSetFindings(ds *appsv1.DaemonSet) []Finding {
 		if ready[name] || !covers(&ds.Spec.Template.Spec, n) {
 			continue
 		}
+		pinsOS := windows.SelectedOS(&ds.Spec.Template.Spec) != ""
 		for _, c := range containers(&ds.Spec.Template.Spec) {
-			rule, err := imageFits(c.Image, n)
-			if err == nil {
+			v := imageOn(c.Image, n)
+			if v.Runs {
 				continue
 			}
+			rule := v.RuleForPod(pinsOS)
 			key := rule + " " + c.Image
 			if byKey[key] == nil {
-				byKey[key] = &cannotRun{rule: rule, image: c.Image, err: err}
+				byKey[key] = &cannotRun{rule: rule, image: c.Image, err: v.Err()}
 				order = append(order, key)
 			}
 			byKey[key].nodes = append(byKey[key].nodes, name)
@@ -125,31 +133,6 @@ func covers(spec *corev1.PodSpec, n *corev1.Node) bool {
 	return !untolerated
 }
 
-// imageFits asks the image catalog whether image pulls and starts on n,
-// and which rule decides when it does not.
-func imageFits(image string, n *corev1.Node) (string, error) {
-	img := imageinfo.Lookup(image)
-	os := "linux"
-	if isWindowsNode(n) {
-		os = "windows"
-	}
-	arch := n.Labels[corev1.LabelArchStable]
-	if arch == "" {
-		arch = "amd64"
-	}
-	build := nodeBuild(n)
-	p, err := imageinfo.PullPlatform(img, runtimeOf(n), os, arch, build)
-	switch {
-	case err != nil && !img.HasOS(os):
-		return "SCH-5", err
-	case err != nil:
-		return "IMG-4", err
-	case !imageinfo.StartsOn(p, build):
-		return "IMG-2", fmt.Errorf("%s pulls the entry %s, which fails to start: %w", img.Ref(), p, imageinfo.ErrOSVersionMismatch)
-	}
-	return "", nil
-}
-
 // placementFix says how to keep a workload off the nodes its image does
 // not run on.
 func placementFix(rule string, spec *corev1.PodSpec, path string) string {
@@ -160,8 +143,10 @@ func placementFix(rule string, spec *corev1.PodSpec, path string) string {
 			fix += fmt.Sprintf("; its %s.tolerations hold an entry with operator Exists and no key, which also tolerates the Windows nodes' os=windows:NoSchedule taint (SCH-3): narrow it", path)
 		}
 		return fix
-	case "IMG-2", "IMG-4":
+	case "IMG-2":
 		return fmt.Sprintf("select nodes whose build the image offers with %s.nodeSelector node.kubernetes.io/windows-build, or use an image tag built for the node's build", path)
+	case "IMG-4":
+		return fmt.Sprintf("use an image built for the OS and architecture %s.nodeSelector selects, or select the ones the image is built for (kubernetes.io/os, kubernetes.io/arch)", path)
 	}
 	return ""
 }
@@ -209,10 +194,10 @@ func checkPodPlacement(a *audit) []Finding {
 			continue
 		}
 		for _, cf := range platformFailures(p) {
-			rule := podRule(cf, n)
+			rule, cause := podRule(cf, n, &p.Spec)
 			key := rule + " " + ownerObject(p).String() + " " + cf.image
 			if groups[key] == nil {
-				groups[key] = &podFailure{rule: rule, owner: ownerObject(p), spec: &p.Spec, first: cf, pod: p}
+				groups[key] = &podFailure{rule: rule, cause: cause, owner: ownerObject(p), spec: &p.Spec, first: cf, pod: p}
 				order = append(order, key)
 			}
 			groups[key].nodes = append(groups[key].nodes, n.Name)
@@ -234,6 +219,7 @@ type containerFailure struct {
 
 type podFailure struct {
 	rule  string
+	cause windows.Cause
 	owner Object
 	spec  *corev1.PodSpec
 	first containerFailure
@@ -271,20 +257,18 @@ func statusMessages(cs corev1.ContainerStatus) [][2]string {
 	return out
 }
 
-// podRule: HCS refusing the build is IMG-2; a failed pull is SCH-5 when
-// the image has no entry for the node's OS at all, else IMG-4.
-func podRule(cf containerFailure, n *corev1.Node) string {
+// podRule is the rule book's verdict on the image and the node (SCH-5
+// for an image of the other OS on a pod that pins none). When the catalog
+// thinks the image fits, the runtime's words decide: HCS refusing the
+// build is IMG-2, a failed pull IMG-4.
+func podRule(cf containerFailure, n *corev1.Node, spec *corev1.PodSpec) (string, windows.Cause) {
+	if v := imageOn(cf.image, n); !v.Runs {
+		return v.RuleForPod(windows.SelectedOS(spec) != ""), v.Cause
+	}
 	if strings.Contains(cf.message, "operating system does not match") {
-		return "IMG-2"
+		return "IMG-2", windows.CauseBuild
 	}
-	os := "linux"
-	if isWindowsNode(n) {
-		os = "windows"
-	}
-	if !imageinfo.Lookup(cf.image).HasOS(os) {
-		return "SCH-5"
-	}
-	return "IMG-4"
+	return "IMG-4", windows.CauseArch
 }
 
 func (a *audit) podFailureFinding(g *podFailure) Finding {
@@ -293,11 +277,11 @@ func (a *audit) podFailureFinding(g *podFailure) Finding {
 	for _, n := range nodes {
 		objs = append(objs, nodeObject(n))
 	}
-	what := map[string]string{
-		"SCH-5": "is built for another OS than",
-		"IMG-4": "has no entry for the Windows build of",
-		"IMG-2": "is built for another Windows build than",
-	}[g.rule]
+	what := map[windows.Cause]string{
+		windows.CauseOS:    "is built for another OS than",
+		windows.CauseArch:  "has no entry for the platform of",
+		windows.CauseBuild: "is built for another Windows build than",
+	}[g.cause]
 	return Finding{
 		Finding:  rules.Finding{Rule: g.rule, Severity: rules.SeverityError, Message: fmt.Sprintf("%s: image %s %s %s, so %d pod(s) fail there", g.owner, g.first.image, what, a.describeNodes(nodes), g.pods), Fix: placementFix(g.rule, g.spec, "the pod template's spec")},
 		Objects:  objs,

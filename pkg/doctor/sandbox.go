@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/winkube/winkube/pkg/imageinfo"
+	"github.com/winkube/winkube/pkg/kubeversion"
 	nodeagent "github.com/winkube/winkube/pkg/node"
 	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
@@ -89,12 +90,13 @@ func (a *audit) pauseFix(p *corev1.Pod, n *corev1.Node) string {
 // pauseFor is the first IMG-5 pause image that pulls and starts on n.
 func pauseFor(n *corev1.Node, minor int) string {
 	if minor == 0 {
-		minor = 36
+		minor = kubeversion.DefaultMinor
 	}
-	build := nodeBuild(n)
+	host := windows.HostOf(n)
 	for _, ref := range windows.PauseImages(minor) {
-		p, err := imageinfo.PullPlatform(imageinfo.Lookup(ref), runtimeOf(n), "windows", "amd64", build)
-		if err == nil && imageinfo.StartsOn(p, build) {
+		pause := imageinfo.Lookup(ref).Offer()
+		pause.Sandbox = true
+		if windows.ImageOnHost(pause, host).Runs {
 			return ref
 		}
 	}

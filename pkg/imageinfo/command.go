@@ -61,6 +61,7 @@ var defaultCommands = map[string]Command{
 	"docker.io/library/traefik":                  {Entrypoint: []string{"/entrypoint.sh"}, Cmd: []string{"traefik"}},
 	"registry.k8s.io/coredns/coredns":            {Entrypoint: []string{"/coredns"}},
 	"docker.io/flannel/flannel":                  {Entrypoint: []string{"/opt/bin/flanneld"}, Files: []string{"/opt/bin/flanneld"}},
+	"ghcr.io/winkube/winkube":                    {Entrypoint: []string{"/winkube"}}, // `webhook install`'s image
 	"ghcr.io/flannel-io/flannel":                 {Entrypoint: []string{"/opt/bin/flanneld"}, Files: []string{"/opt/bin/flanneld"}},
 	"docker.io/flannel/flannel-cni-plugin":       {Cmd: []string{"/bin/sh"}, Files: []string{"/flannel"}},
 	"ghcr.io/flannel-io/flannel-cni-plugin":      {Cmd: []string{"/bin/sh"}, Files: []string{"/flannel"}},

@@ -12,23 +12,9 @@ import (
 	"github.com/winkube/winkube/pkg/windows"
 )
 
-// Platform is one entry of an OCI image index (manifests[].platform, IMG-3).
-// OSVersion is empty when the entry does not pin a Windows build.
-type Platform struct {
-	OS           string
-	Architecture string
-	OSVersion    string
-	OSFeatures   []string
-}
-
-// String renders "windows/amd64:10.0.17763.5329" or "linux/arm64".
-func (p Platform) String() string {
-	s := p.OS + "/" + p.Architecture
-	if p.OSVersion != "" {
-		s += ":" + p.OSVersion
-	}
-	return s
-}
+// Platform is one entry of an OCI image index (manifests[].platform,
+// IMG-3); the rule book's type, so verdicts need no conversion.
+type Platform = windows.Platform
 
 // Image is what is known about one image reference.
 type Image struct {
@@ -167,108 +153,31 @@ func clonePlatforms(ps []Platform) []Platform {
 	return out
 }
 
-// The two IMG-4 failures, in the words the runtime uses. Test with errors.Is.
+// The two IMG-4 failures, in the words the runtime uses (the rule
+// book's). Test with errors.Is.
 var (
-	// ErrNoMatchingPlatform: the image has no entry for the node's OS and
-	// architecture; the pull fails and the kubelet shows ErrImagePull.
-	ErrNoMatchingPlatform = errors.New("no match for platform in manifest")
+	// ErrNoMatchingPlatform: the image has no entry the node pulls; the
+	// kubelet shows ErrImagePull.
+	ErrNoMatchingPlatform = windows.ErrNoMatchingPlatform
 	// ErrOSVersionMismatch: a Windows image of a build the host cannot run
 	// process-isolated (HCS error 0xc0370101).
-	ErrOSVersionMismatch = errors.New("The container operating system does not match the host operating system.")
+	ErrOSVersionMismatch = windows.ErrOSVersionMismatch
 )
 
-// MatchHost picks the index entry a node of the given OS, architecture and
-// Windows build would run (IMG-2, IMG-3). The host build is ignored for
-// Linux, and a zero host build accepts every Windows entry (the build is not
-// known). An entry without os.version matches any build. Among compatible
-// entries the highest build and then the highest revision wins; entries
-// without os.version come last.
+// MatchHost is windows.ImageOnHost for a containerd node of the given
+// OS, architecture and Windows build: the entry it runs, or why not
+// (IMG-2, IMG-3, IMG-4). A zero host build accepts every Windows entry.
+// Callers that know the node use OnHost with windows.HostOf instead.
 func MatchHost(img Image, os, arch string, host windows.Build) (Platform, error) {
-	os, arch = normaliseOS(os), normaliseArch(arch)
-	candidates := platformsFor(img.Platforms, os, arch)
-	if len(candidates) == 0 {
-		return Platform{}, fmt.Errorf("%w: %s offers %s, not %s/%s",
-			ErrNoMatchingPlatform, img.Ref(), describePlatforms(img.Platforms), os, arch)
+	v := img.OnHost(windows.Host{OS: os, Arch: arch, Build: host, Runtime: windows.RuntimeContainerd})
+	if !v.Runs {
+		return Platform{}, v.Err()
 	}
-	if os != "windows" || host.IsZero() {
-		return best(candidates), nil
-	}
-	var compatible []Platform
-	for _, p := range candidates {
-		if windowsEntryRuns(p, host) {
-			compatible = append(compatible, p)
-		}
-	}
-	if len(compatible) == 0 {
-		return Platform{}, &BuildMismatchError{Ref: img.Ref(), Index: img.Index, Builds: describeBuilds(candidates), Host: host}
-	}
-	return best(compatible), nil
-}
-
-// BuildMismatchError says that no Windows entry of an image runs on the
-// host's build (IMG-2), and where a containerd node notices (IMG-4). It
-// matches ErrOSVersionMismatch with errors.Is.
-type BuildMismatchError struct {
-	// Ref is the normalised image reference.
-	Ref string
-	// Index is true for an image index, false for a single-platform image.
-	Index bool
-	// Builds lists the Windows builds the image offers, e.g. "10.0.20348".
-	Builds string
-	// Host is the node's build.
-	Host windows.Build
-}
-
-func (e *BuildMismatchError) Error() string {
-	if e.Index {
-		return fmt.Sprintf("image index %s has no entry for Windows %s (it offers %s): a containerd node fails the pull with %q (ErrImagePull, then ImagePullBackOff)",
-			e.Ref, e.Host.Label(), e.Builds, ErrNoMatchingPlatform.Error()+": not found")
-	}
-	return fmt.Sprintf("%s is a single-platform image for Windows %s, the node runs %s: it pulls, then the container fails to start with %q (HCS 0xc0370101; RunContainerError, then CrashLoopBackOff)",
-		e.Ref, e.Builds, e.Host.Label(), ErrOSVersionMismatch.Error())
-}
-
-// Is makes errors.Is(err, ErrOSVersionMismatch) true: both stages are the
-// same IMG-2 mismatch.
-func (e *BuildMismatchError) Is(target error) bool { return target == ErrOSVersionMismatch }
-
-// windowsEntryRuns applies IMG-2 to one index entry. An entry whose
-// os.version cannot be parsed is not trusted to run.
-func windowsEntryRuns(p Platform, host windows.Build) bool {
-	if p.OSVersion == "" {
-		return true
-	}
-	b, err := windows.ParseBuild(p.OSVersion)
-	if err != nil {
-		return false
-	}
-	return windows.CheckImageCompatible(host, b) == nil
-}
-
-// platformsFor keeps the entries for one OS and architecture. An entry with
-// no architecture counts as amd64, the default of old manifests.
-func platformsFor(ps []Platform, os, arch string) []Platform {
-	var out []Platform
-	for _, p := range ps {
-		if normaliseOS(p.OS) == os && normaliseArch(p.Architecture) == arch {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// best returns the entry with the highest os.version; version-less entries
-// rank lowest. Ties keep index order, like the runtime's stable sort.
-func best(ps []Platform) Platform {
-	sorted := append([]Platform(nil), ps...)
-	sort.SliceStable(sorted, func(i, j int) bool {
-		return versionOf(sorted[i]).Compare(versionOf(sorted[j])) > 0
-	})
-	return sorted[0]
+	return v.Entry, nil
 }
 
 // versionOf parses an entry's os.version; empty or bad values are the zero
-// build, which sorts below every real one.
+// build.
 func versionOf(p Platform) windows.Build {
 	b, err := windows.ParseBuild(p.OSVersion)
 	if err != nil {
@@ -277,51 +186,7 @@ func versionOf(p Platform) windows.Build {
 	return b
 }
 
-func normaliseOS(os string) string {
-	return strings.ToLower(strings.TrimSpace(os))
-}
-
-// normaliseArch folds the kernel's architecture names into Go's, which OCI
-// uses; empty means amd64.
-func normaliseArch(arch string) string {
-	switch a := strings.ToLower(strings.TrimSpace(arch)); a {
-	case "", "x86_64", "x86-64":
-		return amd64
-	case "aarch64":
-		return arm64
-	default:
-		return a
-	}
-}
-
-func describePlatforms(ps []Platform) string {
-	if len(ps) == 0 {
-		return "no platforms"
-	}
-	seen := map[string]bool{}
-	var names []string
-	for _, p := range ps {
-		n := normaliseOS(p.OS) + "/" + normaliseArch(p.Architecture)
-		if !seen[n] {
-			seen[n] = true
-			names = append(names, n)
-		}
-	}
-	return strings.Join(names, ", ")
-}
-
-func describeBuilds(ps []Platform) string {
-	var labels []string
-	seen := map[string]bool{}
-	for _, p := range ps {
-		l := versionOf(p).Label()
-		if !seen[l] {
-			seen[l] = true
-			labels = append(labels, l)
-		}
-	}
-	return strings.Join(labels, ", ")
-}
+func normaliseOS(os string) string { return windows.NormaliseOS(os) }
 
 // WindowsBuilds returns the Windows builds the image's index entries pin, in
 // ascending order without duplicates; empty for Linux-only images. An entry

@@ -1,77 +1,57 @@
 package lint
 
 import (
-	"fmt"
-	"strings"
-
-	"k8s.io/apimachinery/pkg/util/validation/field"
-
 	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
-// checkAPI reports what the API server rejects (API-1..6) for the pod or
-// the pod template, in upstream's words (pkg/windows mirrors the server's
-// validation). Templates are checked too: the server rejects a Deployment
-// whose template breaks these rules, and clusters that do not enforce them
-// (API-8) accept the pods, which then fail or misbehave on the node.
-func (r *run) checkAPI(w *workload) {
-	if w.spec.OS != nil && !windows.OSFieldEnforced(r.target.Minor) {
-		r.report(&w.object, "API-8", rules.SeverityWarning,
-			fmt.Sprintf("%s: Kubernetes 1.%d does not know this field (IdentifyPodOS is beta from 1.24) and drops it", w.path.Child("os"), r.target.Minor),
-			"add a nodeSelector on kubernetes.io/os to place the pod; spec.os needs Kubernetes 1.24 or newer")
+// checkPodRules reports the rule book's findings on the pod spec
+// (windows.PodViolations): what the API server rejects (API-1..6) and,
+// on clusters that do not enforce it, that spec.os is dropped (API-8);
+// fields the cluster's version does not know (VER-2); and, for pods that
+// run Windows containers, the limitations no API server enforces (LIM-*).
+// Templates are checked too: the server rejects a Deployment whose
+// template breaks the API rules, and clusters that do not enforce them
+// accept the pods, which then fail or misbehave on the node. The
+// runtime-dependent rules (LIM-7, LIM-14) use Docker when any Windows node
+// the pod can land on runs Docker.
+func (r *run) checkPodRules(p *podInfo) {
+	t := windows.PodTarget{Minor: r.target.Minor, AllowPrivileged: r.target.AllowPrivileged,
+		Windows: p.isWindows(), Runtime: windows.RuntimeContainerd}
+	if r.dockerReachable(p) {
+		t.Runtime = windows.RuntimeDocker
 	}
-	opts := windows.ValidationOptions{AllowPrivileged: r.target.AllowPrivileged}
-	for _, e := range windows.ValidatePodSpecOSWithOptions(w.spec, w.path, opts) {
-		r.reportFieldError(w, apiRule(e), e)
+	for _, v := range windows.PodViolations(p.w.spec, p.w.path, t) {
+		r.reportViolation(&p.w.object, v)
 	}
 }
 
-// apiRule tells API-1..6 apart by the error's field and detail.
-func apiRule(e *field.Error) string {
-	switch {
-	case strings.HasSuffix(e.Field, ".os") || strings.HasSuffix(e.Field, ".os.name"):
-		return "API-1"
-	case strings.Contains(strings.ToLower(e.Detail), "hostprocess") || strings.HasSuffix(e.Field, ".hostProcess"):
-		return "API-6"
-	case strings.HasSuffix(e.Field, "windowsOptions") && e.Type == field.ErrorTypeForbidden:
-		return "API-4"
-	case strings.Contains(e.Field, "windowsOptions."):
-		return "API-5"
-	case strings.Contains(e.Field, "ontainers["):
-		return "API-3"
-	}
-	return "API-2"
+// reportViolation turns a rule-book violation into a finding at its field.
+func (r *run) reportViolation(o *object, v windows.Violation) {
+	r.report(o, v.Rule, severityOf(v.Severity), v.Path, v.Message, v.Fix)
 }
 
-func (r *run) reportFieldError(w *workload, rule string, e *field.Error) {
-	fix := fieldFix(rule, e)
-	if (rule == "API-2" || rule == "API-3" || rule == "API-4") && !windows.OSFieldEnforced(r.target.Minor) {
-		fix += fmt.Sprintf(" (Kubernetes 1.%d accepts it but newer API servers reject it, and the node ignores or refuses it)", r.target.Minor)
+func severityOf(s windows.Severity) rules.Severity {
+	switch s {
+	case windows.SeverityError:
+		return rules.SeverityError
+	case windows.SeverityWarning:
+		return rules.SeverityWarning
 	}
-	r.report(&w.object, rule, rules.SeverityError, e.Error(), fix)
+	return rules.SeverityInfo
 }
 
-// fieldFix says what to change for one field error.
-func fieldFix(rule string, e *field.Error) string {
-	switch rule {
-	case "API-1":
-		return "set spec.os.name to linux or windows"
-	case "API-2", "API-3":
-		return fmt.Sprintf("remove %s (Windows has no such setting), or set spec.os.name to linux if this is a Linux pod", e.Field)
-	case "API-4":
-		return fmt.Sprintf("remove %s, or set spec.os.name to windows if this is a Windows pod", e.Field)
-	case "API-5":
-		return fmt.Sprintf("correct %s", e.Field)
+// dockerReachable reports whether the pod can land on a Windows node that
+// runs Docker (KLT-10); when it can land nowhere, any Windows node counts.
+func (r *run) dockerReachable(p *podInfo) bool {
+	nodes := p.reachable
+	if len(nodes) == 0 {
+		nodes = r.target.Nodes
 	}
-	// API-6
-	switch {
-	case strings.HasSuffix(e.Field, "hostNetwork"):
-		return fmt.Sprintf("set %s: true", e.Field)
-	case strings.HasSuffix(e.Field, "hostProcess"):
-		return fmt.Sprintf("make %s equal to the pod's securityContext.windowsOptions.hostProcess", e.Field)
-	case e.Type == field.ErrorTypeForbidden:
-		return "run the API server with --allow-privileged=true, or drop hostProcess"
+	for _, n := range nodes {
+		if n.IsWindows() && windows.IsDocker(n.Runtime) {
+			return true
+		}
 	}
-	return "set windowsOptions.hostProcess: true on every container, or on none"
+	return false
 }

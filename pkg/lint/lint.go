@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
@@ -21,7 +20,7 @@ import (
 type Linter struct {
 	target  *Target
 	images  map[string]imageinfo.Image
-	matches map[matchKey]error
+	matches map[matchKey]windows.Verdict
 	// resolver, when set, answers image look-ups instead of the catalog
 	// (--resolve-images registry); resolveErrs keeps the registry errors
 	// of answers that fell back to the catalog, for IMG-3.
@@ -44,7 +43,7 @@ type matchKey struct {
 
 // New returns a Linter for target.
 func New(target *Target) *Linter {
-	return &Linter{target: target, images: map[string]imageinfo.Image{}, matches: map[matchKey]error{}}
+	return &Linter{target: target, images: map[string]imageinfo.Image{}, matches: map[matchKey]windows.Verdict{}}
 }
 
 // run is the state of one Lint call.
@@ -142,44 +141,30 @@ func (r *run) decodeError(src *load.Object, err error) {
 
 // checkWorkload runs every pod check on one workload.
 func (r *run) checkWorkload(w *workload) {
-	r.checkAPI(w)
-	for _, v := range windows.FeatureFieldViolations(w.spec, w.path, r.target.Minor) {
-		r.reportViolation(&w.object, v)
-	}
 	p := r.place(w)
 	r.pods = append(r.pods, p)
+	r.checkPodRules(p)
 	r.checkPlacement(p)
-	r.checkLimits(p)
 }
 
 // report records a finding unless the object's annotation silences it.
-// The message starts with the field path when there is one; the finding's
-// line becomes that field's line later (see locate).
-func (r *run) report(o *object, rule string, sev rules.Severity, message, fix string) {
+// at is the field the finding is about ("" for the whole object): the
+// message is shown after it, and the finding's line becomes that field's
+// line later (see locate).
+func (r *run) report(o *object, rule string, sev rules.Severity, at, message, fix string) {
 	if o.ignore[rule] {
 		r.ignored++
 		return
+	}
+	if at != "" {
+		message = at + ": " + message
 	}
 	r.findings = append(r.findings, Finding{
 		Finding: rules.Finding{Rule: rule, Severity: sev, Message: message, Fix: fix},
 		File:    o.src.File, Line: o.src.Line,
 		Kind: o.kind, Namespace: o.namespace, Name: o.name,
-		doc: o.src.Doc, root: o.src.Root, path: messagePath(message),
+		doc: o.src.Doc, root: o.src.Root, path: at,
 	})
-}
-
-// messagePath returns the field path a message starts with, or "".
-func messagePath(message string) string {
-	path, _, _ := strings.Cut(message, ": ")
-	if strings.ContainsAny(path, " ") {
-		return ""
-	}
-	for _, top := range []string{"spec", "metadata", "apiVersion"} {
-		if strings.HasPrefix(path, top) {
-			return path
-		}
-	}
-	return ""
 }
 
 // locate moves each finding to the line of its field in plain files, or
@@ -221,20 +206,21 @@ func (l *Linter) image(ref string) imageinfo.Image {
 	return img
 }
 
-// runsOn reports why the image cannot run on the node (nil when it can),
-// asking the catalog once per image and node. An image outside the catalog
-// is taken to run anywhere: the IMG-3 finding says it was not checked.
-func (l *Linter) runsOn(pi *podImage, n *Node) error {
+// runsOn is the rule book's verdict on the image and the node
+// (windows.ImageOnHost), asked once per image and node. An image outside
+// the catalog is taken to run anywhere: the IMG-3 finding says it was not
+// checked.
+func (l *Linter) runsOn(pi *podImage, n *Node) windows.Verdict {
 	if pi.unknown {
-		return nil
+		return windows.Verdict{Runs: true}
 	}
 	key := matchKey{ref: pi.ref, node: n}
-	if err, ok := l.matches[key]; ok {
-		return err
+	if v, ok := l.matches[key]; ok {
+		return v
 	}
-	_, err := imageinfo.MatchHost(pi.img, n.OS, n.Arch, n.Build)
-	l.matches[key] = err
-	return err
+	v := pi.img.OnHost(n.Host())
+	l.matches[key] = v
+	return v
 }
 
 // Edit is one placement fix for --fix: the fields of fix.Edit.

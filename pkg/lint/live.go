@@ -3,7 +3,6 @@ package lint
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
@@ -54,44 +53,14 @@ func TargetFromKubeconfig(ctx context.Context, kubeconfig string) (*Target, erro
 	return t, nil
 }
 
-// nodeFromLive reads what placement needs from a Node. The OS and arch
-// come from the labels, falling back to nodeInfo; the Windows build from
-// the windows-build label, falling back to the kernel version (KLT-1).
-// An unschedulable node gets the taint the scheduler adds for it.
+// nodeFromLive reads what placement needs from a Node: its facts from
+// the rule book (windows.HostOf), its labels and taints as they are. An
+// unschedulable node gets the taint the scheduler adds for it.
 func nodeFromLive(n *corev1.Node) *Node {
-	info := n.Status.NodeInfo
-	out := &Node{
-		Name:    n.Name,
-		OS:      firstNonEmpty(n.Labels[corev1.LabelOSStable], n.Labels[labelBetaOS], info.OperatingSystem),
-		Arch:    firstNonEmpty(n.Labels[corev1.LabelArchStable], n.Labels[labelBetaArch], info.Architecture),
-		Runtime: runtimeName(info.ContainerRuntimeVersion),
-		Obj:     n.DeepCopy(),
-	}
-	if out.IsWindows() {
-		for _, v := range []string{n.Labels[corev1.LabelWindowsBuild], info.KernelVersion} {
-			if b, err := windows.ParseBuild(v); err == nil {
-				out.Build = b
-				break
-			}
-		}
-	}
+	h := windows.HostOf(n)
+	out := &Node{Name: n.Name, OS: h.OS, Arch: h.Arch, Build: h.Build, Runtime: h.Runtime, Obj: n.DeepCopy()}
 	if n.Spec.Unschedulable {
 		out.Obj.Spec.Taints = append(out.Obj.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule})
 	}
 	return out
-}
-
-// runtimeName turns "containerd://1.7.2" into "containerd".
-func runtimeName(version string) string {
-	name, _, _ := strings.Cut(version, "://")
-	return name
-}
-
-func firstNonEmpty(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -1,14 +1,12 @@
 package lint
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
@@ -23,6 +21,7 @@ import (
 // a wrong build is not found only after the toleration is fixed.
 func (r *run) checkPlacement(p *podInfo) {
 	r.reportUnknownImages(p)
+	r.checkDaemonSetOnWindows(p)
 	r.checkSpecOSSelector(p)
 	if p.mixedImages {
 		r.reportMixedImages(p)
@@ -61,19 +60,21 @@ func (r *run) reportUnknownImages(p *podInfo) {
 	for _, pi := range p.images {
 		switch {
 		case pi.img.Missing != nil:
-			r.report(&p.w.object, "IMG-3", rules.SeverityError,
-				fmt.Sprintf("%s: %s cannot be pulled (%v): every node fails the pull with ErrImagePull, then ImagePullBackOff", pi.path, pi.img.Ref(), pi.img.Missing),
+			r.report(&p.w.object, "IMG-3", rules.SeverityError, pi.path.String(),
+				fmt.Sprintf("%s cannot be pulled (%v): every node fails the pull with ErrImagePull, then ImagePullBackOff", pi.img.Ref(), pi.img.Missing),
 				fmt.Sprintf("change %s to a tag the repository publishes; the Windows base images publish only release tags such as ltsc2022 or ltsc2019, no latest", pi.path))
+		case pi.unknown && r.unpinnedWindowsBuilds(p) != nil:
+			// checkDaemonSetOnWindows says more (SCH-5).
 		case pi.unknown:
-			msg := fmt.Sprintf("%s: %s is not in winkube's image catalog, so its OS and Windows build are unknown and were not checked against the nodes", pi.path, pi.ref)
+			msg := fmt.Sprintf("%s is not in winkube's image catalog, so its OS and Windows build are unknown and were not checked against the nodes", pi.ref)
 			if err := r.resolveErrs[pi.ref]; err != nil {
-				msg = fmt.Sprintf("%s: the registry did not answer for %s (%v) and winkube's image catalog does not know it, so its OS and Windows build were not checked against the nodes", pi.path, pi.ref, err)
+				msg = fmt.Sprintf("the registry did not answer for %s (%v) and winkube's image catalog does not know it, so its OS and Windows build were not checked against the nodes", pi.ref, err)
 			}
-			r.report(&p.w.object, "IMG-3", rules.SeverityInfo, msg,
+			r.report(&p.w.object, "IMG-3", rules.SeverityInfo, pi.path.String(), msg,
 				fmt.Sprintf("run winkube lint --resolve-images registry to read its platforms from the registry, or pin the OS it was built for in %s", p.w.path.Child("nodeSelector")))
 		case !pi.img.Known && pi.img.HasOS("windows") && len(pi.img.WindowsBuilds()) == 0:
-			r.report(&p.w.object, "IMG-3", rules.SeverityInfo,
-				fmt.Sprintf("%s: the tag of %s names no Windows release, so its build is unknown and it was checked as if it ran on every Windows build", pi.path, pi.ref),
+			r.report(&p.w.object, "IMG-3", rules.SeverityInfo, pi.path.String(),
+				fmt.Sprintf("the tag of %s names no Windows release, so its build is unknown and it was checked as if it ran on every Windows build", pi.ref),
 				fmt.Sprintf("use a tag that names the release (for example ltsc2022 or 1809) so the build can be checked, or add the tag to the catalog in pkg/imageinfo (catalog.go) in a pull request"))
 		}
 	}
@@ -89,8 +90,8 @@ func (r *run) checkSpecOSSelector(p *podInfo) {
 	if os != "windows" && os != "linux" {
 		return
 	}
-	r.report(&p.w.object, "SCH-2", rules.SeverityWarning,
-		fmt.Sprintf("%s: spec.os.name is %s but spec.os does not steer the scheduler and %s pins no OS", p.w.path.Child("os"), os, p.w.path.Child("nodeSelector")),
+	r.report(&p.w.object, "SCH-2", rules.SeverityWarning, p.w.path.Child("os").String(),
+		fmt.Sprintf("spec.os.name is %s but spec.os does not steer the scheduler and %s pins no OS", os, p.w.path.Child("nodeSelector")),
 		fmt.Sprintf("add %s kubernetes.io/os: %s%s", p.w.path.Child("nodeSelector"), os, tolerationHint(os)))
 }
 
@@ -110,7 +111,7 @@ func (r *run) checkOSSelector(p *podInfo) {
 	if p.osSelector != "" || !r.target.Mixed() || p.os == "" || !p.osFromImages {
 		return
 	}
-	r.report(&p.w.object, "SCH-5", rules.SeverityInfo,
+	r.report(&p.w.object, "SCH-5", rules.SeverityInfo, "",
 		fmt.Sprintf("%s pins no OS; in this mixed cluster only node taints keep the %s pods off the other OS's nodes", p.w.path.Child("nodeSelector"), p.os),
 		fmt.Sprintf("add %s kubernetes.io/os: %s", p.w.path.Child("nodeSelector"), p.os))
 }
@@ -140,8 +141,8 @@ func (r *run) reportNoNode(p *podInfo) bool {
 	}
 	fix := fmt.Sprintf("change %s (and any required node affinity) to labels the nodes have (kubernetes.io/os, node.kubernetes.io/windows-build=%s)", at, r.windowsBuildLabels())
 	if !p.w.perNode {
-		r.report(&p.w.object, "SCH-1", rules.SeverityError,
-			fmt.Sprintf("%s: no node of cluster %s matches the pod's selectors (%s); the pods stay Pending", at, r.target.Name, selectors), fix)
+		r.report(&p.w.object, "SCH-1", rules.SeverityError, at,
+			fmt.Sprintf("no node of cluster %s matches the pod's selectors (%s); the pods stay Pending", r.target.Name, selectors), fix)
 		return true
 	}
 	// The DaemonSet controller creates pods only for matching nodes, so
@@ -149,13 +150,13 @@ func (r *run) reportNoNode(p *podInfo) bool {
 	if arch := absentArch(&p.sched, r.target.Nodes); arch != "" {
 		// Charts ship one DaemonSet per architecture; the ones for
 		// architectures the cluster lacks are expected to stay empty.
-		r.report(&p.w.object, "SCH-1", rules.SeverityInfo,
-			fmt.Sprintf("%s: cluster %s has no %s node, so this DaemonSet matches no node and runs no pods; normal for one of a set of per-architecture DaemonSets", at, r.target.Name, arch),
+		r.report(&p.w.object, "SCH-1", rules.SeverityInfo, at,
+			fmt.Sprintf("cluster %s has no %s node, so this DaemonSet matches no node and runs no pods; normal for one of a set of per-architecture DaemonSets", r.target.Name, arch),
 			"nothing to change if another DaemonSet covers the cluster's architectures; otherwise select kubernetes.io/arch values the nodes have")
 		return false
 	}
-	r.report(&p.w.object, "SCH-1", rules.SeverityWarning,
-		fmt.Sprintf("%s: the pod's selectors (%s) match no node of cluster %s: the DaemonSet runs no pods", at, selectors, r.target.Name), fix)
+	r.report(&p.w.object, "SCH-1", rules.SeverityWarning, at,
+		fmt.Sprintf("the pod's selectors (%s) match no node of cluster %s: the DaemonSet runs no pods", selectors, r.target.Name), fix)
 	return true
 }
 
@@ -255,9 +256,9 @@ func (r *run) reportTainted(p *podInfo) {
 	if b := r.buildToPin(p); b != "" {
 		fix += fmt.Sprintf(", and set %s node.kubernetes.io/windows-build: %q, the only build the images run on", p.w.path.Child("nodeSelector"), b)
 	}
-	r.report(&p.w.object, "SCH-3", rules.SeverityError,
-		fmt.Sprintf("%s: every node the pod selects (%s) has a taint it does not tolerate, e.g. %s; %s",
-			p.w.path.Child("tolerations"), describeNodes(p.matched), taint.ToString(), outcome), fix)
+	r.report(&p.w.object, "SCH-3", rules.SeverityError, p.w.path.Child("tolerations").String(),
+		fmt.Sprintf("every node the pod selects (%s) has a taint it does not tolerate, e.g. %s; %s",
+			describeNodes(p.matched), taint.ToString(), outcome), fix)
 }
 
 // buildToPin is the windows-build label the pod must add to its selector
@@ -281,9 +282,9 @@ func (r *run) buildToPin(p *podInfo) string {
 
 // imageFailure is one container that fails on some of the nodes checked.
 type imageFailure struct {
-	image *podImage
-	err   error
-	nodes []*Node
+	image   *podImage
+	verdict windows.Verdict
+	nodes   []*Node
 }
 
 // checkImagesAnywhere runs behind SCH-1, when no node matches the pod.
@@ -300,32 +301,30 @@ func (r *run) checkImagesAnywhere(p *podInfo) {
 		if pi.unknown || len(r.nodesFor(p, pi)) > 0 {
 			continue
 		}
-		rule, err := "IMG-4", r.firstMismatch(pi)
-		if errors.Is(err, imageinfo.ErrOSVersionMismatch) {
-			rule = "IMG-2"
-		}
-		r.report(&p.w.object, rule, rules.SeverityError,
-			fmt.Sprintf("%s: %s runs on no node of cluster %s (%s), so changing the selectors alone will not place the pod: %v",
-				pi.path, pi.ref, r.target.Name, describeNodeBuilds(r.target.Nodes), err),
+		v := r.firstMismatch(pi)
+		rule, err := v.Rule, v.Err()
+		r.report(&p.w.object, rule, rules.SeverityError, pi.path.String(),
+			fmt.Sprintf("%s runs on no node of cluster %s (%s), so changing the selectors alone will not place the pod: %v",
+				pi.ref, r.target.Name, describeNodeBuilds(r.target.Nodes), err),
 			r.imageFix(p, pi, rule))
 	}
 }
 
-// firstMismatch returns why the image cannot run on the cluster's nodes,
+// firstMismatch returns the verdict of a node the image cannot run on,
 // preferring a node of an OS the image is built for: "wrong build" says
 // more than "wrong OS".
-func (r *run) firstMismatch(pi *podImage) error {
-	var first error
+func (r *run) firstMismatch(pi *podImage) windows.Verdict {
+	first := windows.Verdict{Runs: true}
 	for _, n := range r.target.Nodes {
-		err := r.runsOn(pi, n)
-		if err == nil {
+		v := r.runsOn(pi, n)
+		if v.Runs {
 			continue
 		}
-		if pi.img.HasOS(n.OS) {
-			return err
+		if v.Cause != windows.CauseOS {
+			return v
 		}
-		if first == nil {
-			first = err
+		if first.Runs {
+			first = v
 		}
 	}
 	return first
@@ -343,17 +342,17 @@ func (r *run) checkImages(p *podInfo, nodes []*Node, tolerated bool) bool {
 		pi := &p.images[i]
 		byKind := map[bool]*imageFailure{}
 		for _, n := range nodes {
-			err := r.runsOn(pi, n)
-			if err == nil {
+			v := r.runsOn(pi, n)
+			if v.Runs {
 				continue
 			}
-			wrongBuild := errors.Is(err, imageinfo.ErrOSVersionMismatch)
+			wrongBuild := v.Cause == windows.CauseBuild
 			if p.mixedImages && !wrongBuild {
 				continue
 			}
 			f := byKind[wrongBuild]
 			if f == nil {
-				f = &imageFailure{image: pi, err: err}
+				f = &imageFailure{image: pi, verdict: v}
 				byKind[wrongBuild] = f
 				failures = append(failures, f)
 			}
@@ -367,13 +366,7 @@ func (r *run) checkImages(p *podInfo, nodes []*Node, tolerated bool) bool {
 }
 
 func (r *run) reportImageFailure(p *podInfo, f *imageFailure, nodes []*Node, tolerated bool) {
-	rule := "IMG-4"
-	switch {
-	case errors.Is(f.err, imageinfo.ErrOSVersionMismatch):
-		rule = "IMG-2"
-	case p.osSelector == "":
-		rule = "SCH-5"
-	}
+	rule := f.verdict.RuleForPod(p.osSelector != "")
 	share := fmt.Sprintf("%d of the %d nodes", len(f.nodes), len(nodes))
 	switch {
 	case len(nodes) == 1:
@@ -385,9 +378,9 @@ func (r *run) reportImageFailure(p *podInfo, f *imageFailure, nodes []*Node, tol
 	if tolerated {
 		where = "the pod selects, where it lands once it tolerates their taints"
 	}
-	msg := fmt.Sprintf("%s: %s cannot run on %s %s (%s): %v",
-		f.image.path, f.image.ref, share, where, describeNodes(f.nodes), f.err)
-	r.report(&p.w.object, rule, rules.SeverityError, msg, r.imageFix(p, f.image, rule))
+	msg := fmt.Sprintf("%s cannot run on %s %s (%s): %v",
+		f.image.ref, share, where, describeNodes(f.nodes), f.verdict.Err())
+	r.report(&p.w.object, rule, rules.SeverityError, f.image.path.String(), msg, r.imageFix(p, f.image, rule))
 }
 
 // imageFix proposes the selector (and tolerations) that keep the pod on
@@ -446,7 +439,7 @@ func (r *run) nodesFor(p *podInfo, only *podImage) []*Node {
 			if only != nil && pi != only {
 				continue
 			}
-			if err := r.runsOn(pi, n); err != nil {
+			if !r.runsOn(pi, n).Runs {
 				ok = false
 				break
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/rules"
+	"github.com/winkube/winkube/pkg/windows"
 )
 
 // podInfo is what placement and the limitation checks know about the pods
@@ -64,7 +65,7 @@ func (r *run) place(w *workload) *podInfo {
 	}
 	r.mergeRuntimeClass(p)
 	p.matched, p.reachable = r.target.reachable(&p.sched)
-	p.osSelector = selectedOS(&p.sched)
+	p.osSelector = windows.SelectedOS(&p.sched)
 	r.resolveImages(p)
 	return p
 }
@@ -87,7 +88,7 @@ func (r *run) mergeRuntimeClass(p *podInfo) {
 	}
 	for key, v := range rc.Scheduling.NodeSelector {
 		if podValue, ok := p.sched.NodeSelector[key]; ok && podValue != v {
-			r.report(&p.w.object, "SCH-4", rules.SeverityError,
+			r.report(&p.w.object, "SCH-4", rules.SeverityError, "",
 				fmt.Sprintf("conflict: runtimeClass.scheduling.nodeSelector[%s] = %s; pod.spec.nodeSelector[%s] = %s", key, v, key, podValue),
 				fmt.Sprintf("remove %s from %s; RuntimeClass %s already selects the nodes", key, p.w.path.Child("nodeSelector"), rc.Name))
 			continue
@@ -104,13 +105,13 @@ func (r *run) reportMissingRuntimeClass(w *workload, name string) {
 	path := w.path.Child("runtimeClassName")
 	if r.target.RuntimeClasses != nil {
 		// The live cluster was read: admission will reject the pod.
-		r.report(&w.object, "SCH-4", rules.SeverityError,
-			fmt.Sprintf("%s: pod rejected: RuntimeClass %q not found", path, name),
+		r.report(&w.object, "SCH-4", rules.SeverityError, path.String(),
+			fmt.Sprintf("pod rejected: RuntimeClass %q not found", name),
 			fmt.Sprintf("create RuntimeClass %s or change %s", name, path))
 		return
 	}
-	r.report(&w.object, "SCH-4", rules.SeverityWarning,
-		fmt.Sprintf("%s: RuntimeClass %q is not in the input, so its scheduling was not merged and placement may be wrong", path, name),
+	r.report(&w.object, "SCH-4", rules.SeverityWarning, path.String(),
+		fmt.Sprintf("RuntimeClass %q is not in the input, so its scheduling was not merged and placement may be wrong", name),
 		fmt.Sprintf("lint RuntimeClass %s together with this file, or pass --kubeconfig to read it from the cluster", name))
 }
 
@@ -141,47 +142,6 @@ func untoleratedTaint(n *Node, tolerations []corev1.Toleration) (corev1.Taint, b
 	return corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), n.Obj.Spec.Taints, tolerations, func(t *corev1.Taint) bool {
 		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
 	}, true)
-}
-
-// osLabels are the node labels that pin an OS; windows-build pins Windows.
-var osLabels = []string{corev1.LabelOSStable, labelBetaOS}
-
-// selectedOS returns the OS the nodeSelector or required node affinity pins.
-func selectedOS(spec *corev1.PodSpec) string {
-	for _, k := range osLabels {
-		if v, ok := spec.NodeSelector[k]; ok {
-			return v
-		}
-	}
-	if _, ok := spec.NodeSelector[corev1.LabelWindowsBuild]; ok {
-		return "windows"
-	}
-	return affinityOS(spec.Affinity)
-}
-
-// affinityOS returns the OS every required node selector term pins, if
-// they agree on one.
-func affinityOS(a *corev1.Affinity) string {
-	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return ""
-	}
-	os := ""
-	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-		termOS := ""
-		for _, req := range term.MatchExpressions {
-			switch {
-			case (req.Key == corev1.LabelOSStable || req.Key == labelBetaOS) && req.Operator == corev1.NodeSelectorOpIn && len(req.Values) == 1:
-				termOS = req.Values[0]
-			case req.Key == corev1.LabelWindowsBuild && (req.Operator == corev1.NodeSelectorOpIn || req.Operator == corev1.NodeSelectorOpExists):
-				termOS = "windows"
-			}
-		}
-		if termOS == "" || (os != "" && os != termOS) {
-			return ""
-		}
-		os = termOS
-	}
-	return os
 }
 
 // resolveImages looks up every init and regular container's image and

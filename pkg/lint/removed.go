@@ -92,17 +92,17 @@ func (r *run) checkRemovedAPI(src *load.Object) {
 	switch {
 	case minor >= api.removed:
 		o := newObject(src)
-		r.report(&o, "API-9", rules.SeverityError,
-			fmt.Sprintf("apiVersion: %s %s is not served from Kubernetes 1.%d, and the target runs 1.%d: kubectl apply fails with: no matches for kind %q in version %q; ensure CRDs are installed first",
+		r.report(&o, "API-9", rules.SeverityError, "apiVersion",
+			fmt.Sprintf("%s %s is not served from Kubernetes 1.%d, and the target runs 1.%d: kubectl apply fails with: no matches for kind %q in version %q; ensure CRDs are installed first",
 				apiVersion, kind, api.removed, minor, kind, apiVersion),
 			removedFix(src, kind, api.removed, use, useNote))
 	case api.deprecated > 0 && minor >= api.deprecated:
 		o := newObject(src)
-		msg := fmt.Sprintf("apiVersion: %s %s is deprecated in v1.%d+, unavailable in v1.%d+", apiVersion, kind, api.deprecated, api.removed)
+		msg := fmt.Sprintf("%s %s is deprecated in v1.%d+, unavailable in v1.%d+", apiVersion, kind, api.deprecated, api.removed)
 		if api.use != "" {
 			msg += fmt.Sprintf("; use %s %s", api.use, kind)
 		}
-		r.report(&o, "API-9", rules.SeverityWarning, msg,
+		r.report(&o, "API-9", rules.SeverityWarning, "apiVersion", msg,
 			fmt.Sprintf("move to the replacement before upgrading to 1.%d: %s", api.removed, removedFix(src, kind, api.removed, use, useNote)))
 	}
 }

@@ -54,6 +54,11 @@ type Node struct {
 	Obj *corev1.Node
 }
 
+// Host is the node as the rule book reads it.
+func (n *Node) Host() windows.Host {
+	return windows.Host{Name: n.Name, OS: n.OS, Arch: n.Arch, Build: n.Build, Runtime: n.Runtime}
+}
+
 // IsWindows reports whether the node runs Windows.
 func (n *Node) IsWindows() bool { return n.OS == v1alpha1.OSWindows }
 

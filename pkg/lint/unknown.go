@@ -134,8 +134,8 @@ var (
 // wrong level or spelt with the wrong case.
 func (r *run) reportUnknownFields(o *object) {
 	for _, path := range o.unknown {
-		msg := fmt.Sprintf("%s: unknown field; kubectl apply fails with: strict decoding error: unknown field %q", path, path)
-		r.report(o, "API-10", rules.SeverityError, msg, unknownFieldFix(o.typ, path))
+		msg := fmt.Sprintf("unknown field; kubectl apply fails with: strict decoding error: unknown field %q", path)
+		r.report(o, "API-10", rules.SeverityError, path, msg, unknownFieldFix(o.typ, path))
 	}
 }
 

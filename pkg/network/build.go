@@ -84,18 +84,8 @@ func (b *builder) linuxNode(n *corev1.Node, out *Node) {
 	out.FlannelAnnotations = cni.FlannelAnnotations(bt.Type, bt.EffectiveVNI("linux"), out.InternalIP.String(), vtepMAC(n))
 }
 
-// nodeOS reads kubernetes.io/os (or the beta label, or the node info).
-func nodeOS(n *corev1.Node) string {
-	for _, k := range []string{windows.LabelOS, windows.LabelOSBeta} {
-		if v := n.Labels[k]; v != "" {
-			return v
-		}
-	}
-	if n.Status.NodeInfo.OperatingSystem != "" {
-		return n.Status.NodeInfo.OperatingSystem
-	}
-	return "linux"
-}
+// nodeOS is the node's OS, from windows.HostOf.
+func nodeOS(n *corev1.Node) string { return windows.HostOf(n).OS }
 
 // internalIP is the node's first IPv4 InternalIP (else any InternalIP).
 func internalIP(n *corev1.Node) netip.Addr {
@@ -132,16 +122,13 @@ func podCIDR(n *corev1.Node) (netip.Prefix, bool) {
 	return netip.Prefix{}, false
 }
 
-// nodeBuild reads the Windows build from the windows-build label or the
-// kernel version.
+// nodeBuild is the Windows build windows.HostOf reads (the windows-build
+// label, else the kernel version); an error when neither names one.
 func nodeBuild(n *corev1.Node) (windows.Build, error) {
-	if v := n.Labels[windows.LabelWindowsBuild]; v != "" {
-		return windows.ParseBuild(v)
+	if b := windows.HostOf(n).Build; !b.IsZero() {
+		return b, nil
 	}
-	if v := n.Status.NodeInfo.KernelVersion; v != "" {
-		return windows.ParseBuild(v)
-	}
-	return windows.Build{}, fmt.Errorf("node %s has neither the %s label nor a kernel version", n.Name, windows.LabelWindowsBuild)
+	return windows.Build{}, fmt.Errorf("node %s has neither a readable %s label nor a kernel version", n.Name, windows.LabelWindowsBuild)
 }
 
 func (n *Node) finding(rule, format string, args ...any) {

@@ -15,6 +15,7 @@ import (
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
 	"github.com/winkube/winkube/pkg/node/internal/program"
 	"github.com/winkube/winkube/pkg/node/internal/program/pwsh"
+	"github.com/winkube/winkube/pkg/node/internal/program/selfimage"
 )
 
 // defaultClusterDomain is the kubelet's --cluster-domain default.
@@ -138,14 +139,16 @@ func (w *podWorker) podIPs() []string {
 // it: the pause image runs pause alone; Windows images have cmd.exe, the
 // Windows tools and (Server Core) PowerShell; Linux images a busybox or
 // coreutils userland with a shell; the e2e test images agnhost too (their
-// Windows variants ship busybox as well). Tables are shared per kind of
-// image, not made per container.
+// Windows variants ship busybox as well); winkube's own image runs winkube
+// (`webhook serve`). Tables are shared per kind of image, not made per
+// container.
 func imagePrograms(ref string, win bool) map[string]program.Main {
 	repo := imageinfo.Repository(ref)
 	k := imageKind{
 		pause:   strings.HasSuffix(repo, "/pause"),
 		busybox: !win || strings.HasPrefix(repo, "registry.k8s.io/e2e-test-images/"),
 		agnhost: strings.HasSuffix(repo, "/agnhost"),
+		winkube: repo == selfimage.Repository,
 		windows: win,
 	}
 	if t, ok := kindTables.Load(k); ok {
@@ -156,7 +159,7 @@ func imagePrograms(ref string, win bool) map[string]program.Main {
 	return t
 }
 
-type imageKind struct{ pause, busybox, agnhost, windows bool }
+type imageKind struct{ pause, busybox, agnhost, winkube, windows bool }
 
 var kindTables sync.Map
 
@@ -180,6 +183,9 @@ func (k imageKind) table() map[string]program.Main {
 	}
 	if k.agnhost {
 		add(agnhostTable())
+	}
+	if k.winkube {
+		add(selfimage.Table())
 	}
 	return out
 }

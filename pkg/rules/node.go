@@ -47,7 +47,8 @@ var kltRules = []Rule{
 		Commands: []string{Up}},
 	{ID: "KLT-4", Title: "how the kubelet admits a pod",
 		Text: "The first failing check decides: the node cannot be looked up (`InvalidNodeInfo`); the pod's `kubernetes.io/os` label differs from the node's (`PodOSSelectorNodeLabelDoesNotMatch`); " +
-			"`spec.os.name` is set and differs from the node's OS (`PodOSNotSupported`); then the usual predicates, `NodeAffinity`, `OutOfcpu`, `OutOfmemory`, `OutOfpods` " +
+			"`spec.os.name` is set and differs from the node's OS (`PodOSNotSupported`); then the scheduler's predicates as the kubelet runs them: resources " +
+			"(`OutOfpods`, then `OutOfcpu`, `OutOfmemory`, `OutOfephemeral-storage` and other resources by name), `NodeAffinity`, `NodePorts` for a host port already in use, " +
 			"and `TaintToleration` for an untolerated NoExecute taint. A pod refused this way ends in phase `Failed` with that reason.",
 		Commands: []string{Up}},
 	{ID: "KLT-5", Title: "how a CPU limit becomes CpuMaximum",

@@ -171,6 +171,7 @@ var schRules = []Rule{
 		Commands: []string{Lint}},
 	{ID: "SCH-5", Title: "a pod without an OS selector can land on the wrong OS",
 		Text: "In a cluster with both kinds of nodes, a pod that does not select an OS may be scheduled onto either. " +
-			"A Linux image on a Windows node, or a Windows image on a Linux node, then fails to pull.",
+			"A Linux image on a Windows node, or a Windows image on a Linux node, then fails to pull. " +
+			"A DaemonSet that tolerates every taint and pins no OS runs a pod on every Windows node: unless its image publishes a Windows entry for each of their builds, those pods fail.",
 		Commands: []string{Lint, Doctor}},
 }

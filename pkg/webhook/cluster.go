@@ -19,45 +19,20 @@ import (
 	"github.com/winkube/winkube/pkg/windows"
 )
 
-// node is what placement needs of one node.
+// node is what placement needs of one node: its facts from the rule
+// book and the object, for label matching.
 type node struct {
-	name    string
-	os      string
-	arch    string
-	build   windows.Build // zero for Linux and unknown builds
-	runtime string
-	obj     *corev1.Node
+	windows.Host
+	obj *corev1.Node
 }
 
-// nodeOf reads the OS from the labels (the kubelet sets them, SCH-1) and
-// the build from the windows-build label, falling back to nodeInfo.
+// nodeOf reads the node's facts with windows.HostOf. The build drops its
+// revision: placement compares builds, and the revision never matters
+// (IMG-2), so nodes of one build share their image checks.
 func nodeOf(n *corev1.Node) *node {
-	info := n.Status.NodeInfo
-	out := &node{
-		name:    n.Name,
-		os:      firstOf(n.Labels[corev1.LabelOSStable], n.Labels[windows.LabelOSBeta], info.OperatingSystem),
-		arch:    firstOf(n.Labels[corev1.LabelArchStable], n.Labels[windows.LabelArchBeta], info.Architecture),
-		runtime: info.ContainerRuntimeVersion,
-		obj:     n,
-	}
-	if out.os == "windows" {
-		for _, v := range []string{n.Labels[corev1.LabelWindowsBuild], info.KernelVersion} {
-			if b, err := windows.ParseBuild(v); err == nil {
-				out.build = b.WithoutRevision()
-				break
-			}
-		}
-	}
-	return out
-}
-
-func firstOf(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
+	h := windows.HostOf(n)
+	h.Build = h.Build.WithoutRevision()
+	return &node{Host: h, obj: n}
 }
 
 // cluster is what the handler knows of the cluster: nodes and
@@ -184,7 +159,7 @@ func selectedNodes(spec *corev1.PodSpec, nodes []*node) []*node {
 	affinity := nodeaffinity.GetRequiredNodeAffinity(&corev1.Pod{Spec: *spec})
 	var out []*node
 	for _, n := range nodes {
-		if spec.NodeName != "" && spec.NodeName != n.name {
+		if spec.NodeName != "" && spec.NodeName != n.Name {
 			continue
 		}
 		if ok, err := affinity.Match(n.obj); err == nil && ok {

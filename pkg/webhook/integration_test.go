@@ -1,16 +1,11 @@
-package webhook
+// The integration tests are an external test package: they run the
+// emulated nodes (pkg/node), which import this package for the webhook
+// that winkube's own image serves.
+package webhook_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"os"
 	"strings"
@@ -30,6 +25,8 @@ import (
 	"github.com/winkube/winkube/pkg/controlplane"
 	"github.com/winkube/winkube/pkg/controlplane/cptest"
 	emulated "github.com/winkube/winkube/pkg/node"
+	"github.com/winkube/winkube/pkg/webhook"
+	"github.com/winkube/winkube/pkg/webhook/install"
 )
 
 // One control plane, with the default cluster's emulated nodes (a Linux
@@ -40,6 +37,12 @@ var (
 	restConfig *rest.Config
 	client     kubernetes.Interface
 	serving    *testServer
+)
+
+// Windows builds of the default cluster's nodes.
+const (
+	build2019 = "10.0.17763"
+	build2022 = "10.0.20348"
 )
 
 // webhookNamespace is the namespace the test webhook claims as its own;
@@ -86,18 +89,23 @@ type testServer struct {
 	ca     []byte
 	cancel context.CancelFunc
 	done   chan error
-	h      *Handler
+	h      *webhook.Handler
 }
 
 // startServer serves a handler that knows the cluster on 127.0.0.1:0
 // with a certificate from a fresh CA, registers the configurations and
 // waits until the API server calls it.
 func startServer(ctx context.Context, name string, policy admissionregistrationv1.FailurePolicyType) (*testServer, error) {
-	caPEM, cert, err := selfSignedServing()
+	certs, err := install.NewCerts([]string{"127.0.0.1"})
 	if err != nil {
 		return nil, err
 	}
-	h, err := NewHandler(Options{Client: client})
+	caPEM := certs.CA
+	cert, err := certs.TLS()
+	if err != nil {
+		return nil, err
+	}
+	h, err := webhook.NewHandler(webhook.Options{Client: client})
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +120,7 @@ func startServer(ctx context.Context, name string, policy admissionregistrationv
 	}
 	sctx, cancel := context.WithCancel(context.Background())
 	s := &testServer{name: name, url: "https://" + ln.Addr().String(), ca: caPEM, cancel: cancel, done: make(chan error, 1), h: h}
-	go func() { s.done <- ServeListener(sctx, ln, cert, h) }()
+	go func() { s.done <- webhook.ServeListener(sctx, ln, cert, h) }()
 	if err := s.register(ctx, policy); err != nil {
 		s.stop()
 		return nil, err
@@ -121,7 +129,7 @@ func startServer(ctx context.Context, name string, policy admissionregistrationv
 	// dry-run pod is placed.
 	err = wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		pod, err := client.CoreV1().Pods("default").Create(ctx, windowsPod("probe", "mcr.microsoft.com/windows/servercore:ltsc2022"), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		return err == nil && pod.Annotations[PlacedByAnnotation] != "", nil
+		return err == nil && pod.Annotations[webhook.PlacedByAnnotation] != "", nil
 	})
 	if err != nil {
 		s.stop()
@@ -131,7 +139,7 @@ func startServer(ctx context.Context, name string, policy admissionregistrationv
 }
 
 func (s *testServer) register(ctx context.Context, policy admissionregistrationv1.FailurePolicyType) error {
-	mut, val := Configurations(s.name, webhookNamespace, admissionregistrationv1.WebhookClientConfig{URL: &s.url, CABundle: s.ca}, 0, policy)
+	mut, val := webhook.Configurations(s.name, webhookNamespace, admissionregistrationv1.WebhookClientConfig{URL: &s.url, CABundle: s.ca}, 0, policy)
 	if _, err := client.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, mut, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("register mutating webhook: %w", err)
 	}
@@ -155,44 +163,6 @@ func (s *testServer) stop() {
 	_ = client.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(ctx, s.name, metav1.DeleteOptions{})
 	_ = client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, s.name, metav1.DeleteOptions{})
 	_ = s.shutdown()
-}
-
-// selfSignedServing makes a CA and a serving certificate for 127.0.0.1.
-func selfSignedServing() (caPEM []byte, cert tls.Certificate, err error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, cert, err
-	}
-	now := time.Now()
-	caTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "winkube-webhook-test-ca"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		return nil, cert, err
-	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return nil, cert, err
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, cert, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		return nil, cert, err
-	}
-	cert = tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), cert, nil
 }
 
 func windowsPod(name, image string) *corev1.Pod {
@@ -259,7 +229,7 @@ func TestAdmissionPlacesPods(t *testing.T) {
 	if !tolerated {
 		t.Errorf("tolerations %+v lack os=windows:NoSchedule", pod.Spec.Tolerations)
 	}
-	if note := pod.Annotations[PlacedByAnnotation]; !strings.Contains(note, "IMG-2") || !strings.Contains(note, "SCH-3") {
+	if note := pod.Annotations[webhook.PlacedByAnnotation]; !strings.Contains(note, "IMG-2") || !strings.Contains(note, "SCH-3") {
 		t.Errorf("annotation %q", note)
 	}
 
@@ -319,7 +289,7 @@ func TestAdmissionExcludesSystemNamespaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if created.Annotations[PlacedByAnnotation] != "" || created.Spec.NodeSelector != nil {
+	if created.Annotations[webhook.PlacedByAnnotation] != "" || created.Spec.NodeSelector != nil {
 		t.Errorf("kube-system pod was placed: %v %v", created.Annotations, created.Spec.NodeSelector)
 	}
 }
@@ -379,6 +349,14 @@ func TestAdmissionFailurePolicy(t *testing.T) {
 	if err != nil {
 		t.Errorf("Ignore policy, webhook down: pods still refused: %v", create(ctx))
 	}
+}
+
+// requiredTerms are the required node affinity terms of a pod.
+func requiredTerms(a *corev1.Affinity) []corev1.NodeSelectorTerm {
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return nil
+	}
+	return a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
 }
 
 func deployment(name string, images ...string) *appsv1.Deployment {

@@ -3,7 +3,6 @@ package webhook
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
 
-	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -176,7 +174,7 @@ func (s *scheduling) osPins(pod *corev1.Pod) []osPin {
 	if _, ok := s.spec.NodeSelector[corev1.LabelWindowsBuild]; ok {
 		pins = append(pins, osPin{s.selectorSource(corev1.LabelWindowsBuild), "windows"})
 	}
-	if os := affinityOS(s.spec.Affinity); os != "" {
+	if os := windows.AffinityOS(s.spec.Affinity); os != "" {
 		pins = append(pins, osPin{"spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution", os})
 	}
 	if pod.Spec.OS != nil && pod.Spec.OS.Name != "" {
@@ -190,28 +188,6 @@ func requiredTerms(a *corev1.Affinity) []corev1.NodeSelectorTerm {
 		return nil
 	}
 	return a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
-}
-
-// affinityOS is the OS every required term pins, "" when they do not all
-// pin the same one.
-func affinityOS(a *corev1.Affinity) string {
-	os := ""
-	for _, term := range requiredTerms(a) {
-		termOS := ""
-		for _, req := range term.MatchExpressions {
-			switch {
-			case (req.Key == corev1.LabelOSStable || req.Key == windows.LabelOSBeta) && req.Operator == corev1.NodeSelectorOpIn && len(req.Values) == 1:
-				termOS = req.Values[0]
-			case req.Key == corev1.LabelWindowsBuild && (req.Operator == corev1.NodeSelectorOpIn || req.Operator == corev1.NodeSelectorOpExists):
-				termOS = "windows"
-			}
-		}
-		if termOS == "" || (os != "" && termOS != os) {
-			return ""
-		}
-		os = termOS
-	}
-	return os
 }
 
 // pinnedBuilds are the windows-build values the pod allows: its selector's
@@ -361,10 +337,10 @@ func wrongOS(pin osPin, images []podImage) *finding {
 		if !pi.known() || pi.ans.Image.HasOS(pin.os) {
 			continue
 		}
-		_, err := imageinfo.MatchHost(pi.ans.Image, pin.os, "amd64", windows.Build{})
+		v := pi.ans.Image.OnHost(windows.Host{OS: pin.os, Arch: "amd64", Runtime: windows.RuntimeContainerd})
 		return &finding{
-			rule:    "IMG-4",
-			message: fmt.Sprintf("%s, but %s %s runs only on %s: on a %s node the pull fails with %v", pin.source, pi.path, pi.ref, strings.Join(pi.ans.Image.OSes(), ", "), pin.os, err),
+			rule:    v.Rule,
+			message: fmt.Sprintf("%s, but %s %s runs only on %s: on a %s node the pull fails with %v", pin.source, pi.path, pi.ref, strings.Join(pi.ans.Image.OSes(), ", "), pin.os, v.Err()),
 			fix:     fmt.Sprintf("remove %s and let winkube place the pod, or use an image built for %s", pin.source, pin.os),
 		}
 	}
@@ -378,73 +354,67 @@ func pinnedBuildsRefusal(s *scheduling, images []podImage) *finding {
 	if builds == nil {
 		return nil
 	}
-	var first error
+	var first windows.Verdict
 	var firstImage *podImage
 	for _, v := range builds {
 		b, err := windows.ParseBuild(v)
 		if err != nil {
 			return nil // not a build label: the scheduler matches no node (SCH-1), not ours to judge
 		}
-		pi, err := failingImage(images, "windows", "amd64", b)
-		if err == nil {
+		// The nodes are not known here: winkube's runtime, containerd.
+		pi, verdict := failingImage(images, windows.Host{OS: "windows", Arch: "amd64", Build: b, Runtime: windows.RuntimeContainerd})
+		if pi == nil {
 			return nil
 		}
-		if first == nil {
-			first, firstImage = err, pi
+		if firstImage == nil {
+			first, firstImage = verdict, pi
 		}
 	}
 	return &finding{
-		rule:    ruleOf(first),
-		message: fmt.Sprintf("%s, but %s cannot run there: %v", source, firstImage.path, first),
+		rule:    first.Rule,
+		message: fmt.Sprintf("%s, but %s cannot run there: %v", source, firstImage.path, first.Err()),
 		fix:     fmt.Sprintf("remove %s and let winkube place the pod, or use an image built for %s", source, strings.Join(builds, ", ")),
 	}
 }
 
-// failingImage returns the first known image that cannot run on a host.
-func failingImage(images []podImage, os, arch string, build windows.Build) (*podImage, error) {
+// failingImage returns the first known image that cannot run on a host
+// and the rule book's verdict on it; nil when every image runs.
+func failingImage(images []podImage, h windows.Host) (*podImage, windows.Verdict) {
 	for i := range images {
 		pi := &images[i]
 		if !pi.known() {
 			continue
 		}
-		if _, err := imageinfo.MatchHost(pi.ans.Image, os, arch, build); err != nil {
-			return pi, err
+		if v := pi.ans.Image.OnHost(h); !v.Runs {
+			return pi, v
 		}
 	}
-	return nil, nil
+	return nil, windows.Verdict{Runs: true}
 }
 
 // hostKey is what decides whether images run on a node.
 type hostKey struct {
-	os, arch string
-	build    windows.Build
+	os, arch, runtime string
+	build             windows.Build
 }
 
 type hostResult struct {
-	image *podImage
-	err   error
+	image   *podImage
+	verdict windows.Verdict
 }
 
 // hostChecks remembers failingImage per kind of host: clusters have many
-// nodes but few OS, architecture and build combinations.
+// nodes but few OS, architecture, build and runtime combinations.
 type hostChecks map[hostKey]hostResult
 
-func (hc hostChecks) failing(images []podImage, os, arch string, build windows.Build) (*podImage, error) {
-	k := hostKey{os, arch, build}
+func (hc hostChecks) failing(images []podImage, h windows.Host) (*podImage, windows.Verdict) {
+	k := hostKey{h.OS, h.Arch, h.Runtime, h.Build}
 	r, ok := hc[k]
 	if !ok {
-		r.image, r.err = failingImage(images, os, arch, build)
+		r.image, r.verdict = failingImage(images, h)
 		hc[k] = r
 	}
-	return r.image, r.err
-}
-
-// ruleOf is IMG-2 for a wrong build, IMG-4 for a wrong OS or architecture.
-func ruleOf(err error) string {
-	if errors.Is(err, imageinfo.ErrOSVersionMismatch) {
-		return "IMG-2"
-	}
-	return "IMG-4"
+	return r.image, r.verdict
 }
 
 // placeOnNodes checks the pod against the cluster's nodes: the nodes its
@@ -453,11 +423,11 @@ func ruleOf(err error) string {
 func (h *Handler) placeOnNodes(p *placement, s *scheduling, images []podImage, nodes []*node, hostProcess bool) {
 	affinity := nodeaffinity.GetRequiredNodeAffinity(&corev1.Pod{Spec: s.spec})
 	var selected, ofOS, matched, good []*node
-	var firstErr error
+	var first windows.Verdict
 	var firstImage *podImage
 	hosts := hostChecks{}
 	for _, n := range nodes {
-		isSelected := s.spec.NodeName == "" || s.spec.NodeName == n.name
+		isSelected := s.spec.NodeName == "" || s.spec.NodeName == n.Name
 		if isSelected {
 			ok, err := affinity.Match(n.obj)
 			isSelected = err == nil && ok
@@ -465,7 +435,7 @@ func (h *Handler) placeOnNodes(p *placement, s *scheduling, images []podImage, n
 		if isSelected {
 			selected = append(selected, n)
 		}
-		if n.os != p.os {
+		if n.OS != p.os {
 			continue
 		}
 		ofOS = append(ofOS, n)
@@ -473,14 +443,13 @@ func (h *Handler) placeOnNodes(p *placement, s *scheduling, images []podImage, n
 			continue
 		}
 		matched = append(matched, n)
-		build := n.build
+		h := n.Host
 		if hostProcess {
-			build = windows.Build{} // HostProcess containers run on the host, any build
+			h.Build = windows.Build{} // HostProcess containers run on the host, any build
 		}
-		pi, err := hosts.failing(images, n.os, n.arch, build)
-		if err != nil {
-			if firstErr == nil {
-				firstErr, firstImage = err, pi
+		if pi, v := hosts.failing(images, h); pi != nil {
+			if firstImage == nil {
+				first, firstImage = v, pi
 			}
 			continue
 		}
@@ -498,12 +467,12 @@ func (h *Handler) placeOnNodes(p *placement, s *scheduling, images []podImage, n
 		}
 	case len(matched) > 0 && len(good) == 0 && len(matched) < len(ofOS):
 		p.refusal = &finding{
-			rule:    ruleOf(firstErr),
-			message: fmt.Sprintf("the pod's own placement (%s) selects only %s, where %s cannot run: %v", describeScheduling(s), describeNodes(matched), firstImage.path, firstErr),
+			rule:    first.Rule,
+			message: fmt.Sprintf("the pod's own placement (%s) selects only %s, where %s cannot run: %v", describeScheduling(s), describeNodes(matched), firstImage.path, first.Err()),
 			fix:     fmt.Sprintf("remove the pod's node selection and let winkube place it; %s", describeGood(ofOS, images, hostProcess)),
 		}
 	case len(matched) > 0 && len(good) == 0:
-		p.warnings = append(p.warnings, fmt.Sprintf("winkube (%s): no %s node of the cluster runs %s %s: %v", ruleOf(firstErr), p.os, firstImage.path, firstImage.ref, firstErr))
+		p.warnings = append(p.warnings, fmt.Sprintf("winkube (%s): no %s node of the cluster runs %s %s: %v", first.Rule, p.os, firstImage.path, firstImage.ref, first.Err()))
 	case len(good) < len(matched) && p.os == "windows" && !hostProcess:
 		p.builds = buildLabels(good)
 	}
@@ -522,11 +491,11 @@ func firstKnown(images []podImage) *podImage {
 func describeGood(nodes []*node, images []podImage, hostProcess bool) string {
 	var good []*node
 	for _, n := range nodes {
-		build := n.build
+		h := n.Host
 		if hostProcess {
-			build = windows.Build{}
+			h.Build = windows.Build{}
 		}
-		if _, err := failingImage(images, n.os, n.arch, build); err == nil {
+		if pi, _ := failingImage(images, h); pi == nil {
 			good = append(good, n)
 		}
 	}
@@ -583,11 +552,11 @@ func describeNodes(nodes []*node) string {
 			parts = append(parts, fmt.Sprintf("and %d more", len(nodes)-shown))
 			break
 		}
-		d := n.os
-		if !n.build.IsZero() {
-			d += " " + n.build.Label()
+		d := n.OS
+		if !n.Build.IsZero() {
+			d += " " + n.Build.Label()
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", n.name, d))
+		parts = append(parts, fmt.Sprintf("%s (%s)", n.Name, d))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/winkube/winkube/pkg/lint"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -108,24 +107,19 @@ func decodeTemplate(req *admissionv1.AdmissionRequest) (*template, error) {
 	return t, nil
 }
 
-// findings are the API-* and LIM-* findings for one pod spec.
+// findings are the rule book's findings on one pod spec
+// (windows.PodViolations) and LIM-1 for a workload whose images mix OSes.
 func (h *Handler) findings(t *template, images []podImage) []*finding {
 	var out []*finding
-	minor := h.cluster.kubernetesMinor()
-	if !windows.OSFieldAlwaysEnforced(minor) {
-		out = append(out, apiFindings(t.spec, t.path, minor)...)
-	}
 	oses := imageOSes(images)
 	if oses != nil && len(oses) == 0 && t.kind != "Pod" {
 		out = append(out, mixedImages(images))
 	}
-	if h.podOS(t, oses) != "windows" {
-		return out
+	target := windows.PodTarget{Minor: h.cluster.kubernetesMinor(), AllowPrivileged: true, Admission: true}
+	if h.podOS(t, oses) == "windows" {
+		target.Windows, target.Runtime = true, h.windowsRuntime(t.spec)
 	}
-	for _, v := range windows.PodLimitationsAt(t.spec, h.windowsRuntime(t.spec), t.path) {
-		if v.Rule == "LIM-15" && t.spec.OS != nil {
-			continue // API-3 already rejects privileged with spec.os set
-		}
+	for _, v := range windows.PodViolations(t.spec, t.path, target) {
 		if v.Rule == "LIM-14" && defaultGracePeriod(t.spec) {
 			// The API server fills in 30 s for every pod; only a period
 			// the user asked for is worth a warning.
@@ -137,23 +131,6 @@ func (h *Handler) findings(t *template, images []podImage) []*finding {
 		}
 		out = append(out, &finding{rule: v.Rule, message: msg, fix: v.Fix,
 			advice: v.Severity == windows.SeverityInfo, warning: v.Severity == windows.SeverityWarning})
-	}
-	return out
-}
-
-// apiFindings are the API server's OS field rules (API-1..6) and, before
-// 1.24, the warning that spec.os is dropped (API-8), worded as lint words
-// them.
-func apiFindings(spec *corev1.PodSpec, path *field.Path, minor int) []*finding {
-	var out []*finding
-	if spec.OS != nil && !windows.OSFieldEnforced(minor) {
-		out = append(out, &finding{rule: "API-8", warning: true,
-			message: fmt.Sprintf("%s: Kubernetes 1.%d does not know this field (IdentifyPodOS is beta from 1.24) and drops it", path.Child("os"), minor),
-			fix:     "add a nodeSelector on kubernetes.io/os to place the pod; spec.os needs Kubernetes 1.24 or newer"})
-	}
-	for _, e := range windows.ValidatePodSpecOSWithOptions(spec, path, windows.ValidationOptions{AllowPrivileged: true}) {
-		rule, fix := lint.APIRule(e)
-		out = append(out, &finding{rule: rule, message: e.Error(), fix: fix})
 	}
 	return out
 }
@@ -185,7 +162,7 @@ func (h *Handler) windowsRuntime(spec *corev1.PodSpec) string {
 	nodes := h.cluster.nodeList()
 	var win []*node
 	for _, n := range nodes {
-		if n.os == "windows" {
+		if n.IsWindows() {
 			win = append(win, n)
 		}
 	}
@@ -194,7 +171,7 @@ func (h *Handler) windowsRuntime(spec *corev1.PodSpec) string {
 		sel = win
 	}
 	for _, n := range sel {
-		if windows.IsDocker(n.runtime) {
+		if windows.IsDocker(n.Runtime) {
 			return windows.RuntimeDocker
 		}
 	}

@@ -31,25 +31,11 @@ type ValidationOptions struct {
 // the spec's path, usually field.NewPath("spec") or
 // field.NewPath("spec", "template", "spec"). The error types and messages are
 // the API server's, so a finding reads like the rejection the user would get.
+// PodViolations gives the same errors with their rules and fixes.
 func ValidatePodSpecOSWithOptions(spec *corev1.PodSpec, path *field.Path, opts ValidationOptions) field.ErrorList {
-	if spec == nil {
-		return nil
-	}
 	var errs field.ErrorList
-	errs = append(errs, validateAllWindowsOptions(spec, path)...)
-	errs = append(errs, validateHostProcess(spec, path, opts)...)
-	errs = append(errs, validatePodResourcesOS(spec, path)...)
-	if spec.OS == nil {
-		return errs
-	}
-	osErrs := validatePodOS(spec.OS, path.Child("os"))
-	switch {
-	case len(osErrs) > 0:
-		errs = append(errs, osErrs...)
-	case spec.OS.Name == corev1.Linux:
-		errs = append(errs, ValidateLinuxPod(spec, path)...)
-	case spec.OS.Name == corev1.Windows:
-		errs = append(errs, ValidateWindowsPod(spec, path)...)
+	for _, e := range apiErrors(spec, path, opts) {
+		errs = append(errs, e.err)
 	}
 	return errs
 }

@@ -6,7 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -69,32 +68,9 @@ func Groups(nodes []corev1.Node) []NodeGroup {
 	return out
 }
 
+// groupOf reads the node's facts with windows.HostOf; the build drops its
+// revision, which never decides whether an image runs (IMG-2).
 func groupOf(n corev1.Node) NodeGroup {
-	info := n.Status.NodeInfo
-	g := NodeGroup{
-		Pool:    n.Labels[labelPool],
-		OS:      firstNonEmpty(n.Labels[windows.LabelOS], info.OperatingSystem, "linux"),
-		Arch:    firstNonEmpty(n.Labels[windows.LabelArch], info.Architecture, "amd64"),
-		Runtime: imageinfo.RuntimeContainerd,
-	}
-	if strings.HasPrefix(info.ContainerRuntimeVersion, "docker://") {
-		g.Runtime = imageinfo.RuntimeDocker
-	}
-	if g.OS == "windows" {
-		if b, err := windows.ParseBuild(n.Labels[windows.LabelWindowsBuild]); err == nil {
-			g.Build = b
-		} else if b, err := windows.ParseBuild(info.KernelVersion); err == nil {
-			g.Build = b.WithoutRevision()
-		}
-	}
-	return g
-}
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
+	h := windows.HostOf(&n)
+	return NodeGroup{Pool: n.Labels[labelPool], OS: h.OS, Arch: h.Arch, Build: h.Build.WithoutRevision(), Runtime: h.Runtime}
 }

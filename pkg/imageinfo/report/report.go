@@ -7,8 +7,6 @@ package report
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/winkube/winkube/pkg/imageinfo"
@@ -53,6 +51,10 @@ type PoolFit struct {
 	Entry string `json:"entry,omitempty"`
 	// Reason says why the image does not run there.
 	Reason string `json:"reason,omitempty"`
+	// Rule is the rule that says it does not run (IMG-2, IMG-4), and
+	// Stage where it fails on the group's runtime (pull, start).
+	Rule  string `json:"rule,omitempty"`
+	Stage string `json:"stage,omitempty"`
 }
 
 // Describe resolves every ref and, when groups is not nil, fits each image
@@ -85,24 +87,16 @@ func Describe(ctx context.Context, r imageinfo.Resolver, refs []string, secrets 
 	return out
 }
 
-// fit applies IMG-4 (what the runtime pulls) and IMG-2 (whether it starts)
-// for one node group.
+// fit is the rule book's verdict (windows.ImageOnHost: IMG-4, what the
+// runtime pulls; IMG-2, whether it starts) for one node group.
 func fit(img imageinfo.Image, g NodeGroup) PoolFit {
 	f := PoolFit{Pool: g.Name(), Platform: g.Platform(), Runtime: g.Runtime, Nodes: g.Nodes}
-	p, err := imageinfo.PullPlatform(img, g.Runtime, g.OS, g.Arch, g.Build)
-	if err != nil {
-		f.Reason = err.Error()
-		// MatchHost words an OS or architecture mismatch, and containerd's
-		// build mismatch, more precisely; Docker's build filter is its own.
-		_, m := imageinfo.MatchHost(img, g.OS, g.Arch, g.Build)
-		if m != nil && (!errors.Is(m, imageinfo.ErrOSVersionMismatch) || g.Runtime != imageinfo.RuntimeDocker) {
-			f.Reason = m.Error()
-		}
-		return f
+	v := img.OnHost(windows.Host{OS: g.OS, Arch: g.Arch, Build: g.Build, Runtime: g.Runtime})
+	if v.Entry.OS != "" {
+		f.Entry = v.Entry.String()
 	}
-	f.Entry = p.String()
-	if !imageinfo.StartsOn(p, g.Build) {
-		f.Reason = fmt.Sprintf("pulls %s, then the container fails to start: %q (HCS 0xc0370101)", p, imageinfo.ErrOSVersionMismatch.Error())
+	if !v.Runs {
+		f.Reason, f.Rule, f.Stage = v.Detail, v.Rule, string(v.Stage)
 		return f
 	}
 	f.Runs = true

@@ -17,12 +17,13 @@ import (
 	"github.com/winkube/winkube/pkg/cmd"
 	"github.com/winkube/winkube/pkg/cmd/winkube/version"
 	"github.com/winkube/winkube/pkg/datadir"
+	"github.com/winkube/winkube/pkg/webhook"
 	"github.com/winkube/winkube/pkg/webhook/install"
 )
 
 // DefaultImageRepository is where the winkube image is published; the tag
 // is this build's version.
-const DefaultImageRepository = "ghcr.io/winkube/winkube"
+const DefaultImageRepository = webhook.ImageRepository
 
 type installFlags struct {
 	cluster        clusterFlags
@@ -134,6 +135,9 @@ func runInstall(ctx context.Context, streams cmd.IOStreams, fs *pflag.FlagSet, f
 	} else {
 		o.CertManager = f.certManager == "true" || (f.certManager == "auto" && client.HasCertManager())
 		fmt.Fprintf(streams.Out, "Installing the winkube webhook (%s) in namespace %s of %s:\n", o.Image, o.Namespace, cfg.Host)
+		if warning := install.EmulatedWarning(o); warning != "" && client.Emulated(ctx) {
+			fmt.Fprintln(streams.ErrOut, warning)
+		}
 	}
 	res, err := client.Install(ctx, o, certDir)
 	if err != nil {

@@ -6,12 +6,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/winkube/winkube/pkg/cmd"
-	"github.com/winkube/winkube/pkg/imageinfo"
-	"github.com/winkube/winkube/pkg/imageinfo/registry"
 	"github.com/winkube/winkube/pkg/webhook"
 )
 
@@ -65,60 +61,15 @@ func runServe(ctx context.Context, streams cmd.IOStreams, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
-	client, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("API client: %w", err)
-	}
-	opts, err := f.decision.options(client)
-	if err != nil {
-		return err
-	}
-	if v, err := client.Discovery().ServerVersion(); err == nil {
-		opts.KubernetesVersion = v.GitVersion
-	} else {
-		fmt.Fprintf(streams.ErrOut, "warning: reading the cluster's version: %v\n", err)
-	}
-	h, err := webhook.NewHandler(opts)
+	h, err := webhook.NewServeHandler(cfg, f.decision.ServeFlags, streams.ErrOut)
 	if err != nil {
 		return err
 	}
 	defer h.Close()
-	fmt.Fprintf(streams.Out, "Serving the winkube webhook on https://%s (cluster %s, images from %s, mode %s)\n", f.listen, cfg.Host, f.decision.resolveImages, f.decision.mode)
+	fmt.Fprintln(streams.Out, webhook.ServingLine(f.listen, cfg.Host, f.decision.ServeFlags))
 	if err := webhook.Serve(ctx, f.listen, cert, h); err != nil {
 		return fmt.Errorf("serving on --listen %s: %w", f.listen, err)
 	}
 	fmt.Fprintln(streams.Out, "Stopped.")
 	return nil
-}
-
-// options turns the flags into the webhook's options: the registry
-// resolver with the pods' pull secrets, or the catalog alone.
-func (d *decisionFlags) options(client kubernetes.Interface) (webhook.Options, error) {
-	opts := webhook.Options{
-		Resolver:        imageinfo.CatalogResolver{},
-		Client:          client,
-		WindowsTaint:    d.windowsTaint,
-		Enforce:         d.enforce,
-		Warn:            d.warn,
-		Mode:            d.mode,
-		OnRegistryError: d.onRegistryError,
-		RegistryTimeout: d.registryTimeout,
-	}
-	mirrors, err := registry.ParseMirrors(d.mirrors)
-	if err != nil {
-		return opts, fmt.Errorf("--registry-mirror: %w", err)
-	}
-	if d.resolveImages == "registry" {
-		r, err := registry.New(registry.Options{Mirrors: mirrors, Timeout: d.registryTimeout})
-		if err != nil {
-			return opts, fmt.Errorf("--resolve-images registry: %w", err)
-		}
-		opts.Resolver = r
-		// The pod's imagePullSecrets, then its service account's, as the
-		// kubelet tries them.
-		opts.Secrets = func(ctx context.Context, pod *corev1.Pod) ([][]byte, error) {
-			return registry.SecretsFor(ctx, client, pod)
-		}
-	}
-	return opts, nil
 }

@@ -5,7 +5,6 @@ package webhook
 import (
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/cmd"
 	"github.com/winkube/winkube/pkg/datadir"
+	"github.com/winkube/winkube/pkg/webhook"
 )
 
 // NewCommand returns `winkube webhook` and its subcommands.
@@ -35,26 +35,9 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 
 // decisionFlags are the webhook's policy, shared by serve and install
 // (which passes them on to the pods it runs).
-type decisionFlags struct {
-	windowsTaint    string
-	enforce, warn   []string
-	mode            string
-	onRegistryError string
-	resolveImages   string
-	mirrors         []string
-	registryTimeout time.Duration
-}
+type decisionFlags struct{ webhook.ServeFlags }
 
-func (d *decisionFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&d.windowsTaint, "windows-taint", "os=windows:NoSchedule", "the taint of the cluster's Windows nodes, KEY=VALUE:EFFECT; Windows pods get its toleration (SCH-3)")
-	fs.StringSliceVar(&d.enforce, "enforce", nil, "rule IDs or families (API, LIM) that deny a request (comma-separated or repeated)")
-	fs.StringSliceVar(&d.warn, "warn", nil, "rule IDs or families that only warn (kubectl prints the warning)")
-	fs.StringVar(&d.mode, "mode", "enforce", "enforce: refuse what breaks a rule; warn: allow everything with warnings")
-	fs.StringVar(&d.onRegistryError, "on-registry-error", "catalog", "when the registry fails or is slow: catalog (decide from the built-in catalog) or allow (admit with a warning)")
-	fs.StringVar(&d.resolveImages, "resolve-images", "catalog", "where image platforms come from: registry (with the catalog as fallback) or catalog (offline)")
-	fs.StringArrayVar(&d.mirrors, "registry-mirror", nil, "read images of registry FROM at TO instead, FROM=TO (repeatable)")
-	fs.DurationVar(&d.registryTimeout, "registry-timeout", 2*time.Second, "longest wait for one registry look-up before --on-registry-error applies")
-}
+func (d *decisionFlags) add(fs *pflag.FlagSet) { d.AddFlags(fs) }
 
 // args are the flags that reproduce d for `webhook serve`, only those that
 // differ from the defaults so the pod spec stays short.
@@ -76,19 +59,7 @@ func (d *decisionFlags) args(fs *pflag.FlagSet) []string {
 	return out
 }
 
-// validate checks what the webhook package does not: where images come
-// from (the webhook checks its own options and names their flags).
-func (d *decisionFlags) validate() error {
-	switch d.resolveImages {
-	case "catalog", "registry":
-	default:
-		return fmt.Errorf("--resolve-images %q: want registry or catalog", d.resolveImages)
-	}
-	if d.registryTimeout <= 0 {
-		return fmt.Errorf("--registry-timeout %s: want a positive duration", d.registryTimeout)
-	}
-	return nil
-}
+func (d *decisionFlags) validate() error { return d.Validate() }
 
 // clusterFlags say which cluster to talk to.
 type clusterFlags struct {
