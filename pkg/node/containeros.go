@@ -122,10 +122,14 @@ func (w *podWorker) netHost(pod *corev1.Pod) vnet.Host {
 	src := "pod/" + pod.Namespace + "/" + pod.Name
 	ip, _ := netip.ParseAddr(w.podIPs()[0])
 	w.node.agent.router.live(pod, ip)
+	h := vnet.Host{IP: ip, Scope: string(pod.UID), Source: src}
 	if pod.Spec.HostNetwork {
-		return vnet.Host{IP: ip, Scope: "node/" + w.node.spec.name, Source: src}
+		h.Scope = "node/" + w.node.spec.name
 	}
-	return vnet.Host{IP: ip, Scope: string(pod.UID), Source: src}
+	if d, err := kubeletenv.PodDNS(w.node.agent.runCtx, pod, w.node.kubeletNode()); err == nil {
+		h.DNSServers, h.DNSSearch = d.Servers, d.Searches
+	}
+	return h
 }
 
 func (w *podWorker) podIPs() []string {

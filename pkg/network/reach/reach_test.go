@@ -282,3 +282,30 @@ func TestTerminatingPodKeepsItsNetwork(t *testing.T) {
 		t.Errorf("terminating pod to terminating pod: %s", res.Reason)
 	}
 }
+
+// A dnsPolicy None pod whose nameservers include the cluster DNS resolves
+// with its own search list; without the cluster DNS it resolves nothing of
+// the cluster's. rule: DNS-1
+func TestDNSPolicyNone(t *testing.T) {
+	for _, tc := range []struct {
+		nameservers []string
+		target      string
+		want        bool
+	}{
+		{[]string{"10.96.0.10", "1.1.1.1"}, "kubernetes", true},
+		{[]string{"10.96.0.10"}, "kubernetes.default", false}, // a dot: fully qualified on Windows
+		{[]string{"1.1.1.1"}, "kubernetes", false},
+	} {
+		f := newFixture()
+		for _, p := range f.s.Pods {
+			if p.Name == "win-client" {
+				p.Spec.DNSPolicy = corev1.DNSNone
+				p.Spec.DNSConfig = &corev1.PodDNSConfig{Nameservers: tc.nameservers, Searches: []string{"default.svc.cluster.local"}}
+			}
+		}
+		res := check(t, f.build(), "pod/default/win-client", tc.target, 443, "tcp")
+		if res.Reachable != tc.want || tc.want && res.ResolvedIP != "10.96.0.1" {
+			t.Errorf("%v %s: reachable=%t resolved %q (%s), want %t", tc.nameservers, tc.target, res.Reachable, res.ResolvedIP, res.Reason, tc.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package reach
 import (
 	"fmt"
 	"net/netip"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -20,12 +21,12 @@ type Resolver interface {
 
 // resolve turns a DNS name into a target as src's resolver would.
 func (c *Checker) resolve(w *walk, src *source, name string) (*target, bool, error) {
-	if src.pod == nil || !usesClusterDNS(src.pod) {
+	if src.pod == nil || !c.usesClusterDNS(src.pod) {
 		return c.resolveOnHost(w, src, name)
 	}
 	os := src.node.OS
 	ns := src.pod.Namespace
-	for _, fqdn := range c.resolver.Candidates(name, ns, os) {
+	for _, fqdn := range c.candidates(src.pod, name, os) {
 		ips, cname, found := c.resolver.LookupA(fqdn)
 		if !found {
 			w.hop("dns", "%s: NXDOMAIN", fqdn)
@@ -94,11 +95,60 @@ func (c *Checker) inClusterDomain(name string) bool {
 	return n == c.domain() || strings.HasSuffix(n, "."+c.domain())
 }
 
+// candidates are the names src's resolver asks for: the kubelet's search
+// list for its policy, or the one a dnsPolicy None pod configures (a
+// Windows resolver tries each suffix for a name without a dot, a Linux one
+// the search list before the name while it has fewer dots than ndots).
+func (c *Checker) candidates(p *corev1.Pod, name, os string) []string {
+	if p.Spec.DNSPolicy != corev1.DNSNone || p.Spec.DNSConfig == nil {
+		return c.resolver.Candidates(name, p.Namespace, os)
+	}
+	name = strings.TrimSuffix(name, ".")
+	var searched []string
+	for _, s := range p.Spec.DNSConfig.Searches {
+		searched = append(searched, name+"."+strings.TrimSuffix(s, "."))
+	}
+	if os == "windows" {
+		if strings.Contains(name, ".") {
+			return []string{name}
+		}
+		return searched
+	}
+	if strings.Count(name, ".") >= ndots(p) {
+		return append([]string{name}, searched...)
+	}
+	return append(searched, name)
+}
+
+// ndots is the pod's ndots option, 1 (the resolver's default) without one.
+func ndots(p *corev1.Pod) int {
+	for _, o := range p.Spec.DNSConfig.Options {
+		if o.Name == "ndots" && o.Value != nil {
+			if n, err := strconv.Atoi(*o.Value); err == nil {
+				return n
+			}
+		}
+	}
+	return 1
+}
+
 // usesClusterDNS follows the pod's dnsPolicy: ClusterFirst (the default)
-// uses the cluster DNS unless the pod is on the host network.
-func usesClusterDNS(p *corev1.Pod) bool {
+// uses the cluster DNS unless the pod is on the host network; a None pod
+// uses it when its nameservers include the cluster DNS Service.
+func (c *Checker) usesClusterDNS(p *corev1.Pod) bool {
 	switch p.Spec.DNSPolicy {
-	case corev1.DNSDefault, corev1.DNSNone:
+	case corev1.DNSNone:
+		if p.Spec.DNSConfig == nil {
+			return false
+		}
+		dnsIP := c.m.Cluster.DNSServiceIP.String()
+		for _, ns := range p.Spec.DNSConfig.Nameservers {
+			if ns == dnsIP {
+				return true
+			}
+		}
+		return false
+	case corev1.DNSDefault:
 		return false
 	case corev1.DNSClusterFirstWithHostNet:
 		return true

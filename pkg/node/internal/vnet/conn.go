@@ -111,6 +111,10 @@ func (n hostNet) PodIP() string {
 	return n.h.IP.String()
 }
 
+// DNSServers and DNSSearch are the pod's resolver settings.
+func (n hostNet) DNSServers() []string { return n.h.DNSServers }
+func (n hostNet) DNSSearch() []string  { return n.h.DNSSearch }
+
 func (n hostNet) LookupHost(ctx context.Context, name string) ([]string, error) {
 	if ip, err := netip.ParseAddr(name); err == nil {
 		return []string{ip.String()}, nil

@@ -26,6 +26,9 @@ type Host struct {
 	Scope string
 	// Source is the host as the Router names it: pod/NS/NAME or node/NAME.
 	Source string
+	// DNSServers and DNSSearch are the pod's resolver settings, as
+	// ipconfig /all and nslookup print them.
+	DNSServers, DNSSearch []string
 	// Outside marks a client outside the cluster (the machine running it):
 	// its loopback is not a pod's, so a 127.x address it dials (a
 	// LoadBalancer address served on the host's loopback) is routed.
