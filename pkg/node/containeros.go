@@ -140,7 +140,8 @@ func (w *podWorker) podIPs() []string {
 }
 
 // imagePrograms are the programs an image offers, by what winkube knows of
-// it: the pause image runs pause alone; Windows images have cmd.exe, the
+// it: the pause image runs pause alone (on Windows, beside Nano Server's
+// cmd.exe and tools); Windows images have cmd.exe, the
 // Windows tools and (Server Core) PowerShell; Linux images a busybox or
 // coreutils userland with a shell; the e2e test images agnhost too (their
 // Windows variants ship busybox as well); winkube's own image runs winkube
@@ -175,6 +176,13 @@ func (k imageKind) table() map[string]program.Main {
 		}
 	}
 	if k.pause {
+		// The Windows pause image is Nano Server: cmd.exe and the
+		// system tools are there (tests exec them), PowerShell is not.
+		if k.windows {
+			add(windowsUserland())
+			delete(out, "powershell")
+			delete(out, "pwsh")
+		}
 		out["pause"] = daemonsTable()["pause"]
 		return out
 	}

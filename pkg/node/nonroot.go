@@ -57,7 +57,9 @@ func windowsImageUser(ref string) string {
 		repo, tag = ref[:i], ref[i+1:]
 	}
 	switch {
-	case strings.Contains(repo, "nanoserver") || strings.Contains(tag, "nanoserver"):
+	case strings.Contains(repo, "nanoserver") || strings.Contains(tag, "nanoserver"),
+		// The e2e nonroot image's Windows variant says USER ContainerUser.
+		strings.HasSuffix(repo, "/e2e-test-images/nonroot"):
 		return "ContainerUser"
 	case strings.Contains(repo, "servercore") || strings.Contains(tag, "windowsservercore"),
 		repo == "mcr.microsoft.com/windows/server", repo == "mcr.microsoft.com/windows":

@@ -1,0 +1,20 @@
+package node
+
+import "testing"
+
+// The user a Windows image runs as without runAsUserName, as its
+// Dockerfile's USER says (Server Core: ContainerAdministrator; Nano Server
+// and the e2e nonroot image: ContainerUser).
+func TestWindowsImageUser(t *testing.T) {
+	for ref, want := range map[string]string{
+		"mcr.microsoft.com/windows/servercore:ltsc2022":                       "ContainerAdministrator",
+		"mcr.microsoft.com/windows/nanoserver:ltsc2022":                       "ContainerUser",
+		"registry.k8s.io/e2e-test-images/nonroot:1.4":                         "ContainerUser",
+		"registry.k8s.io/e2e-test-images/agnhost:2.63.0":                      "",
+		"mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022": "ContainerAdministrator",
+	} {
+		if got := windowsImageUser(ref); got != want {
+			t.Errorf("%s: %q, want %q", ref, got, want)
+		}
+	}
+}
