@@ -12,14 +12,12 @@
 package addons
 
 import (
-	"strconv"
-	"strings"
-
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -28,9 +26,8 @@ const Namespace = metav1.NamespaceSystem
 
 // KubernetesVersion is the release of the embedded control plane; it picks
 // the kube-proxy images and decides which feature gates kube-proxy needs.
-// Keep it in step with k8s.io/kubernetes in go.mod (the integration test
-// compares it with the API server's /version).
-const KubernetesVersion = "v1.36.3"
+// (The integration test compares it with the API server's /version.)
+const KubernetesVersion = kubeversion.Default
 
 // Images of the add-ons. The Windows images follow sig-windows-tools'
 // naming for its HostProcess builds (<component>:<version>-hostprocess);
@@ -64,7 +61,7 @@ type Object interface {
 // should be created (accounts and configuration before the workloads that
 // use them).
 func Objects(cfg *v1alpha1.Cluster) []Object {
-	return objects(cfg, kubernetesMinor(KubernetesVersion))
+	return objects(cfg, kubeversion.DefaultMinor)
 }
 
 // objects builds the add-ons for a given Kubernetes minor version (which
@@ -76,16 +73,6 @@ func objects(cfg *v1alpha1.Cluster, k8sMinor int) []Object {
 	out = append(out, kubeProxyObjects(n, k8sMinor)...)
 	out = append(out, coreDNSObjects(n)...)
 	return out
-}
-
-// kubernetesMinor reads the minor of "v1.36.3"; 0 if it cannot.
-func kubernetesMinor(v string) int {
-	parts := strings.Split(strings.TrimPrefix(v, "v"), ".")
-	if len(parts) < 2 {
-		return 0
-	}
-	m, _ := strconv.Atoi(parts[1])
-	return m
 }
 
 // meta is the ObjectMeta of a kube-system object.

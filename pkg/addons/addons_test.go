@@ -356,11 +356,19 @@ func TestObjectsOrder(t *testing.T) {
 	}
 }
 
-func TestKubernetesMinor(t *testing.T) {
-	if got := kubernetesMinor(KubernetesVersion); got != 36 {
-		t.Errorf("kubernetesMinor(%s) = %d, want 36", KubernetesVersion, got)
+// ObjectsForVersion reads the release: its kube-proxy gates and images.
+// rule: KP-2
+func TestObjectsForVersionReadsTheRelease(t *testing.T) {
+	c := v1alpha1.DefaultCluster()
+	old := windowsProxy(t, ObjectsForVersion(c, "v1.33.4"))
+	if gates, _ := flagValue(old.Args, "--feature-gates"); gates != "WinOverlay=true" {
+		t.Errorf("v1.33.4: --feature-gates = %q, want WinOverlay=true", gates)
 	}
-	if got := kubernetesMinor("garbage"); got != 0 {
-		t.Errorf("kubernetesMinor(garbage) = %d", got)
+	if !strings.Contains(old.Image, ":v1.33.4-") {
+		t.Errorf("v1.33.4: kube-proxy image %s", old.Image)
+	}
+	cur := windowsProxy(t, ObjectsForVersion(c, KubernetesVersion))
+	if want := windowsProxy(t, Objects(c)); !slices.Equal(cur.Args, want.Args) || cur.Image != want.Image {
+		t.Errorf("ObjectsForVersion(%s) differs from Objects: %v %s, want %v %s", KubernetesVersion, cur.Args, cur.Image, want.Args, want.Image)
 	}
 }

@@ -105,7 +105,7 @@ func kubeProxyWindows(n *v1alpha1.Network, k8sMinor int) *appsv1.DaemonSet {
 //
 // Feature gates are passed only while the Kubernetes version needs them:
 // WinOverlay and WinDSR are GA and locked on since 1.34, and a gate passed
-// after upstream removes it makes kube-proxy refuse to start, so a 1.36
+// after upstream removes it makes kube-proxy refuse to start, so a 1.34+
 // cluster gets no --feature-gates at all.
 func windowsProxyArgs(n *v1alpha1.Network, k8sMinor int) []string {
 	args := []string{"--proxy-mode=kernelspace", "--hostname-override=$(NODE_NAME)"}

@@ -4,6 +4,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/kubeversion"
 )
 
 // ObjectsForVersion is Objects for a cluster of another Kubernetes
@@ -11,7 +12,8 @@ import (
 // (KP-2) and its images follow that release. `winkube plan` writes these
 // for real clusters; Objects is ObjectsForVersion at KubernetesVersion.
 func ObjectsForVersion(cfg *v1alpha1.Cluster, version string) []Object {
-	objs := objects(cfg, kubernetesMinor(version))
+	minor, _ := kubeversion.ParseMinor(version) // unreadable: 0, so every feature gate is passed
+	objs := objects(cfg, minor)
 	if version == KubernetesVersion {
 		return objs
 	}

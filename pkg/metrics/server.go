@@ -14,19 +14,13 @@ package metrics
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"slices"
@@ -37,6 +31,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	aggregator "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
+
+	"github.com/winkube/winkube/pkg/certs"
 )
 
 // Service names the Service in kube-system the APIService points at.
@@ -135,28 +131,13 @@ func (s *Server) authenticated(next http.Handler) http.Handler {
 // servingCert is a self-signed certificate for the Service's DNS name,
 // which the aggregator checks; its PEM is the APIService's caBundle.
 func (s *Server) servingCert() (tls.Certificate, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return tls.Certificate{}, fmt.Errorf("metrics API serving key: %w", err)
-	}
 	name := ServiceName + "." + ServiceNamespace + ".svc"
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(time.Now().UnixNano()),
-		Subject:               pkix.Name{CommonName: name},
-		DNSNames:              []string{name, name + ".cluster.local"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().AddDate(1, 0, 0),
-		IsCA:                  true, // it anchors itself in the caBundle
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	p, err := certs.SelfSigned(certs.Spec{CommonName: name, DNSNames: []string{name, name + ".cluster.local"}, Server: true})
 	if err != nil {
 		return tls.Certificate{}, fmt.Errorf("metrics API serving certificate: %w", err)
 	}
-	s.caBundle = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
+	s.caBundle = p.CertPEM
+	return p.TLS(), nil
 }
 
 // Dial connects kube-apiserver to this server when addr is the Service's

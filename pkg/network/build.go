@@ -87,26 +87,10 @@ func (b *builder) linuxNode(n *corev1.Node, out *Node) {
 // nodeOS is the node's OS, from windows.HostOf.
 func nodeOS(n *corev1.Node) string { return windows.HostOf(n).OS }
 
-// internalIP is the node's first IPv4 InternalIP (else any InternalIP).
-func internalIP(n *corev1.Node) netip.Addr {
-	var any netip.Addr
-	for _, a := range n.Status.Addresses {
-		if a.Type != corev1.NodeInternalIP {
-			continue
-		}
-		ip, err := netip.ParseAddr(a.Address)
-		if err != nil {
-			continue
-		}
-		if ip.Is4() {
-			return ip
-		}
-		if !any.IsValid() {
-			any = ip
-		}
-	}
-	return any
-}
+// internalIP is the node's address on the pod network, from
+// windows.HostOf: its emulated address when its kubelet serves on a real
+// one (`winkube nodes --kubelet-address`), else its InternalIP.
+func internalIP(n *corev1.Node) netip.Addr { return windows.HostOf(n).InternalIP }
 
 // podCIDR is the node's IPv4 pod CIDR.
 func podCIDR(n *corev1.Node) (netip.Prefix, bool) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"github.com/winkube/winkube/pkg/node/internal/vnet"
 	"io"
-	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"net/url"
 	"sort"
 	"sync"
@@ -29,6 +28,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/imageinfo"
+	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/node/internal/vfs"
 )
 
@@ -41,7 +41,7 @@ type Options struct {
 	// Progress, when set, receives one line per milestone
 	// ("node win2019-1 registered", "node win2019-1 Ready").
 	Progress io.Writer
-	// KubeletVersion is reported in nodeInfo; default "v1.36.3".
+	// KubeletVersion is reported in nodeInfo; default kubeversion.Default.
 	KubeletVersion string
 	// PodWorkers is the number of goroutines that handle pods; default 4
 	// per core, more for large clusters (podWorkerCount in queue.go).
@@ -173,8 +173,8 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 		readyNodes: map[string]bool{},
 	}
 	a.podWorkers = podWorkerCount(len(o.Cluster.Nodes()), o.PodWorkers)
-	if v, err := utilversion.ParseGeneric(version); err == nil {
-		a.minor = int(v.Minor())
+	if m, err := kubeversion.ParseMinor(version); err == nil {
+		a.minor = m
 	}
 	a.router = &netRouter{a: a}
 	a.fabric = vnet.New(a.router)

@@ -1,14 +1,7 @@
 package node
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"io/fs"
-	"math/big"
 	"os"
 	"path"
 	"strings"
@@ -17,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/winkube/winkube/pkg/certs"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
 	"github.com/winkube/winkube/pkg/node/internal/program"
 	"github.com/winkube/winkube/pkg/node/internal/vfs"
@@ -181,24 +175,11 @@ type pemPair struct{ cert, key []byte }
 
 // localhostPair is one self-signed certificate for "localhost", made once.
 var localhostPair = sync.OnceValue(func() pemPair {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	p, err := certs.SelfSigned(certs.Spec{CommonName: "localhost", DNSNames: []string{"localhost"}, Server: true, Validity: 10 * 365 * 24 * time.Hour})
 	if err != nil {
 		return pemPair{}
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"}, DNSNames: []string{"localhost"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().AddDate(10, 0, 0),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return pemPair{}
-	}
-	kder, _ := x509.MarshalECPrivateKey(key)
-	return pemPair{
-		cert: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		key:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}),
-	}
+	return pemPair{cert: p.CertPEM, key: p.KeyPEM}
 })
 
 func writeFile(root *vfs.FS, name string, data []byte, perm fs.FileMode) {

@@ -11,7 +11,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
 	"net"
 	"sync"
 	"time"
@@ -20,6 +19,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/winkube/winkube/pkg/certs"
 )
 
 // servingCerts holds the certificate each node serves: one self-signed
@@ -62,9 +63,12 @@ func (s *kubeletServer) newServingCerts() (*servingCerts, error) {
 	for _, n := range s.agent.nodes {
 		ips = append(ips, n.spec.ips()...)
 	}
-	cert, err := selfSignedCert(s.agent.names, ips)
-	c.shared = cert
-	return c, err
+	p, err := certs.SelfSigned(certs.Spec{CommonName: "winkube-kubelet", DNSNames: s.agent.names, IPs: ips, Server: true})
+	if err != nil {
+		return c, err
+	}
+	c.shared = p.TLS()
+	return c, nil
 }
 
 // ips are the addresses a node's serving certificate names.
@@ -77,37 +81,6 @@ func (s *nodeSpec) ips() []net.IP {
 		out = append(out, net.IP(s.endpoint.Addr().AsSlice()))
 	}
 	return out
-}
-
-func selfSignedCert(names []string, ips []net.IP) (tls.Certificate, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: newSerial(),
-		Subject:      pkix.Name{CommonName: "winkube-kubelet"},
-		DNSNames:     names,
-		IPAddresses:  ips,
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().AddDate(1, 0, 0),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
-}
-
-// newSerial is a random 128-bit certificate serial number.
-func newSerial() *big.Int {
-	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
-	if err != nil {
-		return big.NewInt(time.Now().UnixNano())
-	}
-	return n
 }
 
 // ServingCSR is a certificate signing request filed for one node.

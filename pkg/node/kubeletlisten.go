@@ -9,6 +9,8 @@ import (
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/winkube/winkube/pkg/apis/annotations"
 )
 
 // KubeletServing puts the nodes' kubelet API on real TCP listeners, for a
@@ -46,7 +48,7 @@ type KubeletServing struct {
 
 // AnnotationNodeIP is the node's address on the emulated pod network when
 // its InternalIP in the API is the real address its kubelet serves on.
-const AnnotationNodeIP = "winkube.io/emulated-node-ip"
+const AnnotationNodeIP = annotations.EmulatedNodeIP
 
 // ListenError is a kubelet listener that could not be bound.
 type ListenError struct {

@@ -14,15 +14,16 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilversion "k8s.io/apimachinery/pkg/util/version"
 
+	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
 // Labels and annotations winkube adds to the node.
 const (
-	LabelPool = "winkube.io/pool"
+	LabelPool = annotations.LabelPool
 
 	annotationControllerManagedAttach = "volumes.kubernetes.io/controller-managed-attach-detach"
 )
@@ -45,7 +46,7 @@ const (
 	msgDiskOK          = "kubelet has no disk pressure"
 	reasonPIDOK        = "KubeletHasSufficientPID"
 	msgPIDOK           = "kubelet has sufficient PID available"
-	defaultKubeletVer  = "v1.36.3"
+	defaultKubeletVer  = kubeversion.Default
 )
 
 // nodeSpec is what the agent knows about one emulated node.
@@ -72,16 +73,13 @@ func (s *nodeSpec) pauseImage() string {
 	return windows.PauseImageSeed000
 }
 
-// defaultKubeletMinor is the minor assumed when the kubelet version
-// cannot be read.
-const defaultKubeletMinor = 36
-
-// kubeletMinor is the minor version of the emulated kubelet.
+// kubeletMinor is the minor version of the emulated kubelet, the default
+// release's when the version cannot be read.
 func (s *nodeSpec) kubeletMinor() int {
-	if v, err := utilversion.ParseGeneric(s.kubelet); err == nil {
-		return int(v.Minor())
+	if m, err := kubeversion.ParseMinor(s.kubelet); err == nil {
+		return m
 	}
-	return defaultKubeletMinor
+	return kubeversion.DefaultMinor
 }
 
 // labels are the labels the kubelet registers with (SCH-1, including the

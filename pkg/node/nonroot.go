@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -69,11 +70,8 @@ func windowsImageUser(ref string) string {
 }
 
 // AnnotationImageUsers lists, comma-separated, the Windows accounts an image
-// adds to the base image's (RUN net user ... in its Dockerfile). The
-// emulation cannot read them from the image, so without it a runAsUserName
-// other than the built-in accounts fails to log on, as it would in an image
-// that does not create the account.
-const AnnotationImageUsers = "winkube.io/image-users"
+// adds to the base image's (annotations.ImageUsers).
+const AnnotationImageUsers = annotations.ImageUsers
 
 // builtinWindowsUsers are the accounts every Windows container image has:
 // the two container accounts and the service identities (a gMSA pod runs as

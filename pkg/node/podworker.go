@@ -18,26 +18,19 @@ import (
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
+	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/node/internal/cri"
 	"github.com/winkube/winkube/pkg/node/internal/vfs"
 )
 
-// Annotations that steer the emulated processes of a pod. They stand in for
-// what the container's program would do on a real node.
+// Annotations that steer the emulated processes of a pod (see
+// pkg/apis/annotations). Without AnnotationRunSeconds, containers of pods
+// whose restartPolicy is not Always exit after defaultRunSeconds.
 const (
-	// AnnotationRunSeconds is how long each container runs before it exits.
-	// Without it, containers of pods whose restartPolicy is not Always exit
-	// after defaultRunSeconds and the others run until deleted.
-	AnnotationRunSeconds = "winkube.io/run-seconds"
-	// AnnotationExitCode is the exit code of the regular containers.
-	AnnotationExitCode = "winkube.io/exit-code"
-	// AnnotationIgnoreSIGTERM "true" makes the containers ignore the stop
-	// signal, so they run until the (runtime-capped, LIM-14) grace period
-	// ends and are then killed.
-	AnnotationIgnoreSIGTERM = "winkube.io/ignore-sigterm"
-	// AnnotationSandboxImage overrides the node's pause image for one pod,
-	// to show what a node configured with that image does (IMG-5, TS-11).
-	AnnotationSandboxImage = "winkube.io/sandbox-image"
+	AnnotationRunSeconds    = annotations.RunSeconds
+	AnnotationExitCode      = annotations.ExitCode
+	AnnotationIgnoreSIGTERM = annotations.IgnoreSIGTERM
+	AnnotationSandboxImage  = annotations.SandboxImage
 )
 
 // Emulation timing; the kubelet's own timings are in backoff.go.

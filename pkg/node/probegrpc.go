@@ -9,7 +9,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/kubernetes/pkg/probe"
 
 	"google.golang.org/grpc"
@@ -17,6 +16,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	grpchealth "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
+
+	"github.com/winkube/winkube/pkg/kubeversion"
 )
 
 // grpcProbe asks the pod's server for grpc.health.v1.Health/Check over the
@@ -75,8 +76,8 @@ func (w *podWorker) grpcProbe(podIP string, a *corev1.GRPCAction, timeout time.D
 // kubeProbeVersion is "MAJOR.MINOR" of the kubelet's version, as its
 // probes' User-Agent says it.
 func kubeProbeVersion(v string) string {
-	if pv, err := utilversion.ParseGeneric(v); err == nil {
-		return fmt.Sprintf("%d.%d", pv.Major(), pv.Minor())
+	if m, err := kubeversion.ParseMinor(v); err == nil {
+		return fmt.Sprintf("1.%d", m)
 	}
 	return v
 }

@@ -7,13 +7,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
 // AnnotationWindowsResources holds, per container, what the Windows runtime
-// receives for the container (KLT-5, KLT-6, KLT-7). `winkube describe pod`
-// prints it.
-const AnnotationWindowsResources = "winkube.io/windows-resources"
+// receives for the container (annotations.WindowsResources).
+const AnnotationWindowsResources = annotations.WindowsResources
 
 // WindowsContainerConfig is what the kubelet on Windows sends to the runtime
 // for one container. Requests are never sent: only limits become HCS

@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/winkube/winkube/pkg/apis/annotations"
 )
 
 // Annotations that set what a pod's containers use, so that a test or a
@@ -14,8 +16,8 @@ import (
 // pod, shared among its running containers in proportion to their
 // requests (evenly when none requests any).
 const (
-	AnnotationUsageCPU    = "winkube.io/usage-cpu"    // e.g. "750m"
-	AnnotationUsageMemory = "winkube.io/usage-memory" // e.g. "300Mi"
+	AnnotationUsageCPU    = annotations.UsageCPU    // e.g. "750m"
+	AnnotationUsageMemory = annotations.UsageMemory // e.g. "300Mi"
 )
 
 // Without an annotation a container uses half of what it requests, so an

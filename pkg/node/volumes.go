@@ -10,19 +10,17 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/component-helpers/storage/ephemeral"
+
+	"github.com/winkube/winkube/pkg/apis/annotations"
 )
 
 // Annotations on a Node that say which storage software its emulated host
 // has installed. A real kubelet learns this from the plugins on the host;
 // the emulated host has none unless the node is annotated.
+// (annotations.VolumeDrivers and annotations.CSIProxy say what each holds.)
 const (
-	// AnnotationVolumeDrivers lists, comma-separated, the CSI drivers whose
-	// node plugins run on the node and the FlexVolume drivers installed in
-	// its plugin directory, e.g. "smb.csi.k8s.io,microsoft.com/smb.cmd".
-	AnnotationVolumeDrivers = "winkube.io/volume-drivers"
-	// AnnotationCSIProxy "true" says csi-proxy runs on a Windows node.
-	// Without it no CSI node plugin can run there, so none registers (STO-1).
-	AnnotationCSIProxy = "winkube.io/csi-proxy"
+	AnnotationVolumeDrivers = annotations.VolumeDrivers
+	AnnotationCSIProxy      = annotations.CSIProxy
 )
 
 // The kubelet's volume manager timing (v1.36).

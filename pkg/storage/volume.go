@@ -8,6 +8,8 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/winkube/winkube/pkg/windows"
 )
 
 // Where volumes live on a node, as kind's local-path-provisioner lays them
@@ -24,8 +26,8 @@ func VolumeName(claim *corev1.PersistentVolumeClaim) string {
 	return "pvc-" + string(claim.UID)
 }
 
-// VolumePath is the directory of a volume on a node whose kubernetes.io/os
-// label is nodeOS: <base>/<volume>_<namespace>_<claim>.
+// VolumePath is the directory of a volume on a node whose OS is nodeOS
+// (windows.HostOf): <base>/<volume>_<namespace>_<claim>.
 func VolumePath(nodeOS, volume, namespace, claim string) string {
 	folder := volume + "_" + namespace + "_" + claim
 	if nodeOS == "windows" {
@@ -79,7 +81,7 @@ func newVolume(claim *corev1.PersistentVolumeClaim, class *storagev1.StorageClas
 			MountOptions:                  class.MountOptions,
 			VolumeMode:                    ptr.To(corev1.PersistentVolumeFilesystem),
 			PersistentVolumeSource: corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{
-				Path: VolumePath(node.Labels[corev1.LabelOSStable], name, claim.Namespace, claim.Name),
+				Path: VolumePath(windows.HostOf(node).OS, name, claim.Namespace, claim.Name),
 				Type: ptr.To(corev1.HostPathDirectoryOrCreate),
 			}},
 			NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{

@@ -22,6 +22,19 @@ func TestVolumePathPerNodeOS(t *testing.T) {
 	}
 }
 
+// The node's OS is read as the rule book reads it: a node that reports
+// Windows only in nodeInfo (no kubernetes.io/os label) still gets a
+// Windows path.
+func TestNewVolumeReadsTheNodeOS(t *testing.T) {
+	claim := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: "web", UID: "1234"}}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "win-1"}}
+	node.Status.NodeInfo.OperatingSystem = "windows"
+	pv := newVolume(claim, DefaultStorageClass(), node)
+	if want := `C:\local-path-provisioner\pvc-1234_web_data`; pv.Spec.HostPath.Path != want {
+		t.Errorf("path = %s, want %s", pv.Spec.HostPath.Path, want)
+	}
+}
+
 func TestWantsVolume(t *testing.T) {
 	class := DefaultStorageClass()
 	handed := func(ann map[string]string) *corev1.PersistentVolumeClaim {

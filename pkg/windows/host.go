@@ -1,10 +1,12 @@
 package windows
 
 import (
+	"net/netip"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/kubeversion"
 )
 
@@ -26,10 +28,13 @@ type Host struct {
 	// RuntimeVersion is nodeInfo.containerRuntimeVersion, e.g.
 	// "containerd://1.7.13".
 	RuntimeVersion string
-	// KubeletVersion is nodeInfo.kubeletVersion, e.g. "v1.36.3".
+	// KubeletVersion is nodeInfo.kubeletVersion, e.g. "v1.27.16".
 	KubeletVersion string
 	// Minor is the kubelet's Kubernetes minor version, 0 when unknown.
 	Minor int
+	// InternalIP is the node's address on the cluster network (see
+	// internalIP); invalid when it has none.
+	InternalIP netip.Addr
 }
 
 // HostOf reads a node's facts, and is the only place that does. The OS and
@@ -52,6 +57,7 @@ func HostOf(n *corev1.Node) Host {
 		RuntimeVersion: info.ContainerRuntimeVersion,
 		KubeletVersion: info.KubeletVersion,
 	}
+	h.InternalIP = internalIP(n)
 	if IsDocker(info.ContainerRuntimeVersion) {
 		h.Runtime = RuntimeDocker
 	}
@@ -79,6 +85,33 @@ func hostBuild(label, kernel string) Build {
 		return fromKernel
 	}
 	return Build{}
+}
+
+// internalIP is the address the pod network knows the node by: the
+// emulated-node-ip annotation when the node carries one (under `winkube
+// nodes --kubelet-address` its InternalIP is the real address its kubelet
+// serves on), else its first IPv4 InternalIP, else any InternalIP.
+func internalIP(n *corev1.Node) netip.Addr {
+	if ip, err := netip.ParseAddr(n.Annotations[annotations.EmulatedNodeIP]); err == nil {
+		return ip
+	}
+	var first netip.Addr
+	for _, a := range n.Status.Addresses {
+		if a.Type != corev1.NodeInternalIP {
+			continue
+		}
+		ip, err := netip.ParseAddr(a.Address)
+		if err != nil {
+			continue
+		}
+		if ip.Is4() {
+			return ip
+		}
+		if !first.IsValid() {
+			first = ip
+		}
+	}
+	return first
 }
 
 // IsWindows reports whether the host runs Windows.

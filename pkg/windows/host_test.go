@@ -1,10 +1,13 @@
 package windows
 
 import (
+	"net/netip"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/winkube/winkube/pkg/apis/annotations"
 )
 
 // rule: SCH-1, KLT-1: a node's facts come from its labels, then nodeInfo;
@@ -33,6 +36,29 @@ func TestHostOf(t *testing.T) {
 	n.Labels[LabelWindowsBuild] = "ltsc2019"
 	if b := HostOf(n).Build; b != (Build{10, 0, 17763, 5329}) {
 		t.Errorf("build with a bad label = %v", b)
+	}
+}
+
+// A node's address on the pod network: its first IPv4 InternalIP, unless
+// it serves its kubelet on a real address and keeps the emulated one in
+// the emulated-node-ip annotation.
+func TestHostOfInternalIP(t *testing.T) {
+	n := &corev1.Node{Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{
+		{Type: corev1.NodeHostName, Address: "win-1"},
+		{Type: corev1.NodeInternalIP, Address: "fd00::5"},
+		{Type: corev1.NodeInternalIP, Address: "192.168.1.20"},
+	}}}
+	if ip := HostOf(n).InternalIP; ip != netip.MustParseAddr("192.168.1.20") {
+		t.Errorf("InternalIP = %v, want the IPv4 one", ip)
+	}
+	n.Annotations = map[string]string{annotations.EmulatedNodeIP: "10.127.130.10"}
+	if ip := HostOf(n).InternalIP; ip != netip.MustParseAddr("10.127.130.10") {
+		t.Errorf("InternalIP = %v, want the emulated address from the annotation", ip)
+	}
+	n.Status.Addresses = n.Status.Addresses[:2]
+	n.Annotations = nil
+	if ip := HostOf(n).InternalIP; ip != netip.MustParseAddr("fd00::5") {
+		t.Errorf("InternalIP = %v, want the only InternalIP", ip)
 	}
 }
 

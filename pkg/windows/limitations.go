@@ -6,18 +6,22 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/winkube/winkube/pkg/rules"
 )
 
-// Severity says how sure a limitation finding is to hurt.
-type Severity string
+// Severity says how sure a limitation finding is to hurt. It is the rule
+// book's one severity, so a violation becomes a lint, doctor or webhook
+// finding without translation.
+type Severity = rules.Severity
 
 const (
 	// SeverityError: the workload fails or the setting is refused on Windows.
-	SeverityError Severity = "error"
+	SeverityError = rules.SeverityError
 	// SeverityWarning: accepted, but silently ignored or degraded.
-	SeverityWarning Severity = "warning"
+	SeverityWarning = rules.SeverityWarning
 	// SeverityInfo: advice that follows from a limitation.
-	SeverityInfo Severity = "info"
+	SeverityInfo = rules.SeverityInfo
 )
 
 // Violation is one LIM finding, as lint and the planner report it.

@@ -32,7 +32,7 @@ type hit struct{ Rule, Path string }
 func hits(vs []Violation) []hit {
 	var out []hit
 	for _, v := range vs {
-		if v.Message == "" || v.Fix == "" || v.Severity == "" {
+		if v.Message == "" || v.Fix == "" || v.Severity == 0 {
 			panic("violation without message, fix or severity: " + v.String())
 		}
 		out = append(out, hit{v.Rule, v.Path})

@@ -4,27 +4,22 @@
 package install
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/winkube/winkube/pkg/certs"
 )
 
 // Validity of what NewCerts signs. kube-apiserver checks the serving
 // certificate on every call, so a certificate close to expiry is replaced
 // (see renewBefore) rather than left to break admission.
 const (
-	caValidity      = 10 * 365 * 24 * time.Hour
 	servingValidity = 2 * 365 * 24 * time.Hour
 	renewBefore     = 30 * 24 * time.Hour
 )
@@ -52,68 +47,16 @@ func NewCerts(hosts []string) (*Certs, error) {
 	if len(hosts) == 0 {
 		return nil, errors.New("serving certificate: no host name")
 	}
-	now := time.Now()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := certs.NewCA("winkube-webhook-ca")
 	if err != nil {
-		return nil, fmt.Errorf("CA key: %w", err)
+		return nil, err
 	}
-	caTmpl := &x509.Certificate{
-		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: "winkube-webhook-ca"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(caValidity),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	dnsNames, ips := certs.SplitHosts(hosts)
+	serving, err := ca.Sign(certs.Spec{CommonName: hosts[0], DNSNames: dnsNames, IPs: ips, Server: true, Validity: servingValidity})
 	if err != nil {
-		return nil, fmt.Errorf("CA certificate: %w", err)
+		return nil, err
 	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return nil, fmt.Errorf("CA certificate: %w", err)
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("serving key: %w", err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: hosts[0]},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(servingValidity),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	for _, h := range hosts {
-		if ip := net.ParseIP(h); ip != nil {
-			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
-		} else {
-			tmpl.DNSNames = append(tmpl.DNSNames, h)
-		}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		return nil, fmt.Errorf("serving certificate: %w", err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return nil, fmt.Errorf("serving key: %w", err)
-	}
-	return &Certs{
-		CA:   pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
-		Cert: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		Key:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
-	}, nil
-}
-
-func serial() *big.Int {
-	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
-	if err != nil {
-		return big.NewInt(time.Now().UnixNano())
-	}
-	return n
+	return &Certs{CA: ca.CertPEM, Cert: serving.CertPEM, Key: serving.KeyPEM}, nil
 }
 
 // TLS is the serving certificate and key for a tls.Config.

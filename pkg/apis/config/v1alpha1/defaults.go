@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/winkube/winkube/pkg/imageinfo"
+	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -22,9 +23,8 @@ const (
 	DefaultCPU              = 4
 	DefaultMemory           = "8Gi"
 	DefaultMaxPods          = 110
-	// DefaultKubernetesVersion is the emulated control plane's release
-	// (addons.KubernetesVersion; a test in pkg/plan keeps them equal).
-	DefaultKubernetesVersion = "v1.36.3"
+	// DefaultKubernetesVersion is the emulated control plane's release.
+	DefaultKubernetesVersion = kubeversion.Default
 	// DefaultInterfaceName is start.ps1's -InterfaceName default (PLAN-3).
 	DefaultInterfaceName = "Ethernet"
 	// Flannel VXLAN settings Linux and Windows must share (NET-2).
@@ -205,7 +205,7 @@ func ptr[T any](v T) *T { return &v }
 
 // pauseK8sMinor is the Kubernetes minor whose kubelet default pause image
 // the pools start from when the version cannot be read.
-const pauseK8sMinor = 36
+const pauseK8sMinor = kubeversion.DefaultMinor
 
 // defaultPauseImage is the kubelet's default pause image of the cluster's
 // Kubernetes minor, or, when that image has no entry for the pool's Windows

@@ -10,33 +10,26 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/winkube/winkube/pkg/kubeversion"
 )
 
-// KubernetesMinor reads the minor of kubernetesVersion ("v1.36.3",
+// KubernetesMinor reads the minor of kubernetesVersion ("v1.27.16",
 // "1.27" or "v1.27").
 func (c *Cluster) KubernetesMinor() (int, error) {
 	return ParseKubernetesMinor(c.KubernetesVersion)
 }
 
 // ParseKubernetesMinor reads the minor of a Kubernetes version such as
-// v1.36.3, 1.27 or v1.27.
+// v1.27.16, 1.27 or v1.27. It is kubeversion's parser, stricter: a config
+// names a release, whose tag `winkube plan` writes into image names, so a
+// bare minor ("27") or a vendor's build suffix ("+k3s1"), which servers
+// report and kubeversion reads, is refused here.
 func ParseKubernetesMinor(v string) (int, error) {
-	parts := strings.Split(strings.TrimPrefix(v, "v"), ".")
-	if len(parts) < 2 || len(parts) > 3 || parts[0] != "1" {
-		return 0, fmt.Errorf("must be a Kubernetes 1.x version such as %s or 1.27", DefaultKubernetesVersion)
+	if !strings.Contains(v, ".") || strings.ContainsAny(v, "+ \t") {
+		return 0, fmt.Errorf("invalid Kubernetes version %q: want a release such as %s or 1.27", v, DefaultKubernetesVersion)
 	}
-	minor, err := strconv.Atoi(parts[1])
-	if err != nil || minor < 0 {
-		return 0, fmt.Errorf("must be a Kubernetes 1.x version such as %s or 1.27", DefaultKubernetesVersion)
-	}
-	if len(parts) == 3 {
-		// The patch may carry a pre-release suffix (v1.36.0-rc.1).
-		patch, _, _ := strings.Cut(parts[2], "-")
-		if _, err := strconv.Atoi(patch); err != nil {
-			return 0, fmt.Errorf("patch %q is not a number", parts[2])
-		}
-	}
-	return minor, nil
+	return kubeversion.ParseMinor(v)
 }
 
 // DefaultAPIServerPort is the port of a controlPlaneEndpoint without one.

@@ -9,10 +9,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/kubeversion"
 )
 
 // Kubernetes is the upstream release the control plane and nodes report.
-const Kubernetes = "v1.36.3"
+const Kubernetes = kubeversion.Default
 
 // NewCommand returns `winkube version`.
 func NewCommand(streams cmd.IOStreams) *cobra.Command {

@@ -1,44 +1,27 @@
-// Package pki creates the certificate authorities, leaf certificates and
-// signing keys of a winkube control plane.
+// Package pki keeps the certificate authorities, leaf certificates and
+// signing keys of a winkube control plane on disk; pkg/certs mints them.
 //
 // CAs and the service-account key are created once and then reused from disk,
 // so a restarted cluster keeps trusting the credentials it handed out. Leaf
-// certificates are cheap (ECDSA P-256) and are issued afresh on every start,
-// which keeps their SANs in step with the options without any staleness checks.
+// certificates are cheap and are issued afresh on every start, which keeps
+// their SANs in step with the options without any staleness checks.
 package pki
 
 import (
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
-	"time"
-)
 
-const (
-	caValidity   = 10 * 365 * 24 * time.Hour
-	leafValidity = 365 * 24 * time.Hour
-	// clockSkew back-dates certificates so a freshly issued one is valid for
-	// peers whose clocks run slightly behind.
-	clockSkew = 5 * time.Minute
+	"github.com/winkube/winkube/pkg/certs"
 )
 
 // CA is a certificate authority whose files live at <dir>/<name>.crt and .key.
 type CA struct {
-	Cert     *x509.Certificate
-	Key      crypto.Signer
+	*certs.Pair
 	CertFile string
 	KeyFile  string
-	CertPEM  []byte
 }
 
 // Leaf describes a certificate to issue.
@@ -82,87 +65,42 @@ func LoadOrCreateCA(dir, name, commonName string) (*CA, error) {
 }
 
 func (ca *CA) parse(certPEM, keyPEM []byte) error {
-	cert, err := parseCert(certPEM)
+	p, err := certs.Parse(certPEM, keyPEM)
 	if err != nil {
-		return fmt.Errorf("parse %s: %w", ca.CertFile, err)
+		return fmt.Errorf("parse CA %s and %s: %w", ca.CertFile, ca.KeyFile, err)
 	}
-	key, err := parseKey(keyPEM)
-	if err != nil {
-		return fmt.Errorf("parse %s: %w", ca.KeyFile, err)
-	}
-	ca.Cert, ca.Key, ca.CertPEM = cert, key, certPEM
+	ca.Pair = p
 	return nil
 }
 
 func (ca *CA) create(commonName string) error {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return fmt.Errorf("generate CA key: %w", err)
-	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber:          newSerial(),
-		Subject:               pkix.Name{CommonName: commonName},
-		NotBefore:             now.Add(-clockSkew),
-		NotAfter:              now.Add(caValidity),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
-	if err != nil {
-		return fmt.Errorf("self-sign CA %s: %w", commonName, err)
-	}
-	ca.Cert, _ = x509.ParseCertificate(der)
-	ca.Key = key
-	ca.CertPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	keyPEM, err := encodeKey(key)
+	p, err := certs.NewCA(commonName)
 	if err != nil {
 		return err
 	}
+	ca.Pair = p
 	// Key first: a crash in between leaves "key without cert", which
 	// LoadOrCreateCA reports instead of silently minting a second CA.
-	if err := writeFile(ca.KeyFile, keyPEM, 0o600); err != nil {
+	if err := writeFile(ca.KeyFile, p.KeyPEM, 0o600); err != nil {
 		return err
 	}
-	return writeFile(ca.CertFile, ca.CertPEM, 0o644)
+	return writeFile(ca.CertFile, p.CertPEM, 0o644)
 }
 
 // Issue signs a new leaf certificate and writes it to dir.
 func (ca *CA) Issue(dir string, l Leaf) (*Issued, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("generate key for %s: %w", l.Name, err)
-	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber: newSerial(),
-		Subject:      pkix.Name{CommonName: l.CommonName, Organization: l.Organization},
-		NotBefore:    now.Add(-clockSkew),
-		NotAfter:     now.Add(leafValidity),
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		DNSNames:     l.DNSNames,
-		IPAddresses:  l.IPs,
-	}
-	if l.Server {
-		tmpl.ExtKeyUsage = append(tmpl.ExtKeyUsage, x509.ExtKeyUsageServerAuth)
-	}
-	if l.Client {
-		tmpl.ExtKeyUsage = append(tmpl.ExtKeyUsage, x509.ExtKeyUsageClientAuth)
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, key.Public(), ca.Key)
+	p, err := ca.Sign(certs.Spec{
+		CommonName: l.CommonName, Organization: l.Organization,
+		DNSNames: l.DNSNames, IPs: l.IPs, Server: l.Server, Client: l.Client,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("sign %s: %w", l.Name, err)
-	}
-	keyPEM, err := encodeKey(key)
-	if err != nil {
-		return nil, err
 	}
 	out := &Issued{
 		CertFile: filepath.Join(dir, l.Name+".crt"),
 		KeyFile:  filepath.Join(dir, l.Name+".key"),
-		CertPEM:  pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		KeyPEM:   keyPEM,
+		CertPEM:  p.CertPEM,
+		KeyPEM:   p.KeyPEM,
 	}
 	if err := writeFile(out.KeyFile, out.KeyPEM, 0o600); err != nil {
 		return nil, err
@@ -176,18 +114,11 @@ func (ca *CA) Issue(dir string, l Leaf) (*Issued, error) {
 func LoadOrCreateKeyPair(dir, name string) (keyFile, pubFile string, err error) {
 	keyFile, pubFile = filepath.Join(dir, name+".key"), filepath.Join(dir, name+".pub")
 	keyPEM, err := os.ReadFile(keyFile)
-	var key crypto.Signer
 	switch {
 	case err == nil:
-		if key, err = parseKey(keyPEM); err != nil {
-			return "", "", fmt.Errorf("parse %s: %w", keyFile, err)
-		}
 	case errors.Is(err, os.ErrNotExist):
-		if key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
-			return "", "", fmt.Errorf("generate %s: %w", name, err)
-		}
-		if keyPEM, err = encodeKey(key); err != nil {
-			return "", "", err
+		if keyPEM, err = newKeyPEM(); err != nil {
+			return "", "", fmt.Errorf("%s: %w", name, err)
 		}
 		if err := writeFile(keyFile, keyPEM, 0o600); err != nil {
 			return "", "", err
@@ -195,50 +126,24 @@ func LoadOrCreateKeyPair(dir, name string) (keyFile, pubFile string, err error) 
 	default:
 		return "", "", fmt.Errorf("read %s: %w", keyFile, err)
 	}
-	// The public half is derived, so rewriting it every time cannot go stale.
-	pubDER, err := x509.MarshalPKIXPublicKey(key.Public())
+	key, err := certs.ParseKey(keyPEM)
 	if err != nil {
-		return "", "", fmt.Errorf("encode %s public key: %w", name, err)
+		return "", "", fmt.Errorf("parse %s: %w", keyFile, err)
 	}
-	return keyFile, pubFile, writeFile(pubFile, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER}), 0o644)
+	// The public half is derived, so rewriting it every time cannot go stale.
+	pubPEM, err := certs.EncodePublicKey(key.Public())
+	if err != nil {
+		return "", "", fmt.Errorf("%s: %w", name, err)
+	}
+	return keyFile, pubFile, writeFile(pubFile, pubPEM, 0o644)
 }
 
-func parseCert(data []byte) (*x509.Certificate, error) {
-	block, _ := pem.Decode(data)
-	if block == nil || block.Type != "CERTIFICATE" {
-		return nil, errors.New("no PEM certificate found")
-	}
-	return x509.ParseCertificate(block.Bytes)
-}
-
-func parseKey(data []byte) (crypto.Signer, error) {
-	block, _ := pem.Decode(data)
-	if block == nil {
-		return nil, errors.New("no PEM key found")
-	}
-	key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+func newKeyPEM() ([]byte, error) {
+	key, err := certs.NewKey()
 	if err != nil {
 		return nil, err
 	}
-	signer, ok := key.(crypto.Signer)
-	if !ok {
-		return nil, fmt.Errorf("key of type %T cannot sign", key)
-	}
-	return signer, nil
-}
-
-func encodeKey(key crypto.Signer) ([]byte, error) {
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return nil, fmt.Errorf("encode private key: %w", err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
-}
-
-func newSerial() *big.Int {
-	// 128 random bits, as RFC 5280 recommends; crypto/rand never fails on Linux.
-	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
-	return n
+	return certs.EncodeKey(key)
 }
 
 // writeFile writes via a temporary file and rename, so a reader (or a crash)

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/winkube/winkube/pkg/certs"
 )
 
 func TestCAIsReusedAndSignsLeaves(t *testing.T) {
@@ -27,7 +29,7 @@ func TestCAIsReusedAndSignsLeaves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cert, err := parseCert(leaf.CertPEM)
+	cert, err := certs.ParseCert(leaf.CertPEM)
 	if err != nil {
 		t.Fatal(err)
 	}
