@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -58,7 +59,7 @@ func (w *podWorker) stopContainers(pod *corev1.Pod) bool {
 		return true
 	}
 	if w.pauseKey != pauseStop {
-		for _, c := range running {
+		for _, c := range stopOrder(running) {
 			w.preStop(pod, c)
 			w.node.recorder.Eventf(containerRef(pod, c), corev1.EventTypeNormal, "Killing", "Stopping container %s", c.spec.Name)
 			if live := c.live.Load(); live != nil {
@@ -105,4 +106,21 @@ func gracePeriod(pod *corev1.Pod) int64 {
 		return *pod.Spec.TerminationGracePeriodSeconds
 	}
 	return defaultGracePeriod
+}
+
+// stopOrder is the order the kubelet stops a pod's containers in: the
+// regular containers first (their preStop hooks may still use a sidecar,
+// such as a proxy), then the sidecars (restartable init containers) in
+// reverse order of their start.
+func stopOrder(running []*ctr) []*ctr {
+	var regular, sidecars []*ctr
+	for _, c := range running {
+		if c.init && c.spec.RestartPolicy != nil {
+			sidecars = append(sidecars, c)
+		} else {
+			regular = append(regular, c)
+		}
+	}
+	slices.Reverse(sidecars)
+	return append(regular, sidecars...)
 }

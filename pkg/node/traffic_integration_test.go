@@ -263,3 +263,26 @@ func TestHTTPHooks(t *testing.T) {
 		}
 	}
 }
+
+// agnhost nettest counts what busybox wget POSTs to it (the PreStop
+// conformance test's exchange).
+func TestNettestCountsPosts(t *testing.T) {
+	needCluster(t)
+	ns := newNamespace(t)
+	srv := simplePod("server", "win2019-1", agnhostImage)
+	srv.Spec.Containers[0].Args = []string{"nettest"}
+	createPod(t, ns, srv)
+	cli := simplePod("cli", "linux-1", busybox)
+	cli.Spec.Containers[0].Command = []string{"sleep", "3600"}
+	createPod(t, ns, cli)
+	p := waitPod(t, ns, "server", 60*time.Second, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning && p.Status.PodIP != "" })
+	waitPod(t, ns, "cli", 60*time.Second, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+	url := "http://" + p.Status.PodIP + ":8080/"
+	if out, err := execIn(t, ns, "cli", "linux-1", []string{"wget", "-O-", `--post-data={"Source": "prestop"}`, url + "write"}, ""); err != nil {
+		t.Fatalf("wget --post-data: %q %v", out, err)
+	}
+	out, err := execIn(t, ns, "cli", "linux-1", []string{"wget", "-qO-", url + "read"}, "")
+	if err != nil || !strings.Contains(out, `"prestop": 1`) {
+		t.Errorf("read: %q %v", out, err)
+	}
+}

@@ -87,21 +87,6 @@ func guestbookSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int
 	return func(ctx context.Context, _ *app, _ []string) int { return wait(ctx) }
 }
 
-func nettestSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
-	fs.Int("port", 8080, "Port number to serve at.")
-	fs.Int("peers", 8, "Must find at least this many peers for the test to pass.")
-	service := fs.String("service", "nettest", "Service to find other network test pods in.")
-	fs.String("namespace", "default", "Namespace of this pod. TODO: kubernetes should make this discoverable.")
-	fs.Int("delay-shutdown", 0, "Number of seconds to delay shutdown when receiving SIGTERM.")
-	return func(ctx context.Context, a *app, _ []string) int {
-		if *service == "" {
-			a.log.printf("Must provide -service flag.")
-			return 1
-		}
-		return wait(ctx)
-	}
-}
-
 // portServerSetup is no-snat-test and no-snat-test-proxy.
 func portServerSetup(port string) func(*pflag.FlagSet) func(context.Context, *app, []string) int {
 	return func(fs *pflag.FlagSet) func(context.Context, *app, []string) int {

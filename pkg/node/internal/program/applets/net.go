@@ -55,7 +55,7 @@ func clockTimeout(ctx context.Context, p *program.Proc, d time.Duration) (contex
 }
 
 func wget(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, wgetArgs(p.Args[1:]), "qO:T:SsY:U:ch")
+	o, ok := getopt(p, wgetArgs(p.Args[1:]), "qO:T:SsY:U:chD:")
 	if !ok {
 		return 1
 	}
@@ -113,6 +113,9 @@ func wgetArgs(args []string) []string {
 			out = append(out, "-T", strings.TrimPrefix(a, "--timeout="))
 		case strings.HasPrefix(a, "--output-document="):
 			out = append(out, "-O", strings.TrimPrefix(a, "--output-document="))
+		case strings.HasPrefix(a, "--post-data="):
+			// -D is not busybox's: it carries the long option to getopt.
+			out = append(out, "-D", strings.TrimPrefix(a, "--post-data="))
 		case strings.HasPrefix(a, "--") && a != "--":
 		default:
 			out = append(out, a)
@@ -123,7 +126,11 @@ func wgetArgs(args []string) []string {
 
 func wgetFetch(p *program.Proc, o opts, u *url.URL, conn io.ReadWriter) int {
 	reqPath := u.RequestURI()
-	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: Wget\r\nConnection: close\r\n\r\n", reqPath, u.Host)
+	if data, post := o.val['D']; post {
+		fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: Wget\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s", reqPath, u.Host, len(data), data)
+	} else {
+		fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: Wget\r\nConnection: close\r\n\r\n", reqPath, u.Host)
+	}
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		errorf(p, "error getting response: %s", connText(err))
