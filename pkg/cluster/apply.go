@@ -11,36 +11,35 @@ import (
 )
 
 // ApplyAndReport applies the manifests of Options.Apply (read and checked
-// before the cluster started) and prints where the pods of the applied
-// workloads landed once they settle.
+// before the cluster started) with one progress line and a summary, then
+// prints where the pods of the applied workloads landed once they settle.
 func (c *Cluster) ApplyAndReport(ctx context.Context, timeout time.Duration) error {
 	m := c.manifests
 	if m == nil || len(m.Objects) == 0 {
 		return nil
 	}
-	objs, paths := m.Objects, m.Paths
 	cfg := c.cp.RESTConfig()
-	applier, err := deploy.NewApplier(cfg)
+	c.say("Applying %s from %v", plural(len(m.Objects), "object"), m.Paths)
+	sum, err := applyObjects(ctx, cfg, m.Objects, newProgress(c.out, len(m.Objects)))
+	if sum.Applied > 0 {
+		c.say(" ✓ %s", sum)
+	}
 	if err != nil {
 		return err
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("creating client: %w", err)
-	}
-	c.say("Applying %d objects from %v", len(objs), paths)
 	var workloads []deploy.Workload
-	for _, o := range objs {
-		if err := applier.Apply(ctx, o.Obj, indent{c.out}); err != nil {
-			return err
-		}
-		if w, ok := deploy.WorkloadOf(o.Obj); ok {
+	for _, o := range m.Objects {
+		if w, ok := workloadOf(o.Obj); ok {
 			workloads = append(workloads, w)
 		}
 	}
 	if len(workloads) == 0 {
 		return nil
 	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("creating client: %w", err)
+	}
 	c.say("Where the pods landed:")
-	return deploy.Report(ctx, cs, workloads, timeout, c.out)
+	return reportPlacement(ctx, cs, workloads, timeout, c.out)
 }

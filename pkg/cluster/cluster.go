@@ -107,6 +107,9 @@ func (c *Cluster) start(ctx context.Context, o Options) error {
 	if err := c.startControlPlane(ctx, o); err != nil {
 		return err
 	}
+	// The data dir is ours now (the control plane holds its lock): a
+	// marker left by a `winkube down` that failed is not for this run.
+	_ = os.Remove(filepath.Join(c.DataDir, downMarker))
 	if err := saveConfig(c.Config, c.DataDir); err != nil {
 		return err
 	}
@@ -148,6 +151,7 @@ func (c *Cluster) startControlPlane(ctx context.Context, o Options) error {
 		NodeCIDRMaskSize: c.Config.Network.NodeCIDRMaskSize,
 		APIServerPort:    o.Port,
 		Progress:         func(name string, took time.Duration) { c.done(name, took) },
+		Notice:           func(line string) { c.say("! %s", line) },
 		NodeDialer:       c.dialNode,
 		Nodes:            c.Config.NodeCount(),
 		Flags:            c.Config.ControlPlaneFlags(),
@@ -251,6 +255,10 @@ func (c *Cluster) Stop() {
 	}
 	c.say("Stopping...")
 	c.stopParts()
+	if _, err := os.Stat(filepath.Join(c.DataDir, downMarker)); err == nil {
+		c.say("Stopped in %s; winkube down deletes %s.", round(time.Since(start)), c.DataDir)
+		return
+	}
 	c.say("Stopped in %s. State kept in %s.", round(time.Since(start)), c.DataDir)
 }
 

@@ -20,6 +20,11 @@ import (
 // it contains the holder's PID.
 const lockFile = datadir.LockFile
 
+// downMarker is written by `winkube down` into the data dir of a running
+// cluster before it stops it: the cluster then says its state is being
+// deleted, not kept. A cluster that starts removes a stale one.
+const downMarker = "down-requested"
+
 // Down stops the `winkube up` that owns dir, if any, then deletes dir. It
 // refuses (a *datadir.RefusedError) a directory that is not a winkube data
 // dir, and the root, home and current directories whatever they hold.
@@ -119,6 +124,8 @@ func stopOwner(ctx context.Context, dir string, out io.Writer) error {
 		return fmt.Errorf("%s is locked by a running winkube but holds no PID; stop it first", path)
 	}
 	fmt.Fprintf(out, "Stopping the running cluster (PID %d)...\n", pid)
+	// Tell it why, so it does not say it keeps the state we delete next.
+	_ = os.WriteFile(filepath.Join(dir, downMarker), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644)
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("stopping PID %d: %w", pid, err)
 	}

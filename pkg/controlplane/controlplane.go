@@ -38,7 +38,8 @@ type ControlPlane struct {
 	health   *http.Client
 	etcd     *embed.Etcd
 	egress   *egressProxy // nil without Options.NodeDialer
-	children []*child     // in start order, parallel to components
+	children []*child     // in start order, parallel to components; a restart replaces one under mu
+	mu       sync.Mutex   // guards children once the supervisors run
 
 	ready    chan struct{}
 	errc     chan error // buffered: holds the first fatal error
@@ -112,7 +113,7 @@ func (c *ControlPlane) start(ctx, bg context.Context) error {
 	}
 	started := time.Now()
 	for _, comp := range components[1:] {
-		if err := c.startComponent(comp); err != nil {
+		if _, err := c.startComponent(comp); err != nil {
 			return err
 		}
 	}
@@ -184,24 +185,35 @@ func (c *ControlPlane) startEtcd(ctx context.Context) error {
 	return nil
 }
 
-func (c *ControlPlane) startComponent(comp component) error {
-	ch, err := startChild(c.l.opts.Executable, comp.name, componentArgs(c.l, comp), c.l.logFile(comp.name), comp.grace)
+func (c *ControlPlane) startComponent(comp component) (*child, error) {
+	ch, err := startChild(c.l.opts.Executable, comp.name, componentArgs(c.l, comp), c.l.logFile(comp.name), comp.grace, false)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	c.mu.Lock()
 	c.children = append(c.children, ch)
+	i := len(c.children) - 1
+	c.mu.Unlock()
 	c.wg.Add(1)
-	go c.watchChild(ch)
-	return nil
+	go c.superviseChild(i, comp, ch)
+	return ch, nil
+}
+
+// childAt is the i-th component's current process.
+func (c *ControlPlane) childAt(i int) *child {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.children[i]
 }
 
 func (c *ControlPlane) startAndWait(ctx context.Context, comp component) error {
-	if err := c.startComponent(comp); err != nil {
+	ch, err := c.startComponent(comp)
+	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
-	return c.waitHealthy(ctx, comp, c.children[len(c.children)-1])
+	return c.waitHealthy(ctx, comp, ch)
 }
 
 // waitHealthy polls the component's health endpoint until it answers 200,
@@ -227,7 +239,7 @@ func (c *ControlPlane) awaitReady(bg context.Context, started time.Time) {
 	ctx, cancel := context.WithTimeout(bg, readyTimeout)
 	defer cancel()
 	for i, comp := range components[1:] {
-		if err := c.waitHealthy(ctx, comp, c.children[i+1]); err != nil {
+		if err := c.waitHealthy(ctx, comp, c.childAt(i+1)); err != nil {
 			c.failUnlessClosing(err)
 			return
 		}
@@ -245,16 +257,6 @@ func (c *ControlPlane) awaitReady(bg context.Context, started time.Time) {
 		return
 	}
 	close(c.ready)
-}
-
-// watchChild reports a child's exit as fatal unless Close caused it.
-func (c *ControlPlane) watchChild(ch *child) {
-	defer c.wg.Done()
-	select {
-	case <-ch.exited:
-		c.failUnlessClosing(ch.exitError())
-	case <-c.closing:
-	}
 }
 
 func (c *ControlPlane) watchEtcd() {
@@ -288,8 +290,12 @@ func (c *ControlPlane) Close() error {
 		close(c.closing)
 		c.cancel()
 		deadline := time.Now().Add(stopTimeout)
-		for i := len(c.children) - 1; i >= 0; i-- {
-			c.children[i].stop(deadline)
+		// closing is closed: no supervisor starts a child after this.
+		c.mu.Lock()
+		children := append([]*child(nil), c.children...)
+		c.mu.Unlock()
+		for i := len(children) - 1; i >= 0; i-- {
+			children[i].stop(deadline)
 		}
 		if c.egress != nil {
 			c.egress.close()
@@ -343,6 +349,8 @@ func (c *ControlPlane) URL() string { return c.l.httpsURL(apiserverName) }
 // PIDs maps each component child process to its PID. etcd runs in this
 // process and is not listed.
 func (c *ControlPlane) PIDs() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	pids := make(map[string]int, len(c.children))
 	for _, ch := range c.children {
 		pids[ch.name] = ch.pid()

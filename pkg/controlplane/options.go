@@ -28,6 +28,9 @@ type Options struct {
 	// with the time it took to become healthy. The last two are reported from
 	// a background goroutine after Start has returned, before Ready closes.
 	Progress func(step string, took time.Duration)
+	// Notice, if set, receives one line for the terminal when a component
+	// that was running exits and is restarted, and when it is back.
+	Notice func(line string)
 	// NodeDialer, if set, answers kube-apiserver's connections to nodes and
 	// pods (logs, exec, port-forward, proxy) through an egress proxy in this
 	// process; see NodeDialer.

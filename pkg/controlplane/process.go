@@ -23,13 +23,23 @@ type child struct {
 }
 
 // startChild runs "<exe> component <name> <args...>" with its output in
-// logPath.
-func startChild(exe, name string, args []string, logPath string, grace time.Duration) (*child, error) {
-	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+// logPath, which a first start truncates and a restart appends to (the
+// crashed run's last lines are what a user needs).
+func startChild(exe, name string, args []string, logPath string, grace time.Duration, restart bool) (*child, error) {
+	mode := os.O_TRUNC
+	if restart {
+		mode = os.O_APPEND
+	}
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|mode, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open %s log: %w", name, err)
 	}
 	cmd := exec.Command(exe, append([]string{"component", name}, args...)...)
+	// argv[0] is the component's name: client-go names a client's user
+	// agent, and so its server-side field manager, after it, and the
+	// controllers' objects (Endpoints, say) must show kube-controller-manager
+	// as on any cluster, not "winkube" as if winkube wrote them.
+	cmd.Args[0] = name
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		// Own process group: a terminal's Ctrl-C reaches only the parent, which

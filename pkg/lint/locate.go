@@ -1,7 +1,6 @@
 package lint
 
 import (
-	"os"
 	"strconv"
 	"strings"
 
@@ -85,7 +84,7 @@ func (l *locator) document(file string, doc int) *yaml.Node {
 	l.docs[key] = nil
 	docs, ok := l.files[file]
 	if !ok {
-		data, err := os.ReadFile(file)
+		data, err := load.ReadSource(file) // stdin too
 		if err == nil {
 			docs = load.SplitDocuments(data)
 		}

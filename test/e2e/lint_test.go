@@ -122,7 +122,7 @@ func TestLintFormats(t *testing.T) {
 	}
 	for format, check := range parse {
 		t.Run(format, func(t *testing.T) {
-			out, errOut, code := lint(t, "--format", format, lintData("fails.yaml"))
+			out, errOut, code := lint(t, "-o", format, lintData("fails.yaml"))
 			if code != 1 {
 				t.Errorf("exit %d, want 1\n%s", code, errOut)
 			}
@@ -131,10 +131,10 @@ func TestLintFormats(t *testing.T) {
 			}
 		})
 	}
-	// Several reports at once, paired with --output by position.
+	// Several reports at once, -o FORMAT paired with --output-file by position.
 	dir := t.TempDir()
 	sarif := filepath.Join(dir, "lint.sarif")
-	out, _, _ := lint(t, "--format", "text", "--format", "sarif", "-o", "-", "-o", sarif, lintData("fails.yaml"))
+	out, _, _ := lint(t, "-o", "text", "-o", "sarif", "--output-file", "-", "--output-file", sarif, lintData("fails.yaml"))
 	if err := parse["text"]([]byte(out)); err != nil {
 		t.Errorf("text on stdout: %v", err)
 	}
@@ -152,7 +152,7 @@ func TestLintExitCodes(t *testing.T) {
 		{[]string{lintData("fails.yaml")}, 1},
 		{[]string{"--fail-on", "none", lintData("fails.yaml")}, 0},
 		{[]string{lintData("broken.yaml"), lintData("clean.yaml")}, 2},
-		{[]string{"--format", "yaml", lintData("clean.yaml")}, 2},
+		{[]string{"-o", "yaml", lintData("clean.yaml")}, 2},
 		{[]string{"--no-such-flag", lintData("clean.yaml")}, 2},
 	}
 	for _, tc := range cases {
@@ -229,7 +229,7 @@ func TestLintKubeconfig(t *testing.T) {
 		t.Errorf("live cluster, clean manifest: exit %d\n%s%s", code, out, errOut)
 	}
 	// A RuntimeClass the live cluster lacks is an admission error there.
-	out, _, code = lint(t, "--kubeconfig", kubeconfig, "--format", "json", lintData("missing-runtimeclass.yaml"))
+	out, _, code = lint(t, "--kubeconfig", kubeconfig, "-o", "json", lintData("missing-runtimeclass.yaml"))
 	if code != 1 || !strings.Contains(out, `RuntimeClass \"windows-2025\" not found`) {
 		t.Errorf("missing RuntimeClass on the live cluster: exit %d\n%s", code, out)
 	}

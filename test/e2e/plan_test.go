@@ -15,7 +15,7 @@ import (
 // TestPlan runs `winkube plan` as a person with seed 004's inputs would.
 func TestPlan(t *testing.T) {
 	out := t.TempDir()
-	cmd := exec.Command(winkube, "plan", "--config", "pkg/plan/testdata/seed-overlay.yaml", "-o", out)
+	cmd := exec.Command(winkube, "plan", "--config", "pkg/plan/testdata/seed-overlay.yaml", "--output-dir", out)
 	cmd.Dir = repoRoot
 	msg, err := cmd.CombinedOutput()
 	if err != nil {
@@ -29,7 +29,7 @@ func TestPlan(t *testing.T) {
 	}
 	for _, f := range []string{"linux/kube-flannel.yaml", "runtimeclasses.yaml", "windows/win-node-1/kubelet-flags.txt", "windows/win-node-2/start-seed.ps1"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
-			t.Errorf("plan -o wrote no %s: %v", f, err)
+			t.Errorf("plan --output-dir wrote no %s: %v", f, err)
 		}
 	}
 	// A failing check: exit 1 and the field to change.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -143,7 +144,25 @@ func (l *loader) stdin() {
 		l.fail(StdinName, err)
 		return
 	}
+	stdinData.Store(&data)
 	l.add(parseYAML(source{file: StdinName}, data))
+}
+
+// stdinData is what Load last read from standard input, which cannot be
+// read twice.
+var stdinData atomic.Pointer[[]byte]
+
+// ReadSource reads the file an Object names, as it was loaded: for
+// StdinName, what Load read from standard input. Callers that look up
+// positions in the source (lint's field lines) read it here.
+func ReadSource(file string) ([]byte, error) {
+	if file == StdinName {
+		if data := stdinData.Load(); data != nil {
+			return *data, nil
+		}
+		return nil, fmt.Errorf("%s was not read", StdinName)
+	}
+	return os.ReadFile(file)
 }
 
 // file loads a manifest file named on the command line or found in a
@@ -260,4 +279,36 @@ func errorKey(err error) string {
 		return fmt.Sprintf("%s\x00%010d", ie.File, ie.Line)
 	}
 	return err.Error()
+}
+
+// Rendered lists the Helm charts and Kustomize directories among paths as
+// Load finds them, each with its kind ("helm" or "kustomize"): what --fix
+// cannot rewrite in place.
+func Rendered(paths []string) map[string]string {
+	found := map[string]string{}
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		switch {
+		case p == "-" || err != nil:
+		case !info.IsDir():
+			if kind := renderKind(filepath.Base(p)); kind != "" {
+				found[filepath.Dir(p)] = kind
+			}
+		default:
+			_ = filepath.WalkDir(p, func(d string, e fs.DirEntry, err error) error {
+				if err != nil || !e.IsDir() {
+					return nil
+				}
+				if d != p && strings.HasPrefix(e.Name(), ".") {
+					return filepath.SkipDir
+				}
+				if kind := dirRenderKind(d); kind != "" {
+					found[d] = kind
+					return filepath.SkipDir
+				}
+				return nil
+			})
+		}
+	}
+	return found
 }

@@ -171,8 +171,9 @@ func TestLoadHelmAndKustomize(t *testing.T) {
 		"testdata/repo/chart/templates/deployment.yaml:0#-1 Deployment/release-name-webapp",
 		"testdata/repo/chart/templates/service.yaml:0#-1 Service/release-name-webapp",
 		"testdata/repo/chart/templates/service.yaml:0#-1 ConfigMap/release-name-webapp-config",
-		"testdata/repo/kustomize/base:0#-1 Deployment/iis",
-		"testdata/repo/kustomize/overlay:0#-1 Deployment/prod-iis",
+		// Kustomize objects are placed in the file they came from.
+		"testdata/repo/kustomize/base/deployment.yaml:1#0 Deployment/iis",
+		"testdata/repo/kustomize/base/deployment.yaml:1#0 Deployment/prod-iis",
 		"testdata/repo/plain.yaml:1#0 Namespace/plain fix",
 	}
 	assertLines(t, "objects", summaries(objs), want, false)

@@ -113,8 +113,13 @@ func TestInvalidFiles(t *testing.T) {
 	cases := map[string][]string{
 		"invalid-unknown-field.yaml": {`unknown field "nodePools[0].cpus"`},
 		"invalid-yaml.yaml":          {"invalid YAML", "line 4"},
-		"invalid-empty-pools.yaml":   {"nodePools: Required value"},
-		"invalid-ipv6.yaml":          {"network.clusterCIDR", "LIM-13"},
+		// A manifest given to --config by mistake is named, not listed as
+		// unknown fields of a Cluster.
+		"invalid-deployment.yaml": {"it is a Deployment (apps/v1), not a winkube cluster config: want apiVersion: winkube.io/v1alpha1 and kind: Cluster"},
+		// Unknown fields and validation problems come in one report.
+		"invalid-unknown-and-invalid.yaml": {"2 problem(s):", `unknown field "nodePools[0].cpus"`, `nodePools[0].release: Invalid value: "2012"`},
+		"invalid-empty-pools.yaml":         {"nodePools: Required value"},
+		"invalid-ipv6.yaml":                {"network.clusterCIDR", "LIM-13"},
 		"invalid-too-many-pods.yaml": {
 			"network.clusterCIDR: Invalid value: \"10.244.0.0/22\": holds 4 node subnets of /24 but the pools have 5 nodes",
 			"nodePools[0].maxPods: Invalid value: 300: a /24 node subnet holds only 253 pod addresses",

@@ -1,6 +1,7 @@
 package v1alpha1
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -48,14 +49,15 @@ func Read(path string) (*Cluster, error) {
 }
 
 // Decode strictly decodes YAML or JSON (unknown and duplicate fields are
-// errors), applies defaults and validates.
+// errors), applies defaults and validates. Unknown fields and validation
+// problems are reported together, in one ValidationError.
 func Decode(data []byte) (*Cluster, error) {
-	c, err := Parse(data)
+	c, strict, err := parse(data)
 	if err != nil {
 		return nil, err
 	}
-	if errs := Validate(c); len(errs) > 0 {
-		return nil, &ValidationError{Errs: errs}
+	if errs := Validate(c); len(errs) > 0 || len(strict) > 0 {
+		return nil, &ValidationError{Unknown: strict, Errs: errs}
 	}
 	return c, nil
 }
@@ -63,31 +65,72 @@ func Decode(data []byte) (*Cluster, error) {
 // Parse strictly decodes YAML or JSON and applies defaults; it does not
 // validate.
 func Parse(data []byte) (*Cluster, error) {
+	c, strict, err := parse(data)
+	if err != nil {
+		return nil, err
+	}
+	if len(strict) > 0 {
+		return nil, &ValidationError{Unknown: strict}
+	}
+	return c, nil
+}
+
+// parse decodes and defaults data, returning the unknown and duplicate
+// fields apart so that Decode can report them with the validation.
+func parse(data []byte) (*Cluster, []error, error) {
 	js, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
-		return nil, fmt.Errorf("invalid YAML: %w", err)
+		return nil, nil, fmt.Errorf("invalid YAML: %w", err)
 	}
 	if strings.TrimSpace(string(js)) == "null" {
-		return nil, errors.New("the file is empty; write at least apiVersion: " + APIVersion + " and kind: " + Kind)
+		return nil, nil, errors.New("the file is empty; write at least apiVersion: " + APIVersion + " and kind: " + Kind)
+	}
+	if err := checkKind(js); err != nil {
+		return nil, nil, err
 	}
 	c := &Cluster{}
 	strict, err := sigsjson.UnmarshalStrict(js, c, sigsjson.DisallowUnknownFields)
 	if err != nil {
-		return nil, fmt.Errorf("decoding: %w", err)
-	}
-	if len(strict) > 0 {
-		return nil, errors.Join(strict...)
+		return nil, nil, fmt.Errorf("decoding: %w", err)
 	}
 	SetDefaults(c)
-	return c, nil
+	return c, strict, nil
 }
 
-// ValidationError lists every problem of a config, one per line.
-type ValidationError struct{ Errs field.ErrorList }
+// checkKind refuses a file that is some other object (a Deployment given
+// to --config by mistake) in one line, instead of listing its fields as
+// unknown ones of a Cluster.
+func checkKind(js []byte) error {
+	var tm struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := json.Unmarshal(js, &tm); err != nil {
+		return fmt.Errorf("decoding: want a mapping with apiVersion: %s and kind: %s: %w", APIVersion, Kind, err)
+	}
+	if tm.Kind == "" || tm.Kind == Kind {
+		return nil
+	}
+	what := tm.Kind
+	if tm.APIVersion != "" {
+		what += " (" + tm.APIVersion + ")"
+	}
+	return fmt.Errorf("it is a %s, not a winkube cluster config: want apiVersion: %s and kind: %s", what, APIVersion, Kind)
+}
+
+// ValidationError lists every problem of a config, one per line: unknown
+// or duplicate fields first, then what validation found.
+type ValidationError struct {
+	Unknown []error
+	Errs    field.ErrorList
+}
 
 func (e *ValidationError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d problem(s):", len(e.Errs))
+	fmt.Fprintf(&b, "%d problem(s):", len(e.Unknown)+len(e.Errs))
+	for _, err := range e.Unknown {
+		b.WriteString("\n  - " + err.Error())
+	}
 	for _, err := range e.Errs {
 		b.WriteString("\n  - " + err.Error())
 	}

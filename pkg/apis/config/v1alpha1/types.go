@@ -41,7 +41,7 @@ type Cluster struct {
 	Kind       string `json:"kind"`
 	// Name prefixes nothing today; it names the cluster in kubeconfigs and output.
 	Name string `json:"name,omitempty"`
-	// KubernetesVersion is the release the cluster runs, such as v1.36.3
+	// KubernetesVersion is the release the cluster runs, such as v1.27.16
 	// (the emulated control plane's, by default). `winkube plan` picks the
 	// supported Windows releases (VER-1), pause images (IMG-5), kubelet
 	// flags (PLAN-4) and kube-proxy feature gates (KP-2) by it.

@@ -71,15 +71,43 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 	// set, which cobra adds to the root; they mean nothing for winkube.
 	pflag.CommandLine.VisitAll(func(f *pflag.Flag) { f.Hidden = true })
 	// winkube's own --version, defined before cobra merges the global set
-	// (which then keeps this one), prints what `winkube version` does.
+	// (which then keeps this one), prints what `winkube version` does. It
+	// is persistent, so `winkube up --version` prints the version too
+	// instead of starting a cluster.
 	root.Version = version.Line()
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.Flags().Bool("version", false, "print the winkube version and exit")
+	root.PersistentFlags().Bool("version", false, "print the winkube version and exit")
 	addPprofFlag(root)
+	pprofHook := root.PersistentPreRunE
+	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		if v, _ := c.Flags().GetBool("version"); v {
+			fmt.Fprintln(streams.Out, version.Line())
+			return &cmd.ExitError{Code: 0}
+		}
+		return pprofHook(c, args)
+	}
 	for _, sub := range subcommands(streams) {
 		root.AddCommand(sub)
 	}
+	versionBeforeArgs(root)
 	return root
+}
+
+// versionBeforeArgs lets --version through every command's argument check
+// (cobra checks arguments before the hook that prints the version), so
+// `winkube net check --version` prints it instead of a usage error.
+func versionBeforeArgs(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(c *cobra.Command, args []string) error {
+			if v, _ := c.Flags().GetBool("version"); v {
+				return nil
+			}
+			return check(c, args)
+		}
+	}
+	for _, sub := range c.Commands() {
+		versionBeforeArgs(sub)
+	}
 }
 
 func subcommands(streams cmd.IOStreams) []*cobra.Command {

@@ -7,13 +7,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/cmd/winkube/internal/kubeflags"
 	"github.com/winkube/winkube/pkg/describe"
 )
 
 type flags struct {
-	kubeconfig string
-	dataDir    string
-	namespace  string
+	cluster   kubeflags.Flags
+	namespace string
 }
 
 // NewCommand returns `winkube describe`.
@@ -31,15 +31,14 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			cs, err := cmd.KubeClient(f.kubeconfig, f.dataDir)
+			cs, err := f.cluster.Client()
 			if err != nil {
-				return err
+				return &cmd.ExitError{Code: 2, Err: err}
 			}
-			return describe.Pod(c.Context(), cs, f.namespace, args[1], streams.Out)
+			return f.cluster.Explain(describe.Pod(c.Context(), cs, f.namespace, args[1], streams.Out))
 		},
 	}
-	c.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig (default: $KUBECONFIG, else the data dir's kubeconfig)")
-	c.Flags().StringVar(&f.dataDir, "data-dir", "", "data dir of a winkube cluster (default ~/.winkube/default)")
+	f.cluster.AddFlags(c.Flags())
 	c.Flags().StringVarP(&f.namespace, "namespace", "n", "default", "namespace of the pod")
 	return c
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/cmd/winkube/internal/kubeflags"
 	"github.com/winkube/winkube/pkg/doctor"
 	"github.com/winkube/winkube/pkg/rules"
 )
@@ -18,10 +19,9 @@ const (
 )
 
 type flagpole struct {
-	Kubeconfig string
-	DataDir    string
-	Output     string
-	FailOn     string
+	Cluster kubeflags.Flags
+	Output  string
+	FailOn  string
 }
 
 // NewCommand returns `winkube doctor`.
@@ -46,8 +46,7 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&flags.Kubeconfig, "kubeconfig", "", "kubeconfig of the cluster (default $KUBECONFIG, else the winkube cluster of --data-dir)")
-	f.StringVar(&flags.DataDir, "data-dir", "", "winkube data directory whose cluster to audit (default ~/.winkube/default)")
+	flags.Cluster.AddFlags(f)
 	f.StringVarP(&flags.Output, "output", "o", "text", "report format: text or json")
 	f.StringVar(&flags.FailOn, "fail-on", "error", "least severity that makes the exit status 1: error, warning, info or none")
 	return c
@@ -61,13 +60,13 @@ func run(c *cobra.Command, streams cmd.IOStreams, flags *flagpole) error {
 	if flags.Output != "text" && flags.Output != "json" {
 		return &cmd.ExitError{Code: ExitUsage, Err: fmt.Errorf("--output %q: want text or json", flags.Output)}
 	}
-	client, err := cmd.KubeClient(flags.Kubeconfig, flags.DataDir)
+	client, err := flags.Cluster.Client()
 	if err != nil {
 		return &cmd.ExitError{Code: ExitUsage, Err: err}
 	}
 	report, err := doctor.Run(c.Context(), client)
 	if err != nil {
-		return &cmd.ExitError{Code: ExitUsage, Err: fmt.Errorf("reading the cluster (check --kubeconfig): %w", err)}
+		return &cmd.ExitError{Code: ExitUsage, Err: flags.Cluster.Explain(fmt.Errorf("reading the cluster (check --kubeconfig and --context): %w", err))}
 	}
 	if err := doctor.Write(streams.Out, report, flags.Output); err != nil {
 		return err

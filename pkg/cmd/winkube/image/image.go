@@ -8,10 +8,12 @@ import (
 	"os"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/cmd/winkube/internal/kubeflags"
 	"github.com/winkube/winkube/pkg/datadir"
 	"github.com/winkube/winkube/pkg/imageinfo/registry"
 	"github.com/winkube/winkube/pkg/imageinfo/report"
@@ -27,8 +29,7 @@ const (
 type flagpole struct {
 	Registry    registry.Flags
 	SecretFiles []string
-	Kubeconfig  string
-	DataDir     string
+	Cluster     kubeflags.Flags
 	Output      string
 }
 
@@ -63,8 +64,7 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 	f := c.Flags()
 	flags.Registry.AddFlags(f, registry.ModeRegistry)
 	f.StringArrayVar(&flags.SecretFiles, "pull-secret-file", nil, "file holding registry credentials as .dockerconfigjson or ~/.docker/config.json (repeatable; tried in order, then anonymous)")
-	f.StringVar(&flags.Kubeconfig, "kubeconfig", "", "kubeconfig of the cluster whose node pools to check (default $KUBECONFIG, else the winkube cluster of --data-dir)")
-	f.StringVar(&flags.DataDir, "data-dir", "", "winkube data directory whose cluster to check (default ~/.winkube/default, when it exists)")
+	flags.Cluster.AddFlags(f)
 	f.StringVarP(&flags.Output, "output", "o", "text", "output format: text or json")
 	return c
 }
@@ -72,6 +72,9 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 func run(ctx context.Context, streams cmd.IOStreams, flags *flagpole, refs []string) error {
 	if flags.Output != "text" && flags.Output != "json" {
 		return &cmd.ExitError{Code: ExitUsage, Err: fmt.Errorf("--output %q: want text or json", flags.Output)}
+	}
+	if err := checkRefs(refs); err != nil {
+		return &cmd.ExitError{Code: ExitUsage, Err: err}
 	}
 	resolver, err := flags.Registry.Resolver()
 	if err != nil {
@@ -111,7 +114,7 @@ func run(ctx context.Context, streams cmd.IOStreams, flags *flagpole, refs []str
 // kubeconfig exists, and a failure there is a note, not an error. nil
 // means no cluster.
 func clusterGroups(ctx context.Context, errOut io.Writer, flags *flagpole) ([]report.NodeGroup, error) {
-	named := flags.Kubeconfig != "" || flags.DataDir != "" || os.Getenv("KUBECONFIG") != ""
+	named := flags.Cluster.Given() || os.Getenv("KUBECONFIG") != ""
 	if !named {
 		dir, err := datadir.Resolve("")
 		if err != nil {
@@ -121,7 +124,7 @@ func clusterGroups(ctx context.Context, errOut io.Writer, flags *flagpole) ([]re
 			return nil, nil
 		}
 	}
-	client, err := cmd.KubeClient(flags.Kubeconfig, flags.DataDir)
+	client, err := flags.Cluster.Client()
 	if err == nil {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
@@ -129,11 +132,23 @@ func clusterGroups(ctx context.Context, errOut io.Writer, flags *flagpole) ([]re
 		if lerr == nil {
 			return report.Groups(nodes.Items), nil
 		}
-		err = fmt.Errorf("listing the cluster's nodes (check --kubeconfig): %w", lerr)
+		err = flags.Cluster.Explain(fmt.Errorf("listing the cluster's nodes (check --kubeconfig and --context): %w", lerr))
 	}
 	if named {
 		return nil, err
 	}
 	fmt.Fprintf(errOut, "note: not checking node pools, the default winkube cluster cannot be read: %v\n", err)
 	return nil, nil
+}
+
+// checkRefs refuses what is not an image reference before any lookup, so
+// a typo is a usage error naming it instead of a guess about
+// docker.io/library/<typo>.
+func checkRefs(refs []string) error {
+	for _, ref := range refs {
+		if _, err := name.ParseReference(ref); err != nil {
+			return fmt.Errorf("image %q is not an image reference (such as nginx:1.27 or mcr.microsoft.com/windows/servercore:ltsc2022): %w", ref, err)
+		}
+	}
+	return nil
 }

@@ -152,6 +152,9 @@ func TestImageUsageErrors(t *testing.T) {
 		{"-o", "yaml", "nginx"},
 		{"--pull-secret-file", "/nonexistent/config.json", "nginx"},
 		{"--kubeconfig", "/nonexistent/kubeconfig", "--resolve-images", "catalog", "nginx"},
+		// Not an image reference: a usage error naming it, not a guess
+		// about docker.io/library/::bad::latest.
+		{"::bad::"},
 	} {
 		_, errOut, code := runImage(t, args...)
 		if code != ExitUsage || !strings.Contains(errOut, args[0]) {

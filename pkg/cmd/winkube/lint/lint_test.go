@@ -60,7 +60,7 @@ func golden(t *testing.T, name, got string) {
 func TestFormats(t *testing.T) {
 	for _, format := range []string{"text", "json", "sarif", "junit"} {
 		t.Run(format, func(t *testing.T) {
-			out, _, code := runLint(t, "", "--format", format, "testdata/fails.yaml")
+			out, _, code := runLint(t, "", "-o", format, "testdata/fails.yaml")
 			if code != 1 {
 				t.Errorf("exit code %d, want 1", code)
 			}
@@ -83,10 +83,11 @@ func TestExitCodes(t *testing.T) {
 		{"broken input", []string{"testdata/broken.yaml", "testdata/clean.yaml"}, 2},
 		{"missing file", []string{"testdata/nope.yaml"}, 2},
 		{"no input", nil, 2},
-		{"unknown format", []string{"--format", "xml", "testdata/clean.yaml"}, 2},
+		{"unknown format", []string{"-o", "xml", "testdata/clean.yaml"}, 2},
 		{"unknown severity", []string{"--fail-on", "fatal", "testdata/clean.yaml"}, 2},
 		{"dry run without fix", []string{"--dry-run", "testdata/clean.yaml"}, 2},
-		{"more outputs than formats", []string{"-o", "a", "-o", "b", "testdata/clean.yaml"}, 2},
+		{"more outputs than formats", []string{"--output-file", "a", "--output-file", "b", "testdata/clean.yaml"}, 2},
+		{"unknown context", []string{"--kubeconfig", "testdata/kubeconfig.yaml", "--context", "nope", "testdata/clean.yaml"}, 2},
 		{"bad version", []string{"--kubernetes-version", "banana", "testdata/clean.yaml"}, 2},
 		{"two targets", []string{"--kubeconfig", "k", "--cluster-config", "c", "testdata/clean.yaml"}, 2},
 	}
@@ -103,7 +104,7 @@ func TestExitCodes(t *testing.T) {
 // TestInputErrorStillReports: inputs that load are reported even when
 // another input is broken.
 func TestInputErrorStillReports(t *testing.T) {
-	out, errOut, code := runLint(t, "", "--format", "json", "testdata/broken.yaml", "testdata/fails.yaml")
+	out, errOut, code := runLint(t, "", "-o", "json", "testdata/broken.yaml", "testdata/fails.yaml")
 	if code != 2 {
 		t.Fatalf("exit code %d, want 2", code)
 	}
@@ -129,7 +130,7 @@ func TestInputErrorAndFindings(t *testing.T) {
 		t.Errorf("the text report on stdout lists the input error; stderr should not repeat it:\n%s", errOut)
 	}
 	golden(t, "broken-and-fails.text", out)
-	sarif, _, _ := runLint(t, "", "--format", "sarif", "testdata/broken.yaml", "testdata/fails.yaml")
+	sarif, _, _ := runLint(t, "", "-o", "sarif", "testdata/broken.yaml", "testdata/fails.yaml")
 	golden(t, "broken-and-fails.sarif", sarif)
 }
 
@@ -144,14 +145,14 @@ func TestStdin(t *testing.T) {
 	}
 }
 
-// TestOutputs pairs --format and --output by position.
+// TestOutputs pairs -o FORMAT and --output-file by position.
 func TestOutputs(t *testing.T) {
 	dir := t.TempDir()
 	sarif, junit := filepath.Join(dir, "lint.sarif"), filepath.Join(dir, "lint.xml")
-	out, _, code := runLint(t, "", "--format", "text", "--format", "sarif", "--format", "junit",
-		"-o", "-", "-o", sarif, "-o", junit, "testdata/fails.yaml")
-	if code != 1 {
-		t.Errorf("exit code %d, want 1", code)
+	out, errOut, code := runLint(t, "", "-o", "text", "-o", "sarif", "--output", "junit",
+		"--output-file", "-", "--output-file", sarif, "--output-file", junit, "testdata/fails.yaml")
+	if code != 1 || errOut != "" {
+		t.Errorf("exit code %d, want 1; stderr %q", code, errOut)
 	}
 	if !strings.Contains(out, "objects checked") {
 		t.Errorf("text report missing from stdout:\n%s", out)
@@ -163,9 +164,27 @@ func TestOutputs(t *testing.T) {
 	}
 }
 
+// The old spellings (--format FORMAT, -o FILE) work for one more release,
+// each with a warning naming the new one.
+func TestOldOutputSpellings(t *testing.T) {
+	sarif := filepath.Join(t.TempDir(), "lint.sarif")
+	out, errOut, code := runLint(t, "", "--format", "text", "--format", "sarif", "-o", "-", "-o", sarif, "testdata/fails.yaml")
+	if code != 1 || !strings.Contains(out, "objects checked") {
+		t.Errorf("exit code %d, stdout:\n%s", code, out)
+	}
+	if fi, err := os.Stat(sarif); err != nil || fi.Size() == 0 {
+		t.Errorf("%s not written: %v", sarif, err)
+	}
+	for _, want := range []string{"--format is deprecated", "use -o/--output FORMAT", "write files with --output-file -"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+}
+
 // TestSARIFShape checks what GitHub code scanning requires of a SARIF log.
 func TestSARIFShape(t *testing.T) {
-	out, _, _ := runLint(t, "", "--format", "sarif", "testdata/fails.yaml")
+	out, _, _ := runLint(t, "", "-o", "sarif", "testdata/fails.yaml")
 	var log struct {
 		Version string `json:"version"`
 		Runs    []struct {

@@ -12,14 +12,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/cmd/winkube/internal/kubeflags"
 	"github.com/winkube/winkube/pkg/network"
 	"github.com/winkube/winkube/pkg/network/reach"
 )
 
 type flags struct {
-	kubeconfig string
-	dataDir    string
-	output     string
+	cluster kubeflags.Flags
+	output  string
 }
 
 // NewCommand returns `winkube net` with its subcommands.
@@ -34,8 +34,7 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
-	c.PersistentFlags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig (default: $KUBECONFIG, else the data dir's kubeconfig)")
-	c.PersistentFlags().StringVar(&f.dataDir, "data-dir", "", "data dir of a winkube cluster (default ~/.winkube/default)")
+	f.cluster.AddFlags(c.PersistentFlags())
 	c.PersistentFlags().StringVarP(&f.output, "output", "o", "text", "output format: text or json")
 	c.AddCommand(newCheckCommand(streams, f), newMatrixCommand(streams, f), newHNSCommand(streams, f))
 	return c
@@ -46,13 +45,13 @@ func (f *flags) load(ctx context.Context) (*network.Model, *reach.Checker, error
 	if f.output != "text" && f.output != "json" {
 		return nil, nil, usage("--output %q: want text or json", f.output)
 	}
-	client, err := cmd.KubeClient(f.kubeconfig, f.dataDir)
+	client, err := f.cluster.Client()
 	if err != nil {
 		return nil, nil, &cmd.ExitError{Code: 2, Err: err}
 	}
 	snap, err := network.Read(ctx, client)
 	if err != nil {
-		return nil, nil, &cmd.ExitError{Code: 2, Err: err}
+		return nil, nil, &cmd.ExitError{Code: 2, Err: f.cluster.Explain(err)}
 	}
 	m := network.Build(snap)
 	return m, reach.New(m, reach.ClusterDNS(snap, m.Cluster.ClusterDomain)), nil

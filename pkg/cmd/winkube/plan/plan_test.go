@@ -45,11 +45,13 @@ func TestExitCodes(t *testing.T) {
 		want string
 	}{
 		{"default cluster", nil, 0, "0 of 9 checks failed"},
-		{"seed writes files", []string{"--config", testdata + "seed-overlay.yaml", "-o", dir}, 0, "wrote 24 files"},
-		{"failing checks", []string{"--config", testdata + "fail-checks.yaml", "-o", filepath.Join(dir, "never")}, 1, "network.flannel.vni: Invalid value: 4097"},
+		{"seed writes files", []string{"--config", testdata + "seed-overlay.yaml", "--output-dir", dir}, 0, "wrote 24 files"},
+		{"failing checks", []string{"--config", testdata + "fail-checks.yaml", "--output-dir", filepath.Join(dir, "never")}, 1, "network.flannel.vni: Invalid value: 4097"},
+		{"old -o DIR still writes, with a warning", []string{"--config", testdata + "seed-overlay.yaml", "-o", filepath.Join(dir, "old")}, 0, "write the files with --output-dir"},
 		{"input errors", []string{"--config", testdata + "bad-input.yaml"}, 2, "kubernetesVersion: Invalid value"},
 		{"missing file", []string{"--config", testdata + "missing.yaml"}, 2, "missing.yaml"},
-		{"bad format", []string{"--format", "yaml"}, 2, "--format"},
+		{"bad format", []string{"-o", "yaml"}, 2, "--output \"yaml\""},
+		{"old --format still works, with a warning", []string{"--format", "yaml"}, 2, "--format is deprecated"},
 		{"extra argument", []string{"cluster.yaml"}, 2, "--config"},
 	}
 	for _, tc := range cases {
@@ -66,13 +68,15 @@ func TestExitCodes(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "never")); !os.IsNotExist(err) {
 		t.Errorf("a failing plan wrote files: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "windows", "win-node-1", "start-seed.ps1")); err != nil {
-		t.Errorf("seed plan did not write start-seed.ps1: %v", err)
+	for _, d := range []string{dir, filepath.Join(dir, "old")} {
+		if _, err := os.Stat(filepath.Join(d, "windows", "win-node-1", "start-seed.ps1")); err != nil {
+			t.Errorf("seed plan did not write start-seed.ps1 to %s: %v", d, err)
+		}
 	}
 }
 
 func TestJSON(t *testing.T) {
-	out, _, code := runPlan(t, "--config", testdata+"fail-checks.yaml", "--format", "json")
+	out, _, code := runPlan(t, "--config", testdata+"fail-checks.yaml", "-o", "json")
 	if code != 1 {
 		t.Fatalf("exit %d", code)
 	}

@@ -181,10 +181,13 @@ func serveCommand(o install.Options, certDir string, f *installFlags) string {
 	parts := []string{"winkube webhook serve", "--listen " + listen,
 		"--tls-cert-file " + filepath.Join(certDir, install.CertFile),
 		"--tls-private-key-file " + filepath.Join(certDir, install.KeyFile)}
-	if f.cluster.kubeconfig != "" {
-		parts = append(parts, "--kubeconfig "+f.cluster.kubeconfig)
-	} else if f.cluster.dataDir != "" {
-		parts = append(parts, "--data-dir "+f.cluster.dataDir)
+	if f.cluster.Kubeconfig != "" {
+		parts = append(parts, "--kubeconfig "+f.cluster.Kubeconfig)
+	} else if f.cluster.DataDir != "" {
+		parts = append(parts, "--data-dir "+f.cluster.DataDir)
+	}
+	if f.cluster.Context != "" {
+		parts = append(parts, "--context "+f.cluster.Context)
 	}
 	parts = append(parts, o.ServeArgs...)
 	return strings.Join(parts, " ")
@@ -196,8 +199,8 @@ func (f *installFlags) defaultCertDir() (string, error) {
 	if f.certDir != "" {
 		return filepath.Abs(f.certDir)
 	}
-	if f.cluster.dataDir != "" {
-		dir, err := datadir.Resolve(f.cluster.dataDir)
+	if f.cluster.DataDir != "" {
+		dir, err := datadir.Resolve(f.cluster.DataDir)
 		// Not <data dir>/webhook, which `up --webhook` keeps for its own.
 		return filepath.Join(dir, "webhook-install"), err
 	}

@@ -9,10 +9,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/winkube/winkube/pkg/cmd"
-	"github.com/winkube/winkube/pkg/datadir"
+	"github.com/winkube/winkube/pkg/cmd/winkube/internal/kubeflags"
 	"github.com/winkube/winkube/pkg/webhook"
 )
 
@@ -61,42 +60,22 @@ func (d *decisionFlags) args(fs *pflag.FlagSet) []string {
 
 func (d *decisionFlags) validate() error { return d.Validate() }
 
-// clusterFlags say which cluster to talk to.
-type clusterFlags struct {
-	kubeconfig string
-	dataDir    string
-}
+// clusterFlags say which cluster to talk to: kubeflags' --kubeconfig,
+// --context and --data-dir.
+type clusterFlags struct{ kubeflags.Flags }
 
-func (c *clusterFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster (default $KUBECONFIG, else the winkube cluster of --data-dir)")
-	fs.StringVar(&c.dataDir, "data-dir", "", "winkube data directory whose cluster to use when no kubeconfig is given (default ~/.winkube/default)")
-}
+func (c *clusterFlags) add(fs *pflag.FlagSet) { c.AddFlags(fs) }
 
-// restConfig picks the cluster the way kubectl does, then falls back on
-// the winkube cluster of the data dir. inPod adds the pod's service
-// account when running in a cluster with neither flag set.
+// restConfig picks the cluster the way every winkube command does. inPod
+// adds the pod's service account when running in a cluster with no flag
+// set.
 func (c *clusterFlags) restConfig(inPod bool) (*rest.Config, error) {
-	if c.kubeconfig == "" && c.dataDir == "" && inPod && os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
+	if !c.Given() && inPod && os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
 		cfg, err := rest.InClusterConfig()
 		if err != nil {
 			return nil, fmt.Errorf("in-cluster config (or set --kubeconfig): %w", err)
 		}
 		return cfg, nil
 	}
-	path, flag := c.kubeconfig, "--kubeconfig"
-	if path == "" && c.dataDir == "" {
-		path, flag = os.Getenv("KUBECONFIG"), "$KUBECONFIG"
-	}
-	if path == "" {
-		dir, err := datadir.Resolve(c.dataDir)
-		if err != nil {
-			return nil, err
-		}
-		path, flag = datadir.Kubeconfig(dir), "--data-dir"
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", path)
-	if err != nil {
-		return nil, fmt.Errorf("reading kubeconfig %s (set %s): %w", path, flag, err)
-	}
-	return cfg, nil
+	return c.RESTConfig()
 }

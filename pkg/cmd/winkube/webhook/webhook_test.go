@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/cmd/winkube/internal/kubeflags"
 	"github.com/winkube/winkube/pkg/webhook/install"
 )
 
@@ -67,7 +68,7 @@ func TestInstallPassesPolicyToThePods(t *testing.T) {
 }
 
 func TestServeCommandListensWhereTheURLPoints(t *testing.T) {
-	f := &installFlags{cluster: clusterFlags{dataDir: "/tmp/d"}}
+	f := &installFlags{cluster: clusterFlags{kubeflags.Flags{DataDir: "/tmp/d"}}}
 	cases := map[string]string{
 		"https://127.0.0.1:9443":     "--listen 127.0.0.1:9443 ",
 		"https://[::1]:9443":         "--listen [::1]:9443 ",

@@ -1,0 +1,155 @@
+// Package kubeflags is the one way winkube's commands pick the cluster they
+// talk to: --kubeconfig, $KUBECONFIG and --context as kubectl reads them,
+// plus --data-dir for a winkube cluster on this machine.
+package kubeflags
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/winkube/winkube/pkg/datadir"
+)
+
+// Flags say which cluster a command talks to.
+type Flags struct {
+	Kubeconfig string
+	Context    string
+	DataDir    string
+
+	// What the last load used, for Explain.
+	dir    string // the winkube data dir, when the kubeconfig is its own
+	from   string // which flag or variable named the kubeconfig
+	ctx    string // the context used
+	server string // the API server's URL
+}
+
+// AddFlags defines --kubeconfig, --context and --data-dir on fs.
+func (f *Flags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.Kubeconfig, "kubeconfig", "", "kubeconfig of the cluster (default: $KUBECONFIG, else the winkube cluster of --data-dir)")
+	fs.StringVar(&f.Context, "context", "", "kubeconfig context to use (default: the kubeconfig's current context)")
+	fs.StringVar(&f.DataDir, "data-dir", "", "data dir of a winkube cluster on this machine, used when no kubeconfig is given (default ~/.winkube/default)")
+}
+
+// Given reports whether any flag names a cluster.
+func (f *Flags) Given() bool {
+	return f.Kubeconfig != "" || f.Context != "" || f.DataDir != ""
+}
+
+// rules picks the kubeconfig files: --kubeconfig; else an explicit
+// --data-dir's kubeconfig; else $KUBECONFIG; else, with --context,
+// kubectl's ~/.kube/config (where `winkube up` merges winkube-NAME); else
+// the default winkube cluster's kubeconfig.
+func (f *Flags) rules() (*clientcmd.ClientConfigLoadingRules, string, error) {
+	switch {
+	case f.Kubeconfig != "":
+		return &clientcmd.ClientConfigLoadingRules{ExplicitPath: f.Kubeconfig}, "--kubeconfig " + f.Kubeconfig, nil
+	case f.DataDir == "" && os.Getenv(clientcmd.RecommendedConfigPathEnvVar) != "":
+		return clientcmd.NewDefaultClientConfigLoadingRules(), "$KUBECONFIG", nil
+	case f.DataDir == "" && f.Context != "":
+		return clientcmd.NewDefaultClientConfigLoadingRules(), clientcmd.RecommendedHomeFile, nil
+	}
+	dir, err := datadir.Resolve(f.DataDir)
+	if err != nil {
+		return nil, "", err
+	}
+	f.dir = dir
+	path := datadir.Kubeconfig(dir)
+	if _, err := os.Stat(path); err != nil {
+		return nil, "", fmt.Errorf("no winkube cluster in %s (no kubeconfig there): start one with `%s`, or pass --kubeconfig", dir, upCommand(dir))
+	}
+	return &clientcmd.ClientConfigLoadingRules{ExplicitPath: path}, "--data-dir " + dir, nil
+}
+
+func (f *Flags) clientConfig() (clientcmd.ClientConfig, string, error) {
+	f.dir, f.ctx, f.server = "", "", ""
+	rules, from, err := f.rules()
+	if err != nil {
+		return nil, "", err
+	}
+	f.from = from
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.Context})
+	raw, err := cc.RawConfig()
+	if err != nil {
+		return nil, "", fmt.Errorf("reading the kubeconfig of %s: %w", from, err)
+	}
+	f.ctx = raw.CurrentContext
+	if f.Context != "" {
+		f.ctx = f.Context
+		if raw.Contexts[f.Context] == nil {
+			return nil, "", fmt.Errorf("--context %q: no such context in the kubeconfig of %s (contexts: %s)", f.Context, from, contextNames(raw))
+		}
+	}
+	return cc, from, nil
+}
+
+// RESTConfig is the client config of the chosen cluster and context.
+func (f *Flags) RESTConfig() (*rest.Config, error) {
+	cc, from, err := f.clientConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("the kubeconfig of %s: %w", from, err)
+	}
+	f.server = cfg.Host
+	return cfg, nil
+}
+
+// Client is a clientset for the chosen cluster.
+func (f *Flags) Client() (kubernetes.Interface, error) {
+	cfg, err := f.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	return kubernetes.NewForConfig(cfg)
+}
+
+// KubeconfigFile is a kubeconfig file holding the chosen context as the
+// current one, for code that takes a path: the path itself without
+// --context, else a temporary copy that cleanup removes.
+func (f *Flags) KubeconfigFile() (path string, cleanup func(), err error) {
+	cc, _, err := f.clientConfig()
+	if err != nil {
+		return "", nil, err
+	}
+	raw, err := cc.RawConfig()
+	if err != nil {
+		return "", nil, err
+	}
+	raw.CurrentContext = f.ctx
+	if err := clientcmdapi.FlattenConfig(&raw); err != nil {
+		return "", nil, err
+	}
+	tmp, err := os.CreateTemp("", "winkube-kubeconfig-")
+	if err != nil {
+		return "", nil, err
+	}
+	tmp.Close()
+	cleanup = func() { os.Remove(tmp.Name()) }
+	if err := clientcmd.WriteToFile(raw, tmp.Name()); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return tmp.Name(), cleanup, nil
+}
+
+func contextNames(raw clientcmdapi.Config) string {
+	names := make([]string, 0, len(raw.Contexts))
+	for n := range raw.Contexts {
+		names = append(names, n)
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
