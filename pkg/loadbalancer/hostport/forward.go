@@ -28,11 +28,19 @@ func forward(ctx context.Context, client net.Conn, addr string, dial DialFunc) {
 		return
 	}
 	defer server.Close()
+	closed := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		client.Close()
 		server.Close()
+		close(closed)
 	})
-	defer stop()
+	// When the context already fired, wait for its func: Stop must not
+	// return while it still runs.
+	defer func() {
+		if !stop() {
+			<-closed
+		}
+	}()
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
