@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -217,7 +216,8 @@ func (r *netRouter) Lookup(_ context.Context, src vnet.Host, name string) ([]net
 }
 
 // routeError is a connection the model says fails: the program sees the
-// errno; the reason and rules say why (`winkube net check` prints them).
+// errno; the reason and rules are the model's (what `winkube net check`
+// prints), kept for a debugger's %+v.
 type routeError struct {
 	errno  syscall.Errno
 	reason string
@@ -226,22 +226,3 @@ type routeError struct {
 
 func (e *routeError) Error() string { return e.errno.Error() }
 func (e *routeError) Unwrap() error { return e.errno }
-
-// Why is the model's reason, for events and tests.
-func (e *routeError) Why() string {
-	if len(e.rules) == 0 {
-		return e.reason
-	}
-	return fmt.Sprintf("%s (%s)", e.reason, strings.Join(e.rules, ", "))
-}
-
-var _ interface{ Why() string } = (*routeError)(nil)
-
-// whyUnreachable digs the model's reason out of a dial error, if any.
-func whyUnreachable(err error) string {
-	var re *routeError
-	if errors.As(err, &re) {
-		return re.Why()
-	}
-	return ""
-}
