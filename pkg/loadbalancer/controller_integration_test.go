@@ -109,8 +109,11 @@ func TestTypeChangeReleases(t *testing.T) {
 	ns := newNamespace(t)
 	startController(t, "10.127.131.4/30") // two usable addresses: .5 and .6
 
+	// Both addresses taken: the next Service can only get a released one.
 	createService(t, ns, lbService("web", ""))
 	addr := waitIngress(t, ns, "web")
+	createService(t, ns, lbService("other", ""))
+	waitIngress(t, ns, "other")
 	svc := getService(t, ns, "web")
 	svc.Spec.Type = corev1.ServiceTypeClusterIP
 	svc.Spec.LoadBalancerIP = ""
