@@ -48,7 +48,7 @@ func (w *podWorker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled
 		Windows: win, Clock: w.clock, Hostname: hostname,
 		User:     program.User{UID: id.UID, GID: id.GID, Groups: id.Groups, Name: id.Name, GroupName: id.GroupName, Account: id.Account},
 		Programs: imagePrograms(c.spec.Image, win),
-		Net:      w.node.agent.fabric.Net(w.netHost(pod)),
+		Net:      w.node.agent.fabric.Net(w.joinNetwork(pod)),
 	}
 	sys.FS = w.lazyFS(fsPlan{pod: pod, c: c, mounts: mounts, id: id, node: node, win: win, imageFiles: cmd.Files, imageText: cmd.Text})
 	l := &launchSpec{sys: sys, spec: procSpec{env: env.Process, dir: kubeletenv.WorkingDir(&c.spec, img)}}
@@ -116,9 +116,11 @@ func (n *emuNode) makeKubeletNode() kubeletenv.Node {
 }
 
 // podIPs are the pod's addresses (the node's on the host network).
-// netHost is the pod's place on the pod network: its IP and its own
-// loopback, or the node's for hostNetwork pods.
-func (w *podWorker) netHost(pod *corev1.Pod) vnet.Host {
+// joinNetwork is the pod's place on the pod network: its IP and its own
+// loopback (the node's for hostNetwork pods) and its resolver settings.
+// It tells the router the pod runs here, and keeps the place for
+// port-forward, which runs on another goroutine.
+func (w *podWorker) joinNetwork(pod *corev1.Pod) vnet.Host {
 	src := "pod/" + pod.Namespace + "/" + pod.Name
 	ip, _ := netip.ParseAddr(w.podIPs()[0])
 	w.node.agent.router.live(pod, ip)
@@ -129,6 +131,7 @@ func (w *podWorker) netHost(pod *corev1.Pod) vnet.Host {
 	if d, err := kubeletenv.PodDNS(w.node.agent.runCtx, pod, w.node.kubeletNode()); err == nil {
 		h.DNSServers, h.DNSSearch = d.Servers, d.Searches
 	}
+	w.netHost.Store(&h)
 	return h
 }
 

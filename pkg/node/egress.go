@@ -74,7 +74,7 @@ func (a *Agent) serveKubeletPorts(ctx context.Context) {
 				return
 			}
 			defer k.Close()
-			pipe(c, k)
+			pipe(ctx, c, k)
 		})
 		if err == nil {
 			context.AfterFunc(ctx, func() { l.Close() })
@@ -82,12 +82,16 @@ func (a *Agent) serveKubeletPorts(ctx context.Context) {
 	}
 }
 
-// pipe copies both ways until either side ends.
-func pipe(a, b net.Conn) {
+// pipe copies both ways until either side ends or ctx is done; the
+// caller's closes end the other copy.
+func pipe(ctx context.Context, a, b io.ReadWriter) {
 	done := make(chan struct{}, 2)
 	go func() { _, _ = io.Copy(a, b); done <- struct{}{} }()
 	go func() { _, _ = io.Copy(b, a); done <- struct{}{} }()
-	<-done
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
 }
 
 // serveAPIServer answers the endpoints of the "kubernetes" Service on the
@@ -132,7 +136,7 @@ func (a *Agent) serveAPIServerAt(ctx context.Context, addr string, port int) {
 			return
 		}
 		defer up.Close()
-		pipe(c, up)
+		pipe(ctx, c, up)
 	})
 	if err == nil {
 		context.AfterFunc(ctx, func() { l.Close() })

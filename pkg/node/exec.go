@@ -21,16 +21,19 @@ const (
 	streamCreationTimeout = remotecommandserver.DefaultStreamCreationTimeout
 )
 
-// routeStreaming serves exec and attach as a kubelet does: the upstream
-// CRI streaming server code speaks SPDY and WebSocket (v1–v4 channel
-// protocols; kube-apiserver translates kubectl's v5 WebSocket to SPDY),
-// and the command runs in the container's virtual OS.
+// routeStreaming serves exec, attach and port-forward as a kubelet does:
+// the upstream CRI streaming server code speaks SPDY and WebSocket (v1–v4
+// channel protocols; kube-apiserver translates kubectl's v5 WebSocket to
+// SPDY), and the command runs in the container's virtual OS.
 func (s *kubeletServer) routeStreaming(mux *http.ServeMux) {
 	for _, p := range []string{"/exec/{namespace}/{pod}/{container}", "/exec/{namespace}/{pod}/{uid}/{container}"} {
 		mux.HandleFunc(p, s.exec)
 	}
 	for _, p := range []string{"/attach/{namespace}/{pod}/{container}", "/attach/{namespace}/{pod}/{uid}/{container}"} {
 		mux.HandleFunc(p, s.attach)
+	}
+	for _, p := range []string{"/portForward/{namespace}/{pod}", "/portForward/{namespace}/{pod}/{uid}"} {
+		mux.HandleFunc(p, s.portForward)
 	}
 }
 

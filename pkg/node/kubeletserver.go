@@ -47,7 +47,6 @@ func newKubeletServer(a *Agent) *kubeletServer {
 	mux.HandleFunc("GET /containerLogs/{namespace}/{pod}/{container}", s.logs)
 	s.routeReadOnly(mux)
 	s.routeStreaming(mux)
-	s.routePortForward(mux)
 	mux.HandleFunc("/run/", s.noRun)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
 	s.server = &http.Server{

@@ -21,6 +21,7 @@ import (
 	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/node/internal/cri"
 	"github.com/winkube/winkube/pkg/node/internal/vfs"
+	"github.com/winkube/winkube/pkg/node/internal/vnet"
 )
 
 // Annotations that steer the emulated processes of a pod (see
@@ -81,8 +82,11 @@ type podWorker struct {
 	sandboxReady   bool
 	sandboxRetryAt time.Time
 	// resyncAt is the sync the PLEG triggers after the sandbox appears.
-	resyncAt  time.Time
-	ip        netip.Addr
+	resyncAt time.Time
+	ip       netip.Addr
+	// netHost is the pod's place on the pod network once a container
+	// joined it (joinNetwork).
+	netHost   atomic.Pointer[vnet.Host]
 	startTime *metav1.Time
 	initCtrs  []*ctr
 	ctrs      []*ctr

@@ -209,9 +209,7 @@ func BenchmarkPodToServiceToPod(b *testing.B) {
 	var from vnet.Host
 	for _, n := range agent.nodes {
 		if w := n.workerByName(ns, "cli"); w != nil {
-			w.mu.Lock()
-			from = w.netHost(w.pod)
-			w.mu.Unlock()
+			from = *w.netHost.Load()
 		}
 	}
 	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true, DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
