@@ -40,7 +40,7 @@ var defaultCommands = map[string]Command{
 	"registry.k8s.io/pause":                      {Entrypoint: []string{"/pause"}},
 	"mcr.microsoft.com/oss/kubernetes/pause":     {Entrypoint: []string{"/pause"}},
 	"mcr.microsoft.com/k8s/core/pause":           {Entrypoint: []string{"/pause"}},
-	"registry.k8s.io/e2e-test-images/agnhost":    {Entrypoint: []string{"/agnhost"}, Cmd: []string{"pause"}, Files: []string{"/localhost.crt", "/localhost.key"}},
+	"registry.k8s.io/e2e-test-images/agnhost":    {Entrypoint: []string{"/agnhost"}, Cmd: []string{"pause"}, Files: []string{"/agnhost", "/localhost.crt", "/localhost.key"}},
 	"docker.io/library/busybox":                  shCmd,
 	"registry.k8s.io/e2e-test-images/busybox":    shCmd,
 	"docker.io/library/alpine":                   {Cmd: []string{"/bin/sh"}},

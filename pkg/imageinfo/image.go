@@ -40,7 +40,8 @@ type Image struct {
 	// Missing, when not nil, says the reference cannot be pulled at all:
 	// ErrTagNotFound for a tag the repository does not publish,
 	// ErrNoSuchHost for a registry whose name does not resolve,
-	// ErrUnauthorized for a registry that refused the pull secrets.
+	// ErrUnauthorized for a registry that refused the pull secrets,
+	// ErrNoRepository for a repository the registry does not have.
 	Missing error
 }
 
@@ -53,6 +54,9 @@ var (
 	// ErrUnauthorized: the registry refused the credentials (or their
 	// absence) with 401.
 	ErrUnauthorized = errors.New("401 Unauthorized")
+	// ErrNoRepository: the registry has no such repository (Docker Hub
+	// answers a pull of one with insufficient_scope).
+	ErrNoRepository = errors.New("repository does not exist")
 )
 
 // Ref renders the normalised reference.
@@ -84,6 +88,9 @@ func Lookup(ref string) Image {
 	img := Image{Repository: r.repository, Tag: r.tag, Digest: r.digest}
 	if unresolvableHost(r.repository) {
 		img.Missing = fmt.Errorf("%w: %s", ErrNoSuchHost, r.repository)
+	}
+	if !officialImage(r.repository) {
+		img.Missing = fmt.Errorf("%w: %s", ErrNoRepository, r.repository)
 	}
 	entry, ok := catalog[r.repository]
 	if !ok {

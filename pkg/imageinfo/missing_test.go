@@ -7,7 +7,8 @@ import (
 
 // rule: IMG-3: the base OS repositories publish only release tags (no
 // latest); unknown hosts under .invalid and upstream's invalid test
-// registry do not resolve. Every other image is assumed to exist.
+// registry do not resolve; Docker Hub's library namespace holds only the
+// official images. Every other image is assumed to exist.
 func TestLookupMissing(t *testing.T) {
 	cases := []struct {
 		ref  string
@@ -24,6 +25,9 @@ func TestLookupMissing(t *testing.T) {
 		{"mcr.microsoft.com/windows/servercore@sha256:" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", nil},
 		{"mcr.microsoft.com/windows/servercore/iis", nil},
 		{"nginx:does-not-matter", nil},
+		{"webserver:404", ErrNoRepository},
+		{"docker.io/library/redis:7", nil},
+		{"docker.io/someone/webserver:404", nil},
 		{"example.com/unknown/app:1", nil},
 	}
 	for _, tc := range cases {

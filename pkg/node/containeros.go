@@ -16,6 +16,7 @@ import (
 	"github.com/winkube/winkube/pkg/node/internal/program"
 	"github.com/winkube/winkube/pkg/node/internal/program/pwsh"
 	"github.com/winkube/winkube/pkg/node/internal/program/selfimage"
+	"github.com/winkube/winkube/pkg/windows"
 )
 
 // defaultClusterDomain is the kubelet's --cluster-domain default.
@@ -50,8 +51,22 @@ func (w *podWorker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled
 		Programs: imagePrograms(c.spec.Image, win),
 		Net:      w.node.agent.fabric.Net(w.joinNetwork(pod)),
 	}
-	sys.FS = w.lazyFS(fsPlan{pod: pod, c: c, mounts: mounts, id: id, node: node, win: win, imageFiles: cmd.Files, imageText: cmd.Text})
+	hpc := win && windows.IsHostProcessPod(&pod.Spec)
+	if hpc {
+		sys.Groups = w.node.groups
+	} else if win {
+		sys.Groups = program.NewLocalGroups()
+	}
+	sys.FS = w.lazyFS(fsPlan{pod: pod, c: c, mounts: mounts, id: id, node: node, win: win, hostProcess: hpc, busybox: e2eTestImage(c.spec.Image), imageFiles: cmd.Files, imageText: cmd.Text})
 	l := &launchSpec{sys: sys, spec: procSpec{env: env.Process, dir: kubeletenv.WorkingDir(&c.spec, img)}}
+	if hpc {
+		// containerd 1.7 starts a HostProcess container in its image's
+		// mount and tells it where that is.
+		l.spec.env = append(l.spec.env, "CONTAINER_SANDBOX_MOUNT_POINT="+hostProcessMount+`\`)
+		if l.spec.dir == "" {
+			l.spec.dir = hostProcessMount
+		}
+	}
 	if l.spec.dir == "" {
 		l.spec.dir = sys.FS.Abs("/", "/")
 	}
@@ -154,7 +169,7 @@ func imagePrograms(ref string, win bool) map[string]program.Main {
 	repo := imageinfo.Repository(ref)
 	k := imageKind{
 		pause:   strings.HasSuffix(repo, "/pause"),
-		busybox: !win || strings.HasPrefix(repo, "registry.k8s.io/e2e-test-images/"),
+		busybox: !win || e2eTestImage(ref),
 		agnhost: strings.HasSuffix(repo, "/agnhost"),
 		winkube: repo == selfimage.Repository,
 		windows: win,
@@ -165,6 +180,13 @@ func imagePrograms(ref string, win bool) map[string]program.Main {
 	t := k.table()
 	kindTables.Store(k, t)
 	return t
+}
+
+// e2eTestImage: one of Kubernetes' e2e test images, whose Windows
+// variants are built on a busybox layer (busybox.exe with its applets,
+// C:\tmp).
+func e2eTestImage(ref string) bool {
+	return strings.HasPrefix(imageinfo.Repository(ref), "registry.k8s.io/e2e-test-images/")
 }
 
 type imageKind struct{ pause, busybox, agnhost, winkube, windows bool }

@@ -20,6 +20,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
+	"github.com/winkube/winkube/pkg/node/internal/program"
 	"github.com/winkube/winkube/pkg/node/internal/vfs"
 )
 
@@ -61,8 +62,11 @@ type emuNode struct {
 	kubeletOnce sync.Once
 	kubeletInfo kubeletenv.Node
 	// hostRoot is the node's own filesystem, which hostPath volumes
-	// mount (volumefs.go).
+	// mount and HostProcess containers see as their root (volumefs.go).
 	hostRoot *vfs.Volume
+	// groups are the node's local groups, which HostProcess containers
+	// add to and log on with.
+	groups *program.LocalGroups
 	// admitMu serialises admission so resource accounting sees every
 	// admitted pod.
 	admitMu sync.Mutex
@@ -94,6 +98,7 @@ func newEmuNode(a *Agent, spec *nodeSpec, recorder record.EventRecorder) *emuNod
 		ref:     &corev1.ObjectReference{Kind: "Node", Name: spec.name, UID: types.UID(spec.name)},
 		workers: map[types.UID]*podWorker{},
 		images:  map[string]bool{},
+		groups:  program.NewLocalGroups(),
 	}
 }
 

@@ -27,6 +27,10 @@ type fsPlan struct {
 	id     kubeletenv.Identity
 	node   kubeletenv.Node
 	win    bool
+	// hostProcess: the container is a Windows HostProcess container.
+	hostProcess bool
+	// busybox: a Windows image with a busybox layer, which has C:\tmp.
+	busybox bool
 	// imageFiles are files the catalog says the image ships; imageText
 	// its text files with their content.
 	imageFiles []string
@@ -43,23 +47,24 @@ func (w *podWorker) lazyFS(p fsPlan) program.FS {
 // volumes at their mount paths.
 func (w *podWorker) buildFS(p fsPlan) program.FS {
 	ctx := w.node.agent.runCtx
-	f := vfs.New(vfs.Options{
+	opts := vfs.Options{
 		Windows: p.win, ReadOnlyRoot: readOnlyRoot(p.pod, &p.c.spec),
 		UID: p.id.UID, GID: p.id.GID, Groups: p.id.Groups, Clock: w.clock,
-	})
-	root := f.Privileged()
-	if p.win {
-		windowsLayout(root, p.id.Account)
+	}
+	var f *vfs.FS
+	if p.hostProcess {
+		f = w.hostProcessFS(p, opts)
 	} else {
-		linuxLayout(root)
-		cgroupFiles(root, p)
-		sysctlFiles(root, p.pod)
-	}
-	for _, name := range p.imageFiles {
-		writeFile(root, name, imageFileContent(name), 0o755)
-	}
-	for name, text := range p.imageText {
-		writeFile(root, name, []byte(text), 0o644)
+		f = vfs.New(opts)
+		root := f.Privileged()
+		if p.win {
+			windowsLayout(root, p.id.Account, p.busybox)
+		} else {
+			linuxLayout(root)
+			cgroupFiles(root, p)
+			sysctlFiles(root, p.pod)
+		}
+		writeImage(root, "", p)
 	}
 	w.managedFiles(f, p)
 	for _, m := range p.mounts {
@@ -68,6 +73,42 @@ func (w *podWorker) buildFS(p fsPlan) program.FS {
 		}
 	}
 	return f
+}
+
+// hostProcessMount is where a HostProcess container sees its image, as
+// containerd 1.7 mounts it ($CONTAINER_SANDBOX_MOUNT_POINT).
+const hostProcessMount = `C:\hpc`
+
+// hostProcessFS is a HostProcess container's filesystem: the node's disk
+// as its root, shared with every other HostProcess container of the node,
+// its image at C:\hpc and its volumes at their mount paths (seen by this
+// container alone, as bind links in its silo are).
+func (w *podWorker) hostProcessFS(p fsPlan, opts vfs.Options) *vfs.FS {
+	opts.ReadOnlyRoot = false
+	f := vfs.On(w.node.disk(), opts)
+	img := vfs.NewVolume()
+	writeImage(img.FS(), "/", p)
+	_ = f.Mount(hostProcessMount, img, "", false)
+	return f
+}
+
+// writeImage lays the files the catalog says the image ships under dir.
+func writeImage(root *vfs.FS, dir string, p fsPlan) {
+	for _, name := range p.imageFiles {
+		writeFile(root, imagePath(root, dir, name), imageFileContent(name), 0o755)
+	}
+	for name, text := range p.imageText {
+		writeFile(root, imagePath(root, dir, name), []byte(text), 0o644)
+	}
+}
+
+// imagePath is an image file's path in a tree rooted at dir ("" is the
+// container's root, where names are used as they are).
+func imagePath(root *vfs.FS, dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return root.Abs(dir, hostRel(name))
 }
 
 // readOnlyRoot is securityContext.readOnlyRootFilesystem.
@@ -94,10 +135,13 @@ func linuxLayout(root *vfs.FS) {
 }
 
 // windowsLayout is the skeleton of a Windows Server Core or Nano Server
-// image.
-func windowsLayout(root *vfs.FS, account string) {
+// image, with C:\tmp where a busybox layer adds it.
+func windowsLayout(root *vfs.FS, account string, busybox bool) {
 	for _, d := range []string{`C:\Windows\System32\drivers\etc`, `C:\Program Files`, `C:\ProgramData`, `C:\Users\Public`, `C:\Users\` + account} {
 		_ = root.MkdirAll(d, 0o755)
+	}
+	if busybox {
+		_ = root.MkdirAll(`C:\tmp`, 0o777)
 	}
 	writeFile(root, `C:\Windows\System32\drivers\etc\hosts`, []byte("# Copyright (c) 1993-2009 Microsoft Corp.\r\n"), 0o644)
 }

@@ -87,3 +87,21 @@ func TestUnknownRunAsUserNameFailsStart(t *testing.T) {
 		t.Errorf("start failure event = %q", ev.Message)
 	}
 }
+
+// rule: IMG-3: Docker Hub's library namespace holds only the official
+// images, so "webserver:404" (upstream's never-pulling image) fails on
+// every node, Linux ones too, with the registry's pull-access error.
+func TestUnknownLibraryRepositoryFailsPull(t *testing.T) {
+	needCluster(t)
+	ns := newNamespace(t)
+	createPod(t, ns, simplePod("nosuchrepo", "linux-1", "webserver:404"))
+	waitPod(t, ns, "nosuchrepo", 30*time.Second, "ImagePullBackOff", func(p *corev1.Pod) bool {
+		return waitingReason(p, "main") == "ImagePullBackOff"
+	})
+	const ref = "docker.io/library/webserver:404"
+	want := `failed to resolve reference "` + ref + `": pull access denied, repository does not exist or may require authorization`
+	ev := waitEvent(t, ns, "nosuchrepo", "Failed", `Failed to pull image "webserver:404"`, 10*time.Second)
+	if !strings.Contains(ev.Message, want) {
+		t.Errorf("pull failure event = %q, want %q in it", ev.Message, want)
+	}
+}

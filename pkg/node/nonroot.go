@@ -82,21 +82,37 @@ var builtinWindowsUsers = []string{
 }
 
 // runAsWindowsUser is the account a container's first process logs on as,
-// and whether the image has it. HostProcess containers log on to the host,
-// whose accounts and local groups the emulation does not model, so their
-// user always counts as known.
-func runAsWindowsUser(pod *corev1.Pod, c *corev1.Container) (string, bool) {
-	user := runAsUserName(pod, c)
-	if user == "" || windows.IsHostProcessPod(&pod.Spec) {
-		return user, true
+// and whether the image has it. A HostProcess container logs on to the
+// node: as one of its service accounts, or as a local group of the node,
+// for which hcsshim makes a temporary user named after the container
+// (account is then what whoami prints).
+func (n *emuNode) runAsWindowsUser(pod *corev1.Pod, c *corev1.Container, id string) (user string, known bool, account string) {
+	user = runAsUserName(pod, c)
+	if user == "" {
+		return "", true, ""
+	}
+	if windows.IsHostProcessPod(&pod.Spec) {
+		if n.groups.Has(user) {
+			return user, true, strings.ToLower(n.spec.name) + `\` + id[:min(len(id), 20)]
+		}
+		return user, builtinWindowsUser(user), ""
 	}
 	declared := strings.Split(pod.Annotations[AnnotationImageUsers], ",")
-	for _, k := range append(declared, builtinWindowsUsers...) {
+	for _, k := range declared {
 		if strings.EqualFold(strings.TrimSpace(k), user) {
-			return user, true
+			return user, true, ""
 		}
 	}
-	return user, false
+	return user, builtinWindowsUser(user), ""
+}
+
+func builtinWindowsUser(user string) bool {
+	for _, k := range builtinWindowsUsers {
+		if strings.EqualFold(k, user) {
+			return true
+		}
+	}
+	return false
 }
 
 // runAsUserName is the container's runAsUserName, or else the pod's (KLT-7).

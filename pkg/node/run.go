@@ -155,8 +155,11 @@ func (w *podWorker) startContainer(ctx context.Context, pod *corev1.Pod, c *ctr)
 	c.status.ImageID = pulled.ImageID
 	now := w.clock.Now()
 	err = rt.StartContainer(pulled, id)
-	if user, known := runAsWindowsUser(pod, &c.spec); err == nil {
+	if user, known, account := w.node.runAsWindowsUser(pod, &c.spec, id); err == nil {
 		err = rt.CreateProcess(id, user, known)
+		if account != "" {
+			launch.sys.User.Account = account
+		}
 	}
 	if err == nil {
 		err = w.launch(pod, c, launch, id, now)

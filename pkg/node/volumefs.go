@@ -117,16 +117,9 @@ func chownTree(v *vfs.Volume, gid int64) {
 
 // hostPath is the node's own filesystem and the path in it a hostPath
 // volume mounts, made as its type asks (a file for FileOrCreate, else a
-// directory). The node's filesystem starts with its hosts file.
+// directory).
 func (n *emuNode) hostPath(src *corev1.HostPathVolumeSource) (*vfs.Volume, string) {
-	n.mu.Lock()
-	if n.hostRoot == nil {
-		n.hostRoot = vfs.NewVolume()
-		_ = n.hostRoot.MkdirAll("etc", 0o755)
-		_ = n.hostRoot.WriteFile("etc/hosts", kubeletenv.DefaultNodeHosts(n.spec.name), 0o644)
-	}
-	root := n.hostRoot
-	n.mu.Unlock()
+	root := n.disk()
 	rel := hostRel(src.Path)
 	if _, err := root.FS().Stat(root.FS().Abs("/", rel)); err != nil {
 		if src.Type != nil && *src.Type == corev1.HostPathFileOrCreate {
@@ -137,6 +130,24 @@ func (n *emuNode) hostPath(src *corev1.HostPathVolumeSource) (*vfs.Volume, strin
 		}
 	}
 	return root, rel
+}
+
+// disk is the node's own filesystem, made at first use: what hostPath
+// volumes mount and HostProcess containers see as their root. It starts
+// with the node's hosts file where its OS keeps it.
+func (n *emuNode) disk() *vfs.Volume {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.hostRoot == nil {
+		n.hostRoot = vfs.NewVolume()
+		hosts := "etc/hosts"
+		if n.spec.host.Runtime().OS == "windows" {
+			hosts = "Windows/System32/drivers/etc/hosts"
+		}
+		_ = n.hostRoot.MkdirAll(path.Dir(hosts), 0o755)
+		_ = n.hostRoot.WriteFile(hosts, kubeletenv.DefaultNodeHosts(n.spec.name), 0o644)
+	}
+	return n.hostRoot
 }
 
 // hostRel is a host path relative to the node's root: C:\ and either

@@ -146,6 +146,13 @@ func (r Runtime) missingMessage(img imageinfo.Image) string {
 		}
 		return fmt.Sprintf("rpc error: code = Unknown desc = failed to pull and unpack image %q: failed to resolve reference %q: %s", ref, ref, head)
 	}
+	if errors.Is(img.Missing, imageinfo.ErrNoRepository) {
+		const denied = "repository does not exist or may require authorization: server message: insufficient_scope: authorization failed"
+		if r.Name == Docker {
+			return fmt.Sprintf("rpc error: code = Unknown desc = Error response from daemon: pull access denied for %s, %s", dockerShortName(img.Repository), denied)
+		}
+		return fmt.Sprintf("rpc error: code = Unknown desc = failed to pull and unpack image %q: failed to resolve reference %q: pull access denied, %s", ref, ref, denied)
+	}
 	if errors.Is(img.Missing, imageinfo.ErrNoSuchHost) {
 		dial := fmt.Sprintf("dial tcp: lookup %s: no such host", strings.Split(host, ":")[0])
 		if r.Name == Docker {
@@ -264,4 +271,11 @@ func rpcDesc(msg string) string {
 		return desc
 	}
 	return msg
+}
+
+// dockerShortName is a Docker Hub repository as dockerd names it in
+// errors: without docker.io/ and library/.
+func dockerShortName(repo string) string {
+	repo = strings.TrimPrefix(repo, "docker.io/")
+	return strings.TrimPrefix(repo, "library/")
 }

@@ -103,6 +103,8 @@ type Sys struct {
 	User     User
 	// Programs are the programs the image offers, by Name(path).
 	Programs map[string]Main
+	// Groups are the machine's local groups (Windows; nil elsewhere).
+	Groups *LocalGroups
 	// Net is the pod's network; nil when the pod has none the emulation
 	// models yet (a program that dials then fails as on an unreachable
 	// network).

@@ -87,6 +87,16 @@ func New(opts Options) *FS {
 	return &FS{s: s, windows: opts.Windows}
 }
 
+// On makes a container's filesystem whose root is v's root: what the
+// container writes outside its own mounts lands in v, where every other
+// filesystem made on v sees it. A HostProcess container's root is its
+// node's disk. Mounts stay the container's own, as a silo's bind links do.
+func On(v *Volume, opts Options) *FS {
+	f := New(opts)
+	f.s.root = v.fs.s.root
+	return f
+}
+
 // Privileged is the container runtime's view of the same filesystem: it
 // writes through read-only mounts and a read-only root, skips permission
 // checks and creates files owned by root with no umask. The node lays out

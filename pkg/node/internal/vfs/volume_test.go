@@ -241,3 +241,28 @@ func TestConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// Filesystems made On one volume share their root: what one writes
+// outside its mounts the others see (HostProcess containers on a node's
+// disk), while each keeps its own mounts.
+func TestOnSharesRoot(t *testing.T) {
+	disk := NewVolume()
+	a := On(disk, Options{Windows: true})
+	b := On(disk, Options{Windows: true})
+	writeFile(t, a, `C:\testfile.txt`, "test")
+	if got := readFile(t, b, `c:\TESTFILE.txt`); got != "test" {
+		t.Errorf("b reads %q", got)
+	}
+	img := NewVolume()
+	mustOK(t, img.WriteFile("agnhost", []byte("bin"), 0o755))
+	mustOK(t, a.Mount(`C:\hpc`, img, "", false))
+	if got := readFile(t, a, `C:\hpc\agnhost`); got != "bin" {
+		t.Errorf("a's own mount reads %q", got)
+	}
+	if _, err := b.Stat(`C:\hpc\agnhost`); errno(t, err) != syscall.ENOENT {
+		t.Errorf("b sees a's mount: %v", err)
+	}
+	if _, err := disk.FS().Stat("/testfile.txt"); err != nil {
+		t.Errorf("the volume lacks the file: %v", err)
+	}
+}

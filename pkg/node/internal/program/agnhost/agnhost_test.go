@@ -29,7 +29,6 @@ func TestCommandLine(t *testing.T) {
 		{args: []string{"/agnhost", "help", "mounttest"}, stdoutHas: "--file-content-in-loop string"},
 		{args: []string{"/agnhost", "completion", "bash"}, stdoutHas: "# bash completion V2 for app"},
 		{args: []string{"/agnhost", "completion"}, stdoutHas: "Generate the autocompletion script for app"},
-		{args: []string{"/agnhost", "inclusterclient", "--poll-interval=1"}, code: 1, stderr: "agnhost inclusterclient is not emulated by winkube\n"},
 		{args: []string{"/agnhost", "--v=2", "nonewprivs"}, stdout: "Effective uid: 0\n"},
 		{args: []string{"/agnhost", "logs-generator"}, code: 255},
 	}

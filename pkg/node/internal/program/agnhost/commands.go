@@ -40,7 +40,7 @@ func commands() []command {
 		{use: "fake-registry-server", short: "Starts a fake registry server for testing"},
 		{use: "grpc-health-checking", short: "Starts a simple grpc health checking endpoint", args: noArgs, setup: grpcHealthSetup},
 		{use: "guestbook", short: "Creates a HTTP server with various endpoints representing a guestbook app", args: noArgs, setup: guestbookSetup},
-		{use: "inclusterclient", short: `Periodically poll the Kubernetes "/healthz" endpoint`, args: noArgs},
+		{use: "inclusterclient", short: `Periodically poll the Kubernetes "/healthz" endpoint`, args: noArgs, setup: inClusterClientSetup},
 		{use: "liveness", short: "Starts a server that is alive for 10 seconds", long: "A simple server that is alive for 10 seconds, then reports unhealthy for the rest of its (hopefully) short existence", args: noArgs, setup: plain(liveness)},
 		{use: "logs-generator", short: "Outputs lines of logs to stdout uniformly", long: "Outputs <linesTotal> lines of logs to stdout uniformly for <duration>", args: noArgs, setup: logsGeneratorSetup},
 		{use: "mounttest", short: "Creates files with given permissions and outputs FS type, owner, mode, permissions, contents of files", long: "Creates files with specific file permissions, and outputs the filesystem type, owner, mode, permissions, content of the given files, if they exist.", args: noArgs, setup: mounttestSetup},

@@ -3,6 +3,7 @@ package applets
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -173,9 +174,20 @@ func mv(ctx context.Context, p *program.Proc) int {
 		if err != nil {
 			errorf(p, "can't rename '%s': %s", s, errText(err))
 			status = 1
+		} else if o.has('v') {
+			fmt.Fprintf(p.Stdout, "'%s' -> '%s'\n", s, shown(s, dst, to != abs(p, dst)))
 		}
 	}
 	return status
+}
+
+// shown is a destination as the user wrote it: dst, or dst/name when dst
+// is a directory the source went into.
+func shown(src, dst string, into bool) string {
+	if !into {
+		return dst
+	}
+	return strings.TrimRight(dst, "/") + "/" + path.Base(strings.TrimRight(src, "/"))
 }
 
 // ln makes symlinks; a hard link (no -s) is a copy, as the FS has none.

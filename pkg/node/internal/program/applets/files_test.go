@@ -27,6 +27,8 @@ func TestFileOps(t *testing.T) {
 		{argv: []string{"cp", "-r", "/a", "/z"}},
 		{argv: []string{"test", "-f", "/z/b/data.txt"}},
 		{argv: []string{"mv", "/z/f", "/z/g"}},
+		{argv: []string{"mv", "-v", "/z/g", "/a/"}, out: "'/z/g' -> '/a/g'\n"},
+		{argv: []string{"mv", "-v", "/a/g", "/z/g"}, out: "'/a/g' -> '/z/g'\n"},
 		{argv: []string{"test", "-e", "/z/f"}, code: 1},
 		{argv: []string{"ln", "-s", "/data.txt", "/link"}},
 		{argv: []string{"readlink", "/link"}, out: "/data.txt\n"},

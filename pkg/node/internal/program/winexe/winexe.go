@@ -1,6 +1,6 @@
 // Package winexe holds the executables of Windows images: whoami,
 // hostname, ipconfig, nslookup, ping, curl.exe, timeout, where,
-// findstr, more, sort and tasklist. Table adds cmd.exe and PowerShell.
+// findstr, more, sort, tasklist and net localgroup. Table adds cmd.exe and PowerShell.
 package winexe
 
 import (
@@ -22,7 +22,7 @@ func Table() map[string]program.Main {
 		"cmd": wincmd.Main, "powershell": pwsh.Main, "pwsh": pwsh.Main,
 		"whoami": Whoami, "hostname": Hostname, "ipconfig": Ipconfig, "nslookup": Nslookup,
 		"ping": Ping, "curl": Curl, "timeout": Timeout, "where": Where, "findstr": Findstr,
-		"more": More, "sort": Sort, "tasklist": Tasklist,
+		"more": More, "sort": Sort, "tasklist": Tasklist, "net": Net,
 	}
 }
 

@@ -1,0 +1,104 @@
+package agnhost
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// serviceAccountDir is where the kubelet mounts a pod's service account
+// token and CA, and where client-go's in-cluster config reads them.
+const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount/"
+
+func inClusterClientSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
+	var seconds int
+	fs.IntVar(&seconds, "poll-interval", 30, "poll interval of call to /healthz in seconds")
+	return func(ctx context.Context, a *app, _ []string) int {
+		return inClusterClient(ctx, a, time.Duration(seconds)*time.Second)
+	}
+}
+
+// inClusterClient polls the API server's /healthz with the pod's
+// in-cluster config (the Service address from the environment, the
+// mounted token and CA), logging each call and the hash of the token it
+// sent, until stopped. It re-reads the token at each call, as client-go
+// does, so a rotated token shows as a new hash.
+func inClusterClient(ctx context.Context, a *app, every time.Duration) int {
+	a.log.line('I', "main.go:61", "started")
+	host, port := a.p.Getenv("KUBERNETES_SERVICE_HOST"), a.p.Getenv("KUBERNETES_SERVICE_PORT")
+	if host == "" || port == "" {
+		a.log.printf("err: unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined")
+		return 1
+	}
+	if _, err := readFile(a.p, serviceAccountDir+"token"); err != nil {
+		a.log.printf("err: %v", err)
+		return 1
+	}
+	client := a.inClusterHTTP()
+	url := "https://" + net.JoinHostPort(host, port) + "/healthz"
+	for a.p.Sys.Sleep(ctx, every) {
+		a.log.line('I', "main.go:79", "calling /healthz")
+		body, err := a.healthz(ctx, client, url)
+		if err != nil {
+			a.log.line('E', "main.go:82", "status=failed")
+			a.log.line('E', "main.go:83", fmt.Sprintf("error checking /healthz: %v\n%s\n", err, body))
+		}
+	}
+	return 0
+}
+
+// inClusterHTTP is the client of the in-cluster config: TLS with the
+// mounted CA, through the pod's network.
+func (a *app) inClusterHTTP() *http.Client {
+	roots := x509.NewCertPool()
+	if pem, err := readFile(a.p, serviceAccountDir+"ca.crt"); err == nil {
+		roots.AppendCertsFromPEM(pem)
+	}
+	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: roots},
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if a.p.Sys.Net == nil {
+				return nil, &net.OpError{Op: "dial", Net: network, Err: errors.New("connect: network is unreachable")}
+			}
+			return dialConn(ctx, a.p, network, addr)
+		},
+	}}
+}
+
+// healthz makes one call, logging the hashed Authorization header as
+// agnhost's debugging round tripper does.
+func (a *app) healthz(ctx context.Context, client *http.Client, url string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", err
+	}
+	if token, err := readFile(a.p, serviceAccountDir+"token"); err == nil && len(token) > 0 {
+		auth := "Bearer " + strings.TrimSpace(string(token))
+		req.Header.Set("Authorization", auth)
+		sum := sha256.Sum256([]byte("salt|" + auth))
+		a.log.line('I', "main.go:96", "authz_header="+base64.RawURLEncoding.EncodeToString(sum[:]))
+	} else {
+		a.log.line('E', "main.go:98", "authz_header=<empty>")
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode != http.StatusOK {
+		return string(body), fmt.Errorf("the server responded with the status code %d but did not return more information", resp.StatusCode)
+	}
+	return string(body), nil
+}
