@@ -284,3 +284,24 @@ func TestNettestCountsPosts(t *testing.T) {
 		t.Errorf("read: %q %v", out, err)
 	}
 }
+
+// agnhost grpc-health-checking serves grpc.health.v1 on 5000: a gRPC
+// readiness probe passes, and /make-not-serving on 8080 turns it to
+// NOT_SERVING, which the kubelet reports in its words.
+func TestGRPCProbe(t *testing.T) {
+	needCluster(t)
+	ns := newNamespace(t)
+	pod := simplePod("grpc", "win2019-1", agnhostImage)
+	pod.Spec.Containers[0].Args = []string{"grpc-health-checking"}
+	pod.Spec.Containers[0].ReadinessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{GRPC: &corev1.GRPCAction{Port: 5000}}, PeriodSeconds: 1}
+	createPod(t, ns, pod)
+	waitPod(t, ns, "grpc", 30*time.Second, "Ready", podReady)
+	out, err := execIn(t, ns, "grpc", "win2019-1", []string{"curl.exe", "-s", "http://localhost:8080/make-not-serving"}, "")
+	if err != nil {
+		t.Fatalf("make-not-serving: %v %q", err, out)
+	}
+	ev := waitEvent(t, ns, "grpc", "Unhealthy", "Readiness probe failed", 20*time.Second)
+	if !strings.Contains(ev.Message, "service unhealthy (responded with \"NOT_SERVING\")") {
+		t.Errorf("event %q", ev.Message)
+	}
+}

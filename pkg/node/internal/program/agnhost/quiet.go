@@ -60,26 +60,6 @@ func (a *app) keyPair(cert, key, site string) bool {
 	return true
 }
 
-func grpcHealthSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
-	var port, httpPort, delay int
-	var service, cert, key string
-	fs.IntVar(&port, "port", 5000, "Port number.")
-	fs.IntVar(&httpPort, "http-port", 8080, "Port number for the /make-serving and /make-not-serving.")
-	fs.IntVar(&delay, "delay-unhealthy-sec", -1, "Number of seconds to delay before start reporting NOT_SERVING, negative value indicates never.")
-	fs.StringVar(&service, "service", "", "Service name to register the health check for.")
-	fs.StringVar(&cert, "tls-cert-file", "", "File containing an x509 certificate for gRPC TLS. (CA cert, if any, concatenated after server cert).")
-	fs.StringVar(&key, "tls-private-key-file", "", "File containing an x509 private key matching --tls-cert-file.")
-	return func(ctx context.Context, a *app, _ []string) int {
-		if (cert == "") != (key == "") {
-			a.log.printf("Both --tls-cert-file and --tls-private-key-file must be set")
-			return 1
-		}
-		a.log.printf("Http server starting to listen on :%d", httpPort)
-		a.log.printf("gRPC server starting to listen on :%d", port)
-		return wait(ctx)
-	}
-}
-
 func guestbookSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
 	fs.String("http-port", "80", "HTTP Listen Port")
 	fs.String("backend-port", "6379", "Backend's HTTP Listen Port")
