@@ -116,6 +116,19 @@ func readOnlyRoot(_ *corev1.Pod, c *corev1.Container) bool {
 	return c.SecurityContext != nil && c.SecurityContext.ReadOnlyRootFilesystem != nil && *c.SecurityContext.ReadOnlyRootFilesystem
 }
 
+// linuxMounts is /proc/mounts of a containerd container on a cgroup v2
+// host: what mount lists (the e2e framework tells cgroup v1 from v2 by
+// `mount -t cgroup2`).
+const linuxMounts = `overlay / overlay rw,relatime,lowerdir=/var/lib/containerd/io.containerd.snapshotter.v1.overlayfs/snapshots/1/fs 0 0
+proc /proc proc rw,nosuid,nodev,noexec,relatime 0 0
+tmpfs /dev tmpfs rw,nosuid,size=65536k,mode=755 0 0
+devpts /dev/pts devpts rw,nosuid,noexec,relatime,gid=5,mode=620,ptmxmode=666 0 0
+mqueue /dev/mqueue mqueue rw,nosuid,nodev,noexec,relatime 0 0
+sysfs /sys sysfs ro,nosuid,nodev,noexec,relatime 0 0
+cgroup /sys/fs/cgroup cgroup2 ro,nosuid,nodev,noexec,relatime 0 0
+shm /dev/shm tmpfs rw,nosuid,nodev,noexec,relatime,size=65536k 0 0
+`
+
 // linuxLayout is the skeleton of a busybox-like image.
 func linuxLayout(root *vfs.FS) {
 	for _, d := range []string{"/bin", "/etc", "/home", "/proc", "/root", "/sys/fs/cgroup", "/usr/bin", "/var", "/dev"} {
@@ -130,6 +143,7 @@ func linuxLayout(root *vfs.FS) {
 		}
 		_ = root.Device("/dev/"+d, kind)
 	}
+	writeFile(root, "/proc/mounts", []byte(linuxMounts), 0o444)
 	writeFile(root, "/etc/passwd", kubeletenv.BusyboxPasswd, 0o644)
 	writeFile(root, "/etc/group", kubeletenv.BusyboxGroup, 0o644)
 }

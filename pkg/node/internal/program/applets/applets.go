@@ -171,4 +171,3 @@ func lines(r io.Reader, fn func(line string) error) error {
 
 func trueMain(context.Context, *program.Proc) int  { return 0 }
 func falseMain(context.Context, *program.Proc) int { return 1 }
-func mount(context.Context, *program.Proc) int     { return 0 }

@@ -93,6 +93,7 @@ func TestBasics(t *testing.T) {
 		{argv: []string{"seq", "-w", "8", "10"}, out: "08\n09\n10\n"},
 		{argv: []string{"which", "sh", "cat"}, out: "/bin/cat\n", code: 1},
 		{argv: []string{"mount"}},
+		{argv: []string{"mount", "/dev/sda1", "/mnt"}, errText: "mount: permission denied (are you root?)", code: 255},
 		{argv: []string{"date", "-u"}, out: "Tue Nov 24 10:00:00 UTC 2026\n"},
 		{argv: []string{"date", "+%Y-%m-%dT%H:%M:%S %s %j %e"}, out: "2026-11-24T10:00:00 1795514400 328 24\n"},
 	})
@@ -178,4 +179,15 @@ func (f *failAfter) Write(b []byte) (int, error) {
 		return 0, errOutput
 	}
 	return len(b), nil
+}
+
+// mount lists /proc/mounts in busybox's format; -t keeps one type (the
+// e2e framework's cgroup v2 check).
+func TestMountLists(t *testing.T) {
+	e := newEnv()
+	e.fs.Put("/proc/mounts", "proc /proc proc rw,nosuid 0 0\ncgroup /sys/fs/cgroup cgroup2 ro,nosuid 0 0\n", 0o444)
+	runCases(t, e, []tc{
+		{argv: []string{"mount"}, out: "proc on /proc type proc (rw,nosuid)\ncgroup on /sys/fs/cgroup type cgroup2 (ro,nosuid)\n"},
+		{argv: []string{"mount", "-t", "cgroup2"}, out: "cgroup on /sys/fs/cgroup type cgroup2 (ro,nosuid)\n"},
+	})
 }
