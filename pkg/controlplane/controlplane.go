@@ -40,6 +40,8 @@ type ControlPlane struct {
 	egress   *egressProxy // nil without Options.NodeDialer
 	children []*child     // in start order, parallel to components; a restart replaces one under mu
 	mu       sync.Mutex   // guards children once the supervisors run
+	restarts restartPolicy
+	disk     diskPolicy
 
 	ready    chan struct{}
 	errc     chan error // buffered: holds the first fatal error
@@ -66,11 +68,13 @@ func Start(ctx context.Context, o Options) (*ControlPlane, error) {
 	}
 	bg, cancel := context.WithCancel(context.Background())
 	c := &ControlPlane{
-		l:       &layout{opts: o, ports: map[string]int{}},
-		ready:   make(chan struct{}),
-		errc:    make(chan error, 1),
-		closing: make(chan struct{}),
-		cancel:  cancel,
+		l:        &layout{opts: o, ports: map[string]int{}},
+		ready:    make(chan struct{}),
+		errc:     make(chan error, 1),
+		closing:  make(chan struct{}),
+		cancel:   cancel,
+		restarts: restarts,
+		disk:     disk,
 	}
 	if err := c.start(ctx, bg); err != nil {
 		c.Close()
@@ -90,6 +94,12 @@ func (c *ControlPlane) start(ctx, bg context.Context) error {
 	if err := c.prepareDataDir(); err != nil {
 		return err
 	}
+	// A nearly full disk is refused before etcd writes, and watched after.
+	if err := checkDiskSpace(c.l.opts.DataDir, c.disk.minFree, false); err != nil {
+		return err
+	}
+	c.wg.Add(1)
+	go c.watchDiskSpace()
 	if err := assignPorts(c.l); err != nil {
 		return err
 	}

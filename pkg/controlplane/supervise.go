@@ -6,16 +6,23 @@ import (
 	"time"
 )
 
-// Restarts, as the kubelet restarts a static pod's container: after a
-// back-off that doubles from restartBackoff up to maxRestartBackoff. A
-// component that exits maxRestarts times in a row without becoming
-// healthy in between is given up on, and the control plane fails with its
-// last log lines.
-const (
-	restartBackoff    = time.Second
-	maxRestartBackoff = 30 * time.Second
-	maxRestarts       = 5
-)
+// restartPolicy says how a component that died is restarted, as the
+// kubelet restarts a static pod's container: after a back-off that
+// doubles from backoff up to maxBackoff. A component that exits max times
+// in a row without becoming healthy in between is given up on, and the
+// control plane fails with its last log lines.
+type restartPolicy struct {
+	backoff, maxBackoff time.Duration
+	max                 int
+	// readyTimeout bounds one attempt's wait for health. A component that
+	// ran before comes back in seconds; Start's readyTimeout of minutes,
+	// five times over, would leave a hung one unreported for half an hour.
+	readyTimeout time.Duration
+}
+
+// restarts is the policy Start gives each control plane; a variable only
+// so that the package's tests can shorten it.
+var restarts = restartPolicy{backoff: time.Second, maxBackoff: 30 * time.Second, max: 5, readyTimeout: time.Minute}
 
 // superviseChild watches the i-th component. An exit before the control
 // plane is Ready fails it (a start must fail fast and say why); an exit
@@ -53,7 +60,8 @@ func (c *ControlPlane) superviseChild(i int, comp component, ch *child) {
 // began meanwhile.
 func (c *ControlPlane) restart(i int, comp component, dead *child) (*child, error) {
 	c.notice(fmt.Sprintf("%s exited (%v); restarting it (log: %s)", comp.name, dead.waitErr, dead.logPath))
-	began, backoff := time.Now(), restartBackoff
+	p := c.restarts
+	began, backoff := time.Now(), p.backoff
 	for attempt := 1; ; attempt++ {
 		select {
 		case <-c.closing:
@@ -64,19 +72,32 @@ func (c *ControlPlane) restart(i int, comp component, dead *child) (*child, erro
 		if ch == nil || err != nil {
 			return nil, err
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), p.readyTimeout)
 		err = c.waitHealthy(ctx, comp, ch)
 		cancel()
 		if err == nil {
 			c.notice(fmt.Sprintf("%s is running again after %s", comp.name, time.Since(began).Round(100*time.Millisecond)))
 			return ch, nil
 		}
-		if attempt == maxRestarts {
-			return nil, fmt.Errorf("%s did not come back after %d restarts: %w", comp.name, attempt, err)
+		if attempt == p.max {
+			return nil, gaveUp(comp, ch, attempt, err)
 		}
 		ch.stop(time.Now().Add(comp.grace)) // a health timeout leaves it running
-		backoff = min(2*backoff, maxRestartBackoff)
+		backoff = min(2*backoff, p.maxBackoff)
 	}
+}
+
+// gaveUp is the error of a component that did not come back: it always
+// ends with the component's last log lines, where upstream says why.
+func gaveUp(comp component, last *child, attempts int, err error) error {
+	select {
+	case <-last.exited: // err is its exitError, with the lines
+		return fmt.Errorf("%s did not come back after %d restarts: %w", comp.name, attempts, err)
+	default:
+	}
+	last.stop(time.Now().Add(comp.grace))
+	return fmt.Errorf("%s did not come back after %d restarts: %w; last lines of %s:\n%s",
+		comp.name, attempts, err, last.logPath, tail(last.logPath, 15))
 }
 
 // startReplacement starts the i-th component again in place of the old
