@@ -88,7 +88,12 @@ type podTarget struct{ w *podWorker }
 // ExecInContainer runs cmd in the container's OS beside its main process.
 func (t *podTarget) ExecInContainer(ctx context.Context, _ string, _ string, container string, cmd []string,
 	in io.Reader, out, errOut io.WriteCloser, tty bool, resize <-chan remotecommandserver.TerminalSize, _ time.Duration) error {
-	go drainResize(ctx, resize)
+	var term *program.Terminal
+	if tty {
+		term = sizedTerminal(ctx, resize)
+	} else {
+		go drainResize(ctx, resize)
+	}
 	live, err := t.w.running(container)
 	if err != nil {
 		return err
@@ -96,7 +101,7 @@ func (t *podTarget) ExecInContainer(ctx context.Context, _ string, _ string, con
 	if len(cmd) == 0 {
 		return errors.New("command is required")
 	}
-	p := &program.Proc{Args: cmd, Env: live.env, Dir: live.dir, Stdin: in, Stdout: writerOrDiscard(out), Stderr: writerOrDiscard(errOut), TTY: tty}
+	p := &program.Proc{Args: cmd, Env: live.env, Dir: live.dir, Stdin: in, Stdout: writerOrDiscard(out), Stderr: writerOrDiscard(errOut), TTY: tty, Term: term}
 	if tty {
 		p.Stderr = p.Stdout
 	}
@@ -150,6 +155,45 @@ func followLog(ctx context.Context, l *runLog, out, _ io.Writer) error {
 		seen = len(lines)
 	}
 	return nil
+}
+
+// firstSizeWait is how long an exec with a TTY waits for the client's
+// first terminal size before its program starts (kubectl sends it at
+// once), so that the program sees the client's window from the start.
+const firstSizeWait = 200 * time.Millisecond
+
+// sizedTerminal is the terminal of an exec with a TTY: sized by the
+// client's first resize message and kept in step with the later ones.
+func sizedTerminal(ctx context.Context, resize <-chan remotecommandserver.TerminalSize) *program.Terminal {
+	term := program.DefaultTerminal()
+	if resize == nil {
+		return term
+	}
+	set := func(s remotecommandserver.TerminalSize) { term.SetSize(s.Height, s.Width) }
+	select {
+	case s, ok := <-resize:
+		if !ok {
+			return term
+		}
+		set(s)
+	case <-time.After(firstSizeWait):
+	case <-ctx.Done():
+		return term
+	}
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case s, ok := <-resize:
+				if !ok {
+					return
+				}
+				set(s)
+			}
+		}
+	}()
+	return term
 }
 
 func drainResize(ctx context.Context, resize <-chan remotecommandserver.TerminalSize) {

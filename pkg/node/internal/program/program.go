@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"sync/atomic"
 	"time"
 )
 
@@ -38,10 +39,33 @@ type Proc struct {
 	Stdin  io.Reader // never nil (an empty reader when stdin is closed)
 	Stdout io.Writer
 	Stderr io.Writer
-	// TTY is set when the process runs on a terminal (kubectl exec -t).
-	TTY bool
-	Sys *Sys
+	// TTY is set when the process runs on a terminal (kubectl exec -t);
+	// Term is then that terminal, whose size the client sets.
+	TTY  bool
+	Term *Terminal
+	Sys  *Sys
 }
+
+// Terminal is the terminal of a process run with a TTY: its size in rows
+// and columns, which the client changes as its window does.
+type Terminal struct{ size atomic.Uint32 }
+
+// DefaultTerminal is the size of a terminal no client has sized: the
+// classic 24 by 80.
+func DefaultTerminal() *Terminal {
+	t := &Terminal{}
+	t.SetSize(24, 80)
+	return t
+}
+
+// Size is the terminal's rows and columns.
+func (t *Terminal) Size() (rows, cols uint16) {
+	v := t.size.Load()
+	return uint16(v >> 16), uint16(v)
+}
+
+// SetSize records a new size.
+func (t *Terminal) SetSize(rows, cols uint16) { t.size.Store(uint32(rows)<<16 | uint32(cols)) }
 
 // Getenv is the value of an environment variable ("" when unset); on
 // Windows names are matched without case.

@@ -44,7 +44,7 @@ func init() {
 		"realpath": realpath, "find": find, "sed": sed, "awk": awk,
 		"md5sum": md5sum, "sha256sum": sha256sum, "base64": base64Main,
 		"wget": wget, "nslookup": nslookup, "ping": ping, "nc": nc,
-		"which": which, "mount": mount, "expr": expr, "sysctl": sysctl,
+		"which": which, "mount": mount, "stty": stty, "expr": expr, "sysctl": sysctl,
 	}
 }
 

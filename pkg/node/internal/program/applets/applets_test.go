@@ -191,3 +191,17 @@ func TestMountLists(t *testing.T) {
 		{argv: []string{"mount", "-t", "cgroup2"}, out: "cgroup on /sys/fs/cgroup type cgroup2 (ro,nosuid)\n"},
 	})
 }
+
+// stty size prints the terminal's rows and columns; without a terminal
+// it fails as busybox does.
+func TestSttySize(t *testing.T) {
+	e := newEnv()
+	runCases(t, e, []tc{{argv: []string{"stty", "size"}, errText: "stty: standard input: Not a tty", code: 1}})
+	term := program.DefaultTerminal()
+	term.SetSize(50, 132)
+	var out bytes.Buffer
+	p := &program.Proc{Args: []string{"stty", "size"}, Dir: "/", Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out, TTY: true, Term: term, Sys: e.sys}
+	if code, _ := e.sys.Exec(context.Background(), p); code != 0 || out.String() != "50 132\n" {
+		t.Errorf("stty size: %q (%d)", out.String(), code)
+	}
+}

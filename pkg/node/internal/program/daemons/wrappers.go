@@ -16,7 +16,7 @@ import (
 func execRest(ctx context.Context, p *program.Proc, argv []string) (int, error) {
 	return p.Sys.Exec(ctx, &program.Proc{
 		Args: argv, Env: p.Env, Dir: p.Dir,
-		Stdin: p.Stdin, Stdout: p.Stdout, Stderr: p.Stderr, TTY: p.TTY, Sys: p.Sys,
+		Stdin: p.Stdin, Stdout: p.Stdout, Stderr: p.Stderr, TTY: p.TTY, Term: p.Term, Sys: p.Sys,
 	})
 }
 

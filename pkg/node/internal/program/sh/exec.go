@@ -42,6 +42,7 @@ func (s *shell) spawn(ctx context.Context, hc interp.HandlerContext, argv []stri
 		Stdout: hc.Stdout,
 		Stderr: hc.Stderr,
 		TTY:    s.p.TTY && hc.Stdout == s.out,
+		Term:   s.p.Term,
 		Sys:    s.p.Sys,
 	}
 	release := unblockOnDone(ctx, hc.Stdin, hc.Stdout)
