@@ -9,11 +9,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	jsonserializer "k8s.io/apimachinery/pkg/runtime/serializer/json"
-	"k8s.io/apimachinery/pkg/util/version"
 	clientscheme "k8s.io/client-go/kubernetes/scheme"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
-	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/lint/load"
 )
 
@@ -71,7 +70,7 @@ var strict = jsonserializer.NewSerializerWithOptions(jsonserializer.DefaultMetaF
 
 // servedMinor is the control plane's minor version: API versions removed
 // in it or before are not served.
-var servedMinor = int(version.MustParseGeneric(v1alpha1.DefaultKubernetesVersion).Minor())
+var servedMinor = kubeversion.DefaultMinor
 
 func checkObject(o load.Object, crds map[schema.GroupVersionKind]bool, clusterExists bool) error {
 	gvk := o.Obj.GroupVersionKind()

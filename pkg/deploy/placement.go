@@ -1,20 +1,10 @@
 package deploy
 
 import (
-	"context"
-	"fmt"
-	"io"
-	"sort"
-	"text/tabwriter"
-	"time"
-
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/kubernetes"
-
-	"github.com/winkube/winkube/pkg/windows"
 )
 
 // Workload is an applied object that makes pods.
@@ -74,57 +64,6 @@ func selectorOf(obj *unstructured.Unstructured) (labels.Selector, error) {
 	return metav1.LabelSelectorAsSelector(ls)
 }
 
-// Report waits until the pods of every workload have settled — running and
-// ready, finished, or stuck in a state a user must act on — or until
-// timeout, then prints where they landed.
-func Report(ctx context.Context, cs kubernetes.Interface, ws []Workload, timeout time.Duration, out io.Writer) error {
-	deadline := time.Now().Add(timeout)
-	var pods []corev1.Pod
-	for {
-		var settled bool
-		var err error
-		pods, settled, err = collect(ctx, cs, ws)
-		if err != nil {
-			return err
-		}
-		if settled || time.Now().After(deadline) {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
-	return printPods(ctx, cs, pods, out)
-}
-
-func collect(ctx context.Context, cs kubernetes.Interface, ws []Workload) ([]corev1.Pod, bool, error) {
-	var all []corev1.Pod
-	settled := true
-	for _, w := range ws {
-		opts := metav1.ListOptions{LabelSelector: w.Selector.String()}
-		if w.Kind == "Pod" {
-			opts = metav1.ListOptions{FieldSelector: "metadata.name=" + w.Name}
-		}
-		list, err := cs.CoreV1().Pods(w.Namespace).List(ctx, opts)
-		if err != nil {
-			return nil, false, fmt.Errorf("listing pods of %s %s: %w", w.Kind, w.Name, err)
-		}
-		live := 0
-		for _, p := range list.Items {
-			if p.DeletionTimestamp != nil {
-				continue
-			}
-			live++
-			all = append(all, p)
-			settled = settled && Settled(&p)
-		}
-		settled = settled && live >= w.Want
-	}
-	return all, settled, nil
-}
-
 // Settled reports whether a pod reached a state that will not change
 // without a user's action.
 func Settled(p *corev1.Pod) bool {
@@ -179,40 +118,4 @@ func Status(p *corev1.Pod) string {
 		return "Completed"
 	}
 	return string(p.Status.Phase)
-}
-
-func printPods(ctx context.Context, cs kubernetes.Interface, pods []corev1.Pod, out io.Writer) error {
-	sort.Slice(pods, func(i, j int) bool { return pods[i].Namespace+"/"+pods[i].Name < pods[j].Namespace+"/"+pods[j].Name })
-	osOf := map[string]string{}
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  POD\tNODE\tOS\tSTATUS\tIP")
-	for i := range pods {
-		p := &pods[i]
-		node := p.Spec.NodeName
-		if _, ok := osOf[node]; !ok && node != "" {
-			osOf[node] = nodeOS(ctx, cs, node)
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", p.Name, orDash(node), orDash(osOf[node]), Status(p), orDash(p.Status.PodIP))
-	}
-	return tw.Flush()
-}
-
-// nodeOS describes a node's OS from its labels, e.g. "windows 10.0.17763".
-func nodeOS(ctx context.Context, cs kubernetes.Interface, name string) string {
-	n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return ""
-	}
-	h := windows.HostOf(n)
-	if h.IsWindows() && !h.Build.IsZero() {
-		return h.OS + " " + h.Build.Label()
-	}
-	return h.OS
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -17,13 +17,24 @@ import (
 // the pod can land on runs Docker.
 func (r *run) checkPodRules(p *podInfo) {
 	t := windows.PodTarget{Minor: r.target.Minor, AllowPrivileged: r.target.AllowPrivileged,
-		Windows: p.isWindows(), Runtime: windows.RuntimeContainerd}
+		Windows: p.runsWindows(), Runtime: windows.RuntimeContainerd}
 	if r.dockerReachable(p) {
 		t.Runtime = windows.RuntimeDocker
 	}
 	for _, v := range windows.PodViolations(p.w.spec, p.w.path, t) {
 		r.reportViolation(&p.w.object, v)
 	}
+}
+
+// runsWindows is the rule book's answer to which OS the pod runs
+// (windows.PodOS), the one the webhook gets: a pod whose images mix OSes
+// (LIM-1) is checked as the OS it pins.
+func (p *podInfo) runsWindows() bool {
+	imagesOS := ""
+	if p.osFromImages {
+		imagesOS = p.os
+	}
+	return windows.PodOS(p.w.spec, &p.sched, imagesOS, uniformOS(p.reachable)) == "windows"
 }
 
 // reportViolation turns a rule-book violation into a finding at its field.

@@ -95,3 +95,29 @@ spec:
 	}
 	t.Errorf("no IMG-3 error for servercore without a tag:\n%s", dump(r))
 }
+
+// rule: IMG-3: a name in Docker Hub's library namespace that is no
+// official image does not pull from the registry; lint warns (the image
+// may have been loaded onto the nodes by hand).
+func TestLintUnknownLibraryRepository(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pod.yaml")
+	manifest := `apiVersion: v1
+kind: Pod
+metadata: {name: local}
+spec:
+  nodeSelector: {kubernetes.io/os: linux}
+  containers:
+  - {name: app, image: "webserver:404"}
+`
+	if err := os.WriteFile(path, []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := lintFiles(t, "", 0, path)
+	for _, f := range r.Findings {
+		if f.Rule == "IMG-3" && f.Severity == rules.SeverityWarning && strings.Contains(f.Message, "docker.io/library/webserver:404 names no repository Docker Hub has") {
+			return
+		}
+	}
+	t.Errorf("no IMG-3 warning for webserver:404:\n%s", dump(r))
+}

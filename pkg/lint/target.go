@@ -7,6 +7,7 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/windows"
@@ -122,7 +123,7 @@ func TargetFromClusterAt(c *v1alpha1.Cluster, minor int) (*Target, error) {
 }
 
 // labelPool is the label winkube's nodes carry with their pool's name.
-const labelPool = "winkube.io/pool"
+const labelPool = annotations.LabelPool
 
 // nodeFromPool builds the node a pool's member registers as: the pool's
 // labels, then the kubelet's own (SCH-1, with the beta labels the kubelet

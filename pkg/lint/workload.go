@@ -11,11 +11,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/lint/load"
 )
 
 // IgnoreAnnotation silences rules per object: "RULE-ID,RULE-ID".
-const IgnoreAnnotation = "winkube.io/ignore"
+const IgnoreAnnotation = annotations.Ignore
 
 // object is what every check sees of one input object.
 type object struct {

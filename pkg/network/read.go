@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/winkube/winkube/pkg/kubeversion"
 )
 
 // Read lists everything the model needs from the API server. ServiceCIDR
@@ -94,14 +94,9 @@ func readMore(ctx context.Context, c kubernetes.Interface, s *Snapshot) error {
 	if err != nil {
 		return fmt.Errorf("get server version: %w", err)
 	}
-	s.K8sMinor = parseMinor(v.Minor)
+	// An unreadable version leaves the minor 0 (unknown), as before.
+	s.K8sMinor, _ = kubeversion.ServerMinor(v.Major, v.Minor)
 	return nil
-}
-
-// parseMinor reads a version's minor ("36", or "36+" on some vendors).
-func parseMinor(s string) int {
-	n, _ := strconv.Atoi(strings.TrimRight(s, "+"))
-	return n
 }
 
 const kubeSystem = "kube-system"

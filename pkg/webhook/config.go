@@ -5,6 +5,8 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/winkube/winkube/pkg/apis/annotations"
 )
 
 // Names of the webhooks inside the configurations (they must be
@@ -16,7 +18,7 @@ const (
 
 // OptOutLabel on a pod or workload with the value "disabled" keeps the
 // webhooks away from it (objectSelector).
-const OptOutLabel = "winkube.io/webhook"
+const OptOutLabel = annotations.LabelWebhookOptOut
 
 // DefaultTimeoutSeconds is the API server's wait for an answer: short, so
 // that a webhook that is down costs every pod creation little.

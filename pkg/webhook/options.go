@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/rules"
@@ -33,7 +34,7 @@ const (
 
 // PlacedByAnnotation records on a pod what the mutating webhook added and
 // why, with rule IDs.
-const PlacedByAnnotation = "winkube.io/placed-by"
+const PlacedByAnnotation = annotations.PlacedBy
 
 // Modes of the placement decision.
 const (
@@ -65,9 +66,10 @@ const (
 var DefaultEnforce = []string{"API", "LIM-1"}
 
 // DefaultWarn are the rules it warns about by default: every other LIM-*
-// rule. Advice-level (info) rule-book findings are not sent unless their
+// rule, and VER-* (a field the cluster's version does not know yet, which
+// its API server drops; lint reports it too). Advice-level (info) rule-book findings are not sent unless their
 // exact ID is listed.
-var DefaultWarn = []string{"LIM"}
+var DefaultWarn = []string{"LIM", "VER"}
 
 // Options configure a Handler. The zero value is usable: the catalog
 // resolver, no node knowledge, the defaults above.
@@ -86,7 +88,7 @@ type Options struct {
 	// toleration for (SCH-3): key=value:Effect or key:Effect; "none"
 	// disables the toleration. Default os=windows:NoSchedule.
 	WindowsTaint string
-	// Enforce and Warn list rule IDs (LIM-3) or families (LIM, API) the
+	// Enforce and Warn list rule IDs (LIM-3) or families (API, LIM, VER) the
 	// validating webhook denies or warns about; Enforce wins over Warn.
 	// Nil means DefaultEnforce and DefaultWarn; an empty non-nil slice
 	// means none.
@@ -199,6 +201,10 @@ func ParseTaint(s string) (corev1.Taint, error) {
 	return t, nil
 }
 
+// validatedFamilies are the families of windows.PodViolations, the rules
+// the validating webhook applies.
+var validatedFamilies = map[string]bool{"API": true, "LIM": true, "VER": true}
+
 // ruleSet holds rule IDs and families.
 type ruleSet struct {
 	ids, families map[string]bool
@@ -219,14 +225,14 @@ func parseRules(flag string, list, defaults []string) (ruleSet, error) {
 				if _, ok := rules.Get(id); !ok {
 					return rs, fmt.Errorf("%s %s: no such rule (see docs/rules.md)", flag, id)
 				}
-				if f, _, _ := strings.Cut(id, "-"); f != "API" && f != "LIM" {
-					return rs, fmt.Errorf("%s %s: the validating webhook checks only API-* and LIM-* rules", flag, id)
+				if f, _, _ := strings.Cut(id, "-"); !validatedFamilies[f] {
+					return rs, fmt.Errorf("%s %s: the validating webhook checks only API-*, LIM-* and VER-* rules", flag, id)
 				}
 				rs.ids[id] = true
-			case id == "API" || id == "LIM":
+			case validatedFamilies[id]:
 				rs.families[id] = true
 			default:
-				return rs, fmt.Errorf("%s %s: the validating webhook checks the API and LIM families; name one of them or a rule ID such as LIM-3", flag, id)
+				return rs, fmt.Errorf("%s %s: the validating webhook checks the API, LIM and VER families; name one of them or a rule ID such as LIM-3", flag, id)
 			}
 		}
 	}

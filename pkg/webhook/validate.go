@@ -135,25 +135,19 @@ func (h *Handler) findings(t *template, images []podImage) []*finding {
 	return out
 }
 
-// podOS is the OS the pod runs: the one its images share, else the one
-// its own fields pin (spec.os.name, the OS or build selector, affinity).
+// podOS is the OS the pod runs, from the rule book (windows.PodOS, as
+// lint asks it): the one its images share, else the one its own fields
+// pin (spec.os.name, the OS or build selector, affinity, with its
+// RuntimeClass's merged in).
 func (h *Handler) podOS(t *template, oses map[string]bool) string {
+	imagesOS := ""
 	if len(oses) == 1 {
 		for os := range oses {
-			return os
+			imagesOS = os
 		}
 	}
 	s := h.scheduling(t.pod)
-	pinned := map[string]bool{}
-	for _, pin := range s.osPins(t.pod) {
-		pinned[pin.os] = true
-	}
-	if len(pinned) == 1 {
-		for os := range pinned {
-			return os
-		}
-	}
-	return ""
+	return windows.PodOS(t.spec, &s.spec, imagesOS, "")
 }
 
 // windowsRuntime is docker when a Windows node the pod can land on runs

@@ -46,3 +46,36 @@ func AffinityOS(a *corev1.Affinity) string {
 	}
 	return os
 }
+
+// SpecOS is spec.os.name when it names an OS, "" when it is unset or
+// invalid (API-1: the API server rejects the pod, so it pins nothing).
+func SpecOS(spec *corev1.PodSpec) string {
+	if spec == nil || spec.OS == nil {
+		return ""
+	}
+	if n := spec.OS.Name; n == corev1.Linux || n == corev1.Windows {
+		return string(n)
+	}
+	return ""
+}
+
+// PodOS is the OS a pod's containers run, which decides whether the LIM-*
+// rules apply to it. lint and the webhook both ask here, so a pod is a
+// Windows pod for both or for neither. It is the one OS its known images
+// share (imagesOS, "" when they share none or both); else the OS the pod
+// pins with spec.os.name or its scheduling (sched: its node selector and
+// affinity with its RuntimeClass's merged in), so a pod whose images mix
+// OSes (LIM-1) still gets the rules of the OS it asks for; else the OS of
+// every node it can land on (nodesOS, "" when mixed or unknown).
+func PodOS(spec, sched *corev1.PodSpec, imagesOS, nodesOS string) string {
+	if imagesOS != "" {
+		return imagesOS
+	}
+	if os := SpecOS(spec); os != "" {
+		return os
+	}
+	if os := SelectedOS(sched); os != "" {
+		return os
+	}
+	return nodesOS
+}

@@ -63,3 +63,16 @@ const (
 // address its kubelet serves on (`winkube nodes --kubelet-address`).
 // Whatever models the pod network reads the node's address from it first.
 const EmulatedNodeIP = "winkube.io/emulated-node-ip"
+
+// Ignore, on any object, lists comma-separated rule IDs `winkube lint`
+// does not report for it ("IMG-2,SCH-5"); the summary counts what it
+// silenced.
+const Ignore = "winkube.io/ignore"
+
+// PlacedBy, written by the mutating webhook on a pod, records what it
+// added to the pod's placement and why, with rule IDs.
+const PlacedBy = "winkube.io/placed-by"
+
+// LabelWebhookOptOut on a pod or workload with the value "disabled" keeps
+// the admission webhooks away from it (their objectSelector).
+const LabelWebhookOptOut = "winkube.io/webhook"

@@ -6,11 +6,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
 // labelPool names a winkube node's pool (the node agent sets it).
-const labelPool = "winkube.io/pool"
+const labelPool = annotations.LabelPool
 
 // NodeGroup is a set of nodes that run the same images: same pool (when
 // winkube made them), OS, architecture, Windows build and runtime.

@@ -1,0 +1,120 @@
+package webhook
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/winkube/winkube/pkg/windows"
+)
+
+// mixedImages is LIM-1 in the rule book's words.
+func mixedImages(images []podImage) *finding {
+	var cs []windows.ContainerOS
+	for _, pi := range images {
+		if pi.known() {
+			cs = append(cs, windows.ContainerOS{Path: pi.path + " " + pi.ref, OSes: pi.ans.Image.OSes()})
+		}
+	}
+	vs := windows.MixedPodOS(cs)
+	if len(vs) == 0 {
+		return &finding{rule: "LIM-1", message: "no operating system runs every image of the pod: " + describeOSes(images)}
+	}
+	return &finding{rule: "LIM-1", message: vs[0].Message, fix: vs[0].Fix}
+}
+
+func describeOSes(images []podImage) string {
+	var parts []string
+	for _, pi := range images {
+		if pi.known() {
+			parts = append(parts, fmt.Sprintf("%s %s offers %s", pi.path, pi.ref, strings.Join(pi.ans.Image.OSes(), ", ")))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// wrongOS is the refusal for a pod field pinning an OS an image lacks:
+// the pull fails with "no match for platform" (IMG-4).
+func wrongOS(pin osPin, images []podImage) *finding {
+	for _, pi := range images {
+		if !pi.known() || pi.ans.Image.HasOS(pin.os) {
+			continue
+		}
+		v := pi.ans.Image.OnHost(windows.Host{OS: pin.os, Arch: "amd64", Runtime: windows.RuntimeContainerd})
+		return &finding{
+			rule:    v.Rule,
+			message: fmt.Sprintf("%s, but %s %s runs only on %s: on a %s node the pull fails with %v", pin.source, pi.path, pi.ref, strings.Join(pi.ans.Image.OSes(), ", "), pin.os, v.Err()),
+			fix:     fmt.Sprintf("remove %s and let winkube place the pod, or use an image built for %s", pin.source, pin.os),
+		}
+	}
+	return &finding{rule: "IMG-4", message: pin.source + " contradicts the pod's images"}
+}
+
+// pinnedBuildsRefusal is IMG-2 for a pod that pins only Windows builds
+// its images cannot run on.
+func pinnedBuildsRefusal(s *scheduling, images []podImage) *finding {
+	source, builds := s.pinnedBuilds()
+	if builds == nil {
+		return nil
+	}
+	var first windows.Verdict
+	var firstImage *podImage
+	for _, v := range builds {
+		b, err := windows.ParseBuild(v)
+		if err != nil {
+			return nil // not a build label: the scheduler matches no node (SCH-1), not ours to judge
+		}
+		// The nodes are not known here: winkube's runtime, containerd.
+		pi, verdict := failingImage(images, windows.Host{OS: "windows", Arch: "amd64", Build: b, Runtime: windows.RuntimeContainerd})
+		if pi == nil {
+			return nil
+		}
+		if firstImage == nil {
+			first, firstImage = verdict, pi
+		}
+	}
+	return &finding{
+		rule:    first.Rule,
+		message: fmt.Sprintf("%s, but %s cannot run there: %v", source, firstImage.path, first.Err()),
+		fix:     fmt.Sprintf("remove %s and let winkube place the pod, or use an image built for %s", source, strings.Join(builds, ", ")),
+	}
+}
+
+// failingImage returns the first known image that cannot run on a host
+// and the rule book's verdict on it; nil when every image runs.
+func failingImage(images []podImage, h windows.Host) (*podImage, windows.Verdict) {
+	for i := range images {
+		pi := &images[i]
+		if !pi.known() {
+			continue
+		}
+		if v := pi.ans.Image.OnHost(h); !v.Runs {
+			return pi, v
+		}
+	}
+	return nil, windows.Verdict{Runs: true}
+}
+
+// hostKey is what decides whether images run on a node.
+type hostKey struct {
+	os, arch, runtime string
+	build             windows.Build
+}
+
+type hostResult struct {
+	image   *podImage
+	verdict windows.Verdict
+}
+
+// hostChecks remembers failingImage per kind of host: clusters have many
+// nodes but few OS, architecture, build and runtime combinations.
+type hostChecks map[hostKey]hostResult
+
+func (hc hostChecks) failing(images []podImage, h windows.Host) (*podImage, windows.Verdict) {
+	k := hostKey{h.OS, h.Arch, h.Runtime, h.Build}
+	r, ok := hc[k]
+	if !ok {
+		r.image, r.verdict = failingImage(images, h)
+		hc[k] = r
+	}
+	return r.image, r.verdict
+}
