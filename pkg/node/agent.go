@@ -53,6 +53,9 @@ type Options struct {
 	// apiserver in another process (kubeletlisten.go); a *ListenError
 	// when they cannot be bound, before any node registers.
 	Kubelet *KubeletServing
+	// Nodes, when set, picks which nodes of Cluster this agent runs (the
+	// rest are left to other agents, see pkg/shard); nil runs them all.
+	Nodes func(name string) bool
 }
 
 // Agent runs the emulated nodes of one cluster config in this process.
@@ -187,6 +190,9 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 	a.kubelet = newKubeletServer(a)
 	a.broadcaster = record.NewBroadcaster()
 	for _, n := range o.Cluster.Nodes() {
+		if o.Nodes != nil && !o.Nodes(n.Name) {
+			continue
+		}
 		host, err := newPersonality(n.Pool)
 		if err != nil {
 			return nil, err
@@ -195,6 +201,9 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 		recorder := a.broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet", Host: n.Name})
 		a.nodes[n.Name] = newEmuNode(a, spec, recorder)
 		a.names = append(a.names, n.Name)
+	}
+	if len(a.names) == 0 {
+		return nil, errors.New("node agent: Options.Nodes picks none of the cluster config's nodes")
 	}
 	sort.Strings(a.names)
 	if err := a.kubelet.listen(o.Kubelet); err != nil {

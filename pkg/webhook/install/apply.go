@@ -2,7 +2,6 @@ package install
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,43 +15,35 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/winkube/winkube/pkg/kubeapply"
 )
 
 // FieldManager owns the fields Install applies (server-side apply).
-const FieldManager = "winkube"
+const FieldManager = kubeapply.FieldManager
 
-// kind is a resource Install may create, in install order.
-type kind struct {
-	name       string
-	gvr        schema.GroupVersionResource
-	namespaced bool
+// kinds are the resources Install may create, in install order.
+var kinds = []kubeapply.Kind{
+	{Name: "Namespace", GVR: schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}},
+	{Name: "ServiceAccount", GVR: schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, Namespaced: true},
+	{Name: "ClusterRole", GVR: schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}},
+	{Name: "ClusterRoleBinding", GVR: schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"}},
+	{Name: "Secret", GVR: schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, Namespaced: true},
+	{Name: "Issuer", GVR: schema.GroupVersionResource{Group: "cert-manager.io", Version: "v1", Resource: "issuers"}, Namespaced: true},
+	{Name: "Certificate", GVR: schema.GroupVersionResource{Group: "cert-manager.io", Version: "v1", Resource: "certificates"}, Namespaced: true},
+	{Name: "Deployment", GVR: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, Namespaced: true},
+	{Name: "Service", GVR: schema.GroupVersionResource{Version: "v1", Resource: "services"}, Namespaced: true},
+	{Name: "MutatingWebhookConfiguration", GVR: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations"}},
+	{Name: "ValidatingWebhookConfiguration", GVR: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"}},
 }
 
-var kinds = []kind{
-	{"Namespace", schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, false},
-	{"ServiceAccount", schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, true},
-	{"ClusterRole", schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}, false},
-	{"ClusterRoleBinding", schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"}, false},
-	{"Secret", schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, true},
-	{"Issuer", schema.GroupVersionResource{Group: "cert-manager.io", Version: "v1", Resource: "issuers"}, true},
-	{"Certificate", schema.GroupVersionResource{Group: "cert-manager.io", Version: "v1", Resource: "certificates"}, true},
-	{"Deployment", schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, true},
-	{"Service", schema.GroupVersionResource{Version: "v1", Resource: "services"}, true},
-	{"MutatingWebhookConfiguration", schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations"}, false},
-	{"ValidatingWebhookConfiguration", schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"}, false},
-}
+func kindOf(name string) (kubeapply.Kind, bool) { return kubeapply.KindOf(kinds, name) }
 
-func kindOf(name string) (kind, bool) {
-	for _, k := range kinds {
-		if k.name == name {
-			return k, true
-		}
-	}
-	return kind{}, false
+func toUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
+	return kubeapply.ToUnstructured(obj)
 }
 
 // Client applies and removes the webhook's objects.
@@ -73,12 +64,6 @@ func NewClient(cfg *rest.Config, out io.Writer) (*Client, error) {
 		return nil, fmt.Errorf("API client: %w", err)
 	}
 	return &Client{Core: core, Dynamic: dyn, Out: out}, nil
-}
-
-func (c *Client) say(format string, args ...any) {
-	if c.Out != nil {
-		fmt.Fprintf(c.Out, format+"\n", args...)
-	}
 }
 
 // HasCertManager reports whether the cluster serves cert-manager's
@@ -164,69 +149,14 @@ func (c *Client) servingCerts(ctx context.Context, namespace string) (*Certs, bo
 	return certs, true, err
 }
 
-// apply server-side applies obj and returns "Kind namespace/name", or ""
-// for a namespace that existed before and is not winkube's to own.
+// applier applies and removes the webhook's kinds; a namespace without
+// winkube's label existed before and is never deleted.
+func (c *Client) applier() *kubeapply.Applier {
+	return &kubeapply.Applier{Dynamic: c.Dynamic, Kinds: kinds, Owned: labels.Set{LabelManagedBy: ManagedBy}, Out: c.Out}
+}
+
 func (c *Client) apply(ctx context.Context, obj runtime.Object) (string, error) {
-	u, err := toUnstructured(obj)
-	if err != nil {
-		return "", err
-	}
-	k, ok := kindOf(u.GetKind())
-	if !ok {
-		return "", fmt.Errorf("no resource for kind %s", u.GetKind())
-	}
-	name := describe(k, u.GetNamespace(), u.GetName())
-	if k.name == "Namespace" && c.foreignNamespace(ctx, u.GetName()) {
-		c.say(" - %s exists; left as it is", name)
-		return "", nil
-	}
-	data, err := json.Marshal(u)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
-	}
-	force := true
-	_, err = c.resource(k, u.GetNamespace()).Patch(ctx, u.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: FieldManager, Force: &force})
-	if err != nil {
-		return "", fmt.Errorf("applying %s: %w", name, err)
-	}
-	c.say(" ✓ %s", name)
-	return name, nil
-}
-
-// foreignNamespace is true when the namespace exists without winkube's
-// label: Install uses it but Uninstall must never delete it.
-func (c *Client) foreignNamespace(ctx context.Context, name string) bool {
-	ns, err := c.Core.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
-	return err == nil && ns.Labels[LabelManagedBy] != ManagedBy
-}
-
-func (c *Client) resource(k kind, namespace string) dynamic.ResourceInterface {
-	if k.namespaced {
-		return c.Dynamic.Resource(k.gvr).Namespace(namespace)
-	}
-	return c.Dynamic.Resource(k.gvr)
-}
-
-func toUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
-	if u, ok := obj.(*unstructured.Unstructured); ok {
-		return u, nil
-	}
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return nil, fmt.Errorf("converting %T: %w", obj, err)
-	}
-	u := &unstructured.Unstructured{Object: m}
-	// Typed objects carry creationTimestamp: null, which apply rejects as a
-	// field it cannot own.
-	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
-	return u, nil
-}
-
-func describe(k kind, namespace, name string) string {
-	if k.namespaced {
-		return k.name + " " + namespace + "/" + name
-	}
-	return k.name + " " + name
+	return c.applier().Apply(ctx, obj)
 }
 
 // Uninstall deletes every object an Install of instance created (all
@@ -238,33 +168,7 @@ func (c *Client) Uninstall(ctx context.Context, instance string) ([]string, erro
 	if instance != "" {
 		sel[LabelInstance] = instance
 	}
-	var removed []string
-	var errs []error
-	for i := len(kinds) - 1; i >= 0; i-- {
-		k := kinds[i]
-		list, err := c.Dynamic.Resource(k.gvr).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
-		if apierrors.IsNotFound(err) {
-			continue // cert-manager is not installed
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("listing %ss: %w", k.name, err))
-			continue
-		}
-		for _, item := range list.Items {
-			if item.GetDeletionTimestamp() != nil {
-				continue // already going, from an earlier uninstall
-			}
-			name := describe(k, item.GetNamespace(), item.GetName())
-			err := c.resource(k, item.GetNamespace()).Delete(ctx, item.GetName(), metav1.DeleteOptions{})
-			if err != nil && !apierrors.IsNotFound(err) {
-				errs = append(errs, fmt.Errorf("deleting %s: %w", name, err))
-				continue
-			}
-			c.say(" ✓ deleted %s", name)
-			removed = append(removed, name)
-		}
-	}
-	return removed, errors.Join(errs...)
+	return c.applier().Delete(ctx, sel)
 }
 
 // RemoveConfigurations deletes only the webhook configurations of
@@ -272,12 +176,12 @@ func (c *Client) Uninstall(ctx context.Context, instance string) ([]string, erro
 func (c *Client) RemoveConfigurations(ctx context.Context, instance string) error {
 	var errs []error
 	for _, k := range kinds {
-		if !strings.HasSuffix(k.name, "WebhookConfiguration") {
+		if !strings.HasSuffix(k.Name, "WebhookConfiguration") {
 			continue
 		}
-		err := c.Dynamic.Resource(k.gvr).Delete(ctx, instance, metav1.DeleteOptions{})
+		err := c.Dynamic.Resource(k.GVR).Delete(ctx, instance, metav1.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("deleting %s %s: %w", k.name, instance, err))
+			errs = append(errs, fmt.Errorf("deleting %s %s: %w", k.Name, instance, err))
 		}
 	}
 	return errors.Join(errs...)

@@ -30,6 +30,7 @@ type flags struct {
 	timeout    time.Duration
 	images     registry.Flags
 	kubelet    kubeletFlags
+	shard      shardFlags
 }
 
 // NewCommand returns `winkube nodes`.
@@ -44,7 +45,8 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 			"--kubelet-address, which the cluster's API server must reach. The nodes stay in the cluster afterwards, " +
 			"as real ones do when their kubelet stops.",
 		Example: "  winkube nodes --kubeconfig ~/.kube/config --config pools.yaml\n" +
-			"  winkube nodes --kubeconfig kind.kubeconfig --kubelet-address 172.18.0.1 --approve-csr",
+			"  winkube nodes --kubeconfig kind.kubeconfig --kubelet-address 172.18.0.1 --approve-csr\n" +
+			"  winkube nodes --kubeconfig kind.kubeconfig --config pools.yaml --shards 4   # on each replica: they split the nodes",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return run(c.Context(), streams, f)
@@ -56,6 +58,8 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 	c.Flags().DurationVar(&f.timeout, "wait", 2*time.Minute, "how long to wait for the nodes to be Ready")
 	f.images.AddFlags(c.Flags(), registry.ModeCatalog)
 	f.kubelet.addFlags(c.Flags())
+	f.shard.addFlags(c.Flags())
+	c.AddCommand(newInstallCommand(streams), newUninstallCommand(streams))
 	return c
 }
 
@@ -71,12 +75,14 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 	if err := f.kubelet.validate(); err != nil {
 		return &cmd.ExitError{Code: 2, Err: err}
 	}
+	if err := f.shard.validate(); err != nil {
+		return &cmd.ExitError{Code: 2, Err: err}
+	}
 	cfg, err := v1alpha1.Load(f.config)
 	if err != nil {
 		return err
 	}
-	rest, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-		rules, &clientcmd.ConfigOverrides{CurrentContext: f.context}).ClientConfig()
+	rest, err := restConfig(rules, f.context)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", source, err)
 	}
@@ -86,6 +92,9 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 	serving, err := f.kubelet.serving(rest.Host, cfg.NodeCount())
 	if err != nil {
 		return err
+	}
+	if f.shard.enabled() {
+		return runSharded(ctx, streams, f, cfg, rest, serving, images)
 	}
 	start := time.Now()
 	fmt.Fprintf(streams.Out, "Joining %d nodes to %s\n", cfg.NodeCount(), rest.Host)
@@ -148,10 +157,31 @@ func loadingRules(flag string) (*clientcmd.ClientConfigLoadingRules, string, err
 		return &clientcmd.ClientConfigLoadingRules{ExplicitPath: flag}, "--kubeconfig " + flag, nil
 	}
 	env := os.Getenv(clientcmd.RecommendedConfigPathEnvVar)
+	if env == "" && inPod() {
+		// The agent installed in the cluster (`winkube nodes install`, the
+		// chart) joins the cluster it runs in, as its service account.
+		return nil, "the pod's service account (in-cluster config)", nil
+	}
 	if env == "" {
 		return nil, "", errors.New("no cluster to join: set --kubeconfig or $KUBECONFIG")
 	}
 	return &clientcmd.ClientConfigLoadingRules{Precedence: filepath.SplitList(env)}, "$KUBECONFIG " + env, nil
+}
+
+// inPod reports whether this process runs in a Kubernetes pod, which the
+// kubelet tells by the API server's service variables.
+func inPod() bool {
+	return os.Getenv("KUBERNETES_SERVICE_HOST") != "" && os.Getenv("KUBERNETES_SERVICE_PORT") != ""
+}
+
+// restConfig reads the kubeconfig of rules, or the pod's in-cluster
+// config when rules is nil (see loadingRules).
+func restConfig(rules *clientcmd.ClientConfigLoadingRules, context string) (*restclient.Config, error) {
+	if rules == nil {
+		return restclient.InClusterConfig()
+	}
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		rules, &clientcmd.ConfigOverrides{CurrentContext: context}).ClientConfig()
 }
 
 // notReadyError names the nodes that are not Ready and why.
