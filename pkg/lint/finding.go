@@ -61,6 +61,9 @@ type Result struct {
 	Findings []Finding
 	// Objects counts the objects checked (every loaded object).
 	Objects int
+	// Unchecked counts, by "Kind apiVersion", the objects of kinds
+	// Kubernetes does not define, which no rule looks into.
+	Unchecked map[string]int
 	// Ignored counts the findings that winkube.io/ignore silenced.
 	Ignored int
 	// Edits are the placement fixes for --fix, one per fixable workload.
@@ -80,11 +83,16 @@ type Summary struct {
 	Ignored int `json:"ignored"`
 	// InputErrors counts inputs that could not be loaded or decoded.
 	InputErrors int `json:"inputErrors"`
+	// Unchecked counts objects of kinds Kubernetes does not define.
+	Unchecked int `json:"unchecked,omitempty"`
 }
 
 // Summary counts the result's findings.
 func (r *Result) Summary() Summary {
 	s := Summary{Objects: r.Objects, Ignored: r.Ignored, InputErrors: len(r.Errors)}
+	for _, n := range r.Unchecked {
+		s.Unchecked += n
+	}
 	for _, f := range r.Findings {
 		switch f.Severity {
 		case rules.SeverityError:

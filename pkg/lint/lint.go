@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	clientscheme "k8s.io/client-go/kubernetes/scheme"
 
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
@@ -86,7 +87,25 @@ func (l *Linter) Lint(objs []load.Object) *Result {
 	}
 	r.locate()
 	sortFindings(r.findings)
-	return &Result{Findings: r.findings, Objects: len(objs), Ignored: r.ignored, Edits: r.edits, Errors: r.errs}
+	return &Result{Findings: r.findings, Objects: len(objs), Unchecked: unknownKinds(objs), Ignored: r.ignored, Edits: r.edits, Errors: r.errs}
+}
+
+// unknownKinds names the objects of kinds Kubernetes itself does not
+// define (custom resources, a misspelt kind), which no rule looks into, as
+// "Kind apiVersion" with their count.
+func unknownKinds(objs []load.Object) map[string]int {
+	var out map[string]int
+	for i := range objs {
+		gvk := objs[i].Obj.GroupVersionKind()
+		if gvk.Kind == "" || clientscheme.Scheme.Recognizes(gvk) {
+			continue
+		}
+		if out == nil {
+			out = map[string]int{}
+		}
+		out[gvk.Kind+" "+gvk.GroupVersion().String()]++
+	}
+	return out
 }
 
 // collect decodes one object into the run: workloads are returned for the

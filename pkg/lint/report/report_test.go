@@ -63,3 +63,18 @@ func TestSARIFLineForRenderedObjects(t *testing.T) {
 		t.Errorf("sarif: %s", b.String())
 	}
 }
+
+// Objects of kinds Kubernetes does not define are named after the
+// summary, not silently counted as checked.
+func TestTextNamesUncheckedKinds(t *testing.T) {
+	r := &lint.Result{Objects: 4, Unchecked: map[string]int{"Certificate cert-manager.io/v1": 2, "Deploymnet apps/v1": 1}}
+	var b bytes.Buffer
+	if err := Text(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	want := "4 objects checked: 0 errors, 0 warnings, 0 infos\n" +
+		"3 objects are of kinds Kubernetes does not define, which no rule looks into: Certificate cert-manager.io/v1 (2), Deploymnet apps/v1\n"
+	if b.String() != want {
+		t.Errorf("text:\n%s\nwant:\n%s", b.String(), want)
+	}
+}

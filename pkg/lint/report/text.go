@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 
 	"github.com/winkube/winkube/pkg/lint"
 	"github.com/winkube/winkube/pkg/lint/load"
@@ -34,6 +36,10 @@ func Text(w io.Writer, r *lint.Result) error {
 		fmt.Fprintf(bw, "; %d %s (exit status 2)", s.InputErrors, plural(s.InputErrors, "input error", "input errors"))
 	}
 	fmt.Fprintln(bw)
+	if s.Unchecked > 0 {
+		fmt.Fprintf(bw, "%d %s of kinds Kubernetes does not define, which no rule looks into: %s\n",
+			s.Unchecked, plural(s.Unchecked, "object is", "objects are"), kindList(r.Unchecked))
+	}
 	return bw.Flush()
 }
 
@@ -54,4 +60,19 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// kindList renders "Kind apiVersion" counts in name order.
+func kindList(kinds map[string]int) string {
+	names := make([]string, 0, len(kinds))
+	for k := range kinds {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for i, k := range names {
+		if n := kinds[k]; n > 1 {
+			names[i] = fmt.Sprintf("%s (%d)", k, n)
+		}
+	}
+	return strings.Join(names, ", ")
 }
