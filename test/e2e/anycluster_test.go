@@ -19,6 +19,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/winkube/winkube/internal/syncbuf"
 )
 
 // A control plane alone: every pool has count 0.
@@ -107,7 +109,7 @@ func writeFile(t *testing.T, dir, name, text string) string {
 // nodesProcess is a running `winkube nodes`.
 type nodesProcess struct {
 	cmd  *exec.Cmd
-	out  *syncBuffer
+	out  *syncbuf.Buffer
 	done chan struct{}
 }
 
@@ -126,7 +128,7 @@ func (p *nodesProcess) kill() {
 // cleanup kills it.
 func startNodes(t *testing.T, args ...string) *nodesProcess {
 	t.Helper()
-	p := &nodesProcess{cmd: exec.Command(winkube, append([]string{"nodes"}, args...)...), out: &syncBuffer{}, done: make(chan struct{})}
+	p := &nodesProcess{cmd: exec.Command(winkube, append([]string{"nodes"}, args...)...), out: &syncbuf.Buffer{}, done: make(chan struct{})}
 	p.cmd.Dir = repoRoot
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {

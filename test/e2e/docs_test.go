@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/winkube/winkube/internal/syncbuf"
 )
 
 // docPage is a walk-through in docs/ and how the test runs it: lines of
@@ -229,7 +231,7 @@ func runDocScript(script, dir string, env []string) (string, error) {
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 30 * time.Second
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	err := cmd.Run()
 	return out.String(), err

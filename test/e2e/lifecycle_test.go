@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/winkube/winkube/internal/syncbuf"
 )
 
 // Ctrl-C while the control plane starts prints one line (it printed the
@@ -19,7 +21,7 @@ func TestCtrlCDuringFirstStart(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "data")
 	up := exec.Command(winkube, "up", "--data-dir", dir, "--port", "0")
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	stdout, stderr := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	up.Stdout, up.Stderr = stdout, stderr
 	if err := up.Start(); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/winkube/winkube/internal/syncbuf"
 )
 
 // upProcess is a running `winkube up` and everything it printed.
@@ -340,7 +342,7 @@ func checkJoin(t *testing.T, cs kubernetes.Interface, dir string) {
 	t.Helper()
 	join := exec.Command(winkube, "nodes", "--kubeconfig", filepath.Join(dir, "kubeconfig"), "--config", "test/e2e/testdata/extra-pool.yaml", "--kubelet-port", "0")
 	join.Dir = repoRoot
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	join.Stdout, join.Stderr = out, out
 	if err := join.Start(); err != nil {
 		t.Fatal(err)
@@ -365,22 +367,4 @@ func checkJoin(t *testing.T, cs kubernetes.Interface, dir string) {
 	if err := join.Wait(); err != nil {
 		t.Errorf("winkube nodes after Ctrl-C: %v\n%s", err, out.String())
 	}
-}
-
-// syncBuffer collects a child's output while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -14,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/winkube/winkube/internal/syncbuf"
 )
 
 // TestUpWebhook runs `winkube up --webhook` and applies Deployments that
@@ -122,7 +124,7 @@ func checkWebhookCommands(t *testing.T, cs kubernetes.Interface, dir string) {
 		t.Fatalf("webhook install printed no serve command:\n%s", msg)
 	}
 	serve := exec.Command(winkube, serveArgs...)
-	serveOut := &syncBuffer{}
+	serveOut := &syncbuf.Buffer{}
 	serve.Stdout, serve.Stderr = serveOut, serveOut
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package nodes
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"net"
@@ -18,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/winkube/winkube/internal/syncbuf"
 	"github.com/winkube/winkube/pkg/cmd"
 	"github.com/winkube/winkube/pkg/controlplane"
 	"github.com/winkube/winkube/pkg/controlplane/cptest"
@@ -60,27 +60,9 @@ nodePools:
 - {name: win2022, os: windows, release: "2022", count: 2}
 `
 
-// syncBuffer is an output two goroutines may read and write.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // nodesReplica runs `winkube nodes` until stop.
 type nodesReplica struct {
-	out    syncBuffer
+	out    syncbuf.Buffer
 	cancel context.CancelFunc
 	done   chan error
 	once   sync.Once
@@ -147,7 +129,7 @@ func TestShardsTwoReplicas(t *testing.T) {
 }
 
 // waitOutput waits for n "nodes Ready" lines from a replica's shards.
-func waitOutput(t *testing.T, out *syncBuffer, n int, within time.Duration) {
+func waitOutput(t *testing.T, out *syncbuf.Buffer, n int, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for strings.Count(out.String(), "nodes Ready in") < n {

@@ -1,7 +1,6 @@
 package agnhost
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -15,39 +14,22 @@ import (
 
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/winkube/winkube/internal/syncbuf"
 	"github.com/winkube/winkube/pkg/node/internal/program"
 )
 
 var epoch = time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
 
-// syncBuffer is a bytes.Buffer safe for a program's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type env struct {
 	p      *program.Proc
 	clock  *clocktesting.FakeClock
-	stdout *syncBuffer
-	stderr *syncBuffer
+	stdout *syncbuf.Buffer
+	stderr *syncbuf.Buffer
 }
 
 func newEnv(fsys program.FS, args ...string) *env {
 	clock := clocktesting.NewFakeClock(epoch)
-	e := &env{clock: clock, stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	e := &env{clock: clock, stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}}
 	if fsys == nil {
 		fsys = newMemFS()
 	}

@@ -1,41 +1,23 @@
 package daemons
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"io/fs"
 	"os"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/winkube/winkube/internal/syncbuf"
 	"github.com/winkube/winkube/pkg/node/internal/program"
 )
 
 var epoch = time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // fakeFS holds a few files and directories; the rest does not exist.
 type fakeFS struct {
@@ -70,12 +52,12 @@ func (fakeFile) Stat() (fs.FileInfo, error) { return nil, os.ErrInvalid }
 
 type env struct {
 	p              *program.Proc
-	stdout, stderr *syncBuffer
+	stdout, stderr *syncbuf.Buffer
 	calls          [][]string // argv of the programs run through Exec
 }
 
 func newEnv(args ...string) *env {
-	e := &env{stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	e := &env{stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}}
 	progs := Table()
 	progs["app"] = func(_ context.Context, p *program.Proc) int {
 		e.calls = append(e.calls, p.Args)

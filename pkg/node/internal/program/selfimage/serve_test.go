@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/clock"
 
+	"github.com/winkube/winkube/internal/syncbuf"
 	"github.com/winkube/winkube/pkg/node/internal/program"
 	"github.com/winkube/winkube/pkg/node/internal/vfs"
 	"github.com/winkube/winkube/pkg/node/internal/vnet"
@@ -48,28 +49,11 @@ func (router) Lookup(_ context.Context, _ vnet.Host, name string) ([]netip.Addr,
 	return nil, &net.DNSError{Err: "no such host", Name: name, IsNotFound: true}
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type env struct {
 	p              *program.Proc
 	fabric         *vnet.Fabric
 	fs             *vfs.FS
-	stdout, stderr *syncBuffer
+	stdout, stderr *syncbuf.Buffer
 }
 
 // newEnv is a pod of winkube's image on a pod network of its own, with
@@ -77,7 +61,7 @@ type env struct {
 // 10.96.0.1:443. files are written into its filesystem first.
 func newEnv(t *testing.T, files map[string][]byte) *env {
 	t.Helper()
-	e := &env{fabric: vnet.New(router{}), fs: vfs.New(vfs.Options{}), stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	e := &env{fabric: vnet.New(router{}), fs: vfs.New(vfs.Options{}), stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}}
 	for name, data := range files {
 		writeFile(t, e.fs, name, data)
 	}

@@ -1,17 +1,16 @@
 package sh
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/winkube/winkube/internal/syncbuf"
 	"github.com/winkube/winkube/pkg/node/internal/program"
 	"github.com/winkube/winkube/pkg/node/internal/program/applets"
 	"github.com/winkube/winkube/pkg/node/internal/vfs/vfstest"
@@ -36,26 +35,8 @@ func newBox() *box {
 	return &box{fs: m, clock: clock, sys: &program.Sys{FS: m, Clock: clock, Hostname: "pod", Programs: progs}}
 }
 
-// syncBuffer is a bytes.Buffer safe for a pipeline's concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func (b *box) proc(stdin string, args ...string) (*program.Proc, *syncBuffer, *syncBuffer) {
-	out, errb := &syncBuffer{}, &syncBuffer{}
+func (b *box) proc(stdin string, args ...string) (*program.Proc, *syncbuf.Buffer, *syncbuf.Buffer) {
+	out, errb := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	return &program.Proc{Args: args, Env: []string{"PATH=/usr/bin:/bin", "HOME=/root", "GREETING=hello"},
 		Dir: "/", Stdin: strings.NewReader(stdin), Stdout: out, Stderr: errb, Sys: b.sys}, out, errb
 }
