@@ -1,16 +1,12 @@
 package lint
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
-	"github.com/winkube/winkube/pkg/imageinfo/registry"
 	"github.com/winkube/winkube/pkg/imageinfo/registry/registrytest"
-	"github.com/winkube/winkube/pkg/lint/load"
 	"github.com/winkube/winkube/pkg/rules"
 )
 
@@ -74,21 +70,7 @@ func TestDaemonSetLinuxOnlyImageFromRegistry(t *testing.T) {
 	reg := registrytest.Start(t)
 	reg.PushIndex(t, "logs/shipper:2.1", registrytest.Linux("amd64"))
 	path := writeShipper(t, reg.Ref("logs/shipper:2.1"))
-	target, err := TargetFromCluster(v1alpha1.DefaultCluster())
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs, errs := load.Load([]string{path}, load.Options{})
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	resolver, err := registry.New(registry.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := New(target)
-	l.UseResolver(context.Background(), resolver)
-	r := l.Lint(objs)
+	r := lintWithRegistry(t, path)
 	for _, f := range r.Findings {
 		if f.Rule == "SCH-5" && f.Severity == rules.SeverityError && strings.Contains(f.Message, "10.0.17763") {
 			return

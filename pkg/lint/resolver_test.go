@@ -2,8 +2,10 @@ package lint
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,21 +41,7 @@ spec:
 	if err := os.WriteFile(path, []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	target, err := TargetFromCluster(v1alpha1.DefaultCluster())
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs, errs := load.Load([]string{path}, load.Options{})
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	resolver, err := registry.New(registry.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := New(target)
-	l.UseResolver(context.Background(), resolver)
-	r := l.Lint(objs)
+	r := lintWithRegistry(t, path)
 	var img2, img3 bool
 	for _, f := range r.Findings {
 		switch {
@@ -70,54 +58,59 @@ spec:
 	}
 }
 
-// rule: IMG-3: a tag the Windows base images do not publish (no latest)
-// cannot be pulled anywhere; lint says so as an error.
-func TestLintMissingTag(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "pod.yaml")
-	manifest := `apiVersion: v1
+// rule: IMG-3: an image that cannot be pulled. A tag the Windows base
+// images do not publish (no latest) cannot be pulled anywhere: an error. A
+// name in Docker Hub's library namespace that is no official image does
+// not pull from the registry: a warning (the image may have been loaded
+// onto the nodes by hand).
+func TestLintUnpullableImages(t *testing.T) {
+	for _, tc := range []struct {
+		image, selector string
+		severity        rules.Severity
+		message         string
+	}{
+		{"mcr.microsoft.com/windows/servercore", "windows", rules.SeverityError, "servercore:latest cannot be pulled"},
+		{"webserver:404", "linux", rules.SeverityWarning, "docker.io/library/webserver:404 names no repository Docker Hub has"},
+	} {
+		path := filepath.Join(t.TempDir(), "pod.yaml")
+		manifest := fmt.Sprintf(`apiVersion: v1
 kind: Pod
-metadata: {name: untagged}
+metadata: {name: unpullable}
 spec:
-  nodeSelector: {kubernetes.io/os: windows}
+  nodeSelector: {kubernetes.io/os: %s}
   tolerations: [{key: os, operator: Equal, value: windows, effect: NoSchedule}]
   containers:
-  - {name: app, image: mcr.microsoft.com/windows/servercore}
-`
-	if err := os.WriteFile(path, []byte(manifest), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r := lintFiles(t, "", 0, path)
-	for _, f := range r.Findings {
-		if f.Rule == "IMG-3" && f.Severity == rules.SeverityError && strings.Contains(f.Message, "servercore:latest cannot be pulled") {
-			return
+  - {name: app, image: "%s"}
+`, tc.selector, tc.image)
+		if err := os.WriteFile(path, []byte(manifest), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := lintFiles(t, "", 0, path)
+		if !slices.ContainsFunc(r.Findings, func(f Finding) bool {
+			return f.Rule == "IMG-3" && f.Severity == tc.severity && strings.Contains(f.Message, tc.message)
+		}) {
+			t.Errorf("%s: no IMG-3 %s %q:\n%s", tc.image, tc.severity, tc.message, dump(r))
 		}
 	}
-	t.Errorf("no IMG-3 error for servercore without a tag:\n%s", dump(r))
 }
 
-// rule: IMG-3: a name in Docker Hub's library namespace that is no
-// official image does not pull from the registry; lint warns (the image
-// may have been loaded onto the nodes by hand).
-func TestLintUnknownLibraryRepository(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "pod.yaml")
-	manifest := `apiVersion: v1
-kind: Pod
-metadata: {name: local}
-spec:
-  nodeSelector: {kubernetes.io/os: linux}
-  containers:
-  - {name: app, image: "webserver:404"}
-`
-	if err := os.WriteFile(path, []byte(manifest), 0o644); err != nil {
+// lintWithRegistry lints path against the default cluster, reading images
+// from their registries (--resolve-images registry).
+func lintWithRegistry(t *testing.T, path string) *Result {
+	t.Helper()
+	target, err := TargetFromCluster(v1alpha1.DefaultCluster())
+	if err != nil {
 		t.Fatal(err)
 	}
-	r := lintFiles(t, "", 0, path)
-	for _, f := range r.Findings {
-		if f.Rule == "IMG-3" && f.Severity == rules.SeverityWarning && strings.Contains(f.Message, "docker.io/library/webserver:404 names no repository Docker Hub has") {
-			return
-		}
+	objs, errs := load.Load([]string{path}, load.Options{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
 	}
-	t.Errorf("no IMG-3 warning for webserver:404:\n%s", dump(r))
+	resolver, err := registry.New(registry.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := New(target)
+	l.UseResolver(context.Background(), resolver)
+	return l.Lint(objs)
 }
