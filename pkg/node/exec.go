@@ -169,34 +169,29 @@ func sizedTerminal(ctx context.Context, resize <-chan remotecommandserver.Termin
 	if resize == nil {
 		return term
 	}
-	set := func(s remotecommandserver.TerminalSize) { term.SetSize(s.Height, s.Width) }
 	select {
 	case s, ok := <-resize:
 		if !ok {
 			return term
 		}
-		set(s)
+		term.SetSize(s.Height, s.Width)
 	case <-time.After(firstSizeWait):
 	case <-ctx.Done():
 		return term
 	}
-	go func() {
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case s, ok := <-resize:
-				if !ok {
-					return
-				}
-				set(s)
-			}
-		}
-	}()
+	go followResize(ctx, resize, term)
 	return term
 }
 
+// drainResize reads the resize messages of a session without a terminal
+// (or one whose size nothing reads), so that the client never blocks.
 func drainResize(ctx context.Context, resize <-chan remotecommandserver.TerminalSize) {
+	followResize(ctx, resize, nil)
+}
+
+// followResize applies each resize message to term (nil: drops them)
+// until the session ends.
+func followResize(ctx context.Context, resize <-chan remotecommandserver.TerminalSize, term *program.Terminal) {
 	if resize == nil {
 		return
 	}
@@ -204,9 +199,12 @@ func drainResize(ctx context.Context, resize <-chan remotecommandserver.Terminal
 		select {
 		case <-ctx.Done():
 			return
-		case _, ok := <-resize:
+		case s, ok := <-resize:
 			if !ok {
 				return
+			}
+			if term != nil {
+				term.SetSize(s.Height, s.Width)
 			}
 		}
 	}

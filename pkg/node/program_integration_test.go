@@ -223,3 +223,47 @@ func TestLogOfRunningContainer(t *testing.T) {
 		}
 	}
 }
+
+// fixedSize is a terminal size queue that reports one size, then waits
+// for the session's end (the client's window never changes again).
+type fixedSize struct {
+	sent chan struct{}
+	done <-chan struct{}
+}
+
+func (f fixedSize) Next() *remotecommand.TerminalSize {
+	select {
+	case f.sent <- struct{}{}:
+		return &remotecommand.TerminalSize{Width: 132, Height: 50}
+	default:
+		<-f.done
+		return nil
+	}
+}
+
+// kubectl exec -t: the program's terminal has the client's window size.
+func TestExecTTYSize(t *testing.T) {
+	needCluster(t)
+	ns := newNamespace(t)
+	pod := simplePod("tty", "linux-1", busybox)
+	pod.Spec.Containers[0].Command = []string{"sleep", "3600"}
+	createPod(t, ns, pod)
+	waitPod(t, ns, "tty", 30*time.Second, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+	rt, err := spdy.NewRoundTripperWithConfig(spdy.RoundTripperConfig{UpgradeTransport: kubeletClient(t).Transport})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := url.Values{"output": {"1"}, "tty": {"1"}, "command": {"stty", "size"}}
+	u := &url.URL{Scheme: "https", Host: "linux-1:10250", Path: "/exec/" + ns + "/tty/main", RawQuery: q.Encode()}
+	ex, err := remotecommand.NewSPDYExecutorForTransports(rt, rt, "POST", u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: &out, Tty: true, TerminalSizeQueue: fixedSize{sent: make(chan struct{}, 1), done: ctx.Done()}})
+	if err != nil || out.String() != "50 132\n" {
+		t.Errorf("stty size over exec -t: %q (%v)", out.String(), err)
+	}
+}
