@@ -1,6 +1,10 @@
 package imageinfo
 
-import "strings"
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/sets"
+)
 
 // officialImage reports whether a repository can exist as far as the
 // catalog knows: anything outside Docker Hub's library namespace, and in
@@ -10,13 +14,13 @@ import "strings"
 // never pulls, does not exist.
 func officialImage(repository string) bool {
 	name, ok := strings.CutPrefix(repository, dockerHub+"/"+dockerLibrary+"/")
-	return !ok || officialImages[name]
+	return !ok || officialImages.Has(name)
 }
 
 // officialImages are the repositories of Docker Hub's library namespace
 // (docker-library/official-images, library/ files), current and
 // deprecated.
-var officialImages = setOf(
+var officialImages = sets.New(
 	"adminer", "aerospike", "almalinux", "alpine", "alt", "amazoncorretto", "amazonlinux", "api-firewall",
 	"arangodb", "archlinux", "backdrop", "bash", "bonita", "buildpack-deps", "busybox", "caddy",
 	"cassandra", "celery", "centos", "chronograf", "cirros", "clearlinux", "clefos", "clickhouse",
@@ -39,11 +43,3 @@ var officialImages = setOf(
 	"traefik", "ubuntu", "ubuntu-debootstrap", "ubuntu-upstart", "unit", "varnish", "vault",
 	"websphere-liberty", "wordpress", "xwiki", "yourls", "znc", "zookeeper",
 )
-
-func setOf(names ...string) map[string]bool {
-	m := make(map[string]bool, len(names))
-	for _, n := range names {
-		m[n] = true
-	}
-	return m
-}
