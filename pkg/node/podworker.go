@@ -2,24 +2,17 @@ package node
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
 	"github.com/winkube/winkube/pkg/apis/annotations"
-	"github.com/winkube/winkube/pkg/node/internal/cri"
 	"github.com/winkube/winkube/pkg/node/internal/vfs"
 	"github.com/winkube/winkube/pkg/node/internal/vnet"
 )
@@ -202,23 +195,6 @@ func (w *podWorker) step(ctx context.Context) time.Time {
 	return earliest(w.nextWake(), w.statusRetry())
 }
 
-// statusRetry is when a failed status write is tried again: the status
-// manager's sync period.
-func (w *podWorker) statusRetry() time.Time {
-	if w.unwritten == nil {
-		return time.Time{}
-	}
-	return w.clock.Now().Add(statusRetryPeriod)
-}
-
-// retryUnwritten writes a terminal pod's status again after a failure.
-func (w *podWorker) retryUnwritten(ctx context.Context) time.Time {
-	if w.unwritten != nil {
-		w.putStatus(ctx, *w.unwritten)
-	}
-	return w.statusRetry()
-}
-
 // earliest is the earlier of two wake times, zero meaning none.
 func earliest(a, b time.Time) time.Time {
 	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
@@ -397,54 +373,6 @@ func (w *podWorker) reject(ctx context.Context, pod *corev1.Pod, r admitResult) 
 	w.putStatus(ctx, rejectedStatus(pod, r.Reason, r.Message))
 }
 
-// createSandbox starts the pod sandbox: the pause image must run on the
-// host (IMG-5) and a pod-network pod needs an address from the node's CIDR.
-// A failure has no back-off of its own: the failed sync is retried after
-// the pod worker's 10–15 s (pod_workers.go completeWork).
-func (w *podWorker) createSandbox(ctx context.Context, pod *corev1.Pod) bool {
-	now := w.clock.Now()
-	if now.Before(w.sandboxRetryAt) {
-		return false
-	}
-	var m *ipam
-	if w.node.spec.host.UsesPodNetwork(pod) {
-		if m = w.node.network(); m == nil {
-			return false // no pod CIDR yet: the CNI cannot set up the network
-		}
-	}
-	sandboxID := cri.NewID(string(pod.UID) + "/sandbox")
-	if err := w.node.spec.host.Runtime().RunSandbox(w.sandboxImage(pod), sandboxID); err != nil {
-		w.node.recorder.Eventf(pod, corev1.EventTypeWarning, "FailedCreatePodSandBox", "Failed to create pod sandbox: %v", err)
-		w.sandboxRetryAt = syncRetryAt(now)
-		return false
-	}
-	if m != nil {
-		ip, err := m.Allocate(string(pod.UID))
-		if err != nil {
-			msg := fmt.Sprintf("rpc error: code = Unknown desc = failed to setup network for sandbox %q: plugin type=\"host-local\" failed (add): failed to allocate for range 0: %v", sandboxID, err)
-			w.node.recorder.Eventf(pod, corev1.EventTypeWarning, "FailedCreatePodSandBox", "Failed to create pod sandbox: %s", msg)
-			w.sandboxRetryAt = syncRetryAt(now)
-			return false
-		}
-		w.ip = ip
-	}
-	w.sandboxReady = true
-	// The PLEG sees the new sandbox at its next relist and syncs the pod
-	// again, which is when a failed pull first shows ImagePullBackOff.
-	w.resyncAt = now.Add(plegRelist)
-	w.annotate(pod)
-	return true
-}
-
-// sandboxImage is the pause image: the kubelet release's default (IMG-5)
-// unless the pod overrides it.
-func (w *podWorker) sandboxImage(pod *corev1.Pod) string {
-	if img := pod.Annotations[AnnotationSandboxImage]; img != "" {
-		return img
-	}
-	return w.node.spec.pauseImage()
-}
-
 // annotate records the Windows runtime settings on the pod (KLT-5..7);
 // the annotation goes out with the next status patch.
 func (w *podWorker) annotate(pod *corev1.Pod) {
@@ -457,102 +385,6 @@ func (w *podWorker) annotate(pod *corev1.Pod) {
 		return
 	}
 	w.annotation = value
-}
-
-// writeStatus posts the pod status when it changed since the last post.
-func (w *podWorker) writeStatus(ctx context.Context, pod *corev1.Pod) {
-	if w.terminal.Load() && w.unwritten != nil {
-		return // the final status is written again by retryUnwritten
-	}
-	if w.terminal.Load() && w.written != nil && w.written.Phase == corev1.PodFailed && w.written.Reason != "" {
-		return // rejected: reject already wrote the final status
-	}
-	st := w.render(pod)
-	if isTerminalPhase(st.Phase) {
-		w.terminal.Store(true)
-		if m := w.node.network(); m != nil {
-			m.Release(string(pod.UID)) // the sandbox is gone
-		}
-	}
-	w.putStatus(ctx, st)
-}
-
-func isTerminalPhase(p corev1.PodPhase) bool {
-	return p == corev1.PodSucceeded || p == corev1.PodFailed
-}
-
-// putStatus writes st unless it equals what was last written. One write is
-// one request: a strategic merge patch of the status subresource from what
-// the API returned for the previous write to st, carrying the pod's UID as
-// a precondition (as the kubelet's status manager does) and the pending
-// annotation, so it neither needs the latest resourceVersion nor a read
-// before it. The status strategy keeps annotation changes made through
-// pods/status.
-func (w *podWorker) putStatus(ctx context.Context, st corev1.PodStatus) {
-	if w.written != nil && w.annotation == "" && equality.Semantic.DeepEqual(*w.written, st) {
-		return
-	}
-	pod := w.latest()
-	base := w.server
-	if base == nil {
-		base = &pod.Status
-	}
-	patch, err := statusPatch(pod.UID, *base, st, w.annotation)
-	if err != nil {
-		w.node.reportErr(err)
-		return
-	}
-	updated, err := w.node.agent.client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name,
-		types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
-	switch {
-	case err == nil:
-		// Keep the returned status alone, not the whole pod it is part of.
-		server := updated.Status
-		w.written, w.server, w.unwritten = st.DeepCopy(), &server, nil
-		w.shown.Store(w.written)
-		if w.annotation != "" {
-			w.annotation, w.annotated = "", true
-		}
-		w.node.succeeded(opPodStatus)
-	case apierrors.IsNotFound(err) || apierrors.IsConflict(err) || ctx.Err() != nil:
-		// Gone, or a new pod of the same name (the UID precondition):
-		// nothing left to write for this one.
-		w.unwritten = nil
-	default:
-		w.unwritten = st.DeepCopy()
-		w.node.failed(opPodStatus, err)
-	}
-}
-
-// statusPatch is the strategic merge patch from the status base to st,
-// with uid as precondition and, when set, the Windows resources annotation.
-func statusPatch(uid types.UID, base, st corev1.PodStatus, annotation string) ([]byte, error) {
-	oldJSON, err := json.Marshal(corev1.Pod{Status: base})
-	if err != nil {
-		return nil, fmt.Errorf("encode pod status: %w", err)
-	}
-	newJSON, err := json.Marshal(corev1.Pod{Status: st})
-	if err != nil {
-		return nil, fmt.Errorf("encode pod status: %w", err)
-	}
-	diff, err := strategicpatch.CreateTwoWayMergePatch(oldJSON, newJSON, corev1.Pod{})
-	if err != nil {
-		return nil, fmt.Errorf("diff pod status: %w", err)
-	}
-	patch := map[string]any{}
-	if err := json.Unmarshal(diff, &patch); err != nil {
-		return nil, fmt.Errorf("decode pod status patch: %w", err)
-	}
-	meta := map[string]any{"uid": uid}
-	if annotation != "" {
-		meta["annotations"] = map[string]string{AnnotationWindowsResources: annotation}
-	}
-	patch["metadata"] = meta
-	out, err := json.Marshal(patch)
-	if err != nil {
-		return nil, fmt.Errorf("encode pod status patch: %w", err)
-	}
-	return out, nil
 }
 
 func hasCondition(pod *corev1.Pod, t corev1.PodConditionType, s corev1.ConditionStatus) bool {

@@ -1,0 +1,60 @@
+// The pod sandbox: the pause container and the pod's network address.
+
+package node
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/winkube/winkube/pkg/node/internal/cri"
+)
+
+// createSandbox starts the pod sandbox: the pause image must run on the
+// host (IMG-5) and a pod-network pod needs an address from the node's CIDR.
+// A failure has no back-off of its own: the failed sync is retried after
+// the pod worker's 10–15 s (pod_workers.go completeWork).
+func (w *podWorker) createSandbox(ctx context.Context, pod *corev1.Pod) bool {
+	now := w.clock.Now()
+	if now.Before(w.sandboxRetryAt) {
+		return false
+	}
+	var m *ipam
+	if w.node.spec.host.UsesPodNetwork(pod) {
+		if m = w.node.network(); m == nil {
+			return false // no pod CIDR yet: the CNI cannot set up the network
+		}
+	}
+	sandboxID := cri.NewID(string(pod.UID) + "/sandbox")
+	if err := w.node.spec.host.Runtime().RunSandbox(w.sandboxImage(pod), sandboxID); err != nil {
+		w.node.recorder.Eventf(pod, corev1.EventTypeWarning, "FailedCreatePodSandBox", "Failed to create pod sandbox: %v", err)
+		w.sandboxRetryAt = syncRetryAt(now)
+		return false
+	}
+	if m != nil {
+		ip, err := m.Allocate(string(pod.UID))
+		if err != nil {
+			msg := fmt.Sprintf("rpc error: code = Unknown desc = failed to setup network for sandbox %q: plugin type=\"host-local\" failed (add): failed to allocate for range 0: %v", sandboxID, err)
+			w.node.recorder.Eventf(pod, corev1.EventTypeWarning, "FailedCreatePodSandBox", "Failed to create pod sandbox: %s", msg)
+			w.sandboxRetryAt = syncRetryAt(now)
+			return false
+		}
+		w.ip = ip
+	}
+	w.sandboxReady = true
+	// The PLEG sees the new sandbox at its next relist and syncs the pod
+	// again, which is when a failed pull first shows ImagePullBackOff.
+	w.resyncAt = now.Add(plegRelist)
+	w.annotate(pod)
+	return true
+}
+
+// sandboxImage is the pause image: the kubelet release's default (IMG-5)
+// unless the pod overrides it.
+func (w *podWorker) sandboxImage(pod *corev1.Pod) string {
+	if img := pod.Annotations[AnnotationSandboxImage]; img != "" {
+		return img
+	}
+	return w.node.spec.pauseImage()
+}
