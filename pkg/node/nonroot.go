@@ -98,17 +98,16 @@ func (n *emuNode) runAsWindowsUser(pod *corev1.Pod, c *corev1.Container, id stri
 		return user, builtinWindowsUser(user), ""
 	}
 	declared := strings.Split(pod.Annotations[AnnotationImageUsers], ",")
-	for _, k := range declared {
-		if strings.EqualFold(strings.TrimSpace(k), user) {
-			return user, true, ""
-		}
-	}
-	return user, builtinWindowsUser(user), ""
+	return user, hasAccount(declared, user) || builtinWindowsUser(user), ""
 }
 
-func builtinWindowsUser(user string) bool {
-	for _, k := range builtinWindowsUsers {
-		if strings.EqualFold(k, user) {
+func builtinWindowsUser(user string) bool { return hasAccount(builtinWindowsUsers, user) }
+
+// hasAccount reports whether list names user, as Windows compares
+// account names: without case.
+func hasAccount(list []string, user string) bool {
+	for _, k := range list {
+		if strings.EqualFold(strings.TrimSpace(k), user) {
 			return true
 		}
 	}
