@@ -69,10 +69,23 @@ func (w *podWorker) buildFS(p fsPlan) program.FS {
 	w.managedFiles(f, p)
 	for _, m := range p.mounts {
 		if v, base := w.podVolume(ctx, p.pod, m.Volume); v != nil {
-			_ = f.Mount(m.Path, v, path.Join(base, m.SubPath), m.ReadOnly)
+			for _, at := range mountPoints(f, m.Path, p.hostProcess) {
+				_ = f.Mount(at, v, path.Join(base, m.SubPath), m.ReadOnly)
+			}
 		}
 	}
 	return f
+}
+
+// mountPoints are where a volume shows: its mount path, and for a
+// HostProcess container also under its image's mount
+// ($CONTAINER_SANDBOX_MOUNT_POINT\etc\config for /etc/config), as
+// containerd 1.7 mounts it there and binds it at the path itself.
+func mountPoints(f *vfs.FS, mountPath string, hostProcess bool) []string {
+	if !hostProcess {
+		return []string{mountPath}
+	}
+	return []string{mountPath, f.Abs(hostProcessMount, hostRel(mountPath))}
 }
 
 // hostProcessMount is where a HostProcess container sees its image, as
@@ -81,7 +94,7 @@ const hostProcessMount = `C:\hpc`
 
 // hostProcessFS is a HostProcess container's filesystem: the node's disk
 // as its root, shared with every other HostProcess container of the node,
-// its image at C:\hpc and its volumes at their mount paths (seen by this
+// and its image at C:\hpc; buildFS adds the volumes (seen by this
 // container alone, as bind links in its silo are).
 func (w *podWorker) hostProcessFS(p fsPlan, opts vfs.Options) *vfs.FS {
 	opts.ReadOnlyRoot = false

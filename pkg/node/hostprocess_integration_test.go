@@ -111,3 +111,22 @@ func TestHostProcessInClusterClient(t *testing.T) {
 		t.Errorf("log:\n%s", log)
 	}
 }
+
+// A HostProcess container sees its volumes at their mount paths and under
+// its image's mount, $CONTAINER_SANDBOX_MOUNT_POINT, as containerd 1.7
+// binds them.
+func TestHostProcessVolumePaths(t *testing.T) {
+	needCluster(t)
+	ns := newNamespace(t)
+	pod := hostProcessPod("volumes", busybox, []string{"powershell", "-c",
+		`Test-Path $env:CONTAINER_SANDBOX_MOUNT_POINT\etc\emptydir; Test-Path C:\etc\emptydir; Test-Path C:\hpc\etc\emptydir`})
+	pod.Spec.Volumes = []corev1.Volume{{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "scratch", MountPath: "/etc/emptydir"}}
+	createPod(t, ns, pod)
+	if p := waitPod(t, ns, "volumes", 60*time.Second, "done", podDone); p.Status.Phase != corev1.PodSucceeded {
+		t.Fatalf("pod %s: %v", p.Status.Phase, statusOf(p))
+	}
+	if got := logsOf(t, ns, "volumes", "win2019-1", "main"); got != "True\r\nTrue\r\nTrue\r\n" {
+		t.Errorf("Test-Path printed %q", got)
+	}
+}
