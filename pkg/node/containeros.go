@@ -16,6 +16,7 @@ import (
 	"github.com/winkube/winkube/pkg/node/internal/program"
 	"github.com/winkube/winkube/pkg/node/internal/program/pwsh"
 	"github.com/winkube/winkube/pkg/node/internal/program/selfimage"
+	"github.com/winkube/winkube/pkg/node/internal/program/winexe"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -220,6 +221,10 @@ func (k imageKind) table() map[string]program.Main {
 	}
 	if k.agnhost {
 		add(agnhostTable())
+		if !k.windows {
+			// agnhost's Linux image adds curl to its Alpine base.
+			out["curl"] = winexe.Curl
+		}
 	}
 	if k.winkube {
 		add(selfimage.Table())

@@ -305,3 +305,24 @@ func TestGRPCProbe(t *testing.T) {
 		t.Errorf("event %q", ev.Message)
 	}
 }
+
+// agnhost's Linux image has curl (Alpine's, which its Dockerfile adds);
+// a busybox image has none, as the poststart-hook e2e test relies on.
+func TestLinuxAgnhostHasCurl(t *testing.T) {
+	needCluster(t)
+	ns := newNamespace(t)
+	webPod(t, ns, "linux-1")
+	for _, img := range []string{agnhostImage, busybox} {
+		name := "client-" + strings.Split(strings.TrimPrefix(img, "registry.k8s.io/e2e-test-images/"), ":")[0]
+		pod := simplePod(name, "linux-1", img)
+		pod.Spec.Containers[0].Command = []string{"sleep", "3600"}
+		createPod(t, ns, pod)
+		waitPod(t, ns, name, 30*time.Second, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+	}
+	if out, err := execIn(t, ns, "client-agnhost", "linux-1", []string{"sh", "-c", "curl -s http://web/echo?msg=hi"}, ""); err != nil || out != "hi" {
+		t.Errorf("curl in agnhost: %q (%v)", out, err)
+	}
+	if out, err := execIn(t, ns, "client-busybox", "linux-1", []string{"sh", "-c", "curl -s http://web/"}, ""); err == nil || out != "sh: curl: not found\n" {
+		t.Errorf("curl in busybox: %q (%v), want sh: curl: not found", out, err)
+	}
+}

@@ -23,15 +23,18 @@ type curlOpts struct {
 	maxTime, connectTimeout       time.Duration
 }
 
-// Curl is curl.exe: an HTTP request through the pod's network.
+// Curl is curl (curl.exe on Windows): an HTTP request through the pod's
+// network. Its messages end lines as the OS's C runtime does; the header
+// lines of -i are the protocol's CRLF everywhere.
 func Curl(ctx context.Context, p *program.Proc) int {
+	eol := lineEnd(p.Sys)
 	o, err := curlArgs(p.Args[1:])
 	if err != nil {
-		fmt.Fprintf(p.Stderr, "curl: %v%scurl: try 'curl --help' for more information%s", err, nl, nl)
+		fmt.Fprintf(p.Stderr, "curl: %v%scurl: try 'curl --help' for more information%s", err, eol, eol)
 		return 2
 	}
 	if o.url == "" {
-		fmt.Fprint(p.Stderr, "curl: no URL specified"+nl+"curl: try 'curl --help' for more information"+nl)
+		fmt.Fprint(p.Stderr, "curl: no URL specified"+eol+"curl: try 'curl --help' for more information"+eol)
 		return 2
 	}
 	method := o.method
@@ -47,13 +50,13 @@ func Curl(ctx context.Context, p *program.Proc) int {
 	if err != nil {
 		code, msg := curlError(err, o, p.Sys.Clock.Now().Sub(start))
 		if !o.silent || o.showErr {
-			fmt.Fprintf(p.Stderr, "curl: (%d) %s%s", code, msg, nl)
+			fmt.Fprintf(p.Stderr, "curl: (%d) %s%s", code, msg, eol)
 		}
 		return code
 	}
 	if o.fail && resp.StatusCode >= 400 {
 		if !o.silent || o.showErr {
-			fmt.Fprintf(p.Stderr, "curl: (22) The requested URL returned error: %d%s", resp.StatusCode, nl)
+			fmt.Fprintf(p.Stderr, "curl: (22) The requested URL returned error: %d%s", resp.StatusCode, eol)
 		}
 		return 22
 	}
@@ -61,7 +64,7 @@ func Curl(ctx context.Context, p *program.Proc) int {
 	if o.output != "" && o.output != "-" {
 		f, err := p.Sys.FS.OpenFile(p.Sys.FS.Abs(p.Dir, o.output), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 		if err != nil {
-			fmt.Fprintf(p.Stderr, "curl: (23) Failure writing output to destination%s", nl)
+			fmt.Fprintf(p.Stderr, "curl: (23) Failure writing output to destination%s", eol)
 			return 23
 		}
 		defer f.Close()
@@ -78,6 +81,15 @@ func Curl(ctx context.Context, p *program.Proc) int {
 			`%{size_download}`, strconv.Itoa(len(resp.Body)), `\n`, "\n", `\r`, "\r", `\t`, "\t").Replace(o.writeOut))
 	}
 	return 0
+}
+
+// lineEnd is how a program's text lines end: CRLF on Windows, where the
+// C runtime writes stderr in text mode, LF elsewhere.
+func lineEnd(sys *program.Sys) string {
+	if sys.Windows {
+		return nl
+	}
+	return "\n"
 }
 
 func headerText(r *winutil.Response) string {
