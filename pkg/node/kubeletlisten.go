@@ -1,6 +1,7 @@
 package node
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -44,6 +45,13 @@ type KubeletServing struct {
 	// self-signed certificate until the certificates API issues one
 	// (RequestServingCerts).
 	Cert *tls.Certificate
+	// ClientCA is the PEM bundle of the CAs whose client certificates the
+	// listeners accept, as a kubelet's authentication.x509.clientCAFile:
+	// kube-apiserver's --kubelet-client-certificate is signed by one.
+	// Nil accepts none, only bearer tokens. Either way each request's
+	// identity must be allowed the node's subresource by a
+	// SubjectAccessReview (kubeletauth.go).
+	ClientCA []byte
 }
 
 // AnnotationNodeIP is the node's address on the emulated pod network when
@@ -72,6 +80,11 @@ func (s *kubeletServer) listen(o *KubeletServing) error {
 	if !o.Advertise.IsValid() || o.Advertise.IsUnspecified() {
 		return errors.New("node agent: KubeletServing.Advertise must be a specific address")
 	}
+	auth, err := newKubeletAuth(s.agent.client, o.ClientCA)
+	if err != nil {
+		return err
+	}
+	s.guard(auth)
 	s.serving = o
 	for i, name := range s.agent.names {
 		port := 0
@@ -103,10 +116,43 @@ func (s *kubeletServer) accept(l net.Listener, node string) {
 			return
 		}
 		s.once.Do(s.start)
-		if s.startErr != nil || !s.ln.push(tls.Server(nodeConn{c, node}, s.tls)) {
+		if s.startErr != nil || !s.ln.push(tls.Server(nodeConn{externalConn{c}, node}, s.clientCertTLS())) {
 			c.Close()
 		}
 	}
+}
+
+// externalConn is a connection accepted on a real listener, which anyone
+// who reaches the port may have opened.
+type externalConn struct{ net.Conn }
+
+// guard puts auth in front of the kubelet API for connections from the
+// real listeners, and marks those connections so that it can tell them
+// from DialKubelet's. It runs before the server does.
+func (s *kubeletServer) guard(auth *kubeletAuth) {
+	s.server.Handler = auth.guard(s.server.Handler)
+	connContext := s.server.ConnContext
+	s.server.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		ctx = connContext(ctx, c)
+		if tc, ok := c.(*tls.Conn); ok {
+			if nc, ok := tc.NetConn().(nodeConn); ok {
+				if _, ok := nc.Conn.(externalConn); ok {
+					ctx = context.WithValue(ctx, externalKey{}, true)
+				}
+			}
+		}
+		return ctx
+	}
+}
+
+// clientCertTLS is the serving configuration that asks for a client
+// certificate, as a kubelet does; the authenticator verifies it against
+// ClientCA, so a connection without one or with another is still served
+// (and answered 401 unless it carries a token).
+func (s *kubeletServer) clientCertTLS() *tls.Config {
+	c := s.tls.Clone()
+	c.ClientAuth = tls.RequestClientCert
+	return c
 }
 
 func (s *kubeletServer) closeListeners() {

@@ -15,6 +15,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -29,6 +30,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	authenticationv1client "k8s.io/client-go/kubernetes/typed/authentication/v1"
+	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
+	"k8s.io/client-go/rest"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
@@ -50,7 +54,7 @@ func servingAgent(t *testing.T, port int) (*Agent, error) {
 		}
 		return false, nil, nil
 	})
-	a, err := newAgent(client, Options{Cluster: v1alpha1.DefaultCluster(),
+	a, err := newAgent(withReviews(t, client), Options{Cluster: v1alpha1.DefaultCluster(),
 		Kubelet: &KubeletServing{Listen: loopback, Advertise: loopback, Port: port}})
 	if err == nil {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -60,8 +64,54 @@ func servingAgent(t *testing.T, port int) (*Agent, error) {
 	return a, err
 }
 
+// reviewingClient is a fake API client whose TokenReviews and
+// SubjectAccessReviews, which the kubelet's authenticator and authorizer
+// send through their REST clients (the fake has none), are answered by a
+// test server: testToken is user "test", allowed everything.
+type reviewingClient struct {
+	*fake.Clientset
+	authn authenticationv1client.AuthenticationV1Interface
+	authz authorizationv1client.AuthorizationV1Interface
+}
+
+func (c *reviewingClient) AuthenticationV1() authenticationv1client.AuthenticationV1Interface {
+	return c.authn
+}
+
+func (c *reviewingClient) AuthorizationV1() authorizationv1client.AuthorizationV1Interface {
+	return c.authz
+}
+
+func withReviews(t *testing.T, client *fake.Clientset) *reviewingClient {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var review struct {
+			APIVersion string         `json:"apiVersion"`
+			Kind       string         `json:"kind"`
+			Spec       map[string]any `json:"spec"`
+			Status     map[string]any `json:"status"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&review)
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/tokenreviews") && review.Spec["token"] == testToken:
+			review.Status = map[string]any{"authenticated": true, "user": map[string]any{"username": "test"}}
+		case strings.HasSuffix(r.URL.Path, "/subjectaccessreviews"):
+			review.Status = map[string]any{"allowed": review.Spec["user"] == "test"}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(review)
+	}))
+	t.Cleanup(srv.Close)
+	cfg := &rest.Config{Host: srv.URL}
+	return &reviewingClient{Clientset: client,
+		authn: authenticationv1client.NewForConfigOrDie(cfg), authz: authorizationv1client.NewForConfigOrDie(cfg)}
+}
+
+const testToken = "test-token"
+
 // tlsGet GETs path from the kubelet at ep as kube-apiserver does without
-// --kubelet-certificate-authority, and returns the certificate served.
+// --kubelet-certificate-authority, with a token the fake API server
+// confirms, and returns the certificate served.
 func tlsGet(t *testing.T, ep netip.AddrPort, path string) (string, *x509.Certificate) {
 	t.Helper()
 	var served *x509.Certificate
@@ -69,7 +119,9 @@ func tlsGet(t *testing.T, ep netip.AddrPort, path string) (string, *x509.Certifi
 		InsecureSkipVerify: true,
 		VerifyConnection:   func(cs tls.ConnectionState) error { served = cs.PeerCertificates[0]; return nil },
 	}}}
-	resp, err := c.Get("https://" + ep.String() + path)
+	req, _ := http.NewRequest(http.MethodGet, "https://"+ep.String()+path, nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatalf("GET %s%s: %v", ep, path, err)
 	}

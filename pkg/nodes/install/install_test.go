@@ -45,7 +45,7 @@ func (a access) String() string {
 
 // needs is what pkg/node calls (agent.go, emunode.go, nodestatus.go,
 // podworker.go, terminate.go, objects.go, volumes.go, netroute.go,
-// kubeletcert.go, images.go).
+// kubeletcert.go, kubeletauth.go, images.go; pkg/shard).
 var needs = []access{
 	{verb: "create", resource: "nodes"}, {verb: "update", resource: "nodes"}, {verb: "patch", resource: "nodes"},
 	{verb: "watch", resource: "nodes"}, {verb: "delete", resource: "nodes"},
@@ -61,10 +61,16 @@ var needs = []access{
 	{verb: "create", resource: "events", namespace: "default"}, {verb: "patch", resource: "events", namespace: "default"},
 	{verb: "create", group: "coordination.k8s.io", resource: "leases", namespace: "kube-node-lease"},
 	{verb: "update", group: "coordination.k8s.io", resource: "leases", namespace: "kube-node-lease"},
+	// the shard Leases (pkg/shard)
+	{verb: "list", group: "coordination.k8s.io", resource: "leases", namespace: "kube-node-lease"},
+	{verb: "delete", group: "coordination.k8s.io", resource: "leases", namespace: "kube-node-lease"},
 	{verb: "watch", resource: "configmaps", namespace: "kube-system"},
 	{verb: "watch", group: "apps", resource: "daemonsets", namespace: "kube-system"},
 	{verb: "create", group: "certificates.k8s.io", resource: "certificatesigningrequests"},
 	{verb: "get", group: "certificates.k8s.io", resource: "certificatesigningrequests"},
+	// the kubelet API's authentication and authorization (kubeletauth.go)
+	{verb: "create", group: "authentication.k8s.io", resource: "tokenreviews"},
+	{verb: "create", group: "authorization.k8s.io", resource: "subjectaccessreviews"},
 }
 
 // denied is what a kubelet's permissions do not include.

@@ -3,12 +3,15 @@ package nodes
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/netip"
 	"net/url"
+	"os"
 	"strings"
 	"syscall"
 
@@ -22,11 +25,17 @@ import (
 // kubeletFlags say where the nodes' kubelet API listens for the cluster's
 // apiserver and with which certificate.
 type kubeletFlags struct {
-	address    string
-	port       int
-	certFile   string
-	keyFile    string
-	approveCSR bool
+	address      string
+	port         int
+	certFile     string
+	keyFile      string
+	approveCSR   bool
+	clientCAFile string
+	// clientCA is --kubelet-client-ca's PEM, read by validate.
+	clientCA []byte
+	// flags are the command's, whose --kubeconfig and --context give the
+	// default client CA (kubeconfigCA).
+	flags *pflag.FlagSet
 }
 
 func (k *kubeletFlags) addFlags(fs *pflag.FlagSet) {
@@ -36,6 +45,11 @@ func (k *kubeletFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&k.certFile, "kubelet-tls-cert", "", "PEM serving certificate for every node's kubelet API (with --kubelet-tls-key; default: a certificate signing request per node)")
 	fs.StringVar(&k.keyFile, "kubelet-tls-key", "", "PEM private key of --kubelet-tls-cert")
 	fs.BoolVar(&k.approveCSR, "approve-csr", false, "approve the nodes' kubelet-serving certificate signing requests (the kubeconfig's identity must be allowed to)")
+	fs.StringVar(&k.clientCAFile, "kubelet-client-ca", "", "PEM CA bundle the nodes' kubelet API verifies client certificates with, as a kubelet's clientCAFile: "+
+		"it must have signed the API server's --kubelet-client-certificate (default: the kubeconfig's certificate authority, "+
+		"which does for kubeadm, kind and winkube up; k3s: /var/lib/rancher/k3s/server/tls/client-ca.crt). "+
+		"Other callers need a bearer token; the kubeconfig's identity must create tokenreviews and subjectaccessreviews (ClusterRole system:auth-delegator)")
+	k.flags = fs
 }
 
 // validate checks what needs no cluster; its errors are usage errors.
@@ -53,6 +67,13 @@ func (k *kubeletFlags) validate() error {
 	}
 	if k.certFile != "" && k.approveCSR {
 		return errors.New("--approve-csr has nothing to approve with --kubelet-tls-cert")
+	}
+	if k.clientCAFile != "" {
+		ca, err := readCA(k.clientCAFile)
+		if err != nil {
+			return fmt.Errorf("--kubelet-client-ca %s: %w", k.clientCAFile, err)
+		}
+		k.clientCA = ca
 	}
 	return nil
 }
@@ -86,7 +107,102 @@ func (k *kubeletFlags) serving(host string, nodes int) (*node.KubeletServing, er
 		}
 		s.Cert = &cert
 	}
+	ca, err := k.clientCAPEM()
+	if err != nil {
+		return nil, err
+	}
+	s.ClientCA = ca
 	return s, nil
+}
+
+// clientCAPEM is the CA bundle the kubelet API verifies client
+// certificates with: --kubelet-client-ca, else the kubeconfig's.
+func (k *kubeletFlags) clientCAPEM() ([]byte, error) {
+	if k.clientCA != nil {
+		return k.clientCA, nil
+	}
+	ca, source, err := k.kubeconfigCA()
+	if err != nil {
+		return nil, fmt.Errorf("--kubelet-client-ca defaults to the certificate authority of %s: %w", source, err)
+	}
+	if len(ca) == 0 {
+		return nil, fmt.Errorf("--kubelet-client-ca is needed: %s names no certificate authority to default to (insecure-skip-tls-verify?); "+
+			"give the CA that signed the API server's --kubelet-client-certificate", source)
+	}
+	if _, err := parseCA(ca); err != nil {
+		return nil, fmt.Errorf("--kubelet-client-ca defaults to the certificate authority of %s, which is unusable: %w", source, err)
+	}
+	return ca, nil
+}
+
+// kubeconfigCA is the certificate authority the kubeconfig of --kubeconfig
+// and --context (or the pod's in-cluster config) trusts the API server
+// with; nil when it names none. kubeadm, kind and winkube up sign the API
+// server's kubelet client certificate with that same CA.
+func (k *kubeletFlags) kubeconfigCA() (ca []byte, source string, err error) {
+	kubeconfig, kubeContext := "", ""
+	if k.flags != nil {
+		if f := k.flags.Lookup("kubeconfig"); f != nil {
+			kubeconfig = f.Value.String()
+		}
+		if f := k.flags.Lookup("context"); f != nil {
+			kubeContext = f.Value.String()
+		}
+	}
+	rules, source, err := loadingRules(kubeconfig)
+	if err != nil {
+		return nil, "the kubeconfig", err
+	}
+	cfg, err := restConfig(rules, kubeContext)
+	if err != nil {
+		return nil, source, err
+	}
+	if len(cfg.CAData) > 0 || cfg.CAFile == "" {
+		return cfg.CAData, source, nil
+	}
+	ca, err = os.ReadFile(cfg.CAFile)
+	return ca, source + " (" + cfg.CAFile + ")", err
+}
+
+// readCA reads a PEM CA bundle and checks it.
+func readCA(path string) ([]byte, error) {
+	pemBytes, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := parseCA(pemBytes); err != nil {
+		return nil, err
+	}
+	return pemBytes, nil
+}
+
+// parseCA checks that pemBytes holds PEM certificates, all of them CAs:
+// a leaf here (the API server's client certificate itself, say) would
+// verify nothing.
+func parseCA(pemBytes []byte) ([]*x509.Certificate, error) {
+	var cas []*x509.Certificate
+	for rest := pemBytes; ; {
+		var block *pem.Block
+		block, rest = pem.Decode(rest)
+		if block == nil {
+			break
+		}
+		if block.Type != "CERTIFICATE" {
+			return nil, fmt.Errorf("holds a %s, not only CA certificates", block.Type)
+		}
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("not a PEM CA certificate: %w", err)
+		}
+		if !cert.IsCA {
+			return nil, fmt.Errorf("the certificate of %q is not a CA's; give the CA that signed it", cert.Subject.CommonName)
+		}
+		cas = append(cas, cert)
+	}
+	if len(cas) == 0 {
+		return nil, errors.New("no PEM certificate in it (want the CA bundle, -----BEGIN CERTIFICATE-----)")
+	}
+	return cas, nil
 }
 
 // routeTo is this machine's address on the route to the API server: the
