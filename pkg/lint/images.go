@@ -40,6 +40,35 @@ func (r *run) checkImagesAnywhere(p *podInfo) {
 	}
 }
 
+// checkPinnedImages also runs behind SCH-1: matching a node is not enough
+// when the OS or the Windows builds the pod's own fields pin cannot run an
+// image, which the webhook refuses for the same rule. Images reported as
+// running nowhere are left out.
+func (r *run) checkPinnedImages(p *podInfo) {
+	if p.mixedImages || p.osSelector == "" {
+		return
+	}
+	builds, _ := windows.PinnedBuilds(&p.sched)
+	for i := range p.images {
+		pi := &p.images[i]
+		if pi.unknown || len(r.nodesFor(p, pi)) == 0 {
+			continue
+		}
+		pin := "kubernetes.io/os=" + p.osSelector
+		v := pi.img.OnHost(windows.Host{OS: p.osSelector, Arch: "amd64", Runtime: windows.RuntimeContainerd})
+		if v.Runs && p.osSelector == "windows" && builds != nil {
+			pin = "node.kubernetes.io/windows-build=" + strings.Join(builds, "|")
+			v = windows.OnPinnedBuilds(builds, pi.img.OnHost)
+		}
+		if v.Runs {
+			continue
+		}
+		r.report(&p.w.object, v.Rule, rules.SeverityError, pi.path.String(),
+			fmt.Sprintf("the pod's selectors pin %s, where %s cannot run, so a node with those labels would not run it either: %v", pin, pi.ref, v.Err()),
+			r.imageFix(p, pi, v.Rule))
+	}
+}
+
 // firstMismatch returns the verdict of a node the image cannot run on,
 // preferring a node of an OS the image is built for: "wrong build" says
 // more than "wrong OS".

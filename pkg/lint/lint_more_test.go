@@ -106,7 +106,8 @@ func TestJSONListItemLines(t *testing.T) {
 
 // rule: SCH-1, IMG-2
 // A selector that matches no node (SCH-1) does not hide an image that no
-// node runs (IMG-2); an image some node runs is left to the SCH-1 fix.
+// node runs (IMG-2), nor an image that some node runs but the build the
+// pod pins does not (IMG-2: the webhook refuses that pod for it).
 func TestNoNodeStillChecksImages(t *testing.T) {
 	r := lintFiles(t, "", 0, filepath.Join("testdata", "golden", "no-node-and-image.yaml"))
 	got := map[string][]string{}
@@ -116,7 +117,23 @@ func TestNoNodeStillChecksImages(t *testing.T) {
 	if strings.Join(got["wrong-build-everywhere"], ",") != "SCH-1,IMG-2" {
 		t.Errorf("wrong-build-everywhere: %v, want SCH-1 and IMG-2", got["wrong-build-everywhere"])
 	}
-	if strings.Join(got["selector-only"], ",") != "SCH-1" {
-		t.Errorf("selector-only: %v, want SCH-1 alone", got["selector-only"])
+	if strings.Join(got["selector-only"], ",") != "SCH-1,IMG-2" {
+		t.Errorf("selector-only: %v, want SCH-1 and IMG-2 for the pinned build 10.0.14393", got["selector-only"])
+	}
+}
+
+// rule: SCH-4, IMG-4
+// A pod whose own selector pins Linux for a Windows image is told so even
+// when its RuntimeClass conflict (SCH-4) keeps it off every node.
+func TestPinnedOSChecksImages(t *testing.T) {
+	r := lintFiles(t, "", 0, filepath.Join("testdata", "rules", "sch-4-bad.yaml"))
+	var got []string
+	for _, f := range r.Findings {
+		if f.Name == "sch4" {
+			got = append(got, f.Rule)
+		}
+	}
+	if strings.Join(got, ",") != "SCH-4,SCH-1,IMG-4" {
+		t.Errorf("sch4: %v, want SCH-4, SCH-1 and IMG-4", got)
 	}
 }

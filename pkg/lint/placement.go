@@ -37,6 +37,7 @@ func (r *run) checkPlacement(p *podInfo) {
 			return
 		}
 		r.checkImagesAnywhere(p)
+		r.checkPinnedImages(p)
 	case len(p.reachable) == 0:
 		r.reportTainted(p)
 		failed = true

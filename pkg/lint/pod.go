@@ -7,9 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
-	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
-	"k8s.io/klog/v2"
 
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/rules"
@@ -116,32 +113,26 @@ func (r *run) reportMissingRuntimeClass(w *workload, name string) {
 }
 
 // reachable returns the nodes whose labels satisfy the pod's selectors and
-// affinity, and among them those whose NoSchedule/NoExecute taints the pod
-// tolerates, with upstream's scheduling helpers.
+// affinity, and among them those whose taints the pod tolerates
+// (windows.Reach).
 func (t *Target) reachable(spec *corev1.PodSpec) (matched, reachable []*Node) {
-	pod := &corev1.Pod{Spec: *spec}
-	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
-	for _, n := range t.Nodes {
-		if spec.NodeName != "" && spec.NodeName != n.Name {
-			continue
-		}
-		if ok, err := affinity.Match(n.Obj); err != nil || !ok {
-			continue
-		}
-		matched = append(matched, n)
-		if _, untolerated := untoleratedTaint(n, spec.Tolerations); !untolerated {
-			reachable = append(reachable, n)
-		}
+	objs := make([]*corev1.Node, len(t.Nodes))
+	for i, n := range t.Nodes {
+		objs[i] = n.Obj
+	}
+	m, r := windows.Reach(spec, objs)
+	for _, i := range m {
+		matched = append(matched, t.Nodes[i])
+	}
+	for _, i := range r {
+		reachable = append(reachable, t.Nodes[i])
 	}
 	return matched, reachable
 }
 
-// untoleratedTaint finds a NoSchedule or NoExecute taint the tolerations
-// miss; PreferNoSchedule never keeps a pod off a node.
+// untoleratedTaint finds a taint of the node that keeps the pod off.
 func untoleratedTaint(n *Node, tolerations []corev1.Toleration) (corev1.Taint, bool) {
-	return corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), n.Obj.Spec.Taints, tolerations, func(t *corev1.Taint) bool {
-		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
-	}, true)
+	return windows.UntoleratedTaint(n.Obj, tolerations)
 }
 
 // resolveImages looks up every init and regular container's image and

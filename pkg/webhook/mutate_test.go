@@ -252,6 +252,27 @@ spec:
 	}
 }
 
+// An image no node of the cluster runs gets no placement, which would
+// only move the failure: the pod is admitted as it is, with the rule it
+// meets where it lands, as lint names it (the Linux node, for want of an
+// OS selector), and the image's own verdict.
+// rule: SCH-5
+func TestImageThatRunsNowhereIsNotPlaced(t *testing.T) {
+	h := newTestHandler(t, Options{}, mixedNodes())
+	resp := h.Mutate(ctx, podRequest(t, `
+metadata: {name: a}
+spec:
+  containers: [{name: a, image: "mcr.microsoft.com/windows/servercore:ltsc2016"}]
+`))
+	if !resp.Allowed || resp.Patch != nil {
+		t.Fatalf("allowed=%v patch=%s; want admitted unchanged", resp.Allowed, resp.Patch)
+	}
+	if len(resp.Warnings) != 1 || !warningWith(resp, "winkube (SCH-5): spec.containers[0].image mcr.microsoft.com/windows/servercore:ltsc2016 runs on no node of the cluster, so the pod was not placed; it fails on linux-1 (linux)") ||
+		!warningWith(resp, "no match for platform in manifest") {
+		t.Errorf("warnings = %q", resp.Warnings)
+	}
+}
+
 // A HostProcess pod runs on the host, whatever its build: pinned to
 // Windows and tolerated, with no build term.
 // rule: API-6, IMG-2, SCH-3

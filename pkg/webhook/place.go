@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
-	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
 
 	"github.com/winkube/winkube/pkg/windows"
@@ -46,6 +45,9 @@ func (h *Handler) place(pod *corev1.Pod, images []podImage) *placement {
 		p.os = os
 	}
 	hostProcess := p.os == "windows" && windows.IsHostProcessPod(&pod.Spec)
+	if nodes := h.cluster.nodeList(); len(pinned) == 0 && nodes != nil && !runsSomewhere(nodes, p.os, images, hostProcess) {
+		return &placement{warnings: unplaced(s, images, nodes)}
+	}
 	if p.os == "windows" && !hostProcess {
 		if p.refusal = pinnedBuildsRefusal(s, images); p.refusal != nil {
 			return p
@@ -107,20 +109,18 @@ func tolerationFor(t corev1.Taint) corev1.Toleration {
 // own fields select must run its images (else it is refused), and when
 // only some of them do, a windows-build term keeps it on those.
 func (h *Handler) placeOnNodes(p *placement, s *scheduling, images []podImage, nodes []*node, hostProcess bool) {
-	affinity := nodeaffinity.GetRequiredNodeAffinity(&corev1.Pod{Spec: s.spec})
 	var selected, ofOS, matched, good []*node
 	var first windows.Verdict
 	var firstImage *podImage
 	hosts := hostChecks{}
-	for _, n := range nodes {
-		isSelected := s.spec.NodeName == "" || s.spec.NodeName == n.Name
-		if isSelected {
-			ok, err := affinity.Match(n.obj)
-			isSelected = err == nil && ok
-		}
-		if isSelected {
-			selected = append(selected, n)
-		}
+	isSelected := make([]bool, len(nodes))
+	m, _ := windows.Reach(&s.spec, objects(nodes))
+	for _, i := range m {
+		isSelected[i] = true
+		selected = append(selected, nodes[i])
+	}
+	for i, n := range nodes {
+		isSelected := isSelected[i]
 		if n.OS != p.os {
 			continue
 		}
@@ -162,6 +162,15 @@ func (h *Handler) placeOnNodes(p *placement, s *scheduling, images []podImage, n
 	case len(good) < len(matched) && p.os == "windows" && !hostProcess:
 		p.builds = buildLabels(good)
 	}
+}
+
+// objects are the nodes' API objects, for windows.Reach.
+func objects(nodes []*node) []*corev1.Node {
+	out := make([]*corev1.Node, len(nodes))
+	for i, n := range nodes {
+		out[i] = n.obj
+	}
+	return out
 }
 
 func firstKnown(images []podImage) *podImage {

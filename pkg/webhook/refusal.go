@@ -56,21 +56,16 @@ func pinnedBuildsRefusal(s *scheduling, images []podImage) *finding {
 	if builds == nil {
 		return nil
 	}
-	var first windows.Verdict
 	var firstImage *podImage
-	for _, v := range builds {
-		b, err := windows.ParseBuild(v)
-		if err != nil {
-			return nil // not a build label: the scheduler matches no node (SCH-1), not ours to judge
-		}
-		// The nodes are not known here: winkube's runtime, containerd.
-		pi, verdict := failingImage(images, windows.Host{OS: "windows", Arch: "amd64", Build: b, Runtime: windows.RuntimeContainerd})
-		if pi == nil {
-			return nil
-		}
+	first := windows.OnPinnedBuilds(builds, func(h windows.Host) windows.Verdict {
+		pi, v := failingImage(images, h)
 		if firstImage == nil {
-			first, firstImage = verdict, pi
+			firstImage = pi
 		}
+		return v
+	})
+	if first.Runs {
+		return nil
 	}
 	return &finding{
 		rule:    first.Rule,

@@ -91,28 +91,15 @@ func requiredTerms(a *corev1.Affinity) []corev1.NodeSelectorTerm {
 	return a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
 }
 
-// pinnedBuilds are the windows-build values the pod allows: its selector's
-// value, or the values of a required affinity whose every term names
-// them. Nil when it allows every build.
+// pinnedBuilds are the windows-build values the pod allows
+// (windows.PinnedBuilds) and the field that pins them.
 func (s *scheduling) pinnedBuilds() (source string, builds []string) {
-	if v, ok := s.spec.NodeSelector[corev1.LabelWindowsBuild]; ok {
-		return s.selectorSource(corev1.LabelWindowsBuild), []string{v}
-	}
-	terms := requiredTerms(s.spec.Affinity)
-	for _, term := range terms {
-		var values []string
-		for _, req := range term.MatchExpressions {
-			if req.Key == corev1.LabelWindowsBuild && req.Operator == corev1.NodeSelectorOpIn {
-				values = req.Values
-			}
-		}
-		if values == nil {
-			return "", nil
-		}
-		builds = append(builds, values...)
-	}
-	if len(builds) == 0 {
+	builds, fromSelector := windows.PinnedBuilds(&s.spec)
+	switch {
+	case builds == nil:
 		return "", nil
+	case fromSelector:
+		return s.selectorSource(corev1.LabelWindowsBuild), builds
 	}
 	return "spec.affinity node.kubernetes.io/windows-build In (" + strings.Join(builds, ", ") + ")", builds
 }

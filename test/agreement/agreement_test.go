@@ -34,11 +34,11 @@ var sight = []struct {
 		validate: "the same ID for workloads", mutate: "the same ID for Pods (refused)", node: "-", doctor: "-"},
 	{rules: "SCH-5, IMG-2, IMG-4 (an image on a node it cannot run on), lint errors only",
 		validate: "-",
-		mutate:   "the same ID: a refusal when the pod's own placement contradicts its images, else placed-by names the rule of what it added (it also adds SCH-5/SCH-3/SCH-2 where lint sees no failure); LIM-1 refusals cover a mixed pod's image rules",
+		mutate:   "the same ID: a refusal when the pod's own placement contradicts its images (lint also says so where its selectors match no node: windows.PinnedBuilds), else placed-by names the rule of what it added (it also adds SCH-5/SCH-3/SCH-2 where lint sees no failure); LIM-1 refusals cover a mixed pod's image rules",
 		node:     "the same ID for the pull or start failure on each node the pod lands on; nothing when lint says the pods stay Pending (SCH-1, SCH-3, SCH-4: lint's IMG-2 there is a forecast); for a LIM-1 pod, the rule of whichever image fails where it lands",
 		doctor:   "the same IDs as the node, read from the pod statuses (and DaemonSet counts) the node leaves"},
 	{rules: "an image that runs on no node of the cluster",
-		validate: "-", mutate: "places the pod on the image's OS and warns with IMG-2/IMG-4 (lint says SCH-5 where it lands unplaced)", node: "as lint", doctor: "as the node"},
+		validate: "-", mutate: "adds nothing (no placement helps) and warns with lint's rule for where the pod lands (windows.Reach)", node: "as lint", doctor: "as the node"},
 	{rules: "SCH-5 info (only taints keep the pod off) and SCH-5 warning (a DaemonSet with an image outside the catalog)",
 		validate: "-", mutate: "places by what it knows", node: "no failure (left out here)", doctor: "-"},
 	{rules: "IMG-3 and images outside the catalog",
@@ -98,7 +98,6 @@ func TestAgreement(t *testing.T) {
 			dv := doctorVerdicts(f.state)
 			for _, w := range ws {
 				compared++
-				lint.nowhere = runsNowhere(w.spec, all)
 				checkWorkload(t, name, minor, w, lint, admit(t, h, w), f.node, dv)
 			}
 		}
@@ -125,7 +124,7 @@ func checkWorkload(t *testing.T, name string, minor int, w *workload, lint lintS
 				name, key, r, a.refused, (verdicts{key: a.placed}).sorted(key, placementRule))
 		}
 	}
-	if r := a.refused; r != "" && r != "LIM-1" && !lint.all[key][r] && !pending(lint.errs[key]) && !lint.nowhere {
+	if r := a.refused; r != "" && r != "LIM-1" && !lint.all[key][r] {
 		t.Errorf("%s %s: the mutating webhook refuses for %s, lint says %v", name, key, r, lint.all.sorted(key, placementRule))
 	}
 	// rule: SCH-5
@@ -150,10 +149,6 @@ func checkWorkload(t *testing.T, name string, minor int, w *workload, lint lintS
 // lintSays is lint's verdicts on one input.
 type lintSays struct {
 	all, errs verdicts
-	// nowhere: some image of the workload runs on no node of the cluster.
-	// lint names where the pod lands (SCH-5 on a Linux node), the webhook
-	// refuses for the image (IMG-2, IMG-4): both are the rule book's.
-	nowhere bool
 }
 
 // pending: lint says the pods are never scheduled (no node matches SCH-1,

@@ -110,24 +110,6 @@ func runOn(t *testing.T, spec *corev1.PodSpec, n *corev1.Node) nodeRun {
 	return run
 }
 
-// runsNowhere: a catalogued image of spec runs on no node at all.
-func runsNowhere(spec *corev1.PodSpec, all []*corev1.Node) bool {
-	for _, c := range append(append([]corev1.Container{}, spec.InitContainers...), spec.Containers...) {
-		img := imageinfo.Lookup(c.Image)
-		if !img.Cataloged {
-			continue
-		}
-		runs := false
-		for _, n := range all {
-			runs = runs || img.OnHost(windows.HostOf(n)).Runs
-		}
-		if !runs {
-			return true
-		}
-	}
-	return false
-}
-
 // fleet is every workload of one input run on the nodes it lands on: the
 // emulated nodes' verdicts per object, and the pods and DaemonSets as the
 // API then shows them to doctor.
