@@ -45,7 +45,8 @@ func (h *Handler) place(pod *corev1.Pod, images []podImage) *placement {
 		p.os = os
 	}
 	hostProcess := p.os == "windows" && windows.IsHostProcessPod(&pod.Spec)
-	if nodes := h.cluster.nodeList(); len(pinned) == 0 && nodes != nil && !runsSomewhere(nodes, p.os, images, hostProcess) {
+	hosts := hostChecks{}
+	if nodes := h.cluster.nodeList(); len(pinned) == 0 && nodes != nil && !runsSomewhere(nodes, p.os, images, hostProcess, hosts) {
 		return &placement{warnings: unplaced(s, images, nodes)}
 	}
 	if p.os == "windows" && !hostProcess {
@@ -54,7 +55,7 @@ func (h *Handler) place(pod *corev1.Pod, images []podImage) *placement {
 		}
 	}
 	if nodes := h.cluster.nodeList(); nodes != nil {
-		h.placeOnNodes(p, s, images, nodes, hostProcess)
+		h.placeOnNodes(p, s, images, nodes, hostProcess, hosts)
 		if p.refusal != nil {
 			return p
 		}
@@ -108,14 +109,12 @@ func tolerationFor(t corev1.Taint) corev1.Toleration {
 // placeOnNodes checks the pod against the cluster's nodes: the nodes its
 // own fields select must run its images (else it is refused), and when
 // only some of them do, a windows-build term keeps it on those.
-func (h *Handler) placeOnNodes(p *placement, s *scheduling, images []podImage, nodes []*node, hostProcess bool) {
+func (h *Handler) placeOnNodes(p *placement, s *scheduling, images []podImage, nodes []*node, hostProcess bool, hosts hostChecks) {
 	var selected, ofOS, matched, good []*node
 	var first windows.Verdict
 	var firstImage *podImage
-	hosts := hostChecks{}
 	isSelected := make([]bool, len(nodes))
-	m, _ := windows.Reach(&s.spec, objects(nodes))
-	for _, i := range m {
+	for _, i := range windows.Selected(&s.spec, objects(nodes)) {
 		isSelected[i] = true
 		selected = append(selected, nodes[i])
 	}

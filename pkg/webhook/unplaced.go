@@ -10,9 +10,8 @@ import (
 // runsSomewhere reports whether a node of the OS runs every image of the
 // pod. When none does, no placement helps: winkube adds nothing and says
 // what the pod meets where it lands (unplaced), as lint does.
-func runsSomewhere(nodes []*node, os string, images []podImage, hostProcess bool) bool {
+func runsSomewhere(nodes []*node, os string, images []podImage, hostProcess bool, hosts hostChecks) bool {
 	ofOS := false
-	hosts := hostChecks{}
 	for _, n := range nodes {
 		if n.OS != os {
 			continue

@@ -14,7 +14,20 @@ import (
 // taints it tolerates (SCH-3 when none). It uses upstream's scheduling
 // helpers, so lint and the webhook see the nodes the scheduler sees.
 func Reach(spec *corev1.PodSpec, nodes []*corev1.Node) (matched, reachable []int) {
-	affinity := nodeaffinity.GetRequiredNodeAffinity(&corev1.Pod{Spec: *spec})
+	matched = Selected(spec, nodes)
+	for _, i := range matched {
+		if _, untolerated := UntoleratedTaint(nodes[i], spec.Tolerations); !untolerated {
+			reachable = append(reachable, i)
+		}
+	}
+	return matched, reachable
+}
+
+// Selected is Reach's Matched alone, for callers that add tolerations
+// themselves (the webhook).
+func Selected(spec *corev1.PodSpec, nodes []*corev1.Node) []int {
+	var matched []int
+	affinity := nodeaffinity.GetRequiredNodeAffinity(&corev1.Pod{Spec: corev1.PodSpec{NodeSelector: spec.NodeSelector, Affinity: spec.Affinity}})
 	for i, n := range nodes {
 		if spec.NodeName != "" && spec.NodeName != n.Name {
 			continue
@@ -23,11 +36,8 @@ func Reach(spec *corev1.PodSpec, nodes []*corev1.Node) (matched, reachable []int
 			continue
 		}
 		matched = append(matched, i)
-		if _, untolerated := UntoleratedTaint(n, spec.Tolerations); !untolerated {
-			reachable = append(reachable, i)
-		}
 	}
-	return matched, reachable
+	return matched
 }
 
 // UntoleratedTaint finds a NoSchedule or NoExecute taint of the node the
