@@ -29,10 +29,17 @@ type launchSpec struct {
 // launch starts the container's main process (or its steered stand-in)
 // and publishes the container's live state for exec, attach and logs.
 func (w *podWorker) launch(pod *corev1.Pod, c *ctr, l *launchSpec, id string, now time.Time) error {
-	live := &liveCtr{id: id, sys: l.sys, env: l.spec.env, dir: l.spec.dir, stdinOnce: c.spec.StdinOnce, steered: l.steered}
+	var prevLog *runLog
 	if prev := c.live.Load(); prev != nil {
-		live.prevLog = prev.proc.log
+		prevLog = prev.proc.log
 	}
+	return w.launchRun(pod, c, l, id, now, prevLog)
+}
+
+// launchRun is launch with the log kubectl logs --previous shows; now is
+// when the run started, from which a steered exit and the probes count.
+func (w *podWorker) launchRun(pod *corev1.Pod, c *ctr, l *launchSpec, id string, now time.Time, prevLog *runLog) error {
+	live := &liveCtr{id: id, sys: l.sys, env: l.spec.env, dir: l.spec.dir, stdinOnce: c.spec.StdinOnce, steered: l.steered, prevLog: prevLog}
 	c.exitAt = time.Time{}
 	if l.steered {
 		live.proc = idleProcess(w.clock)

@@ -128,6 +128,9 @@ type ctr struct {
 	// toldWhy: the event saying the emulation does not run this
 	// container's program was recorded.
 	toldWhy bool
+	// resume: the container was Running when the agent restarted; the
+	// worker's first pass over it runs its program again (resume.go).
+	resume bool
 }
 
 func newPodWorker(n *emuNode, pod *corev1.Pod) *podWorker {
@@ -283,9 +286,11 @@ func restoreStatuses(ctrs []*ctr, statuses []corev1.ContainerStatus, pod *corev1
 			c.status = *s.DeepCopy()
 			if r := s.State.Running; r != nil {
 				// The process of a container that ran before the agent
-				// restarted is gone; the container keeps running, idle.
+				// restarted is gone; the container keeps running, idle,
+				// until the first sync runs its program again.
 				c.live.Store(&liveCtr{id: s.ContainerID, proc: idleProcess(clock.RealClock{})})
 				c.readyAt = readyTime(c, r.StartedAt.Time)
+				c.resume = true
 			}
 		}
 	}

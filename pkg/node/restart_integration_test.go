@@ -2,13 +2,17 @@ package node
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
@@ -67,6 +71,119 @@ func TestRestartAdoptsPods(t *testing.T) {
 	}
 }
 
+// A second Start runs again the programs of the containers it adopts: the
+// status stays as the first agent wrote it (same container, no restart, no
+// Started event) and the program's output is back in the container's log.
+// A container whose program cannot run again (its ConfigMap went while the
+// agent was down) keeps running idle and says why; one timed by the pod's
+// annotations still exits, counted from its first start.
+func TestRestartResumesPrograms(t *testing.T) {
+	needCluster(t)
+	ctx := context.Background()
+	pool := v1alpha1.NodePool{Name: "resume", OS: v1alpha1.OSLinux, Count: ptr.To(1)}
+	first := startPool(t, pool, "10.127.137.0/24")
+	ns := newNamespace(t)
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cfg"}, Data: map[string]string{"word": "hi"}}
+	if _, err := client.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, pod := range resumePods() {
+		createPod(t, ns, pod)
+	}
+	running := func(p *corev1.Pod) bool {
+		return len(p.Status.ContainerStatuses) == 1 && p.Status.ContainerStatuses[0].State.Running != nil
+	}
+	before := map[string]corev1.ContainerStatus{}
+	for _, name := range []string{"loop", "cfg", "timed"} {
+		before[name] = waitPod(t, ns, name, 30*time.Second, "Running", running).Status.ContainerStatuses[0]
+	}
+	first.Close()
+	if err := client.CoreV1().ConfigMaps(ns).Delete(ctx, "cfg", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	second := startPool(t, pool, "10.127.137.0/24")
+	defer second.Close()
+	// The test's API server cannot resolve node names, so the log is read
+	// from the second agent's kubelet API as the API server would.
+	kubelet := agentKubeletClient(second)
+	url := "https://resume-1:10250/containerLogs/" + ns + "/loop/main"
+	var log string
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 15*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, log = get(t, kubelet, url)
+		return strings.Contains(log, "started"), nil
+	})
+	if err != nil {
+		t.Fatalf("log of the adopted container %q, want it to contain %q: %v", log, "started", err)
+	}
+	waitEvent(t, ns, "cfg", "ResumeFailed", `configmap "cfg" not found`, 15*time.Second)
+	for _, name := range []string{"loop", "cfg"} {
+		p, err := client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertSameRun(t, name, before[name], p.Status.ContainerStatuses[0])
+		if n := startedEvents(t, ns, name); n > 1 {
+			t.Errorf("pod %s: %d Started events, want the first start's only", name, n)
+		}
+	}
+	timed := waitPod(t, ns, "timed", 15*time.Second, "Succeeded", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodSucceeded })
+	if id := timed.Status.ContainerStatuses[0].ContainerID; id != before["timed"].ContainerID {
+		t.Errorf("timed container %s, want the adopted %s", id, before["timed"].ContainerID)
+	}
+}
+
+// resumePods are the pods TestRestartResumesPrograms adopts: a program
+// that prints and loops, one that needs a ConfigMap key to start, and one
+// the pod's annotations time.
+func resumePods() []*corev1.Pod {
+	loop := simplePod("loop", "resume-1", busybox)
+	loop.Spec.Containers[0].Command = []string{"sh", "-c", "echo started; while true; do sleep 1; done"}
+	cfg := simplePod("cfg", "resume-1", busybox)
+	cfg.Spec.Containers[0].Command = loop.Spec.Containers[0].Command
+	cfg.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "WORD", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
+		LocalObjectReference: corev1.LocalObjectReference{Name: "cfg"}, Key: "word"}}}}
+	timed := simplePod("timed", "resume-1", busybox)
+	timed.Annotations = map[string]string{AnnotationRunSeconds: "4"}
+	timed.Spec.RestartPolicy = corev1.RestartPolicyNever
+	return []*corev1.Pod{loop, cfg, timed}
+}
+
+// assertSameRun checks that an adopted container is the run it was.
+func assertSameRun(t *testing.T, name string, before, after corev1.ContainerStatus) {
+	t.Helper()
+	if after.ContainerID != before.ContainerID || after.RestartCount != 0 || after.State.Running == nil ||
+		before.State.Running == nil || !after.State.Running.StartedAt.Equal(&before.State.Running.StartedAt) {
+		t.Errorf("pod %s: adopted container changed: before %s restarts %d %+v, after %s restarts %d %+v", name,
+			before.ContainerID, before.RestartCount, before.State, after.ContainerID, after.RestartCount, after.State)
+	}
+}
+
+// startedEvents counts the Started events of a pod.
+func startedEvents(t *testing.T, ns, name string) int32 {
+	n := int32(0)
+	for _, e := range podEvents(t, ns, name) {
+		if e.Reason == "Started" {
+			n += max(e.Count, 1)
+		}
+	}
+	return n
+}
+
+// agentKubeletClient reaches the kubelet API of a's nodes.
+func agentKubeletClient(a *Agent) *http.Client {
+	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, // as the apiserver without --kubelet-certificate-authority
+		DialContext: func(_ context.Context, _, addr string) (net.Conn, error) {
+			conn, ok, err := a.DialKubelet(addr)
+			if !ok && err == nil {
+				err = fmt.Errorf("%s is not a node of the agent", addr)
+			}
+			return conn, err
+		},
+	}}
+}
+
 func readyCondition(n *corev1.Node) corev1.NodeCondition {
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
@@ -119,5 +236,25 @@ func TestManyPodsStartOnOneNode(t *testing.T) {
 			t.Errorf("pods %s and %s share IP %s", other, p.Name, p.Status.PodIP)
 		}
 		seen[p.Status.PodIP] = p.Name
+	}
+}
+
+// An adopted container's probes start afresh but keep what they last
+// said: a started container is not probed for startup again, and Ready
+// holds until the readiness probe's own results change it.
+func TestResumeKeepsProbeResults(t *testing.T) {
+	spec := corev1.Container{Name: "web", StartupProbe: &corev1.Probe{}, ReadinessProbe: &corev1.Probe{}}
+	c := newCtr(spec, false)
+	c.status.Started, c.status.Ready = ptr.To(true), true
+	c.probes = newProbeStates(&c.spec, time.Now())
+	keepProbeResults(c)
+	if !c.probes.startup.ok || !c.probes.readiness.ok {
+		t.Errorf("probes after resume: startup ok %v, readiness ok %v; want both kept", c.probes.startup.ok, c.probes.readiness.ok)
+	}
+	c.status.Ready = false
+	c.probes = newProbeStates(&c.spec, time.Now())
+	keepProbeResults(c)
+	if c.probes.readiness.ok {
+		t.Error("a container not Ready became ready by the resume")
 	}
 }

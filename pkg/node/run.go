@@ -19,6 +19,9 @@ import (
 // triggered, which re-evaluates every waiting container.
 func (w *podWorker) runInitContainers(ctx context.Context, pod *corev1.Pod, now time.Time, resync bool) bool {
 	for _, c := range w.initCtrs {
+		if c.resume {
+			w.resumeContainer(ctx, pod, c)
+		}
 		sidecar := c.spec.RestartPolicy != nil && *c.spec.RestartPolicy == corev1.ContainerRestartPolicyAlways
 		s := c.status.State
 		due := resync || !now.Before(c.retryAt)
@@ -49,6 +52,9 @@ func (w *podWorker) runInitContainers(ctx context.Context, pod *corev1.Pod, now 
 // runContainers starts, stops and restarts the regular containers.
 func (w *podWorker) runContainers(ctx context.Context, pod *corev1.Pod, now time.Time, resync bool) {
 	for _, c := range w.ctrs {
+		if c.resume {
+			w.resumeContainer(ctx, pod, c)
+		}
 		s := c.status.State
 		due := resync || !now.Before(c.retryAt)
 		switch {
@@ -194,15 +200,21 @@ func (w *podWorker) configFailed(pod *corev1.Pod, c *ctr, err error) {
 // CreateContainerConfigError, retried at each sync without back-off
 // (kuberuntime_container.go startContainer).
 func (w *podWorker) containerConfigOK(pod *corev1.Pod, c *ctr, pulled cri.Pulled) bool {
-	if w.node.spec.host.Runtime().OS != "windows" {
-		return true
-	}
-	err := verifyWindowsNonRoot(pod, &c.spec, windowsImageUser(pulled.Ref))
+	err := w.containerConfigErr(pod, c, pulled)
 	if err == nil {
 		return true
 	}
 	w.configFailed(pod, c, err)
 	return false
+}
+
+// containerConfigErr is the check of containerConfigOK without its
+// effect on the container's status.
+func (w *podWorker) containerConfigErr(pod *corev1.Pod, c *ctr, pulled cri.Pulled) error {
+	if w.node.spec.host.Runtime().OS != "windows" {
+		return nil
+	}
+	return verifyWindowsNonRoot(pod, &c.spec, windowsImageUser(pulled.Ref))
 }
 
 // startFailed records a container that was created but did not start
