@@ -27,6 +27,9 @@ import (
 // test binary.
 func TestMain(m *testing.M) {
 	controlplane.MaybeRunComponent()
+	// Run in a pod (a CI runner on Kubernetes), the command would take the
+	// in-cluster config where the tests expect the kubeconfig they give.
+	os.Unsetenv("KUBERNETES_SERVICE_HOST")
 	os.Exit(m.Run())
 }
 
