@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	v1helper "k8s.io/kubernetes/pkg/apis/core/v1/helper"
 
 	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
@@ -147,8 +148,7 @@ func (s *nodeSpec) initialNode(now time.Time) *corev1.Node {
 // setStatus fills node.Status the way the kubelet's status setters do.
 // networkReady is false until the node has a pod CIDR.
 func (s *nodeSpec) setStatus(n *corev1.Node, networkReady bool, now time.Time) {
-	n.Status.Capacity = s.capacity()
-	n.Status.Allocatable = s.allocatable()
+	n.Status.Capacity, n.Status.Allocatable = withExtended(n.Status.Capacity, s.capacity(), s.allocatable())
 	n.Status.NodeInfo = s.nodeInfo()
 	n.Status.Addresses = s.addresses()
 	n.Status.DaemonEndpoints.KubeletEndpoint.Port = s.kubeletPort()
@@ -243,4 +243,19 @@ func stableHex(seed string, n int) string {
 func stableUUID(seed string) string {
 	h := stableHex(seed, 32)
 	return fmt.Sprintf("%s-%s-4%s-a%s-%s", h[0:8], h[8:12], h[13:16], h[17:20], h[20:32])
+}
+
+// withExtended is the node's capacity and allocatable with the extended
+// resources someone else added to its capacity kept, as the kubelet's
+// MachineInfo setter keeps them: it sets its own resources in place, and
+// allocatable follows capacity for every extended resource (e2e tests and
+// operators patch example.com/... into nodes/status this way).
+func withExtended(cur, capacity, allocatable corev1.ResourceList) (corev1.ResourceList, corev1.ResourceList) {
+	for name, q := range cur {
+		if _, own := capacity[name]; !own && v1helper.IsExtendedResourceName(name) {
+			capacity[name] = q.DeepCopy()
+			allocatable[name] = q.DeepCopy()
+		}
+	}
+	return capacity, allocatable
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 )
@@ -130,5 +131,35 @@ func TestNodeStatusPatch(t *testing.T) {
 	}
 	if strings.Contains(got, `"spec"`) || strings.Contains(got, `"labels"`) {
 		t.Errorf("patch %s writes more than annotations and status", got)
+	}
+}
+
+// An extended resource patched into the node's capacity (as operators and
+// the scheduling e2e tests do with example.com/fakecpu) survives the
+// node's status posts and shows in allocatable, as the kubelet keeps it;
+// one taken out of capacity leaves allocatable too.
+func TestNodeStatusKeepsExtendedResources(t *testing.T) {
+	spec := specOf(t, "linux-1")
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	cur := spec.initialNode(start)
+	fake := corev1.ResourceName("example.com/fakecpu")
+	cur.Status.Capacity[fake] = resource.MustParse("1000")
+	n := &emuNode{agent: &Agent{cluster: v1alpha1.DefaultCluster()}, spec: spec, networkReady: true, images: map[string]bool{"pause": true}}
+	want := n.desired(cur, start.Add(time.Second))
+	if q := want.Status.Allocatable[fake]; q.Cmp(resource.MustParse("1000")) != 0 {
+		t.Errorf("allocatable %s = %s, want 1000", fake, q.String())
+	}
+	patch, err := nodeStatusPatch(cur, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(patch), `"example.com/fakecpu":null`) {
+		t.Errorf("the status post deletes %s: %s", fake, patch)
+	}
+
+	delete(want.Status.Capacity, fake)
+	again := n.desired(want, start.Add(2*time.Second))
+	if _, ok := again.Status.Allocatable[fake]; ok {
+		t.Errorf("allocatable keeps %s after it left capacity", fake)
 	}
 }
