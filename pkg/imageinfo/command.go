@@ -40,7 +40,8 @@ var defaultCommands = map[string]Command{
 	"registry.k8s.io/pause":                      {Entrypoint: []string{"/pause"}},
 	"mcr.microsoft.com/oss/kubernetes/pause":     {Entrypoint: []string{"/pause"}},
 	"mcr.microsoft.com/k8s/core/pause":           {Entrypoint: []string{"/pause"}},
-	"registry.k8s.io/e2e-test-images/agnhost":    {Entrypoint: []string{"/agnhost"}, Cmd: []string{"pause"}, Files: []string{"/agnhost", "/localhost.crt", "/localhost.key"}},
+	"registry.k8s.io/e2e-test-images/agnhost":    {Entrypoint: []string{"/agnhost"}, Cmd: []string{"pause"}, Files: agnhostFiles, Text: map[string]string{"/etc/os-release": alpineRelease}},
+	"registry.k8s.io/e2e-test-images/kitten":     kitten,
 	"docker.io/library/busybox":                  shCmd,
 	"registry.k8s.io/e2e-test-images/busybox":    shCmd,
 	"docker.io/library/alpine":                   {Cmd: []string{"/bin/sh"}},
@@ -53,6 +54,8 @@ var defaultCommands = map[string]Command{
 	"docker.io/library/node":                     {Entrypoint: []string{"docker-entrypoint.sh"}, Cmd: []string{"node"}},
 	"docker.io/library/nginx":                    {Entrypoint: []string{"/docker-entrypoint.sh"}, Cmd: []string{"nginx", "-g", "daemon off;"}, Text: nginxPages},
 	"registry.k8s.io/e2e-test-images/nginx":      {Cmd: []string{"nginx", "-g", "daemon off;"}, Text: nginxPages},
+	// nonewprivs: Alpine plus a setuid-root nnp that prints its euid.
+	"registry.k8s.io/e2e-test-images/nonewprivs": {Cmd: []string{"nnp"}, Files: []string{"/usr/local/bin/nnp"}},
 	"docker.io/library/httpd":                    {Cmd: []string{"httpd-foreground"}, Text: map[string]string{"/usr/local/apache2/htdocs/index.html": "<html><body><h1>It works!</h1></body></html>\n"}},
 	"docker.io/library/redis":                    {Entrypoint: []string{"docker-entrypoint.sh"}, Cmd: []string{"redis-server"}},
 	"docker.io/library/memcached":                {Entrypoint: []string{"docker-entrypoint.sh"}, Cmd: []string{"memcached"}},
@@ -75,6 +78,29 @@ func DefaultCommand(ref string) (Command, bool) {
 	c, ok := defaultCommands[r.repository]
 	return c, ok
 }
+
+// agnhost (test/images/agnhost) is its binary and the localhost
+// certificate pair it serves with, on Alpine 3.22.
+var agnhostFiles = []string{"/agnhost", "/localhost.crt", "/localhost.key"}
+
+// kitten (test/images/kitten) is agnhost plus a picture and its
+// data.json, serving them with test-webserver: the image upstream's
+// ImageVolume e2e mounts as a volume.
+var kitten = Command{
+	Entrypoint: []string{"/agnhost"}, Cmd: []string{"test-webserver"},
+	Files: append(append([]string{}, agnhostFiles...), "/kitten.jpg"),
+	Text:  map[string]string{"/data.json": "{\n  \"image\": \"kitten.jpg\"\n}\n", "/etc/os-release": alpineRelease},
+}
+
+// alpineRelease is /etc/os-release of alpine:3.22, the base of agnhost
+// and the images built on it.
+const alpineRelease = `NAME="Alpine Linux"
+ID=alpine
+VERSION_ID=3.22.0
+PRETTY_NAME="Alpine Linux v3.22"
+HOME_URL="https://alpinelinux.org/"
+BUG_REPORT_URL="https://gitlab.alpinelinux.org/alpine/aports/-/issues"
+`
 
 // The default pages of the web server images.
 var (

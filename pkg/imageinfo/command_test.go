@@ -19,6 +19,10 @@ func TestDefaultCommand(t *testing.T) {
 	if c, _ := DefaultCommand("nginx:1.27"); c.Text["/usr/share/nginx/html/index.html"] == "" {
 		t.Errorf("nginx ships no index.html: %v", c.Text)
 	}
+	// nonewprivs: CMD ["nnp"], a setuid binary in /usr/local/bin.
+	if c, ok := DefaultCommand("registry.k8s.io/e2e-test-images/nonewprivs:1.3"); !ok || !reflect.DeepEqual(c.Cmd, []string{"nnp"}) || !reflect.DeepEqual(c.Files, []string{"/usr/local/bin/nnp"}) {
+		t.Errorf("nonewprivs = %+v %v", c, ok)
+	}
 	if _, ok := DefaultCommand("example.com/app:1"); ok {
 		t.Error("an image outside the catalog has a default command")
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/winkube/winkube/pkg/node/internal/cri"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
 	"github.com/winkube/winkube/pkg/node/internal/program"
+	"github.com/winkube/winkube/pkg/node/internal/program/agnhost"
 	"github.com/winkube/winkube/pkg/node/internal/program/pwsh"
 	"github.com/winkube/winkube/pkg/node/internal/program/selfimage"
 	"github.com/winkube/winkube/pkg/node/internal/program/winexe"
@@ -51,6 +52,10 @@ func (w *podWorker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled
 		User:     program.User{UID: id.UID, GID: id.GID, Groups: id.Groups, Name: id.Name, GroupName: id.GroupName, Account: id.Account},
 		Programs: imagePrograms(c.spec.Image, win),
 		Net:      w.node.agent.fabric.Net(w.joinNetwork(pod)),
+	}
+	if !win {
+		sys.Privileges = containerPrivileges(&c.spec)
+		sys.Netns = w.netns(pod)
 	}
 	hpc := win && windows.IsHostProcessPod(&pod.Spec)
 	if hpc {
@@ -98,6 +103,44 @@ func (w *podWorker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled
 		l.why = fmt.Sprintf("winkube does not emulate %q of image %s, so the container runs as its pod's annotations %s and %s say", argv[0], c.spec.Image, AnnotationRunSeconds, AnnotationExitCode)
 	}
 	return l, nil
+}
+
+// containerPrivileges are what the runtime grants beyond the user: the
+// kubelet asks for no_new_privs when allowPrivilegeEscalation is false
+// (API validation refuses that with privileged or CAP_SYS_ADMIN).
+func containerPrivileges(c *corev1.Container) program.Privileges {
+	sc := c.SecurityContext
+	if sc == nil {
+		return program.Privileges{}
+	}
+	pr := program.Privileges{
+		NoNewPrivs: sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation,
+		Privileged: sc.Privileged != nil && *sc.Privileged,
+	}
+	if caps := sc.Capabilities; caps != nil {
+		for _, a := range caps.Add {
+			pr.Add = append(pr.Add, string(a))
+		}
+		for _, d := range caps.Drop {
+			pr.Drop = append(pr.Drop, string(d))
+		}
+	}
+	return pr
+}
+
+// netns is the pod's network namespace as ip shows it: eth0 with the pod
+// IP in the node's pod CIDR, whose first address is the bridge the CNI
+// routes through. A host-network pod sees the node's interfaces, which
+// the emulation does not model: lo alone.
+func (w *podWorker) netns(pod *corev1.Pod) *program.Netns {
+	ns := &program.Netns{}
+	m := w.node.network()
+	if pod.Spec.HostNetwork || !w.ip.IsValid() || m == nil {
+		return ns
+	}
+	ns.Addr = netip.PrefixFrom(w.ip, m.prefix.Bits())
+	ns.Gateway = m.prefix.Addr().Next()
+	return ns
 }
 
 // imageConfig is the runtime's view of an image's config: its default
@@ -171,7 +214,8 @@ func imagePrograms(ref string, win bool) map[string]program.Main {
 	k := imageKind{
 		pause:   strings.HasSuffix(repo, "/pause"),
 		busybox: !win || e2eTestImage(ref),
-		agnhost: strings.HasSuffix(repo, "/agnhost"),
+		agnhost: strings.HasSuffix(repo, "/agnhost") || strings.HasSuffix(repo, "/kitten"), // kitten is agnhost with two files more
+		nnp:     strings.HasSuffix(repo, "/nonewprivs"),
 		winkube: repo == selfimage.Repository,
 		windows: win,
 	}
@@ -190,7 +234,7 @@ func e2eTestImage(ref string) bool {
 	return strings.HasPrefix(imageinfo.Repository(ref), "registry.k8s.io/e2e-test-images/")
 }
 
-type imageKind struct{ pause, busybox, agnhost, winkube, windows bool }
+type imageKind struct{ pause, busybox, agnhost, nnp, winkube, windows bool }
 
 var kindTables sync.Map
 
@@ -218,6 +262,10 @@ func (k imageKind) table() map[string]program.Main {
 	}
 	if k.windows {
 		add(windowsUserland())
+		delete(out, "ip") // busybox-w32 has no ip applet
+	}
+	if k.nnp {
+		out["nnp"] = agnhost.NNP
 	}
 	if k.agnhost {
 		add(agnhostTable())

@@ -111,6 +111,11 @@ func writeImage(root *vfs.FS, dir string, p fsPlan) {
 		writeFile(root, imagePath(root, dir, name), imageFileContent(name), 0o755)
 	}
 	for name, text := range p.imageText {
+		if p.win && strings.HasPrefix(name, "/etc/") {
+			// The Windows variants of images built on Alpine (agnhost)
+			// have no /etc: its os-release is the Linux variants'.
+			continue
+		}
 		writeFile(root, imagePath(root, dir, name), []byte(text), 0o644)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
 	"github.com/winkube/winkube/pkg/node/internal/vfs"
 )
@@ -15,7 +16,8 @@ import (
 // and shared by its containers (an emptyDir outlives container restarts):
 // configMap, secret, downwardAPI and projected volumes filled as the
 // kubelet's atomic writer lays them out; a hostPath shared by the pods of
-// the node; a claim's volume shared by every pod that mounts it.
+// the node; a claim's volume shared by every pod that mounts it; an
+// image volume's files.
 func (w *podWorker) podVolume(ctx context.Context, pod *corev1.Pod, name string) (*vfs.Volume, string) {
 	vol, ok := findVolume(pod, name)
 	if !ok {
@@ -41,6 +43,8 @@ func (w *podWorker) podVolume(ctx context.Context, pod *corev1.Pod, name string)
 		}
 		// An object that went missing after the mount step leaves the
 		// volume empty, as a kubelet keeps the last content it wrote.
+	case kubeletenv.KindImage:
+		v = w.node.imageVolume(vol.Image.Reference)
 	default:
 		v = vfs.NewVolume()
 	}
@@ -49,6 +53,22 @@ func (w *podWorker) podVolume(ctx context.Context, pod *corev1.Pod, name string)
 	}
 	w.vols[name] = v
 	return v, ""
+}
+
+// imageVolume is the root filesystem of the image an image volume
+// references, as far as the catalog knows it: the files the image ships
+// and its OS release file (the kubelet mounts it read-only; the mount
+// says so). An image outside the catalog mounts empty, and so does any
+// image on a Windows node, which does not support image volumes.
+func (n *emuNode) imageVolume(ref string) *vfs.Volume {
+	v := vfs.NewVolume()
+	if n.spec.host.Runtime().OS == "windows" {
+		return v
+	}
+	if cmd, ok := imageinfo.DefaultCommand(ref); ok {
+		writeImage(v.FS(), "/", fsPlan{imageFiles: cmd.Files, imageText: cmd.Text})
+	}
+	return v
 }
 
 func findVolume(pod *corev1.Pod, name string) (corev1.Volume, bool) {

@@ -133,6 +133,12 @@ type Sys struct {
 	// models yet (a program that dials then fails as on an unreachable
 	// network).
 	Net Net
+	// Privileges are the capabilities and no_new_privs of a Linux
+	// container (zero: the runtime's defaults).
+	Privileges Privileges
+	// Netns is a Linux container's network namespace as ip shows it;
+	// nil when the emulation has none to show (Windows, tests).
+	Netns *Netns
 }
 
 // User is the identity of a container's processes.

@@ -45,6 +45,7 @@ func init() {
 		"md5sum": md5sum, "sha256sum": sha256sum, "base64": base64Main,
 		"wget": wget, "nslookup": nslookup, "ping": ping, "nc": nc,
 		"which": which, "mount": mount, "stty": stty, "expr": expr, "sysctl": sysctl,
+		"ip": ip,
 	}
 }
 

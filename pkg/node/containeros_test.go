@@ -1,0 +1,48 @@
+package node
+
+import (
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/winkube/winkube/pkg/node/internal/program"
+)
+
+// The runtime's privileges follow the container's securityContext as the
+// kubelet passes it on: no_new_privs only for an explicit
+// allowPrivilegeEscalation: false.
+func TestContainerPrivileges(t *testing.T) {
+	cases := []struct {
+		sc   *corev1.SecurityContext
+		want program.Privileges
+	}{
+		{nil, program.Privileges{}},
+		{&corev1.SecurityContext{RunAsUser: ptr.To[int64](1000)}, program.Privileges{}},
+		{&corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(true)}, program.Privileges{}},
+		{&corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)}, program.Privileges{NoNewPrivs: true}},
+		{&corev1.SecurityContext{Privileged: ptr.To(true)}, program.Privileges{Privileged: true}},
+		{&corev1.SecurityContext{Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"NET_ADMIN"}, Drop: []corev1.Capability{"ALL"}}},
+			program.Privileges{Add: []string{"NET_ADMIN"}, Drop: []string{"ALL"}}},
+	}
+	for _, c := range cases {
+		if got := containerPrivileges(&corev1.Container{SecurityContext: c.sc}); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%+v: %+v, want %+v", c.sc, got, c.want)
+		}
+	}
+}
+
+// The nonewprivs image runs nnp; busybox's ip is a Linux applet only.
+func TestImageProgramsNNPAndIP(t *testing.T) {
+	nnp := imagePrograms("registry.k8s.io/e2e-test-images/nonewprivs:1.3", false)
+	if nnp["nnp"] == nil || nnp["ip"] == nil {
+		t.Error("the nonewprivs image lacks nnp or ip")
+	}
+	if imagePrograms("registry.k8s.io/e2e-test-images/busybox:1.37.0-1", false)["nnp"] != nil {
+		t.Error("busybox has nnp")
+	}
+	if imagePrograms("registry.k8s.io/e2e-test-images/busybox:1.37.0-1", true)["ip"] != nil {
+		t.Error("a Windows busybox has ip")
+	}
+}
