@@ -58,7 +58,7 @@ func FeatureFieldViolations(spec *corev1.PodSpec, path *field.Path, k8sMinor int
 	}
 	for _, c := range containersOf(spec, path) {
 		if sc := c.c.SecurityContext; sc != nil && sc.WindowsOptions != nil {
-			out = append(out, windowsOptionViolations(sc.WindowsOptions, c.path.Child("securityContext", "windowsOptions"), k8sMinor)...)
+			out = append(out, windowsOptionViolations(sc.WindowsOptions, c.path().Child("securityContext", "windowsOptions"), k8sMinor)...)
 		}
 	}
 	return out

@@ -108,7 +108,7 @@ func checkDNSPolicy(spec *corev1.PodSpec, path *field.Path) []Violation {
 func checkHugePages(spec *corev1.PodSpec, path *field.Path) []Violation {
 	var out []Violation
 	for _, ref := range containersOf(spec, path) {
-		rp := ref.path.Child("resources")
+		rp := ref.path().Child("resources")
 		for kind, list := range map[string]corev1.ResourceList{"limits": ref.c.Resources.Limits, "requests": ref.c.Resources.Requests} {
 			for name := range list {
 				if strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix) {
@@ -136,7 +136,7 @@ func checkPrivileged(spec *corev1.PodSpec, path *field.Path) []Violation {
 	for _, ref := range containersOf(spec, path) {
 		if sc := ref.c.SecurityContext; sc != nil && sc.Privileged != nil && *sc.Privileged {
 			out = append(out, Violation{
-				Rule: "LIM-15", Path: ref.path.Child("securityContext", "privileged").String(), Severity: SeverityError,
+				Rule: "LIM-15", Path: ref.path().Child("securityContext", "privileged").String(), Severity: SeverityError,
 				Message: "privileged containers do not exist on Windows",
 				Fix:     "use a HostProcess pod (windowsOptions.hostProcess: true with hostNetwork: true) for host access",
 			})
@@ -153,7 +153,7 @@ func checkMemory(spec *corev1.PodSpec, path *field.Path) []Violation {
 	for _, ref := range containersOf(spec, path) {
 		req, hasReq := ref.c.Resources.Requests[corev1.ResourceMemory]
 		lim, hasLim := ref.c.Resources.Limits[corev1.ResourceMemory]
-		rp := ref.path.Child("resources")
+		rp := ref.path().Child("resources")
 		switch {
 		case !hasLim:
 			out = append(out, Violation{
@@ -204,7 +204,7 @@ func checkLinuxSecurity(spec *corev1.PodSpec, path *field.Path) []Violation {
 		if sc == nil {
 			continue
 		}
-		sp := ref.path.Child("securityContext")
+		sp := ref.path().Child("securityContext")
 		if sc.SELinuxOptions != nil {
 			warn(sp.Child("seLinuxOptions"), "SELinux")
 		}

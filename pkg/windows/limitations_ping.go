@@ -12,10 +12,10 @@ import (
 func checkPing(spec *corev1.PodSpec, path *field.Path) []Violation {
 	var out []Violation
 	for _, ref := range containersOf(spec, path) {
-		cands := map[*field.Path][]string{ref.path.Child("command"): ref.c.Command}
+		cands := map[*field.Path][]string{ref.path().Child("command"): ref.c.Command}
 		for name, p := range map[string]*corev1.Probe{"livenessProbe": ref.c.LivenessProbe, "readinessProbe": ref.c.ReadinessProbe, "startupProbe": ref.c.StartupProbe} {
 			if p != nil && p.Exec != nil {
-				cands[ref.path.Child(name, "exec", "command")] = p.Exec.Command
+				cands[ref.path().Child(name, "exec", "command")] = p.Exec.Command
 			}
 		}
 		for p, cmd := range cands {

@@ -94,7 +94,7 @@ func checkVolumeDevices(spec *corev1.PodSpec, path *field.Path) []Violation {
 	for _, ref := range containersOf(spec, path) {
 		if len(ref.c.VolumeDevices) > 0 {
 			out = append(out, Violation{
-				Rule: "LIM-5", Path: ref.path.Child("volumeDevices").String(), Severity: SeverityError,
+				Rule: "LIM-5", Path: ref.path().Child("volumeDevices").String(), Severity: SeverityError,
 				Message: "raw block volumes (volumeDevices) are not supported on Windows",
 				Fix:     "mount the volume as a filesystem with volumeMounts",
 			})
@@ -112,7 +112,7 @@ func checkMountPropagation(spec *corev1.PodSpec, path *field.Path) []Violation {
 				continue
 			}
 			out = append(out, Violation{
-				Rule: "LIM-6", Path: ref.path.Child("volumeMounts").Index(j).Child("mountPropagation").String(), Severity: SeverityError,
+				Rule: "LIM-6", Path: ref.path().Child("volumeMounts").Index(j).Child("mountPropagation").String(), Severity: SeverityError,
 				Message: "mount propagation is not supported on Windows",
 				Fix:     "remove mountPropagation",
 			})
@@ -136,14 +136,14 @@ func checkSingleFileMounts(spec *corev1.PodSpec, path *field.Path) []Violation {
 				continue
 			}
 			out = append(out, Violation{
-				Rule: "LIM-7", Path: ref.path.Child("volumeMounts").Index(j).String(), Severity: SeverityError,
+				Rule: "LIM-7", Path: ref.path().Child("volumeMounts").Index(j).String(), Severity: SeverityError,
 				Message: "subPath mounts (single-file mappings) need containerd; Docker on Windows mounts directories only",
 				Fix:     "mount the whole volume as a directory, or run the node on containerd",
 			})
 		}
 		if p := ref.c.TerminationMessagePath; p != "" && p != defaultTerminationMessagePath {
 			out = append(out, Violation{
-				Rule: "LIM-7", Path: ref.path.Child("terminationMessagePath").String(), Severity: SeverityWarning,
+				Rule: "LIM-7", Path: ref.path().Child("terminationMessagePath").String(), Severity: SeverityWarning,
 				Message: "terminationMessagePath maps a single file, which needs containerd; Docker on Windows mounts directories only",
 				Fix:     "remove terminationMessagePath, or run the node on containerd",
 			})

@@ -91,7 +91,7 @@ func apiErrors(spec *corev1.PodSpec, path *field.Path, opts ValidationOptions) [
 	case spec.OS.Name == corev1.Windows:
 		add("API-2", windowsPodFields(spec, path))
 		for _, ref := range containersOf(spec, path) {
-			add("API-3", windowsContainerFields(ref.c.SecurityContext, ref.path.Child("securityContext")))
+			add("API-3", windowsContainerFields(ref.c.SecurityContext, ref.path().Child("securityContext")))
 		}
 	}
 	return out

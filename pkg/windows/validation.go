@@ -57,23 +57,30 @@ func validatePodOS(os *corev1.PodOS, path *field.Path) field.ErrorList {
 
 // containerRef is one container of a pod with its field path.
 type containerRef struct {
-	c    *corev1.Container
-	path *field.Path
+	c *corev1.Container
+	// The field path is made only when a finding needs it: Mutate and
+	// Validate check every container of every pod, and most pass.
+	base    *field.Path
+	section string
+	i       int
 }
+
+// path is the container's field path, e.g. spec.containers[1].
+func (r containerRef) path() *field.Path { return r.base.Child(r.section).Index(r.i) }
 
 // containersOf lists init, regular and ephemeral containers in the order
 // the API server visits them.
 func containersOf(spec *corev1.PodSpec, path *field.Path) []containerRef {
-	var out []containerRef
+	out := make([]containerRef, 0, len(spec.InitContainers)+len(spec.Containers)+len(spec.EphemeralContainers))
 	for i := range spec.InitContainers {
-		out = append(out, containerRef{&spec.InitContainers[i], path.Child("initContainers").Index(i)})
+		out = append(out, containerRef{&spec.InitContainers[i], path, "initContainers", i})
 	}
 	for i := range spec.Containers {
-		out = append(out, containerRef{&spec.Containers[i], path.Child("containers").Index(i)})
+		out = append(out, containerRef{&spec.Containers[i], path, "containers", i})
 	}
 	for i := range spec.EphemeralContainers {
 		c := corev1.Container(spec.EphemeralContainers[i].EphemeralContainerCommon)
-		out = append(out, containerRef{&c, path.Child("ephemeralContainers").Index(i)})
+		out = append(out, containerRef{&c, path, "ephemeralContainers", i})
 	}
 	return out
 }
@@ -87,7 +94,7 @@ func ValidateLinuxPod(spec *corev1.PodSpec, path *field.Path) field.ErrorList {
 	}
 	for _, ref := range containersOf(spec, path) {
 		if sc := ref.c.SecurityContext; sc != nil && sc.WindowsOptions != nil {
-			errs = append(errs, field.Forbidden(ref.path.Child("securityContext", "windowsOptions"), msgLinuxForbidden))
+			errs = append(errs, field.Forbidden(ref.path().Child("securityContext", "windowsOptions"), msgLinuxForbidden))
 		}
 	}
 	return errs
@@ -98,7 +105,7 @@ func ValidateLinuxPod(spec *corev1.PodSpec, path *field.Path) field.ErrorList {
 func ValidateWindowsPod(spec *corev1.PodSpec, path *field.Path) field.ErrorList {
 	errs := windowsPodFields(spec, path)
 	for _, ref := range containersOf(spec, path) {
-		errs = append(errs, windowsContainerFields(ref.c.SecurityContext, ref.path.Child("securityContext"))...)
+		errs = append(errs, windowsContainerFields(ref.c.SecurityContext, ref.path().Child("securityContext"))...)
 	}
 	return errs
 }
@@ -174,7 +181,7 @@ func validateAllWindowsOptions(spec *corev1.PodSpec, path *field.Path) field.Err
 	var errs field.ErrorList
 	for _, ref := range containersOf(spec, path) {
 		if sc := ref.c.SecurityContext; sc != nil {
-			errs = append(errs, validateWindowsOptions(sc.WindowsOptions, ref.path.Child("securityContext", "windowsOptions"))...)
+			errs = append(errs, validateWindowsOptions(sc.WindowsOptions, ref.path().Child("securityContext", "windowsOptions"))...)
 		}
 	}
 	if sc := spec.SecurityContext; sc != nil {
@@ -195,7 +202,7 @@ func validateHostProcess(spec *corev1.PodSpec, path *field.Path, opts Validation
 		total++
 		ctrHP := containerHostProcess(ref.c)
 		if podHP != nil && ctrHP != nil && *podHP != *ctrHP {
-			errs = append(errs, field.Invalid(ref.path.Child("securityContext", "windowsOptions", "hostProcess"), *ctrHP,
+			errs = append(errs, field.Invalid(ref.path().Child("securityContext", "windowsOptions", "hostProcess"), *ctrHP,
 				fmt.Sprintf("pod hostProcess value must be identical if both are specified, was %v", *podHP)))
 		}
 		if effectiveHostProcess(podHP, ctrHP) {
