@@ -319,7 +319,18 @@ func TestLinuxAgnhostHasCurl(t *testing.T) {
 		createPod(t, ns, pod)
 		waitPod(t, ns, name, 30*time.Second, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
 	}
-	if out, err := execIn(t, ns, "client-agnhost", "linux-1", []string{"sh", "-c", "curl -s http://web/echo?msg=hi"}, ""); err != nil || out != "hi" {
+	// The Service has a ready endpoint once web is Ready, but the agent
+	// learns of it from its EndpointSlice informer a moment later; until
+	// then the model refuses, as kube-proxy would (exit 7).
+	var out string
+	var err error
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		out, err = execIn(t, ns, "client-agnhost", "linux-1", []string{"sh", "-c", "curl -s http://web/echo?msg=hi"}, "")
+		if (err == nil && out == "hi") || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil || out != "hi" {
 		t.Errorf("curl in agnhost: %q (%v)", out, err)
 	}
 	if out, err := execIn(t, ns, "client-busybox", "linux-1", []string{"sh", "-c", "curl -s http://web/"}, ""); err == nil || out != "sh: curl: not found\n" {
