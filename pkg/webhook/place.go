@@ -46,7 +46,8 @@ func (h *Handler) place(pod *corev1.Pod, images []podImage) *placement {
 	}
 	hostProcess := p.os == "windows" && windows.IsHostProcessPod(&pod.Spec)
 	hosts := hostChecks{}
-	if nodes := h.cluster.nodeList(); len(pinned) == 0 && nodes != nil && !runsSomewhere(nodes, p.os, images, hostProcess, hosts) {
+	nodes := h.cluster.nodeList()
+	if len(pinned) == 0 && nodes != nil && !runsSomewhere(nodes, p.os, images, hostProcess, hosts) {
 		return &placement{warnings: unplaced(s, images, nodes)}
 	}
 	if p.os == "windows" && !hostProcess {
@@ -54,7 +55,7 @@ func (h *Handler) place(pod *corev1.Pod, images []podImage) *placement {
 			return p
 		}
 	}
-	if nodes := h.cluster.nodeList(); nodes != nil {
+	if nodes != nil {
 		h.placeOnNodes(p, s, images, nodes, hostProcess, hosts)
 		if p.refusal != nil {
 			return p
