@@ -44,8 +44,11 @@ func assignPorts(l *layout) error {
 		}
 	}()
 	listen := func(name string, port int) error {
-		h, err := listenBelowEphemeral()
-		if port != 0 {
+		var h net.Listener
+		var err error
+		if port == 0 {
+			h, err = listenBelowEphemeral()
+		} else {
 			h, err = net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 		}
 		if errors.Is(err, syscall.EADDRINUSE) {
