@@ -75,14 +75,7 @@ func (r *run) checkPinnedImages(p *podInfo) {
 func (r *run) firstMismatch(pi *podImage) windows.Verdict {
 	first := windows.Verdict{Runs: true}
 	for _, n := range r.target.Nodes {
-		v := r.runsOn(pi, n)
-		if v.Runs {
-			continue
-		}
-		if v.Cause != windows.CauseOS {
-			return v
-		}
-		if first.Runs {
+		if v := r.runsOn(pi, n); windows.MoreTelling(first, v) {
 			first = v
 		}
 	}

@@ -114,18 +114,17 @@ func (h *Handler) placeOnNodes(p *placement, s *scheduling, images []podImage, n
 	var selected, ofOS, matched, good []*node
 	var first windows.Verdict
 	var firstImage *podImage
-	isSelected := make([]bool, len(nodes))
+	selectedAt := make([]bool, len(nodes))
 	for _, i := range windows.Selected(&s.spec, objects(nodes)) {
-		isSelected[i] = true
+		selectedAt[i] = true
 		selected = append(selected, nodes[i])
 	}
 	for i, n := range nodes {
-		isSelected := isSelected[i]
 		if n.OS != p.os {
 			continue
 		}
 		ofOS = append(ofOS, n)
-		if !isSelected {
+		if !selectedAt[i] {
 			continue
 		}
 		matched = append(matched, n)

@@ -81,7 +81,7 @@ func anywhere(images []podImage, nodes []*node) string {
 		if pi == nil {
 			continue
 		}
-		if firstImage == nil || (first.Cause == windows.CauseOS && v.Cause != windows.CauseOS) {
+		if firstImage == nil || windows.MoreTelling(first, v) {
 			first, firstImage = v, pi
 		}
 	}

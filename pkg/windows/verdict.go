@@ -187,3 +187,12 @@ func (v Verdict) RuleForPod(pinsOS bool) string {
 	}
 	return v.Rule
 }
+
+// MoreTelling reports whether next, an image's verdict on one more host,
+// says more than cur about why the image fails in the cluster: a failure
+// for want of the host's OS says least (a wrong build or architecture
+// names what to change), so the first other failure replaces it. cur
+// with Runs set is no failure yet.
+func MoreTelling(cur, next Verdict) bool {
+	return !next.Runs && (cur.Runs || (cur.Cause == CauseOS && next.Cause != CauseOS))
+}

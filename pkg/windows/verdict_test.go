@@ -76,3 +76,24 @@ func TestRuleForPod(t *testing.T) {
 
 // hostBuild2019 is Windows Server 2019's build.
 func hostBuild2019() Build { return Build{10, 0, Build2019, 0} }
+
+// A wrong OS says least about why an image fails in a cluster: the first
+// failure stands until one for another cause comes, which then stays.
+// rule: IMG-2, IMG-4
+func TestMoreTelling(t *testing.T) {
+	none := Verdict{Runs: true}
+	os := Verdict{Rule: "IMG-4", Cause: CauseOS}
+	build := Verdict{Rule: "IMG-2", Cause: CauseBuild}
+	arch := Verdict{Rule: "IMG-4", Cause: CauseArch}
+	for _, tc := range []struct {
+		cur, next Verdict
+		want      bool
+	}{
+		{none, os, true}, {none, none, false}, {os, build, true}, {os, os, false},
+		{build, os, false}, {build, arch, false}, {os, none, false},
+	} {
+		if got := MoreTelling(tc.cur, tc.next); got != tc.want {
+			t.Errorf("MoreTelling(%+v, %+v) = %v, want %v", tc.cur, tc.next, got, tc.want)
+		}
+	}
+}
