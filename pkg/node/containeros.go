@@ -3,10 +3,12 @@ package node
 import (
 	"context"
 	"fmt"
-	"github.com/winkube/winkube/pkg/node/internal/vnet"
 	"net/netip"
 	"strings"
 	"sync"
+
+	"github.com/winkube/winkube/pkg/network/cni"
+	"github.com/winkube/winkube/pkg/node/internal/vnet"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -139,7 +141,7 @@ func (w *podWorker) netns(pod *corev1.Pod) *program.Netns {
 		return ns
 	}
 	ns.Addr = netip.PrefixFrom(w.ip, m.prefix.Bits())
-	ns.Gateway = m.prefix.Addr().Next()
+	ns.Gateway = cni.Gateway(m.prefix)
 	return ns
 }
 

@@ -251,51 +251,6 @@ func (w *podWorker) pause(_ context.Context, d time.Duration) bool { return w.wa
 // that finishes it does not announce it again.
 func (w *podWorker) pulling() bool { return w.pauseKey == pausePull }
 
-// restore adopts what the API already says about the pod: after an agent
-// restart, running containers keep running and keep their IP.
-func (w *podWorker) restore(pod *corev1.Pod) {
-	st := pod.Status
-	if isTerminal(pod) {
-		w.admitted.Store(st.Reason == "" || len(st.ContainerStatuses) > 0)
-		w.terminal.Store(true)
-		return
-	}
-	if st.PodIP == "" && len(st.ContainerStatuses) == 0 && len(st.InitContainerStatuses) == 0 {
-		return
-	}
-	w.admitted.Store(true)
-	w.startTime = st.StartTime
-	if ip, err := netip.ParseAddr(st.PodIP); err == nil {
-		w.ip = ip
-		w.sandboxReady = true
-	}
-	if hasCondition(pod, corev1.PodReadyToStartContainers, corev1.ConditionTrue) {
-		w.sandboxReady = true
-	}
-	w.annotated = pod.Annotations[AnnotationWindowsResources] != ""
-	restoreStatuses(w.initCtrs, st.InitContainerStatuses, pod)
-	restoreStatuses(w.ctrs, st.ContainerStatuses, pod)
-}
-
-func restoreStatuses(ctrs []*ctr, statuses []corev1.ContainerStatus, pod *corev1.Pod) {
-	for _, c := range ctrs {
-		for _, s := range statuses {
-			if s.Name != c.spec.Name {
-				continue
-			}
-			c.status = *s.DeepCopy()
-			if r := s.State.Running; r != nil {
-				// The process of a container that ran before the agent
-				// restarted is gone; the container keeps running, idle,
-				// until the first sync runs its program again.
-				c.live.Store(&liveCtr{id: s.ContainerID, proc: idleProcess(clock.RealClock{})})
-				c.readyAt = readyTime(c, r.StartedAt.Time)
-				c.resume = true
-			}
-		}
-	}
-}
-
 // nextWake is the earliest time something is due: a retry, an exit or a
 // readiness change.
 func (w *podWorker) nextWake() time.Time {

@@ -3,11 +3,58 @@ package node
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/clock"
 )
+
+// restore adopts what the API already says about the pod: after an agent
+// restart, running containers keep running and keep their IP.
+func (w *podWorker) restore(pod *corev1.Pod) {
+	st := pod.Status
+	if isTerminal(pod) {
+		w.admitted.Store(st.Reason == "" || len(st.ContainerStatuses) > 0)
+		w.terminal.Store(true)
+		return
+	}
+	if st.PodIP == "" && len(st.ContainerStatuses) == 0 && len(st.InitContainerStatuses) == 0 {
+		return
+	}
+	w.admitted.Store(true)
+	w.startTime = st.StartTime
+	if ip, err := netip.ParseAddr(st.PodIP); err == nil {
+		w.ip = ip
+		w.sandboxReady = true
+	}
+	if hasCondition(pod, corev1.PodReadyToStartContainers, corev1.ConditionTrue) {
+		w.sandboxReady = true
+	}
+	w.annotated = pod.Annotations[AnnotationWindowsResources] != ""
+	restoreStatuses(w.initCtrs, st.InitContainerStatuses, pod)
+	restoreStatuses(w.ctrs, st.ContainerStatuses, pod)
+}
+
+func restoreStatuses(ctrs []*ctr, statuses []corev1.ContainerStatus, pod *corev1.Pod) {
+	for _, c := range ctrs {
+		for _, s := range statuses {
+			if s.Name != c.spec.Name {
+				continue
+			}
+			c.status = *s.DeepCopy()
+			if r := s.State.Running; r != nil {
+				// The process of a container that ran before the agent
+				// restarted is gone; the container keeps running, idle,
+				// until the first sync runs its program again.
+				c.live.Store(&liveCtr{id: s.ContainerID, proc: idleProcess(clock.RealClock{})})
+				c.readyAt = readyTime(c, r.StartedAt.Time)
+				c.resume = true
+			}
+		}
+	}
+}
 
 // resumeContainer runs again the program of a container that was Running
 // when the node agent restarted (restore in podworker.go). On a real node
@@ -57,15 +104,8 @@ func (w *podWorker) rerun(ctx context.Context, pod *corev1.Pod, c *ctr, started 
 	if err := rt.CreateContainer(pulled, id); err != nil {
 		return err
 	}
-	if err := rt.StartContainer(pulled, id); err != nil {
+	if err := w.startInRuntime(pod, c, pulled, id, l); err != nil {
 		return err
-	}
-	user, known, account := w.node.runAsWindowsUser(pod, &c.spec, id)
-	if err := rt.CreateProcess(id, user, known); err != nil {
-		return err
-	}
-	if account != "" {
-		l.sys.User.Account = account
 	}
 	// The agent before this one told why a steered container runs idle.
 	c.toldWhy = true

@@ -160,13 +160,7 @@ func (w *podWorker) startContainer(ctx context.Context, pod *corev1.Pod, c *ctr)
 	c.status.Image = pulled.Ref
 	c.status.ImageID = pulled.ImageID
 	now := w.clock.Now()
-	err = rt.StartContainer(pulled, id)
-	if user, known, account := w.node.runAsWindowsUser(pod, &c.spec, id); err == nil {
-		err = rt.CreateProcess(id, user, known)
-		if account != "" {
-			launch.sys.User.Account = account
-		}
-	}
+	err = w.startInRuntime(pod, c, pulled, id, launch)
 	if err == nil {
 		err = w.launch(pod, c, launch, id, now)
 	}
@@ -182,6 +176,24 @@ func (w *podWorker) startContainer(ctx context.Context, pod *corev1.Pod, c *ctr)
 	c.readyAt = readyTime(c, now)
 	c.status.Ready = !c.init && !now.Before(c.readyAt) && c.spec.ReadinessProbe == nil
 	w.postStart(pod, c, now)
+}
+
+// startInRuntime starts a created container and its process as the
+// container's user (the Windows account a HostProcess logon group gets
+// goes into the launch).
+func (w *podWorker) startInRuntime(pod *corev1.Pod, c *ctr, pulled cri.Pulled, id string, l *launchSpec) error {
+	rt := w.node.spec.host.Runtime()
+	if err := rt.StartContainer(pulled, id); err != nil {
+		return err
+	}
+	user, known, account := w.node.runAsWindowsUser(pod, &c.spec, id)
+	if err := rt.CreateProcess(id, user, known); err != nil {
+		return err
+	}
+	if account != "" {
+		l.sys.User.Account = account
+	}
+	return nil
 }
 
 // configFailed leaves a container waiting with CreateContainerConfigError:
