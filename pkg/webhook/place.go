@@ -45,7 +45,7 @@ func (h *Handler) place(pod *corev1.Pod, images []podImage) *placement {
 		p.os = os
 	}
 	hostProcess := p.os == "windows" && windows.IsHostProcessPod(&pod.Spec)
-	hosts := hostChecks{}
+	hosts := &hostChecks{}
 	nodes := h.cluster.nodeList()
 	if len(pinned) == 0 && nodes != nil && !runsSomewhere(nodes, p.os, images, hostProcess, hosts) {
 		return &placement{warnings: unplaced(s, images, nodes)}
@@ -89,12 +89,13 @@ func (h *Handler) decideSpecOS(p *placement, pod *corev1.Pod) {
 	spec.OS = &corev1.PodOS{Name: corev1.OSName(p.os)}
 	path := field.NewPath("spec")
 	opts := windows.ValidationOptions{AllowPrivileged: true}
-	before := windows.ValidatePodSpecOSWithOptions(&pod.Spec, path, opts)
-	after := windows.ValidatePodSpecOSWithOptions(&spec, path, opts)
-	if len(after) > len(before) {
-		e := after[len(before)]
-		p.warnings = append(p.warnings, fmt.Sprintf("winkube (SCH-2): spec.os.name was not set to %s because the API server would then refuse the pod: %v", p.os, e))
-		return
+	// Only the errors setting the field adds count. Most pods have none
+	// with it set, so the check without it runs only when there are some.
+	if after := windows.ValidatePodSpecOSWithOptions(&spec, path, opts); len(after) > 0 {
+		if before := len(windows.ValidatePodSpecOSWithOptions(&pod.Spec, path, opts)); len(after) > before {
+			p.warnings = append(p.warnings, fmt.Sprintf("winkube (SCH-2): spec.os.name was not set to %s because the API server would then refuse the pod: %v", p.os, after[before]))
+			return
+		}
 	}
 	p.specOS = true
 	p.rules = append(p.rules, "SCH-2")
@@ -110,7 +111,7 @@ func tolerationFor(t corev1.Taint) corev1.Toleration {
 // placeOnNodes checks the pod against the cluster's nodes: the nodes its
 // own fields select must run its images (else it is refused), and when
 // only some of them do, a windows-build term keeps it on those.
-func (h *Handler) placeOnNodes(p *placement, s *scheduling, images []podImage, nodes []*node, hostProcess bool, hosts hostChecks) {
+func (h *Handler) placeOnNodes(p *placement, s *scheduling, images []podImage, nodes []*node, hostProcess bool, hosts *hostChecks) {
 	var selected, ofOS, matched, good []*node
 	var first windows.Verdict
 	var firstImage *podImage

@@ -96,20 +96,25 @@ type hostKey struct {
 }
 
 type hostResult struct {
+	key     hostKey
 	image   *podImage
 	verdict windows.Verdict
 }
 
 // hostChecks remembers failingImage per kind of host: clusters have many
-// nodes but few OS, architecture, build and runtime combinations.
-type hostChecks map[hostKey]hostResult
+// nodes but few OS, architecture, build and runtime combinations, so a
+// short list searched in order beats a map on every admission.
+type hostChecks []hostResult
 
-func (hc hostChecks) failing(images []podImage, h windows.Host) (*podImage, windows.Verdict) {
+func (hc *hostChecks) failing(images []podImage, h windows.Host) (*podImage, windows.Verdict) {
 	k := hostKey{h.OS, h.Arch, h.Runtime, h.Build}
-	r, ok := hc[k]
-	if !ok {
-		r.image, r.verdict = failingImage(images, h)
-		hc[k] = r
+	for i := range *hc {
+		if r := &(*hc)[i]; r.key == k {
+			return r.image, r.verdict
+		}
 	}
+	r := hostResult{key: k}
+	r.image, r.verdict = failingImage(images, h)
+	*hc = append(*hc, r)
 	return r.image, r.verdict
 }

@@ -10,7 +10,7 @@ import (
 // runsSomewhere reports whether a node of the OS runs every image of the
 // pod. When none does, no placement helps: winkube adds nothing and says
 // what the pod meets where it lands (unplaced), as lint does.
-func runsSomewhere(nodes []*node, os string, images []podImage, hostProcess bool, hosts hostChecks) bool {
+func runsSomewhere(nodes []*node, os string, images []podImage, hostProcess bool, hosts *hostChecks) bool {
 	ofOS := false
 	for _, n := range nodes {
 		if n.OS != os {
@@ -48,7 +48,7 @@ func unplaced(s *scheduling, images []podImage, nodes []*node) []string {
 	byRule := map[string][]*node{}
 	first := map[string]windows.Verdict{}
 	firstImage := map[string]*podImage{}
-	hosts := hostChecks{}
+	hosts := &hostChecks{}
 	for _, i := range landing {
 		n := nodes[i]
 		pi, v := hosts.failing(images, n.Host)

@@ -14,12 +14,15 @@ type Build struct{ Major, Minor, Build, Revision int }
 // non-negative decimal number; anything else is an error naming the input.
 func ParseBuild(s string) (Build, error) {
 	text := strings.TrimSpace(s)
-	parts := strings.Split(text, ".")
-	if len(parts) != 3 && len(parts) != 4 {
+	dots := strings.Count(text, ".")
+	if dots != 2 && dots != 3 {
 		return Build{}, fmt.Errorf("invalid Windows build %q: want major.minor.build or major.minor.build.revision (e.g. 10.0.17763)", s)
 	}
-	nums := make([]int, 4)
-	for i, p := range parts {
+	var nums [4]int
+	rest := text
+	for i := 0; i <= dots; i++ {
+		var p string
+		p, rest, _ = strings.Cut(rest, ".")
 		n, err := parsePart(p)
 		if err != nil {
 			return Build{}, fmt.Errorf("invalid Windows build %q: part %d %w", s, i+1, err)

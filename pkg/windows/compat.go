@@ -19,20 +19,31 @@ const stableABIFloor = Build2022
 //
 // The revision (UBR) never matters.
 func CheckImageCompatible(host, image Build) error {
+	if imageRuns(host, image) {
+		return nil
+	}
 	if host.Major != image.Major || host.Minor != image.Minor {
 		return fmt.Errorf("image OS version %s does not match host OS version %s: major and minor versions must be equal",
 			image.Label(), host.Label())
 	}
 	lo, hi := compatibleImageBuilds(host.Build)
-	if image.Build >= lo && image.Build <= hi {
-		return nil
-	}
 	if lo == hi {
 		return fmt.Errorf("image OS build %s cannot run process-isolated on host build %s: %s hosts run only images of the same build",
 			image.Label(), host.Label(), buildName(host.Build))
 	}
 	return fmt.Errorf("image OS build %s cannot run process-isolated on host build %s: %s hosts run images of builds %d to %d",
 		image.Label(), host.Label(), buildName(host.Build), lo, hi)
+}
+
+// imageRuns is CheckImageCompatible's answer without the reason, for the
+// hot paths (admission checks every image on every kind of node) that only
+// need yes or no.
+func imageRuns(host, image Build) bool {
+	if host.Major != image.Major || host.Minor != image.Minor {
+		return false
+	}
+	lo, hi := compatibleImageBuilds(host.Build)
+	return image.Build >= lo && image.Build <= hi
 }
 
 // compatibleImageBuilds returns the inclusive range of image builds a host of

@@ -62,7 +62,7 @@ func entryRuns(p Platform, host Build) bool {
 	if err != nil {
 		return false
 	}
-	return CheckImageCompatible(host, b) == nil
+	return imageRuns(host, b)
 }
 
 // pullable keeps the Windows index entries a runtime pulls on host

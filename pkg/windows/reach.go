@@ -26,7 +26,7 @@ func Reach(spec *corev1.PodSpec, nodes []*corev1.Node) (matched, reachable []int
 // Selected is Reach's Matched alone, for callers that add tolerations
 // themselves (the webhook).
 func Selected(spec *corev1.PodSpec, nodes []*corev1.Node) []int {
-	var matched []int
+	matched := make([]int, 0, len(nodes))
 	affinity := nodeaffinity.GetRequiredNodeAffinity(&corev1.Pod{Spec: corev1.PodSpec{NodeSelector: spec.NodeSelector, Affinity: spec.Affinity}})
 	for i, n := range nodes {
 		if spec.NodeName != "" && spec.NodeName != n.Name {
