@@ -65,7 +65,7 @@ func (w *podWorker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled
 	} else if win {
 		sys.Groups = program.NewLocalGroups()
 	}
-	sys.FS = w.lazyFS(fsPlan{pod: pod, c: c, mounts: mounts, id: id, node: node, win: win, hostProcess: hpc, busybox: e2eTestImage(c.spec.Image), imageFiles: cmd.Files, imageText: cmd.Text})
+	sys.FS = w.lazyFS(fsPlan{c: c, mounts: mounts, id: id, win: win, hostProcess: hpc, busybox: e2eTestImage(c.spec.Image), imageFiles: cmd.Files, imageText: cmd.Text})
 	l := &launchSpec{sys: sys, spec: procSpec{env: env.Process, dir: kubeletenv.WorkingDir(&c.spec, img)}}
 	if hpc {
 		// containerd 1.7 starts a HostProcess container in its image's

@@ -256,7 +256,7 @@ func mergeConditions(existing, owned []corev1.PodCondition) []corev1.PodConditio
 	for _, c := range owned {
 		ownedTypes[c.Type] = true
 	}
-	var out []corev1.PodCondition
+	out := make([]corev1.PodCondition, 0, len(existing)+len(owned))
 	for _, c := range existing {
 		if !ownedTypes[c.Type] {
 			out = append(out, c)

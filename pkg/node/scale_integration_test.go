@@ -101,10 +101,16 @@ func startCounted(t testing.TB, pool v1alpha1.NodePool, mgmt string, counter *re
 // runPods creates n pods spread over the nodes, waits until all are
 // Running and Ready, and returns the number of goroutines then.
 func runPods(t testing.TB, ns string, nodes []string, n int) int {
+	return runImagePods(t, ns, nodes, n, iis2022)
+}
+
+// runImagePods is runPods with pods of image.
+func runImagePods(t testing.TB, ns string, nodes []string, n int, image string) int {
 	t.Helper()
 	for i := range n {
-		// IIS runs ServiceMonitor.exe, a daemon that costs no goroutine.
-		pod := simplePod(fmt.Sprintf("p%d", i), nodes[i%len(nodes)], iis2022)
+		// IIS runs ServiceMonitor.exe and nginx its server: daemons that
+		// cost no goroutine.
+		pod := simplePod(fmt.Sprintf("p%d", i), nodes[i%len(nodes)], image)
 		if _, err := client.CoreV1().Pods(ns).Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
 			t.Fatalf("create pod %s: %v", pod.Name, err)
 		}
@@ -204,7 +210,10 @@ func TestRequestsPerPod(t *testing.T) {
 // beyond 1,000), waits until all are Running and Ready, deletes them and
 // waits until they are gone. It reports pods per second both ways, pod
 // requests per pod, goroutines and heap bytes per Running pod, and writes
-// a heap profile with the pods Running to WINKUBE_HEAP_PROFILE, if set.
+// a heap profile with the pods Running to WINKUBE_HEAP_PROFILE, if set
+// (and the goroutines' stacks to WINKUBE_GOROUTINE_PROFILE).
+// WINKUBE_BENCH_LINUX=1 runs nginx on a Linux pool instead, the Linux
+// quarter of hack/bench-scale.sh's workload.
 // Run it with -run '^$' -bench PodLifecycle -benchtime 1x.
 func BenchmarkPodLifecycle(b *testing.B) {
 	if client == nil {
@@ -217,6 +226,10 @@ func BenchmarkPodLifecycle(b *testing.B) {
 	nodes := max(10, pods/100)
 	counter := &requestCounter{byVerb: map[string]int{}}
 	pool := v1alpha1.NodePool{Name: "bench", OS: v1alpha1.OSWindows, Release: "2022", Count: ptr.To(nodes), Taints: []corev1.Taint{}, MaxPods: 250}
+	image := iis2022
+	if os.Getenv("WINKUBE_BENCH_LINUX") == "1" {
+		pool.OS, pool.Release, image = v1alpha1.OSLinux, "", "nginx:1.27"
+	}
 	a := startCounted(b, pool, "10.127.135.0/24", counter)
 	defer a.Close()
 	var running, deleted time.Duration
@@ -234,7 +247,7 @@ func BenchmarkPodLifecycle(b *testing.B) {
 		idle := runtime.NumGoroutine()
 		began := time.Now()
 		heap0 := liveHeap()
-		grown += runPods(b, ns.Name, a.NodeNames(), pods) - idle
+		grown += runImagePods(b, ns.Name, a.NodeNames(), pods, image) - idle
 		running += time.Since(began)
 		if after := liveHeap(); after > heap0 {
 			heap += after - heap0
@@ -266,6 +279,16 @@ func liveHeap() uint64 {
 // writeHeapProfile writes the heap profile to the file named by
 // WINKUBE_HEAP_PROFILE, if set.
 func writeHeapProfile(b *testing.B) {
+	if path := os.Getenv("WINKUBE_GOROUTINE_PROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatalf("create goroutine profile: %v", err)
+		}
+		defer f.Close()
+		if err := pprof.Lookup("goroutine").WriteTo(f, 1); err != nil {
+			b.Fatalf("write goroutine profile: %v", err)
+		}
+	}
 	path := os.Getenv("WINKUBE_HEAP_PROFILE")
 	if path == "" {
 		return

@@ -5,6 +5,7 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -82,9 +83,15 @@ func (w *podWorker) putStatus(ctx context.Context, st corev1.PodStatus) {
 		types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
 	switch {
 	case err == nil:
-		// Keep the returned status alone, not the whole pod it is part of.
+		// Keep the returned status alone, not the whole pod it is part
+		// of, and only when it differs from what was written: nearly
+		// always the server keeps the status as written, and a second
+		// copy per pod is memory a large node feels.
 		server := updated.Status
 		w.written, w.server, w.unwritten = st.DeepCopy(), &server, nil
+		if sameOnTheWire(&server, w.written) {
+			w.server = w.written
+		}
 		w.shown.Store(w.written)
 		if w.annotation != "" {
 			w.annotation, w.annotated = "", true
@@ -98,6 +105,15 @@ func (w *podWorker) putStatus(ctx context.Context, st corev1.PodStatus) {
 		w.unwritten = st.DeepCopy()
 		w.node.failed(opPodStatus, err)
 	}
+}
+
+// sameOnTheWire reports whether two statuses read the same through the
+// API, which keeps times in whole seconds: as bases of a patch they are
+// the same.
+func sameOnTheWire(a, b *corev1.PodStatus) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
 // statusPatch is the strategic merge patch from the status base to st,

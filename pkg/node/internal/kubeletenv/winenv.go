@@ -1,9 +1,10 @@
 package kubeletenv
 
 import (
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -17,42 +18,87 @@ import (
 // value wins and keeps the earlier spelling of the name. The result is
 // sorted without case, the order Windows keeps environment blocks in.
 func WindowsProcessEnv(kubelet []string, img Image, hostname, account string, cpus int) []string {
-	var names []string
-	vals := map[string]string{}
-	spelled := map[string]string{}
-	set := func(kv string) {
-		name, val, ok := strings.Cut(kv, "=")
-		if !ok || name == "" {
-			return
+	all := make([]string, 0, 40+len(img.Env)+len(kubelet))
+	all = appendWindowsDefaults(all, img.NanoServer, hostname, account, cpus)
+	all = append(all, img.Env...)
+	all = append(all, kubelet...)
+	all = slices.DeleteFunc(all, func(kv string) bool { return envName(kv) == "" })
+	// A stable sort keeps each name's settings in the order they were
+	// made, so the first of a run has the name's spelling and the last
+	// its value. The strings are kept as they are where they can be: a
+	// container holds its environment for as long as it runs.
+	slices.SortStableFunc(all, func(a, b string) int { return compareFold(envName(a), envName(b)) })
+	out := all[:0]
+	for i := 0; i < len(all); {
+		j := i + 1
+		for j < len(all) && compareFold(envName(all[j]), envName(all[i])) == 0 {
+			j++
 		}
-		key := strings.ToUpper(name)
-		if _, seen := vals[key]; !seen {
-			names = append(names, key)
-			spelled[key] = name
+		first, last := all[i], all[j-1]
+		if name := envName(first); name != envName(last) {
+			last = name + "=" + last[len(envName(last))+1:]
 		}
-		vals[key] = val
+		out = append(out, last)
+		i = j
 	}
-	for _, kv := range windowsDefaults(img.NanoServer, hostname, account, cpus) {
-		set(kv)
-	}
-	for _, kv := range img.Env {
-		set(kv)
-	}
-	for _, kv := range kubelet {
-		set(kv)
-	}
-	sort.Strings(names)
-	out := make([]string, 0, len(names))
-	for _, key := range names {
-		out = append(out, spelled[key]+"="+vals[key])
-	}
-	return out
+	return slices.Clone(out) // without the room for duplicates
 }
 
-// windowsDefaults are the per-process variables of a container account.
-// Server Core has PowerShell, WMI and the 32-bit program folders; Nano
-// Server has none of them.
-func windowsDefaults(nano bool, hostname, account string, cpus int) []string {
+// envName is the name of a NAME=value setting; "" when it has none.
+func envName(kv string) string {
+	name, _, ok := strings.Cut(kv, "=")
+	if !ok {
+		return ""
+	}
+	return name
+}
+
+// compareFold orders names as Windows orders an environment block:
+// without case, upper-cased (so "_" sorts after the letters).
+func compareFold(a, b string) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if ca, cb := upperASCII(a[i]), upperASCII(b[i]); ca != cb {
+			return int(ca) - int(cb)
+		}
+	}
+	return len(a) - len(b)
+}
+
+func upperASCII(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - 'a' + 'A'
+	}
+	return c
+}
+
+// appendWindowsDefaults appends the per-process variables of a container
+// account.
+func appendWindowsDefaults(env []string, nano bool, hostname, account string, cpus int) []string {
+	env = append(env, accountDefaults(nano, account)...)
+	return append(env, `COMPUTERNAME=`+ComputerName(hostname), `NUMBER_OF_PROCESSORS=`+strconv.Itoa(cpus))
+}
+
+// sharedDefaults are accountDefaults of the two built-in accounts, made
+// once: nearly every Windows container runs as one of them, and each
+// keeps its environment for as long as it runs.
+var sharedDefaults sync.Map // accountKey -> []string
+
+type accountKey struct {
+	nano    bool
+	account string
+}
+
+// accountDefaults are the variables of a container account that do not
+// depend on the container. Server Core has PowerShell, WMI and the 32-bit
+// program folders; Nano Server has none of them.
+func accountDefaults(nano bool, account string) []string {
+	shared := account == "ContainerUser" || account == "ContainerAdministrator"
+	key := accountKey{nano, account}
+	if shared {
+		if env, ok := sharedDefaults.Load(key); ok {
+			return env.([]string)
+		}
+	}
 	profile := `C:\Users\` + windowsUserDir(account)
 	local := profile + `\AppData\Local`
 	path := `C:\Windows\system32;C:\Windows;C:\Windows\System32\Wbem;C:\Windows\System32\WindowsPowerShell\v1.0\;C:\Windows\System32\OpenSSH\;` + local + `\Microsoft\WindowsApps`
@@ -66,11 +112,9 @@ func windowsDefaults(nano bool, hostname, account string, cpus int) []string {
 		`APPDATA=` + profile + `\AppData\Roaming`,
 		`CommonProgramFiles=C:\Program Files\Common Files`,
 		`CommonProgramW6432=C:\Program Files\Common Files`,
-		`COMPUTERNAME=` + ComputerName(hostname),
 		`ComSpec=C:\Windows\system32\cmd.exe`,
 		`DriverData=C:\Windows\System32\Drivers\DriverData`,
 		`LOCALAPPDATA=` + local,
-		`NUMBER_OF_PROCESSORS=` + strconv.Itoa(cpus),
 		`OS=Windows_NT`,
 		`Path=` + path,
 		`PATHEXT=` + pathext,
@@ -95,6 +139,9 @@ func windowsDefaults(nano bool, hostname, account string, cpus int) []string {
 			`ProgramFiles(x86)=C:\Program Files (x86)`,
 			`PSModulePath=C:\Program Files\WindowsPowerShell\Modules;C:\Windows\system32\WindowsPowerShell\v1.0\Modules`,
 		)
+	}
+	if shared {
+		sharedDefaults.Store(key, env)
 	}
 	return env
 }

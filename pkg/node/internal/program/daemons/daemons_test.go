@@ -227,3 +227,28 @@ func TestRedisEntrypointPrefixesFlags(t *testing.T) {
 		t.Errorf("stdout %q", e.stdout)
 	}
 }
+
+// TestWrappersSettleWithTheirServer: an entrypoint that execs a server,
+// and tini and dumb-init in front of one, end as the server does, waiting
+// to be stopped, so a node of 10,000 nginx pods holds no goroutine each.
+func TestWrappersSettleWithTheirServer(t *testing.T) {
+	for _, args := range [][]string{
+		{"/docker-entrypoint.sh", "nginx", "-g", "daemon off;"},
+		{"tini", "--", "nginx"},
+		{"dumb-init", "nginx"},
+	} {
+		e := newEnv(args...)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan int, 1)
+		go func() { done <- Table()[program.Name(args[0])](ctx, e.p) }()
+		select {
+		case code := <-done:
+			if code != program.Forever {
+				t.Errorf("%q ended with %d, want to wait until stopped (program.Forever)", args, code)
+			}
+		case <-time.After(5 * time.Second):
+			t.Errorf("%q holds a goroutine waiting on its server", args)
+		}
+		cancel()
+	}
+}

@@ -12,9 +12,12 @@ import (
 )
 
 // execRest runs argv as the wrapper's child (its exec or fork), with the
-// wrapper's environment and streams.
+// wrapper's environment and streams. A child that settles into waiting to
+// be stopped (a server) settles the wrapper too: the entrypoint script
+// exec'd it, and tini and dumb-init only wait for it, so neither holds a
+// goroutine for it.
 func execRest(ctx context.Context, p *program.Proc, argv []string) (int, error) {
-	return p.Sys.Exec(ctx, &program.Proc{
+	return p.Sys.Start(ctx, &program.Proc{
 		Args: argv, Env: p.Env, Dir: p.Dir,
 		Stdin: p.Stdin, Stdout: p.Stdout, Stderr: p.Stderr, TTY: p.TTY, Term: p.Term, Sys: p.Sys,
 	})
