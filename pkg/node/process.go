@@ -63,6 +63,10 @@ func (w *podWorker) startProcess(c *ctr, sys *program.Sys, spec procSpec) (*proc
 		close(done)
 		if code != program.Forever {
 			w.node.agent.pods.Add(w)
+		} else if lf, ok := sys.FS.(*lazyFS); ok && lf.drop() {
+			// A server that only read its files holds no tree, nor
+			// the volumes it read them from.
+			w.dropAPIVolumes()
 		}
 	}()
 	select {

@@ -55,6 +55,23 @@ func (w *podWorker) podVolume(ctx context.Context, pod *corev1.Pod, name string)
 	return v, ""
 }
 
+// dropAPIVolumes lets go of the pod's volumes made from API objects
+// (configMap, secret, downwardAPI, projected): the next container
+// filesystem that mounts one makes it again, with the objects' current
+// content, as the kubelet's sync would have updated it. What a container
+// may have written (emptyDir, claims) stays.
+func (w *podWorker) dropAPIVolumes() {
+	pod := w.latest()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, vol := range pod.Spec.Volumes {
+		switch kubeletenv.VolumeKind(vol) {
+		case kubeletenv.KindConfigMap, kubeletenv.KindSecret, kubeletenv.KindDownwardAPI, kubeletenv.KindProjected:
+			delete(w.vols, vol.Name)
+		}
+	}
+}
+
 // imageVolume is the root filesystem of the image an image volume
 // references, as far as the catalog knows it: the files the image ships
 // and its OS release file (the kubelet mounts it read-only; the mount
