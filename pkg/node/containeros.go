@@ -7,12 +7,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/winkube/winkube/pkg/network/cni"
-	"github.com/winkube/winkube/pkg/node/internal/vnet"
-
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/winkube/winkube/pkg/imageinfo"
+	"github.com/winkube/winkube/pkg/network/cni"
 	"github.com/winkube/winkube/pkg/node/internal/cri"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
 	"github.com/winkube/winkube/pkg/node/internal/program"
@@ -20,6 +18,7 @@ import (
 	"github.com/winkube/winkube/pkg/node/internal/program/pwsh"
 	"github.com/winkube/winkube/pkg/node/internal/program/selfimage"
 	"github.com/winkube/winkube/pkg/node/internal/program/winexe"
+	"github.com/winkube/winkube/pkg/node/internal/vnet"
 	"github.com/winkube/winkube/pkg/windows"
 )
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/netip"
 	"sync"
+
+	"github.com/winkube/winkube/pkg/network/cni"
 )
 
 // ipam hands out pod IPs from one node's pod CIDR the way the host-local CNI
@@ -30,15 +32,7 @@ func newIPAM(cidr string) (*ipam, error) {
 		return nil, fmt.Errorf("pod CIDR %q: need an IPv4 prefix of /29 or larger", cidr)
 	}
 	first := p.Addr().Next().Next()
-	return &ipam{prefix: p, first: first, last: broadcast(p).Prev(), used: map[netip.Addr]string{}}, nil
-}
-
-// broadcast is the last address of an IPv4 prefix.
-func broadcast(p netip.Prefix) netip.Addr {
-	a := p.Addr().As4()
-	host := uint32(1)<<(32-p.Bits()) - 1
-	v := (uint32(a[0])<<24 | uint32(a[1])<<16 | uint32(a[2])<<8 | uint32(a[3])) | host
-	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+	return &ipam{prefix: p, first: first, last: cni.Broadcast(p).Prev(), used: map[netip.Addr]string{}}, nil
 }
 
 // Allocate gives owner (a pod UID) an address; an owner that already has one

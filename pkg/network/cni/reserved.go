@@ -14,6 +14,15 @@ func Gateway(podCIDR netip.Prefix) netip.Addr {
 	return podCIDR.Masked().Addr().Next()
 }
 
+// Broadcast is the pod subnet's last address, which host-local never
+// hands out and ip shows as eth0's brd.
+func Broadcast(podCIDR netip.Prefix) netip.Addr {
+	a := podCIDR.Addr().As4()
+	host := uint32(1)<<(32-podCIDR.Bits()) - 1
+	v := (uint32(a[0])<<24 | uint32(a[1])<<16 | uint32(a[2])<<8 | uint32(a[3])) | host
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+}
+
 // HostAddress is the node's own address in its pod subnet, .2: on
 // l2bridge the cbr0_ep host endpoint flanneld creates, which win-bridge
 // gives pods as their gateway (NET-3, NET-4); on overlay the source VIP

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
-	"net/netip"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/network/cni"
 	"github.com/winkube/winkube/pkg/node/internal/program"
 )
 
@@ -209,7 +209,7 @@ func links(ns *program.Netns) []iface {
 		a := ns.Addr.Addr().As4()
 		eth := iface{index: 2, name: "eth0", flags: "BROADCAST,MULTICAST,UP,LOWER_UP,M-DOWN", mtu: 1500, qdisc: "noqueue",
 			kind: "link/ether", mac: fmt.Sprintf("0a:58:%02x:%02x:%02x:%02x", a[0], a[1], a[2], a[3])}
-		eth.inet = []string{fmt.Sprintf("%s brd %s scope global eth0", ns.Addr, lastAddr(ns.Addr))}
+		eth.inet = []string{fmt.Sprintf("%s brd %s scope global eth0", ns.Addr, cni.Broadcast(ns.Addr))}
 		out = append(out, eth)
 	}
 	for _, l := range ns.Added() {
@@ -259,14 +259,6 @@ func showLinks(p *program.Proc, name string, withAddrs bool) int {
 		}
 	}
 	return 0
-}
-
-// lastAddr is the broadcast address of an IPv4 prefix.
-func lastAddr(pfx netip.Prefix) netip.Addr {
-	a := pfx.Masked().Addr().As4()
-	v := uint32(a[0])<<24 | uint32(a[1])<<16 | uint32(a[2])<<8 | uint32(a[3])
-	v |= uint32(1)<<(32-pfx.Bits()) - 1
-	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
 }
 
 // dummyMAC is a dummy link's address: random in the kernel, here derived
