@@ -24,8 +24,10 @@ func TestDownTellsTheOwnerBeforeStoppingIt(t *testing.T) {
 	lock := filepath.Join(dir, lockFile)
 	os.WriteFile(lock, nil, 0o644)
 	os.WriteFile(filepath.Join(dir, savedConfig), nil, 0o644)
-	// The sleep inherits the lock, so the trap ends it too.
-	script := `trap 'test -e "$1/` + downMarker + `" && echo yes > "$2"; kill $s; exit 0' TERM; sleep 60 & s=$!; : > "$2.ready"; wait`
+	// Short foreground sleeps, not `wait` on one long one: a TERM that
+	// lands just before the shell blocks in wait can be missed until the
+	// child ends, and each sleep holds the inherited lock only briefly.
+	script := `trap 'test -e "$1/` + downMarker + `" && echo yes > "$2"; exit 0' TERM; : > "$2.ready"; while :; do sleep 0.1; done`
 	owner := exec.Command("flock", "--no-fork", lock, "sh", "-c", script, "sh", dir, seen)
 	if err := owner.Start(); err != nil {
 		t.Fatal(err)
@@ -33,9 +35,12 @@ func TestDownTellsTheOwnerBeforeStoppingIt(t *testing.T) {
 	defer owner.Process.Kill()
 	os.WriteFile(lock, []byte(strconv.Itoa(owner.Process.Pid)), 0o644)
 	waitLocked(t, lock)
-	for i := 0; i < 250; i++ { // until the trap is set
+	for i := 0; ; i++ { // until the trap is set
 		if _, err := os.Stat(seen + ".ready"); err == nil {
 			break
+		}
+		if i == 1000 {
+			t.Fatal("the owner's shell never set its trap")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
