@@ -74,13 +74,31 @@ func (w *podWorker) buildFS(p fsPlan) program.FS {
 	}
 	w.managedFiles(f, p)
 	for _, m := range p.mounts {
-		if v, base := w.podVolume(ctx, p.pod, m.Volume); v != nil {
+		if lazyMount(p.pod, m) {
+			open := func() *vfs.Volume {
+				v, _ := w.podVolume(ctx, w.latest(), m.Volume)
+				return v
+			}
+			for _, at := range mountPoints(f, m.Path, p.hostProcess) {
+				_ = f.MountLazy(at, open, m.ReadOnly)
+			}
+		} else if v, base := w.podVolume(ctx, p.pod, m.Volume); v != nil {
 			for _, at := range mountPoints(f, m.Path, p.hostProcess) {
 				_ = f.Mount(at, v, path.Join(base, m.SubPath), m.ReadOnly)
 			}
 		}
 	}
 	return f
+}
+
+// lazyMount reports whether a mount can wait for the container's first
+// look under it: a whole volume other than a hostPath (which may be a
+// file) is always a directory, so nothing is needed to make its mount
+// point. The volume itself may cost an API request (a service account
+// token, a ConfigMap), which a container that never reads it never makes.
+func lazyMount(pod *corev1.Pod, m kubeletenv.Mount) bool {
+	vol, ok := findVolume(pod, m.Volume)
+	return ok && m.SubPath == "" && vol.HostPath == nil
 }
 
 // mountPoints are where a volume shows: its mount path, and for a

@@ -35,7 +35,8 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 		return nil, pathErr("readdirent", name, syscall.ENOTDIR)
 	}
 	mounts := f.mountTable()
-	var mounted []int
+	var mounted []*mount
+	var at []int
 	d.tree.mu.RLock()
 	if !f.may(d, 4) {
 		d.tree.mu.RUnlock()
@@ -47,16 +48,16 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 	for i, c := range children {
 		names[i] = c.name
 		if m, ok := mounts[f.key(l.key, c.name)]; ok {
-			children[i] = m.root
-			mounted = append(mounted, i)
+			mounted, at = append(mounted, m), append(at, i)
 			continue
 		}
 		list[i] = dirEntry{c.info(c.name)}
 	}
 	d.tree.mu.RUnlock()
-	// Mounted roots live in other trees, locked one at a time.
-	for _, i := range mounted {
-		c := children[i]
+	// Mounted roots live in other trees, locked one at a time, and a lazy
+	// one is made here, outside this tree's lock.
+	for j, m := range mounted {
+		c, i := m.root(), at[j]
 		c.tree.mu.RLock()
 		list[i] = dirEntry{c.info(names[i])}
 		c.tree.mu.RUnlock()

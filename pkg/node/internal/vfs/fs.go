@@ -66,8 +66,10 @@ type shared struct {
 
 // mount is a volume (or a file or directory in it) seen at a path.
 type mount struct {
-	key      string // mount-table key of the mount point
-	root     *inode
+	key string // mount-table key of the mount point
+	// root is what the mount shows; a lazy mount makes its volume at the
+	// first call.
+	root     func() *inode
 	readOnly bool
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -102,6 +103,27 @@ func (f *FS) Mount(path string, v *Volume, subPath string, readOnly bool) error 
 	if err != nil {
 		return err
 	}
+	f.setMount(point, &mount{key: point, root: func() *inode { return root }, readOnly: readOnly})
+	return nil
+}
+
+// MountLazy shows at path, a directory, the root of the volume open
+// returns, calling open only when a lookup first passes the mount point:
+// a volume made from API objects (a service account token is a
+// TokenRequest) costs nothing in a container that never looks at it.
+// Listing the directory that holds path counts as looking.
+func (f *FS) MountLazy(path string, open func() *Volume, readOnly bool) error {
+	point, err := f.mountPoint(path, true)
+	if err != nil {
+		return err
+	}
+	root := sync.OnceValue(func() *inode {
+		v := open()
+		if v == nil {
+			v = NewVolume()
+		}
+		return v.fs.s.root
+	})
 	f.setMount(point, &mount{key: point, root: root, readOnly: readOnly})
 	return nil
 }

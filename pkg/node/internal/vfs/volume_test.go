@@ -266,3 +266,35 @@ func TestOnSharesRoot(t *testing.T) {
 		t.Errorf("the volume lacks the file: %v", err)
 	}
 }
+
+// A lazy mount makes its volume at the first lookup through it, or when
+// the directory holding it is listed, and only once; a lookup beside it
+// makes nothing.
+func TestLazyMount(t *testing.T) {
+	f := New(Options{})
+	opened := 0
+	open := func() *Volume {
+		opened++
+		v := NewVolume()
+		mustOK(t, v.WriteFile("token", []byte("secret"), 0o644))
+		return v
+	}
+	mustOK(t, f.MountLazy("/var/run/secrets/sa", open, true))
+	mustOK(t, f.MkdirAll("/etc/nginx", 0o755))
+	writeFile(t, f, "/etc/nginx/nginx.conf", "events {}")
+	if _, err := f.ReadDir("/etc"); err != nil || opened != 0 {
+		t.Fatalf("a lookup beside the mount opened it %d times (%v)", opened, err)
+	}
+	if got := readFile(t, f, "/var/run/secrets/sa/token"); got != "secret" || opened != 1 {
+		t.Errorf("read %q, opened %d times", got, opened)
+	}
+	if err := tryWrite(f, "/var/run/secrets/sa/x", "y"); errno(t, err) != syscall.EROFS {
+		t.Errorf("write to the read-only lazy mount: %v", err)
+	}
+	g := New(Options{})
+	mustOK(t, g.MountLazy("/var/run/secrets/sa", open, false))
+	entries, err := g.ReadDir("/var/run/secrets")
+	if err != nil || len(entries) != 1 || !entries[0].IsDir() || opened != 2 {
+		t.Errorf("listing the parent: %v, %v, opened %d times", entries, err, opened)
+	}
+}

@@ -64,7 +64,7 @@ func (f *FS) resolve(op, name string, follow bool) (loc, error) {
 		m, mounted := mounts[next.key]
 		switch {
 		case mounted:
-			next.n, next.m = m.root, m
+			next.n, next.m = m.root(), m
 		case last && f.windows && isNul(c):
 			next.n = nulDevice
 		default:
@@ -101,7 +101,7 @@ func (f *FS) resolve(op, name string, follow bool) (loc, error) {
 	// The name ended at a directory already on the stack: the root, or a
 	// symlink whose target ends in . or ..
 	top := stack[len(stack)-1]
-	l := loc{node: top.n, m: top.m, key: top.key, mounted: top.m != nil && top.m.root == top.n}
+	l := loc{node: top.n, m: top.m, key: top.key, mounted: top.m != nil && top.m.root() == top.n}
 	if len(stack) > 1 {
 		l.dir = stack[len(stack)-2]
 	}
