@@ -40,11 +40,13 @@ type fsPlan struct {
 // lazyFS is the container's filesystem, made at first use.
 func (w *podWorker) lazyFS(p fsPlan) program.FS {
 	return &lazyFS{abs: pathRules[p.win].Abs, build: func() program.FS {
-		// The plan holds no pod or node until the build: the pod of the
-		// start would stay in memory for as long as the container runs,
-		// while the latest has the same spec.
-		p.pod, p.node = w.latest(), w.node.kubeletNode()
-		return w.buildFS(p)
+		// The plan holds no pod or node, before the build or after it
+		// (the build fills a copy): a pod version would stay in memory
+		// for as long as the container runs, while the latest has the
+		// same spec.
+		b := p
+		b.pod, b.node = w.latest(), w.node.kubeletNode()
+		return w.buildFS(b)
 	}}
 }
 

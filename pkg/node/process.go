@@ -47,18 +47,17 @@ func (w *podWorker) startProcess(c *ctr, sys *program.Sys, spec procSpec) (*proc
 		r, pw := io.Pipe()
 		p.stdin, proc.Stdin = pw, r
 	}
-	// The main process runs on a copy of the container's OS whose clock
-	// says when the program first waits on it: the start returns once the
-	// program has ended, settled (Forever) or begun to sleep, so what it
-	// printed first is in its log when the container is reported Running,
-	// as a kubelet reports a start a relist after it happened.
+	// The container's OS gets a clock that says when a program first
+	// waits on it: the start returns once the program has ended, settled
+	// (Forever) or begun to sleep, so what it printed first is in its log
+	// when the container is reported Running, as a kubelet reports a
+	// start a relist after it happened. (The OS is this run's own, made
+	// by prepare, so no copy of it is needed for this.)
 	settled := make(chan struct{})
-	main := *sys
-	main.Clock = &settleClock{Clock: sys.Clock, settled: settled}
-	proc.Sys = &main
+	sys.Clock = &settleClock{Clock: sys.Clock, settled: settled}
 	done := make(chan struct{})
 	go func() {
-		code, _ := main.Start(ctx, procWithStdin(proc))
+		code, _ := sys.Start(ctx, procWithStdin(proc))
 		p.finish(code, w.clock.Now())
 		close(done)
 		if code != program.Forever {

@@ -70,7 +70,7 @@ func KubeletEnv(ctx context.Context, objs Objects, pod *corev1.Pod, container *c
 	}
 	for _, n := range serviceOrder {
 		if _, dup := tmp.vals[n]; !dup {
-			out = append(out, n+"="+serviceEnv[n])
+			out = append(out, intern(n+"="+serviceEnv[n]))
 		}
 	}
 	return out, nil

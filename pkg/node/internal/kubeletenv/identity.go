@@ -47,7 +47,7 @@ func ContainerIdentity(pod *corev1.Pod, container *corev1.Container, img Image, 
 	if windows {
 		return windowsIdentity(sc, img), nil
 	}
-	users, groups := parsePasswd(orBusybox(img.Passwd, BusyboxPasswd)), parseGroup(orBusybox(img.Group, BusyboxGroup))
+	users, groups := usersIn(orBusybox(img.Passwd, BusyboxPasswd)), groupsIn(orBusybox(img.Group, BusyboxGroup))
 	userPart := imageUserPart(img.User)
 	if sc.RunAsUser != nil {
 		userPart = strconv.FormatInt(*sc.RunAsUser, 10)

@@ -3,6 +3,7 @@ package kubeletenv
 import (
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // BusyboxPasswd and BusyboxGroup are /etc/passwd and /etc/group of the
@@ -58,6 +59,51 @@ type groupEntry struct {
 	name    string
 	gid     int64
 	members []string
+}
+
+// parsed caches the parsed passwd and group files by content: a node
+// starts thousands of containers from a handful of images, and a name an
+// Identity keeps would otherwise hold its own copy of the file in memory.
+// The entries are shared and never changed.
+var parsed struct {
+	sync.Mutex
+	users  map[string][]passwdEntry
+	groups map[string][]groupEntry
+}
+
+// maxParsed bounds the cache; files beyond it are parsed every time.
+const maxParsed = 64
+
+func usersIn(data []byte) []passwdEntry {
+	parsed.Lock()
+	defer parsed.Unlock()
+	if u, ok := parsed.users[string(data)]; ok {
+		return u
+	}
+	u := parsePasswd(data)
+	if parsed.users == nil {
+		parsed.users = map[string][]passwdEntry{}
+	}
+	if len(parsed.users) < maxParsed {
+		parsed.users[string(data)] = u
+	}
+	return u
+}
+
+func groupsIn(data []byte) []groupEntry {
+	parsed.Lock()
+	defer parsed.Unlock()
+	if g, ok := parsed.groups[string(data)]; ok {
+		return g
+	}
+	g := parseGroup(data)
+	if parsed.groups == nil {
+		parsed.groups = map[string][]groupEntry{}
+	}
+	if len(parsed.groups) < maxParsed {
+		parsed.groups[string(data)] = g
+	}
+	return g
 }
 
 func parsePasswd(data []byte) []passwdEntry {

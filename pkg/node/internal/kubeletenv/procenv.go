@@ -3,6 +3,7 @@ package kubeletenv
 import (
 	"context"
 	"strings"
+	"unique"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -65,8 +66,13 @@ func LinuxProcessEnv(kubelet []string, img Image, hostname, home string) []strin
 	if home == "" {
 		home = "/"
 	}
-	return append(env, "HOME="+home)
+	return append(env, intern("HOME="+home))
 }
+
+// intern is the one shared copy of an environment entry many containers
+// have alike (HOME=/root, the kubernetes service's variables), so that
+// 10,000 containers do not keep 10,000 copies.
+func intern(kv string) string { return unique.Make(kv).Value() }
 
 // replaceOrAppend is containerd's oci replaceOrAppendEnvValues: only the
 // names in defaults are replaced; an override without '=' unsets one.
@@ -111,7 +117,7 @@ func keepLast(env []string) []string {
 		seen[name] = true
 		rev = append(rev, env[i])
 	}
-	out := make([]string, len(rev))
+	out := make([]string, len(rev), len(rev)+1) // room for HOME
 	for i, kv := range rev {
 		out[len(rev)-1-i] = kv
 	}
