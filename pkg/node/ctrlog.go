@@ -14,7 +14,8 @@ const maxRunLog = 1 << 20
 
 // runLog is the log of one container run: what its process printed on
 // stdout and stderr, a line at a time with the time it was printed, as the
-// runtime writes a CRI log file. Followers wait on changed.
+// runtime writes a CRI log file. Followers wait on changed, made when
+// the first of them asks (most logs are never followed).
 type runLog struct {
 	clock   clock.PassiveClock
 	mu      sync.Mutex
@@ -26,7 +27,7 @@ type runLog struct {
 }
 
 func newRunLog(c clock.PassiveClock) *runLog {
-	return &runLog{clock: c, changed: make(chan struct{})}
+	return &runLog{clock: c}
 }
 
 // stream is one of the process's output streams.
@@ -86,8 +87,10 @@ func (l *runLog) add(line logLine) {
 }
 
 func (l *runLog) notify() {
-	close(l.changed)
-	l.changed = make(chan struct{})
+	if l.changed != nil {
+		close(l.changed)
+		l.changed = nil
+	}
 }
 
 // close ends the run: unfinished lines are written as they are.
@@ -112,6 +115,9 @@ func (l *runLog) close() {
 func (l *runLog) snapshot() ([]logLine, bool, <-chan struct{}) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.changed == nil {
+		l.changed = make(chan struct{})
+	}
 	return append([]logLine(nil), l.lines...), l.closed, l.changed
 }
 

@@ -72,7 +72,7 @@ func (w *podWorker) notFoundError(name string) error {
 // idleProcess stands in for a container whose program the emulation does
 // not run: it has an empty log and ends when the pod worker says so.
 func idleProcess(c clock.PassiveClock) *process {
-	return &process{cancel: func() {}, log: newRunLog(c), forever: true}
+	return &process{cancelCtx: func() {}, log: newRunLog(c), forever: true}
 }
 
 // hasExited reports whether the container's process has ended by itself.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/winkube/winkube/pkg/node/internal/program"
+	"github.com/winkube/winkube/pkg/node/internal/vnet"
 )
 
 // process is the main process of one container run: a program of the
@@ -16,7 +17,9 @@ import (
 // goroutine at all. Its end queues the pod worker, which records the exit
 // at its next step, as the kubelet's PLEG notices an exit.
 type process struct {
-	cancel context.CancelFunc
+	cancelCtx context.CancelFunc
+	// closeNet closes the listeners the process bound.
+	closeNet func()
 	log    *runLog
 	// stdin is the write end of the process's stdin when the container
 	// keeps stdin open (stdin: true), for kubectl attach.
@@ -36,7 +39,8 @@ func (w *podWorker) startProcess(c *ctr, sys *program.Sys, spec procSpec) (*proc
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(w.node.agent.runCtx)
-	p := &process{cancel: cancel, log: newRunLog(w.clock)}
+	ctx, closeNet := vnet.WithProcess(ctx)
+	p := &process{cancelCtx: cancel, closeNet: closeNet, log: newRunLog(w.clock)}
 	proc := &program.Proc{
 		Args: spec.argv, Env: spec.env, Dir: spec.dir, Sys: sys,
 		Stdout: p.log.stdout(), Stderr: p.log.stderr(), TTY: c.spec.TTY,
@@ -122,6 +126,14 @@ func (p *process) exited() (int, time.Time, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.status, p.endedAt, p.done
+}
+
+// cancel ends the process's context and closes the ports it listens on.
+func (p *process) cancel() {
+	p.cancelCtx()
+	if p.closeNet != nil {
+		p.closeNet()
+	}
 }
 
 // stop signals the process (SIGTERM): its context ends, and a program

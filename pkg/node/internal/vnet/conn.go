@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/winkube/winkube/pkg/node/internal/program"
 )
@@ -14,12 +15,14 @@ import (
 // Listener takes the connections made to one bound port.
 type Listener struct {
 	fabric  *Fabric
-	keys    []key
+	keys    []key // in keyBuf: loopback, and the pod address if it has one
+	keyBuf  [2]key
 	addr    netip.AddrPort
 	backlog chan net.Conn  // Accept's queue; nil for a Serve listener
 	handle  func(net.Conn) // a Serve listener's handler
 	closed  chan struct{}
 	once    sync.Once
+	scope   atomic.Pointer[scope] // the process scope that closes it, if any
 }
 
 // Accept waits for the next connection; it fails once the listener is
@@ -44,6 +47,9 @@ func (l *Listener) Close() error {
 		}
 		close(l.closed)
 		l.fabric.mu.Unlock()
+		if s := l.scope.Load(); s != nil {
+			s.forget(l)
+		}
 		for l.backlog != nil {
 			select {
 			case c := <-l.backlog:
@@ -140,7 +146,7 @@ func (n hostNet) Listen(ctx context.Context, network string, port int) (program.
 	if err != nil {
 		return nil, err
 	}
-	context.AfterFunc(ctx, func() { l.Close() })
+	closeWith(ctx, l)
 	return programListener{l}, nil
 }
 
@@ -150,7 +156,7 @@ func (n hostNet) Serve(ctx context.Context, network string, port int, handle fun
 	if err != nil {
 		return err
 	}
-	context.AfterFunc(ctx, func() { l.Close() })
+	closeWith(ctx, l)
 	return nil
 }
 

@@ -84,10 +84,13 @@ func (f *Fabric) Serve(h Host, proto string, port int, handle func(net.Conn)) (*
 
 func (f *Fabric) bind(h Host, proto string, port int, handle func(net.Conn)) (*Listener, error) {
 	proto = baseProto(proto)
-	keys := []key{{scope: h.Scope, addr: loopback, proto: proto, port: port}}
+	l := &Listener{fabric: f, addr: netip.AddrPortFrom(h.IP, uint16(port)), closed: make(chan struct{})}
+	l.keyBuf[0] = key{scope: h.Scope, addr: loopback, proto: proto, port: port}
+	keys := l.keyBuf[:1]
 	if h.IP.IsValid() {
 		keys = append(keys, key{addr: h.IP, proto: proto, port: port})
 	}
+	l.keys = keys
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, k := range keys {
@@ -95,7 +98,6 @@ func (f *Fabric) bind(h Host, proto string, port int, handle func(net.Conn)) (*L
 			return nil, &net.OpError{Op: "listen", Net: proto, Addr: tcpAddr(netip.AddrPortFrom(k.addr, uint16(port))), Err: os.NewSyscallError("bind", syscall.EADDRINUSE)}
 		}
 	}
-	l := &Listener{fabric: f, keys: keys, addr: netip.AddrPortFrom(h.IP, uint16(port)), closed: make(chan struct{})}
 	if handle == nil {
 		l.backlog = make(chan net.Conn, 128)
 	}
