@@ -180,7 +180,7 @@ func (n *emuNode) makeKubeletNode() kubeletenv.Node {
 // loopback (the node's for hostNetwork pods) and its resolver settings.
 // It tells the router the pod runs here, and keeps the place for
 // port-forward, which runs on another goroutine.
-func (w *podWorker) joinNetwork(pod *corev1.Pod) vnet.Host {
+func (w *podWorker) joinNetwork(pod *corev1.Pod) *vnet.Host {
 	src := "pod/" + pod.Namespace + "/" + pod.Name
 	ip, _ := netip.ParseAddr(w.podIPs()[0])
 	w.node.agent.router.live(pod, ip)
@@ -192,7 +192,7 @@ func (w *podWorker) joinNetwork(pod *corev1.Pod) vnet.Host {
 		h.DNSServers, h.DNSSearch = d.Servers, d.Searches
 	}
 	w.netHost.Store(&h)
-	return h
+	return &h
 }
 
 func (w *podWorker) podIPs() []string {

@@ -25,7 +25,6 @@ type fsPlan struct {
 	c      *ctr
 	mounts []kubeletenv.Mount
 	id     kubeletenv.Identity
-	node   kubeletenv.Node
 	win    bool
 	// hostProcess: the container is a Windows HostProcess container.
 	hostProcess bool
@@ -40,12 +39,12 @@ type fsPlan struct {
 // lazyFS is the container's filesystem, made at first use.
 func (w *podWorker) lazyFS(p fsPlan) program.FS {
 	return &lazyFS{abs: pathRules[p.win].Abs, build: func() program.FS {
-		// The plan holds no pod or node, before the build or after it
-		// (the build fills a copy): a pod version would stay in memory
-		// for as long as the container runs, while the latest has the
-		// same spec.
+		// The plan holds no pod, before the build or after it (the
+		// build fills a copy): a pod version would stay in memory for
+		// as long as the container runs, while the latest has the same
+		// spec.
 		b := p
-		b.pod, b.node = w.latest(), w.node.kubeletNode()
+		b.pod = w.latest()
 		return w.buildFS(b)
 	}}
 }
@@ -69,7 +68,7 @@ func (w *podWorker) buildFS(p fsPlan) program.FS {
 			windowsLayout(root, p.id.Account, p.busybox)
 		} else {
 			linuxLayout(root)
-			cgroupFiles(root, p)
+			cgroupFiles(root, p.pod, p.c, w.node.kubeletNode())
 			sysctlFiles(root, p.pod)
 		}
 		writeImage(root, "", p)
@@ -209,7 +208,7 @@ func windowsLayout(root *vfs.FS, account string, busybox bool) {
 // volume, so a read-only root leaves them writable as their bind mounts
 // are.
 func (w *podWorker) managedFiles(f *vfs.FS, p fsPlan) {
-	files, err := kubeletenv.ManagedFiles(w.node.agent.runCtx, p.pod, &p.c.spec, p.node, w.podIPs())
+	files, err := kubeletenv.ManagedFiles(w.node.agent.runCtx, p.pod, &p.c.spec, w.node.kubeletNode(), w.podIPs())
 	if err != nil {
 		return
 	}
@@ -235,8 +234,8 @@ func sysctlFiles(root *vfs.FS, pod *corev1.Pod) {
 }
 
 // cgroupFiles are the container's cgroup v2 limits under /sys/fs/cgroup.
-func cgroupFiles(root *vfs.FS, p fsPlan) {
-	for name, data := range kubeletenv.CgroupFiles(p.pod, &p.c.spec, p.node) {
+func cgroupFiles(root *vfs.FS, pod *corev1.Pod, c *ctr, node kubeletenv.Node) {
+	for name, data := range kubeletenv.CgroupFiles(pod, &c.spec, node) {
 		writeFile(root, name, data, 0o644)
 	}
 }
@@ -257,7 +256,7 @@ func (w *podWorker) refreshCgroups(pod *corev1.Pod, c *ctr) {
 	if !ok || vf.Windows() {
 		return
 	}
-	cgroupFiles(vf.Privileged(), fsPlan{pod: pod, c: c, node: w.node.kubeletNode()})
+	cgroupFiles(vf.Privileged(), pod, c, w.node.kubeletNode())
 }
 
 // imageFileContent stands in for a file the catalog names without its

@@ -20,7 +20,7 @@ type process struct {
 	cancelCtx context.CancelFunc
 	// closeNet closes the listeners the process bound.
 	closeNet func()
-	log    *runLog
+	log      *runLog
 	// stdin is the write end of the process's stdin when the container
 	// keeps stdin open (stdin: true), for kubectl attach.
 	stdin *io.PipeWriter
@@ -92,7 +92,10 @@ type settleClock struct {
 }
 
 func (c *settleClock) After(d time.Duration) <-chan time.Time {
-	c.once.Do(func() { close(c.settled) })
+	c.once.Do(func() {
+		close(c.settled)
+		c.settled = nil // the start holds it; the clock stays with the OS
+	})
 	return c.Clock.After(d)
 }
 

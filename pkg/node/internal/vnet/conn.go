@@ -20,7 +20,8 @@ type Listener struct {
 	addr    netip.AddrPort
 	backlog chan net.Conn  // Accept's queue; nil for a Serve listener
 	handle  func(net.Conn) // a Serve listener's handler
-	closed  chan struct{}
+	closed  chan struct{}  // closed by Close; only an Accept listener has one
+	done    atomic.Bool    // Close was called
 	once    sync.Once
 	scope   atomic.Pointer[scope] // the process scope that closes it, if any
 }
@@ -45,7 +46,10 @@ func (l *Listener) Close() error {
 				delete(l.fabric.listeners, k)
 			}
 		}
-		close(l.closed)
+		l.done.Store(true)
+		if l.closed != nil {
+			close(l.closed)
+		}
 		l.fabric.mu.Unlock()
 		if s := l.scope.Load(); s != nil {
 			s.forget(l)
@@ -101,12 +105,13 @@ func splitHostPort(proto, address string) (string, uint16, error) {
 	return host, uint16(n), nil
 }
 
-// Net is h's view of the fabric, as its programs see it.
-func (f *Fabric) Net(h Host) program.Net { return hostNet{f: f, h: h} }
+// Net is h's view of the fabric, as its programs see it. It keeps h
+// (a pod's containers share their pod's), which must not change.
+func (f *Fabric) Net(h *Host) program.Net { return hostNet{f: f, h: h} }
 
 type hostNet struct {
 	f *Fabric
-	h Host
+	h *Host
 }
 
 // PodIP is the pod's address (ipconfig, Test-NetConnection print it).
@@ -125,7 +130,7 @@ func (n hostNet) LookupHost(ctx context.Context, name string) ([]string, error) 
 	if ip, err := netip.ParseAddr(name); err == nil {
 		return []string{ip.String()}, nil
 	}
-	ips, err := n.f.router.Lookup(ctx, n.h, name)
+	ips, err := n.f.router.Lookup(ctx, *n.h, name)
 	if err != nil {
 		return nil, err
 	}
@@ -137,12 +142,12 @@ func (n hostNet) LookupHost(ctx context.Context, name string) ([]string, error) 
 }
 
 func (n hostNet) Dial(ctx context.Context, network, address string) (io.ReadWriteCloser, error) {
-	return n.f.Dial(ctx, n.h, network, address)
+	return n.f.Dial(ctx, *n.h, network, address)
 }
 
 // Listen binds port until ctx is done or the program closes it.
 func (n hostNet) Listen(ctx context.Context, network string, port int) (program.Listener, error) {
-	l, err := n.f.Listen(n.h, network, port)
+	l, err := n.f.Listen(*n.h, network, port)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +157,7 @@ func (n hostNet) Listen(ctx context.Context, network string, port int) (program.
 
 // Serve implements program.Server.
 func (n hostNet) Serve(ctx context.Context, network string, port int, handle func(io.ReadWriteCloser)) error {
-	l, err := n.f.Serve(n.h, network, port, func(c net.Conn) { handle(c) })
+	l, err := n.f.Serve(*n.h, network, port, func(c net.Conn) { handle(c) })
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 // ends; a port the program closed itself leaves the scope's list.
 func TestProcessScopeClosesPorts(t *testing.T) {
 	f := New(router{})
-	n := f.Net(podB).(hostNet)
+	n := f.Net(&podB).(hostNet)
 	ctx, cancel := context.WithCancel(context.Background())
 	ctx, end := WithProcess(ctx)
 	nothing := func(io.ReadWriteCloser) {}

@@ -84,7 +84,7 @@ func (f *Fabric) Serve(h Host, proto string, port int, handle func(net.Conn)) (*
 
 func (f *Fabric) bind(h Host, proto string, port int, handle func(net.Conn)) (*Listener, error) {
 	proto = baseProto(proto)
-	l := &Listener{fabric: f, addr: netip.AddrPortFrom(h.IP, uint16(port)), closed: make(chan struct{})}
+	l := &Listener{fabric: f, addr: netip.AddrPortFrom(h.IP, uint16(port))}
 	l.keyBuf[0] = key{scope: h.Scope, addr: loopback, proto: proto, port: port}
 	keys := l.keyBuf[:1]
 	if h.IP.IsValid() {
@@ -99,7 +99,7 @@ func (f *Fabric) bind(h Host, proto string, port int, handle func(net.Conn)) (*L
 		}
 	}
 	if handle == nil {
-		l.backlog = make(chan net.Conn, 128)
+		l.backlog, l.closed = make(chan net.Conn, 128), make(chan struct{})
 	}
 	l.handle = handle
 	for _, k := range keys {
@@ -182,12 +182,10 @@ func (f *Fabric) connect(ctx context.Context, h Host, proto string, dst netip.Ad
 	c := &conn{Conn: client, local: local, remote: dst}
 	s := &conn{Conn: server, local: netip.AddrPortFrom(k.addr, uint16(k.port)), remote: local}
 	if l.handle != nil {
-		select {
-		case <-l.closed:
+		if l.done.Load() {
 			client.Close()
 			server.Close()
 			return nil, dialError(proto, dst, syscall.ECONNREFUSED)
-		default:
 		}
 		go l.handle(s)
 		return c, nil

@@ -49,7 +49,7 @@ type script struct {
 func runScript(t *testing.T, fabric *vnet.Fabric, text string) *script {
 	t.Helper()
 	sys := newSys()
-	sys.Net = fabric.Net(webPod)
+	sys.Net = fabric.Net(&webPod)
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &script{fabric: fabric, cancel: cancel, done: make(chan struct{})}
 	go func() {

@@ -68,7 +68,7 @@ func newEnv(t *testing.T, files map[string][]byte) *env {
 	e.p = &program.Proc{
 		Env: []string{"KUBERNETES_SERVICE_HOST=10.96.0.1", "KUBERNETES_SERVICE_PORT=443"},
 		Dir: "/", Stdin: strings.NewReader(""), Stdout: e.stdout, Stderr: e.stderr,
-		Sys: &program.Sys{FS: e.fs, Clock: clock.RealClock{}, Hostname: "winkube-webhook-1", Programs: Table(), Net: e.fabric.Net(podHost)},
+		Sys: &program.Sys{FS: e.fs, Clock: clock.RealClock{}, Hostname: "winkube-webhook-1", Programs: Table(), Net: e.fabric.Net(&podHost)},
 	}
 	return e
 }
