@@ -252,7 +252,7 @@ func BenchmarkPodLifecycle(b *testing.B) {
 		if after := liveHeap(); after > heap0 {
 			heap += after - heap0
 		}
-		writeHeapProfile(b)
+		writeProfiles(b)
 		began = time.Now()
 		deletePods(b, ns.Name)
 		deleted += time.Since(began)
@@ -276,30 +276,27 @@ func liveHeap() uint64 {
 	return m.HeapAlloc
 }
 
-// writeHeapProfile writes the heap profile to the file named by
-// WINKUBE_HEAP_PROFILE, if set.
-func writeHeapProfile(b *testing.B) {
-	if path := os.Getenv("WINKUBE_GOROUTINE_PROFILE"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			b.Fatalf("create goroutine profile: %v", err)
-		}
-		defer f.Close()
-		if err := pprof.Lookup("goroutine").WriteTo(f, 1); err != nil {
-			b.Fatalf("write goroutine profile: %v", err)
-		}
-	}
-	path := os.Getenv("WINKUBE_HEAP_PROFILE")
+// writeProfiles writes the heap profile to the file named by
+// WINKUBE_HEAP_PROFILE and the goroutines' stacks to the one named by
+// WINKUBE_GOROUTINE_PROFILE, each if set.
+func writeProfiles(b *testing.B) {
+	writeProfile(b, "goroutine", os.Getenv("WINKUBE_GOROUTINE_PROFILE"), 1)
+	writeProfile(b, "heap", os.Getenv("WINKUBE_HEAP_PROFILE"), 0)
+}
+
+// writeProfile writes the named runtime profile to path, unless path is
+// empty.
+func writeProfile(b *testing.B, name, path string, debug int) {
 	if path == "" {
 		return
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		b.Fatalf("create heap profile: %v", err)
+		b.Fatalf("create %s profile: %v", name, err)
 	}
 	defer f.Close()
-	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
-		b.Fatalf("write heap profile: %v", err)
+	if err := pprof.Lookup(name).WriteTo(f, debug); err != nil {
+		b.Fatalf("write %s profile: %v", name, err)
 	}
 }
 

@@ -32,10 +32,10 @@ func (w *podWorker) podVolume(ctx context.Context, pod *corev1.Pod, name string)
 		return v, ""
 	}
 	var v *vfs.Volume
-	switch kubeletenv.VolumeKind(vol) {
-	case kubeletenv.KindPVC:
+	switch kind := kubeletenv.VolumeKind(vol); {
+	case kind == kubeletenv.KindPVC:
 		v = w.node.agent.claimVolume(pod.Namespace, vol.PersistentVolumeClaim.ClaimName)
-	case kubeletenv.KindConfigMap, kubeletenv.KindSecret, kubeletenv.KindDownwardAPI, kubeletenv.KindProjected:
+	case kubeletenv.FromAPIObjects(kind):
 		v = vfs.NewVolume()
 		files, err := kubeletenv.VolumeFiles(ctx, w.node.agent.objects(), pod, vol, w.node.kubeletNode(), w.clock.Now())
 		if err == nil {
@@ -43,7 +43,7 @@ func (w *podWorker) podVolume(ctx context.Context, pod *corev1.Pod, name string)
 		}
 		// An object that went missing after the mount step leaves the
 		// volume empty, as a kubelet keeps the last content it wrote.
-	case kubeletenv.KindImage:
+	case kind == kubeletenv.KindImage:
 		v = w.node.imageVolume(vol.Image.Reference)
 	default:
 		v = vfs.NewVolume()
@@ -65,8 +65,7 @@ func (w *podWorker) dropAPIVolumes() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, vol := range pod.Spec.Volumes {
-		switch kubeletenv.VolumeKind(vol) {
-		case kubeletenv.KindConfigMap, kubeletenv.KindSecret, kubeletenv.KindDownwardAPI, kubeletenv.KindProjected:
+		if kubeletenv.FromAPIObjects(kubeletenv.VolumeKind(vol)) {
 			delete(w.vols, vol.Name)
 		}
 	}

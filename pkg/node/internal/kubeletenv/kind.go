@@ -54,3 +54,14 @@ func VolumeKind(vol corev1.Volume) string {
 	}
 	return KindOther
 }
+
+// FromAPIObjects reports whether a volume kind is filled from API objects
+// (ConfigMaps, Secrets, the pod itself, service account tokens): the
+// kubelet writes it, always read-only, and can write it again.
+func FromAPIObjects(kind string) bool {
+	switch kind {
+	case KindConfigMap, KindSecret, KindDownwardAPI, KindProjected:
+		return true
+	}
+	return false
+}

@@ -113,9 +113,5 @@ func containerPath(p string, windows bool) string {
 }
 
 func alwaysReadOnly(kind string) bool {
-	switch kind {
-	case KindConfigMap, KindSecret, KindDownwardAPI, KindProjected, KindImage:
-		return true
-	}
-	return false
+	return FromAPIObjects(kind) || kind == KindImage
 }

@@ -71,39 +71,27 @@ var parsed struct {
 	groups map[string][]groupEntry
 }
 
-// maxParsed bounds the cache; files beyond it are parsed every time.
+// maxParsed bounds each cache; files beyond it are parsed every time.
 const maxParsed = 64
 
-func usersIn(data []byte) []passwdEntry {
-	parsed.Lock()
-	defer parsed.Unlock()
-	if u, ok := parsed.users[string(data)]; ok {
-		return u
-	}
-	u := parsePasswd(data)
-	if parsed.users == nil {
-		parsed.users = map[string][]passwdEntry{}
-	}
-	if len(parsed.users) < maxParsed {
-		parsed.users[string(data)] = u
-	}
-	return u
-}
+func usersIn(data []byte) []passwdEntry { return cachedParse(&parsed.users, data, parsePasswd) }
+func groupsIn(data []byte) []groupEntry { return cachedParse(&parsed.groups, data, parseGroup) }
 
-func groupsIn(data []byte) []groupEntry {
+// cachedParse is parse(data), from *cache when data was parsed before.
+func cachedParse[T any](cache *map[string][]T, data []byte, parse func([]byte) []T) []T {
 	parsed.Lock()
 	defer parsed.Unlock()
-	if g, ok := parsed.groups[string(data)]; ok {
-		return g
+	if v, ok := (*cache)[string(data)]; ok {
+		return v
 	}
-	g := parseGroup(data)
-	if parsed.groups == nil {
-		parsed.groups = map[string][]groupEntry{}
+	v := parse(data)
+	if *cache == nil {
+		*cache = map[string][]T{}
 	}
-	if len(parsed.groups) < maxParsed {
-		parsed.groups[string(data)] = g
+	if len(*cache) < maxParsed {
+		(*cache)[string(data)] = v
 	}
-	return g
+	return v
 }
 
 func parsePasswd(data []byte) []passwdEntry {
