@@ -9,7 +9,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/winkube/winkube/pkg/node/internal/vnet"
+	"github.com/winkube/winkube/pkg/emu/vnet"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -27,9 +27,9 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/kubeversion"
-	"github.com/winkube/winkube/pkg/node/internal/vfs"
 )
 
 // Options configure an agent.

@@ -9,16 +9,16 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/winkube/winkube/pkg/emu/agnhost"
+	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/pwsh"
+	"github.com/winkube/winkube/pkg/emu/selfimage"
+	"github.com/winkube/winkube/pkg/emu/vnet"
+	"github.com/winkube/winkube/pkg/emu/winexe"
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/network/cni"
 	"github.com/winkube/winkube/pkg/node/internal/cri"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
-	"github.com/winkube/winkube/pkg/node/internal/program"
-	"github.com/winkube/winkube/pkg/node/internal/program/agnhost"
-	"github.com/winkube/winkube/pkg/node/internal/program/pwsh"
-	"github.com/winkube/winkube/pkg/node/internal/program/selfimage"
-	"github.com/winkube/winkube/pkg/node/internal/program/winexe"
-	"github.com/winkube/winkube/pkg/node/internal/vnet"
 	"github.com/winkube/winkube/pkg/windows"
 )
 

@@ -12,7 +12,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/winkube/winkube/pkg/node/internal/vnet"
+	"github.com/winkube/winkube/pkg/emu/vnet"
 )
 
 // DialCluster answers kube-apiserver's connections to pod and Service

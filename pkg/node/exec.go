@@ -11,7 +11,7 @@ import (
 	remotecommandserver "k8s.io/cri-streaming/pkg/streaming/remotecommand"
 	utilexec "k8s.io/utils/exec"
 
-	"github.com/winkube/winkube/pkg/node/internal/program"
+	"github.com/winkube/winkube/pkg/emu/program"
 )
 
 // The kubelet's streaming timeouts (its --streaming-connection-idle-timeout

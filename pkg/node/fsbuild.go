@@ -11,9 +11,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/winkube/winkube/pkg/certs"
+	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
-	"github.com/winkube/winkube/pkg/node/internal/program"
-	"github.com/winkube/winkube/pkg/node/internal/vfs"
 )
 
 // pathRules are filesystems used only for their path syntax (Abs).

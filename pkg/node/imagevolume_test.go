@@ -3,8 +3,8 @@ package node
 import (
 	"testing"
 
+	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/imageinfo"
-	"github.com/winkube/winkube/pkg/node/internal/vfs"
 )
 
 // agnhost's catalog entry carries its Alpine os-release: a Linux

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/winkube/winkube/pkg/node/internal/program"
+	"github.com/winkube/winkube/pkg/emu/program"
 )
 
 // lazyFS is a container's filesystem made at its first use: a container

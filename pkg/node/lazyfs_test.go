@@ -5,8 +5,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/winkube/winkube/pkg/node/internal/program"
-	"github.com/winkube/winkube/pkg/node/internal/vfs"
+	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/vfs"
 )
 
 // countedFS is a lazyFS whose build writes /etc/app.conf and counts.

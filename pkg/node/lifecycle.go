@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
 
-	"github.com/winkube/winkube/pkg/node/internal/program"
+	"github.com/winkube/winkube/pkg/emu/program"
 )
 
 // launchSpec is what prepare decided for one container start: the

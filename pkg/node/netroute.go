@@ -24,9 +24,9 @@ import (
 	discoverylisters "k8s.io/client-go/listers/discovery/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/winkube/winkube/pkg/emu/vnet"
 	"github.com/winkube/winkube/pkg/network"
 	"github.com/winkube/winkube/pkg/network/reach"
-	"github.com/winkube/winkube/pkg/node/internal/vnet"
 )
 
 // netRouter decides the emulated pods' traffic with the same model

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/winkube/winkube/pkg/node/internal/program"
+	"github.com/winkube/winkube/pkg/emu/program"
 )
 
 // noNet is the network of a pod's programs until the emulation models

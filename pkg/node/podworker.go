@@ -13,8 +13,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/winkube/winkube/pkg/apis/annotations"
-	"github.com/winkube/winkube/pkg/node/internal/vfs"
-	"github.com/winkube/winkube/pkg/node/internal/vnet"
+	"github.com/winkube/winkube/pkg/emu/vfs"
+	"github.com/winkube/winkube/pkg/emu/vnet"
 )
 
 // Annotations that steer the emulated processes of a pod (see

@@ -15,7 +15,7 @@ import (
 	"k8s.io/kubernetes/pkg/probe"
 	httpprobe "k8s.io/kubernetes/pkg/probe/http"
 
-	"github.com/winkube/winkube/pkg/node/internal/vnet"
+	"github.com/winkube/winkube/pkg/emu/vnet"
 )
 
 // The kubelet's HTTP, TCP and gRPC probes and HTTP hooks reach the pod's

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/winkube/winkube/pkg/node/internal/program"
-	"github.com/winkube/winkube/pkg/node/internal/vnet"
+	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/vnet"
 )
 
 // process is the main process of one container run: a program of the

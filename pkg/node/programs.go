@@ -1,13 +1,13 @@
 package node
 
 import (
-	"github.com/winkube/winkube/pkg/node/internal/program"
-	"github.com/winkube/winkube/pkg/node/internal/program/agnhost"
-	"github.com/winkube/winkube/pkg/node/internal/program/applets"
-	"github.com/winkube/winkube/pkg/node/internal/program/archive"
-	"github.com/winkube/winkube/pkg/node/internal/program/daemons"
-	"github.com/winkube/winkube/pkg/node/internal/program/sh"
-	"github.com/winkube/winkube/pkg/node/internal/program/winexe"
+	"github.com/winkube/winkube/pkg/emu/agnhost"
+	"github.com/winkube/winkube/pkg/emu/applets"
+	"github.com/winkube/winkube/pkg/emu/archive"
+	"github.com/winkube/winkube/pkg/emu/daemons"
+	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/sh"
+	"github.com/winkube/winkube/pkg/emu/winexe"
 )
 
 // The program tables are built once; imagePrograms copies what an image

@@ -20,8 +20,8 @@ import (
 	"k8s.io/client-go/tools/portforward"
 	"k8s.io/client-go/transport/spdy"
 
+	"github.com/winkube/winkube/pkg/emu/vnet"
 	"github.com/winkube/winkube/pkg/network/reach"
-	"github.com/winkube/winkube/pkg/node/internal/vnet"
 )
 
 const agnhostImage = "registry.k8s.io/e2e-test-images/agnhost:2.53"

@@ -1,0 +1,174 @@
+// Package applets holds the busybox/coreutils programs that images and
+// charts use, each a program.Main working on the container's Sys: its FS
+// (paths via FS.Abs(p.Dir, name)), user, hostname, clock and network.
+// Output and error wording follow busybox 1.37, as the e2e images ship it.
+// Output streams: an applet writes as it goes and never builds a whole
+// output in memory.
+package applets
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/program"
+)
+
+// Table is every applet by program.Name, busybox itself included.
+func Table() map[string]program.Main {
+	t := map[string]program.Main{}
+	for name, m := range table {
+		t[name] = m
+	}
+	t["busybox"] = busybox
+	return t
+}
+
+var table map[string]program.Main
+
+func init() {
+	table = map[string]program.Main{
+		"cat": cat, "echo": echo, "printf": printfMain, "env": env, "printenv": printenv,
+		"id": id, "whoami": whoami, "hostname": hostname, "ls": ls, "stat": stat,
+		"test": test, "[": test, "sleep": sleep, "touch": touch, "mkdir": mkdir,
+		"rm": rm, "rmdir": rmdir, "cp": cp, "mv": mv, "ln": ln, "chmod": chmod,
+		"chown": chown, "grep": grep, "egrep": grep, "fgrep": grep, "head": head,
+		"tail": tail, "wc": wc, "date": date, "true": trueMain, "false": falseMain,
+		"kill": kill, "pwd": pwd, "basename": basename, "dirname": dirname,
+		"uname": uname, "cut": cut, "tr": tr, "sort": sortMain, "uniq": uniq,
+		"seq": seq, "tee": tee, "yes": yes, "xargs": xargs, "readlink": readlink,
+		"realpath": realpath, "find": find, "sed": sed, "awk": awk,
+		"md5sum": md5sum, "sha256sum": sha256sum, "base64": base64Main,
+		"wget": wget, "nslookup": nslookup, "ping": ping, "nc": nc,
+		"which": which, "mount": mount, "stty": stty, "expr": expr, "sysctl": sysctl,
+		"ip": ip,
+	}
+}
+
+// busybox runs `busybox APPLET args`; alone or with --list it lists.
+func busybox(ctx context.Context, p *program.Proc) int {
+	if len(p.Args) < 2 || p.Args[1] == "--list" || p.Args[1] == "--help" {
+		names := make([]string, 0, len(table))
+		for n := range table {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		if len(p.Args) < 2 || p.Args[1] == "--help" {
+			fmt.Fprintln(p.Stdout, "BusyBox v1.37.0 (2024-09-26 21:31:42 UTC) multi-call binary.")
+			fmt.Fprintln(p.Stdout, "Currently defined functions:")
+			fmt.Fprintln(p.Stdout, "\t"+strings.Join(names, ", "))
+			return 0
+		}
+		for _, n := range names {
+			fmt.Fprintln(p.Stdout, n)
+		}
+		return 0
+	}
+	name := program.Name(p.Args[1])
+	m, ok := table[name]
+	if !ok {
+		if name == "sh" || name == "ash" {
+			if sh, err := p.Sys.Lookup("sh"); err == nil {
+				m, ok = sh, true
+			}
+		}
+	}
+	if !ok {
+		fmt.Fprintf(p.Stderr, "%s: applet not found\n", p.Args[1])
+		return 127
+	}
+	q := *p
+	q.Args = p.Args[1:]
+	return m(ctx, &q)
+}
+
+// name is the applet's name as busybox prints it in messages.
+func name(p *program.Proc) string { return program.Name(p.Args[0]) }
+
+func errorf(p *program.Proc, format string, args ...any) {
+	fmt.Fprintf(p.Stderr, name(p)+": "+format+"\n", args...)
+}
+
+// errText is strerror's wording of an FS error.
+func errText(err error) string { return program.ErrorText(err, false) }
+
+func abs(p *program.Proc, n string) string { return p.Sys.FS.Abs(p.Dir, n) }
+
+// openIn opens an input operand: "-" is stdin. The closer is a no-op for
+// stdin.
+func openIn(p *program.Proc, n string) (io.ReadCloser, error) {
+	if n == "-" {
+		return io.NopCloser(p.Stdin), nil
+	}
+	f, err := p.Sys.FS.OpenFile(abs(p, n), os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	if info, err := f.Stat(); err == nil && info.IsDir() {
+		f.Close()
+		return nil, &os.PathError{Op: "read", Path: n, Err: errIsDir}
+	}
+	return f, nil
+}
+
+// eachInput calls fn with each operand's reader (stdin when none),
+// reporting "can't open" as busybox does; it returns 1 if any failed.
+func eachInput(p *program.Proc, names []string, fn func(n string, r io.Reader) error) int {
+	if len(names) == 0 {
+		names = []string{"-"}
+	}
+	status := 0
+	for _, n := range names {
+		r, err := openIn(p, n)
+		if err != nil {
+			if isDirErr(err) {
+				errorf(p, "read error: Is a directory")
+			} else {
+				errorf(p, "can't open '%s': %s", n, errText(err))
+			}
+			status = 1
+			continue
+		}
+		err = fn(n, r)
+		r.Close()
+		if err != nil {
+			if err == errStop {
+				return status
+			}
+			if err != errOutput {
+				errorf(p, "%s: %s", n, errText(err))
+			}
+			status = 1
+			if err == errOutput {
+				return status
+			}
+		}
+	}
+	return status
+}
+
+// lines calls fn with each line of r, its newline included when present.
+func lines(r io.Reader, fn func(line string) error) error {
+	br := bufio.NewReaderSize(r, 64*1024)
+	for {
+		line, err := br.ReadString('\n')
+		if line != "" {
+			if ferr := fn(line); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func trueMain(context.Context, *program.Proc) int  { return 0 }
+func falseMain(context.Context, *program.Proc) int { return 1 }

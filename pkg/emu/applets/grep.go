@@ -1,0 +1,242 @@
+package applets
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/program"
+)
+
+// grep returns 0 when a line matched, 1 when none did, 2 on trouble.
+func grep(ctx context.Context, p *program.Proc) int {
+	o, ok := getopt(p, p.Args[1:], "qvicEFonlLhHrRswxe:f:m:A:B:C:a")
+	if !ok {
+		return 2
+	}
+	pats := o.vals['e']
+	if f, set := o.val['f']; set {
+		data, err := readAll(p, f)
+		if err != nil {
+			errorf(p, "%s: %s", f, errText(err))
+			return 2
+		}
+		pats = append(pats, strings.Split(strings.TrimSuffix(data, "\n"), "\n")...)
+	}
+	args := o.args
+	if len(pats) == 0 {
+		if len(args) == 0 {
+			fmt.Fprintln(p.Stderr, "BusyBox v1.37.0 (2024-09-26 21:31:42 UTC) multi-call binary.\n\nUsage: grep [-HhnlLoqvsrRiwFEx] [-m N] [-A|B|C N] { PATTERN | -e PATTERN... | -f FILE... } [FILE]...")
+			return 2
+		}
+		pats, args = strings.Split(args[0], "\n"), args[1:]
+	}
+	extended := o.has('E') || name(p) == "egrep"
+	fixed := o.has('F') || name(p) == "fgrep"
+	var res []*regexp.Regexp
+	for _, pt := range pats {
+		var src string
+		if fixed {
+			src = regexp.QuoteMeta(pt)
+		} else {
+			src = translate(pt, extended)
+		}
+		if o.has('w') {
+			src = `(?:^|\W)(` + src + `)(?:\W|$)`
+		}
+		if o.has('x') {
+			src = `^(?:` + src + `)$`
+		}
+		if o.has('i') {
+			src = "(?i)" + src
+		}
+		re, err := regexp.Compile(src)
+		if err != nil {
+			errorf(p, "bad regex '%s': %v", pt, err)
+			return 2
+		}
+		res = append(res, re)
+	}
+	g := &grepper{p: p, o: o, res: res, w: newOut(p.Stdout)}
+	if o.has('r') || o.has('R') {
+		if len(args) == 0 {
+			args = []string{"."}
+		}
+		args = g.expand(args)
+	}
+	g.label = (len(args) > 1 || o.has('r') || o.has('R') || o.has('H')) && !o.has('h')
+	if o.has('A') || o.has('B') || o.has('C') {
+		// context lines are accepted and not shown
+	}
+	status := eachInputQuiet(p, args, o.has('s'), func(n string, r io.Reader) error {
+		return g.file(n, r)
+	})
+	g.w.Flush()
+	switch {
+	case g.matched && (o.has('q') || status == 0):
+		return 0
+	case status != 0:
+		return 2
+	case g.matched:
+		return 0
+	}
+	return 1
+}
+
+type grepper struct {
+	p       *program.Proc
+	o       opts
+	res     []*regexp.Regexp
+	w       *out
+	label   bool
+	matched bool
+}
+
+func (g *grepper) match(line string) [][]int {
+	var all [][]int
+	for _, re := range g.res {
+		m := re.FindAllStringSubmatchIndex(line, -1)
+		for _, x := range m {
+			if len(x) >= 4 && g.o.has('w') {
+				x = x[2:4]
+			}
+			all = append(all, x[:2])
+		}
+	}
+	return all
+}
+
+func (g *grepper) file(n string, r io.Reader) error {
+	shown := n
+	if n == "-" {
+		shown = "(standard input)"
+	}
+	count, lineNo := 0, 0
+	limit := -1
+	if m, set := g.o.val['m']; set {
+		fmt.Sscan(m, &limit)
+	}
+	err := lines(r, func(line string) error {
+		lineNo++
+		text := strings.TrimSuffix(line, "\n")
+		ms := g.match(text)
+		hit := len(ms) > 0 != g.o.has('v')
+		if !hit {
+			return nil
+		}
+		g.matched = true
+		count++
+		if g.o.has('q') {
+			return errStop
+		}
+		if g.o.has('l') {
+			g.w.WriteString(shown + "\n")
+			return errStop
+		}
+		if !g.o.has('c') && !g.o.has('L') {
+			g.print(shown, lineNo, text, ms)
+		}
+		if limit >= 0 && count >= limit {
+			return errStop
+		}
+		return g.w.err
+	})
+	if g.o.has('c') {
+		if g.label {
+			g.w.WriteString(fmt.Sprintf("%s:%d\n", shown, count))
+		} else {
+			g.w.WriteString(fmt.Sprintf("%d\n", count))
+		}
+	}
+	if g.o.has('L') && count == 0 {
+		g.w.WriteString(shown + "\n")
+	}
+	if err == errStop && g.o.has('q') {
+		return errStop
+	}
+	if err == errStop {
+		return nil
+	}
+	return err
+}
+
+func (g *grepper) print(shown string, lineNo int, text string, ms [][]int) {
+	prefix := ""
+	if g.label {
+		prefix = shown + ":"
+	}
+	if g.o.has('n') {
+		prefix += fmt.Sprintf("%d:", lineNo)
+	}
+	if g.o.has('o') && !g.o.has('v') {
+		for _, m := range ms {
+			if m[1] > m[0] {
+				g.w.WriteString(prefix + text[m[0]:m[1]] + "\n")
+			}
+		}
+		return
+	}
+	g.w.WriteString(prefix + text + "\n")
+}
+
+// expand walks directories for grep -r.
+func (g *grepper) expand(args []string) []string {
+	var out []string
+	for _, a := range args {
+		info, err := g.p.Sys.FS.Stat(abs(g.p, a))
+		if err != nil || !info.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		entries, _ := g.p.Sys.FS.ReadDir(abs(g.p, a))
+		var sub []string
+		for _, e := range entries {
+			sub = append(sub, path.Join(a, e.Name()))
+		}
+		out = append(out, g.expand(sub)...)
+	}
+	return out
+}
+
+// eachInputQuiet is eachInput with grep's wording ("grep: x: No such
+// file or directory") and -s to keep quiet.
+func eachInputQuiet(p *program.Proc, names []string, quiet bool, fn func(string, io.Reader) error) int {
+	if len(names) == 0 {
+		names = []string{"-"}
+	}
+	status := 0
+	for _, n := range names {
+		r, err := openIn(p, n)
+		if err != nil {
+			if !quiet {
+				errorf(p, "%s: %s", n, errText(err))
+			}
+			status = 1
+			continue
+		}
+		err = fn(n, r)
+		r.Close()
+		if err == errStop {
+			return status
+		}
+		if err != nil {
+			return 1
+		}
+	}
+	return status
+}
+
+// readAll reads a small file (a pattern list, a script).
+func readAll(p *program.Proc, n string) (string, error) {
+	r, err := openIn(p, n)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	var b strings.Builder
+	_, err = io.Copy(&b, io.LimitReader(r, 16<<20))
+	return b.String(), err
+}

@@ -1,0 +1,35 @@
+package applets
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/program"
+)
+
+// mount without a device lists the container's mounts from /proc/mounts,
+// as busybox does, "-t TYPE" keeping one type; mounting anything is not
+// allowed in an unprivileged container.
+func mount(_ context.Context, p *program.Proc) int {
+	o, ok := getopt(p, p.Args[1:], "t:o:arw")
+	if !ok {
+		return 1
+	}
+	if len(o.args) > 0 {
+		errorf(p, "permission denied (are you root?)")
+		return 255
+	}
+	table, err := readAll(p, "/proc/mounts")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(table, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || (o.val['t'] != "" && f[2] != o.val['t']) {
+			continue
+		}
+		fmt.Fprintf(p.Stdout, "%s on %s type %s (%s)\n", f[0], f[1], f[2], f[3])
+	}
+	return 0
+}

@@ -1,0 +1,299 @@
+package applets
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/winkube/winkube/pkg/emu/program"
+)
+
+// The network applets talk only through Sys.Net; with no Net they fail as
+// on a pod with no reachable network.
+
+var errNoNet = errors.New("network is unreachable")
+
+// lookup resolves a name through the pod's DNS (an IP stays itself).
+func lookup(ctx context.Context, p *program.Proc, host string) ([]string, error) {
+	if net.ParseIP(host) != nil {
+		return []string{host}, nil
+	}
+	if p.Sys.Net == nil {
+		return nil, errNoNet
+	}
+	addrs, err := p.Sys.Net.LookupHost(ctx, host)
+	if err == nil && len(addrs) == 0 {
+		err = errors.New("no address")
+	}
+	return addrs, err
+}
+
+// clockTimeout is context.WithTimeout on the container's clock.
+func clockTimeout(ctx context.Context, p *program.Proc, d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	if d <= 0 {
+		return ctx, cancel
+	}
+	go func() {
+		select {
+		case <-p.Sys.Clock.After(d):
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
+func wget(ctx context.Context, p *program.Proc) int {
+	o, ok := getopt(p, wgetArgs(p.Args[1:]), "qO:T:SsY:U:chD:")
+	if !ok {
+		return 1
+	}
+	if len(o.args) == 0 {
+		errorf(p, "missing URL")
+		return 1
+	}
+	raw := o.args[0]
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "http" {
+		errorf(p, "not an http or ftp url: %s", o.args[0])
+		return 1
+	}
+	host, port := u.Hostname(), u.Port()
+	if port == "" {
+		port = "80"
+	}
+	if t, set := o.val['T']; set {
+		secs, _ := strconv.Atoi(t)
+		var cancel context.CancelFunc
+		ctx, cancel = clockTimeout(ctx, p, time.Duration(secs)*time.Second)
+		defer cancel()
+	}
+	addrs, err := lookup(ctx, p, host)
+	if err != nil {
+		errorf(p, "bad address '%s'", host)
+		return 1
+	}
+	target := net.JoinHostPort(addrs[0], port)
+	if !o.has('q') {
+		fmt.Fprintf(p.Stderr, "Connecting to %s (%s)\n", u.Host, target)
+	}
+	conn, err := p.Sys.Net.Dial(ctx, "tcp", target)
+	if err != nil {
+		errorf(p, "can't connect to remote host (%s): %s", addrs[0], connText(err))
+		return 1
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	return wgetFetch(p, o, u, conn)
+}
+
+// wgetArgs drops long options busybox accepts and we need not act on.
+func wgetArgs(args []string) []string {
+	var out []string
+	for _, a := range args {
+		switch {
+		case a == "--spider" || a == "--quiet":
+			out = append(out, "-s")
+		case strings.HasPrefix(a, "--timeout="):
+			out = append(out, "-T", strings.TrimPrefix(a, "--timeout="))
+		case strings.HasPrefix(a, "--output-document="):
+			out = append(out, "-O", strings.TrimPrefix(a, "--output-document="))
+		case strings.HasPrefix(a, "--post-data="):
+			// -D is not busybox's: it carries the long option to getopt.
+			out = append(out, "-D", strings.TrimPrefix(a, "--post-data="))
+		case strings.HasPrefix(a, "--") && a != "--":
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func wgetFetch(p *program.Proc, o opts, u *url.URL, conn io.ReadWriter) int {
+	reqPath := u.RequestURI()
+	if data, post := o.val['D']; post {
+		fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: Wget\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s", reqPath, u.Host, len(data), data)
+	} else {
+		fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: Wget\r\nConnection: close\r\n\r\n", reqPath, u.Host)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		errorf(p, "error getting response: %s", connText(err))
+		return 1
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		errorf(p, "server returned error: HTTP/1.1 %s", resp.Status)
+		return 1
+	}
+	if o.has('s') {
+		if !o.has('q') {
+			fmt.Fprintln(p.Stderr, "remote file exists")
+		}
+		return 0
+	}
+	dst, set := o.val['O']
+	if !set {
+		dst = path.Base(u.Path)
+		if dst == "/" || dst == "." || dst == "" {
+			dst = "index.html"
+		}
+	}
+	var w io.Writer = p.Stdout
+	if dst != "-" {
+		f, err := p.Sys.FS.OpenFile(abs(p, dst), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+		if err != nil {
+			errorf(p, "can't open '%s': %s", dst, errText(err))
+			return 1
+		}
+		defer f.Close()
+		w = f
+		if !o.has('q') {
+			fmt.Fprintf(p.Stderr, "saving to '%s'\n", dst)
+		}
+	} else if !o.has('q') {
+		fmt.Fprintln(p.Stderr, "writing to stdout")
+	}
+	if _, err := io.Copy(w, resp.Body); err != nil {
+		errorf(p, "error getting response: %s", connText(err))
+		return 1
+	}
+	if !o.has('q') {
+		if dst == "-" {
+			fmt.Fprintln(p.Stderr, "written to stdout")
+		} else {
+			fmt.Fprintf(p.Stderr, "'%s' saved\n", dst)
+		}
+	}
+	return 0
+}
+
+// connText is strerror's wording of a dial error.
+func connText(err error) string {
+	s := err.Error()
+	switch {
+	case strings.Contains(s, "refused"):
+		return "Connection refused"
+	case strings.Contains(s, "timed out") || strings.Contains(s, "deadline") || strings.Contains(s, "canceled"):
+		return "Connection timed out"
+	case strings.Contains(s, "unreachable"):
+		return "Network is unreachable"
+	case strings.Contains(s, "reset"):
+		return "Connection reset by peer"
+	}
+	return s
+}
+
+// nameserver is the first nameserver of the container's resolv.conf.
+func nameserver(p *program.Proc) string {
+	data, err := readAll(p, "/etc/resolv.conf")
+	if err != nil {
+		return "127.0.0.11"
+	}
+	for _, l := range strings.Split(data, "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "nameserver" {
+			return f[1]
+		}
+	}
+	return "127.0.0.11"
+}
+
+func nslookup(ctx context.Context, p *program.Proc) int {
+	var args []string
+	for _, a := range p.Args[1:] {
+		if !strings.HasPrefix(a, "-") {
+			args = append(args, a)
+		}
+	}
+	if len(args) == 0 {
+		fmt.Fprintln(p.Stderr, "Usage: nslookup [-type=QUERY_TYPE] [-debug] HOST [DNS_SERVER]")
+		return 1
+	}
+	if p.Sys.Net == nil {
+		fmt.Fprintln(p.Stdout, ";; connection timed out; no servers could be reached")
+		return 1
+	}
+	server := nameserver(p)
+	if len(args) > 1 {
+		server = args[1]
+	}
+	fmt.Fprintf(p.Stdout, "Server:\t\t%s\nAddress:\t%s\n\n", server, net.JoinHostPort(server, "53"))
+	addrs, err := lookup(ctx, p, args[0])
+	if err != nil {
+		fmt.Fprintf(p.Stdout, "** server can't find %s: NXDOMAIN\n\n", args[0])
+		return 1
+	}
+	for _, a := range addrs {
+		fmt.Fprintf(p.Stdout, "Name:\t%s\nAddress: %s\n", args[0], a)
+	}
+	fmt.Fprintln(p.Stdout)
+	return 0
+}
+
+func ping(ctx context.Context, p *program.Proc) int {
+	o, ok := getopt(p, p.Args[1:], "c:W:w:qs:i:I:t:46")
+	if !ok {
+		return 1
+	}
+	if len(o.args) == 0 {
+		fmt.Fprintln(p.Stderr, "BusyBox v1.37.0 (2024-09-26 21:31:42 UTC) multi-call binary.\n\nUsage: ping [OPTIONS] HOST")
+		return 1
+	}
+	host := o.args[0]
+	addrs, err := lookup(ctx, p, host)
+	if err != nil || p.Sys.Net == nil {
+		errorf(p, "bad address '%s'", host)
+		return 1
+	}
+	count := -1
+	if c, set := o.val['c']; set {
+		count, _ = strconv.Atoi(c)
+	}
+	if w, set := o.val['w']; set {
+		secs, _ := strconv.Atoi(w)
+		var cancel context.CancelFunc
+		ctx, cancel = clockTimeout(ctx, p, time.Duration(secs)*time.Second)
+		defer cancel()
+	}
+	ip := addrs[0]
+	fmt.Fprintf(p.Stdout, "PING %s (%s): 56 data bytes\n", host, ip)
+	sent, got := 0, 0
+	for seq := 0; count < 0 || seq < count; seq++ {
+		if seq > 0 && !p.Sys.Sleep(ctx, time.Second) {
+			break
+		}
+		sent++
+		if conn, err := p.Sys.Net.Dial(ctx, "icmp", ip); err == nil {
+			conn.Close()
+			got++
+			if !o.has('q') {
+				fmt.Fprintf(p.Stdout, "64 bytes from %s: seq=%d ttl=64 time=0.100 ms\n", ip, seq)
+			}
+		}
+	}
+	loss := 0
+	if sent > 0 {
+		loss = (sent - got) * 100 / sent
+	}
+	fmt.Fprintf(p.Stdout, "\n--- %s ping statistics ---\n%d packets transmitted, %d packets received, %d%% packet loss\n", host, sent, got, loss)
+	if got > 0 {
+		fmt.Fprintln(p.Stdout, "round-trip min/avg/max = 0.100/0.100/0.100 ms")
+		return 0
+	}
+	return 1
+}
