@@ -17,8 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/deploy"
-	"github.com/winkube/winkube/pkg/node"
 )
 
 // Pod prints namespace/name to out.
@@ -53,7 +53,7 @@ func nodeLine(ctx context.Context, cs kubernetes.Interface, name string) string 
 }
 
 func printContainers(out io.Writer, pod *corev1.Pod) {
-	runtime := node.WindowsResources(pod)
+	runtime := annotations.DecodeWindowsResources(pod.Annotations)
 	states := map[string]corev1.ContainerStatus{}
 	for _, s := range append(pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses...) {
 		states[s.Name] = s

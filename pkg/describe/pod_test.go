@@ -4,11 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/winkube/winkube/pkg/apis/annotations"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/winkube/winkube/pkg/node"
 )
 
 // The container block shows limits and requests as the user wrote them,
@@ -17,7 +16,7 @@ func TestPrintContainers(t *testing.T) {
 	mem := resource.MustParse("512Mi")
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{
-			node.AnnotationWindowsResources: `{"web":{"cpuMaximum":1250,"memoryLimitInBytes":536870912,"runAsUserName":"ContainerUser"},"init":{}}`,
+			annotations.WindowsResources: `{"web":{"cpuMaximum":1250,"memoryLimitInBytes":536870912,"runAsUserName":"ContainerUser"},"init":{}}`,
 		}},
 		Spec: corev1.PodSpec{
 			InitContainers: []corev1.Container{{Name: "init", Image: "nanoserver"}},

@@ -9,9 +9,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/kubeversion"
-	nodeagent "github.com/winkube/winkube/pkg/node"
 	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
@@ -81,8 +81,8 @@ func (a *audit) pauseFix(p *corev1.Pod, n *corev1.Node) string {
 	} else {
 		fix = "set the node's sandbox image to a pause image with an entry for its Windows build (containerd config.toml sandbox_image, or kubelet --pod-infra-container-image)"
 	}
-	if v := p.Annotations[nodeagent.AnnotationSandboxImage]; v != "" {
-		fix += fmt.Sprintf("; this pod overrides it with the annotation %s=%s: remove it", nodeagent.AnnotationSandboxImage, v)
+	if v := p.Annotations[annotations.SandboxImage]; v != "" {
+		fix += fmt.Sprintf("; this pod overrides it with the annotation %s=%s: remove it", annotations.SandboxImage, v)
 	}
 	return fix
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/kubeversion"
+	"github.com/winkube/winkube/pkg/node/internal/kubeletapi"
 )
 
 // Options configure an agent.
@@ -50,7 +51,7 @@ type Options struct {
 	// catalog (registry.Flags builds one for --resolve-images registry).
 	Images imageinfo.Resolver
 	// Kubelet, when set, serves the kubelet API on real listeners for an
-	// apiserver in another process (kubeletlisten.go); a *ListenError
+	// apiserver in another process (internal/kubeletapi); a *ListenError
 	// when they cannot be bound, before any node registers.
 	Kubelet *KubeletServing
 	// Nodes, when set, picks which nodes of Cluster this agent runs (the
@@ -80,7 +81,7 @@ type Agent struct {
 	serviceLister listerscorev1.ServiceLister
 	broadcaster   record.EventBroadcaster
 	cidrs         *cidrPicker
-	kubelet       *kubeletServer
+	kubelet       *kubeletapi.Server
 	// fabric carries the emulated pods' traffic; router decides it with
 	// the network model (netroute.go); system watches kube-system for it.
 	fabric *vnet.Fabric
@@ -187,7 +188,6 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 		return nil, err
 	}
 	a.cidrs = cidrs
-	a.kubelet = newKubeletServer(a)
 	a.broadcaster = record.NewBroadcaster()
 	for _, n := range o.Cluster.Nodes() {
 		if o.Nodes != nil && !o.Nodes(n.Name) {
@@ -206,7 +206,8 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 		return nil, errors.New("node agent: Options.Nodes picks none of the cluster config's nodes")
 	}
 	sort.Strings(a.names)
-	if err := a.kubelet.listen(o.Kubelet); err != nil {
+	a.kubelet = newKubeletServer(a)
+	if err := a.listenKubelet(o.Kubelet); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -325,7 +326,7 @@ func (a *Agent) Close() error {
 			}
 		}
 		a.shutDownQueues()
-		a.kubelet.close()
+		a.kubelet.Close()
 		a.wg.Wait()
 		a.broadcaster.Shutdown()
 	})

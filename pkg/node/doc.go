@@ -30,7 +30,7 @@
 //     starts; NFS, in-tree iSCSI and Fibre Channel, raw block devices and
 //     CSI drivers without csi-proxy fail there with the kubelet's
 //     FailedMount/FailedMapVolume events and the pod stays
-//     ContainerCreating (volumes.go, volumeplugins.go).
+//     ContainerCreating (volumes.go, internal/volume).
 //
 // Other LIM rules (emptyDir medium Memory, mount propagation, subPath files
 // on Docker, ...) are silently accepted here, as a real node accepts them
@@ -45,14 +45,20 @@
 //
 // Programs: each container runs its command as Kubernetes and the node's
 // OS define it (process.go, containeros.go): the image's programs
-// (internal/program/...) against a virtual OS made from the pod spec and
-// the API objects (internal/kubeletenv: environment, mounts, hosts,
-// resolv.conf, identity; internal/vfs: the filesystem, made at a
-// program's first file access). Nothing touches the host. What the process
-// prints is its log; its exit is the container's; kubectl exec and attach
-// run beside it through the CRI streaming server (exec.go); exec probes
-// and hooks run the same way (probes.go, lifecycle.go). A program that
-// only waits to be stopped (pause, a daemon) holds no goroutine.
+// (pkg/emu/...) against a virtual OS made from the pod spec and the API
+// objects (internal/kubeletenv: environment, mounts, hosts, resolv.conf,
+// identity; pkg/emu/vfs: the filesystem, made at a program's first file
+// access). Nothing touches the host. What the process prints is its log
+// (internal/ctrlog); its exit is the container's; kubectl exec and attach
+// run beside it through the CRI streaming server (internal/kubeletapi,
+// exec.go); exec probes and hooks run the same way (probes.go,
+// lifecycle.go). A program that only waits to be stopped (pause, a
+// daemon) holds no goroutine.
+//
+// The kubelet API (logs, exec, attach, port-forward, /stats, /metrics,
+// its authentication and serving certificates) is internal/kubeletapi,
+// which sees the nodes through the kubeletapi.Node and kubeletapi.Pod
+// interfaces (kubeletnode.go).
 //
 // Annotations steer containers whose program the emulation does not run
 // (an image it does not know with no command) and override a regular

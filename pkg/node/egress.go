@@ -3,16 +3,17 @@ package node
 import (
 	"context"
 	"fmt"
-
 	"io"
-	discoveryv1 "k8s.io/api/discovery/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"net"
 	"net/netip"
 	"sort"
 	"strconv"
 
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/winkube/winkube/pkg/emu/vnet"
+	"github.com/winkube/winkube/pkg/node/internal/kubeletapi"
 )
 
 // DialCluster answers kube-apiserver's connections to pod and Service
@@ -66,8 +67,8 @@ func (a *Agent) serveKubeletPorts(ctx context.Context) {
 		if err != nil {
 			continue
 		}
-		addr := net.JoinHostPort(n.spec.ip, strconv.Itoa(kubeletPort))
-		l, err := a.fabric.Serve(vnet.Host{IP: ip, Scope: "node/" + n.spec.name}, "tcp", kubeletPort, func(c net.Conn) {
+		addr := net.JoinHostPort(n.spec.ip, strconv.Itoa(kubeletapi.Port))
+		l, err := a.fabric.Serve(vnet.Host{IP: ip, Scope: "node/" + n.spec.name}, "tcp", kubeletapi.Port, func(c net.Conn) {
 			defer c.Close()
 			k, _, err := a.DialKubelet(addr)
 			if err != nil || k == nil {

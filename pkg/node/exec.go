@@ -5,84 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"time"
 
 	remotecommandserver "k8s.io/cri-streaming/pkg/streaming/remotecommand"
 	utilexec "k8s.io/utils/exec"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/node/internal/ctrlog"
 )
 
-// The kubelet's streaming timeouts (its --streaming-connection-idle-timeout
-// default and the CRI streaming server's stream creation timeout).
-const (
-	streamIdleTimeout     = 4 * time.Hour
-	streamCreationTimeout = remotecommandserver.DefaultStreamCreationTimeout
-)
-
-// routeStreaming serves exec, attach and port-forward as a kubelet does:
-// the upstream CRI streaming server code speaks SPDY and WebSocket (v1–v4
-// channel protocols; kube-apiserver translates kubectl's v5 WebSocket to
-// SPDY), and the command runs in the container's virtual OS.
-func (s *kubeletServer) routeStreaming(mux *http.ServeMux) {
-	for _, p := range []string{"/exec/{namespace}/{pod}/{container}", "/exec/{namespace}/{pod}/{uid}/{container}"} {
-		mux.HandleFunc(p, s.exec)
-	}
-	for _, p := range []string{"/attach/{namespace}/{pod}/{container}", "/attach/{namespace}/{pod}/{uid}/{container}"} {
-		mux.HandleFunc(p, s.attach)
-	}
-	for _, p := range []string{"/portForward/{namespace}/{pod}", "/portForward/{namespace}/{pod}/{uid}"} {
-		mux.HandleFunc(p, s.portForward)
-	}
-}
-
-func (s *kubeletServer) exec(w http.ResponseWriter, r *http.Request) {
-	opts, err := remotecommandserver.NewOptions(r)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	target, ok := s.streamTarget(w, r)
-	if !ok {
-		return
-	}
-	cmd := r.URL.Query()["command"]
-	remotecommandserver.ServeExec(w, r, target, r.PathValue("pod"), r.PathValue("uid"), r.PathValue("container"),
-		cmd, opts, streamIdleTimeout, streamCreationTimeout, remotecommandserver.SupportedStreamingProtocols)
-}
-
-func (s *kubeletServer) attach(w http.ResponseWriter, r *http.Request) {
-	opts, err := remotecommandserver.NewOptions(r)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	target, ok := s.streamTarget(w, r)
-	if !ok {
-		return
-	}
-	remotecommandserver.ServeAttach(w, r, target, r.PathValue("pod"), r.PathValue("uid"), r.PathValue("container"),
-		opts, streamIdleTimeout, streamCreationTimeout, remotecommandserver.SupportedStreamingProtocols)
-}
-
-// streamTarget finds the pod a streaming request is for, answering 404 as
-// the kubelet does when it has no such pod.
-func (s *kubeletServer) streamTarget(w http.ResponseWriter, r *http.Request) (*podTarget, bool) {
-	node, _ := r.Context().Value(nodeKey{}).(string)
-	n := s.agent.nodes[node]
-	var pw *podWorker
-	if n != nil {
-		pw = n.workerByName(r.PathValue("namespace"), r.PathValue("pod"))
-	}
-	if pw == nil {
-		http.Error(w, "pod does not exist", http.StatusNotFound)
-		return nil, false
-	}
-	return &podTarget{w: pw}, true
-}
-
-// podTarget runs exec and attach against one pod's containers.
+// podTarget runs exec, attach and port-forward against one pod's
+// containers (kubeletapi.Pod).
 type podTarget struct{ w *podWorker }
 
 // ExecInContainer runs cmd in the container's OS beside its main process.
@@ -132,29 +65,7 @@ func (t *podTarget) AttachContainer(ctx context.Context, _ string, _ string, con
 			}
 		}()
 	}
-	return followLog(ctx, live.proc.log, writerOrDiscard(out), writerOrDiscard(errOut))
-}
-
-// followLog writes the lines a run's log gains until the run ends or ctx
-// is done.
-func followLog(ctx context.Context, l *runLog, out, _ io.Writer) error {
-	lines, closed, changed := l.snapshot()
-	seen := len(lines)
-	for !closed {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-changed:
-		}
-		lines, closed, changed = l.snapshot()
-		for _, line := range lines[min(seen, len(lines)):] {
-			if _, err := io.WriteString(out, line.text+"\n"); err != nil {
-				return nil
-			}
-		}
-		seen = len(lines)
-	}
-	return nil
+	return ctrlog.Follow(ctx, live.proc.log, writerOrDiscard(out))
 }
 
 // firstSizeWait is how long an exec with a TTY waits for the client's
@@ -235,7 +146,7 @@ type liveCtr struct {
 	dir  string
 	proc *process
 	// prevLog is the log of the run before, for kubectl logs --previous.
-	prevLog *runLog
+	prevLog *ctrlog.Log
 	// stdinOnce: the first attach session's end closes stdin.
 	stdinOnce bool
 	// steered: no program runs (the pod's annotations time the

@@ -1,9 +1,10 @@
 package node
 
 import (
-	corev1 "k8s.io/api/core/v1"
 	"net/netip"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 func TestIPAMHostLocalOrder(t *testing.T) {

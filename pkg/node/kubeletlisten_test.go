@@ -36,6 +36,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/node/internal/kubeletapi"
 )
 
 var loopback = netip.MustParseAddr("127.0.0.1")
@@ -188,7 +189,7 @@ func TestKubeletEndpointInNodeStatus(t *testing.T) {
 	// Without a real endpoint nothing changes.
 	plain := &nodeSpec{name: "x", ip: "10.127.130.10", pool: spec.pool, host: spec.host, kubelet: spec.kubelet}
 	pn := plain.initialNode(time.Now())
-	if pn.Status.Addresses[0].Address != "10.127.130.10" || pn.Status.DaemonEndpoints.KubeletEndpoint.Port != kubeletPort || pn.Annotations[AnnotationNodeIP] != "" {
+	if pn.Status.Addresses[0].Address != "10.127.130.10" || pn.Status.DaemonEndpoints.KubeletEndpoint.Port != kubeletapi.Port || pn.Annotations[AnnotationNodeIP] != "" {
 		t.Errorf("in-process node: %v port %d annotations %v", pn.Status.Addresses, pn.Status.DaemonEndpoints.KubeletEndpoint.Port, pn.Annotations)
 	}
 }
@@ -295,20 +296,6 @@ func signFor(t *testing.T, req *x509.CertificateRequest) []byte {
 		t.Fatal(err)
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-}
-
-// A certificate issued for another key is refused.
-func TestKubeletIssuedCertForOtherKey(t *testing.T) {
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	other, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	der, _ := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "system:node:n"}}, other)
-	req, _ := x509.ParseCertificateRequest(der)
-	if _, err := issuedCert(signFor(t, req), key); err == nil {
-		t.Error("a certificate for another key was accepted")
-	}
-	if _, err := issuedCert([]byte("junk"), key); err == nil {
-		t.Error("junk was accepted")
-	}
 }
 
 // A loopback kubelet address works only for an apiserver on this machine:

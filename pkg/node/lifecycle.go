@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/node/internal/ctrlog"
 )
 
 // launchSpec is what prepare decided for one container start: the
@@ -29,7 +30,7 @@ type launchSpec struct {
 // launch starts the container's main process (or its steered stand-in)
 // and publishes the container's live state for exec, attach and logs.
 func (w *podWorker) launch(pod *corev1.Pod, c *ctr, l *launchSpec, id string, now time.Time) error {
-	var prevLog *runLog
+	var prevLog *ctrlog.Log
 	if prev := c.live.Load(); prev != nil {
 		prevLog = prev.proc.log
 	}
@@ -38,7 +39,7 @@ func (w *podWorker) launch(pod *corev1.Pod, c *ctr, l *launchSpec, id string, no
 
 // launchRun is launch with the log kubectl logs --previous shows; now is
 // when the run started, from which a steered exit and the probes count.
-func (w *podWorker) launchRun(pod *corev1.Pod, c *ctr, l *launchSpec, id string, now time.Time, prevLog *runLog) error {
+func (w *podWorker) launchRun(pod *corev1.Pod, c *ctr, l *launchSpec, id string, now time.Time, prevLog *ctrlog.Log) error {
 	live := &liveCtr{id: id, sys: l.sys, env: l.spec.env, dir: l.spec.dir, stdinOnce: c.spec.StdinOnce, steered: l.steered, prevLog: prevLog}
 	c.exitAt = time.Time{}
 	if l.steered {
@@ -72,7 +73,7 @@ func (w *podWorker) notFoundError(name string) error {
 // idleProcess stands in for a container whose program the emulation does
 // not run: it has an empty log and ends when the pod worker says so.
 func idleProcess(c clock.PassiveClock) *process {
-	return &process{cancelCtx: func() {}, log: newRunLog(c), forever: true}
+	return &process{cancelCtx: func() {}, log: ctrlog.New(c), forever: true}
 }
 
 // hasExited reports whether the container's process has ended by itself.
@@ -128,7 +129,7 @@ func terminationMessage(c *ctr, code int32) string {
 		msg = readFileLimit(live.sys.FS, path, maxTerminationMessage)
 	}
 	if msg == "" && code != 0 && c.spec.TerminationMessagePolicy == corev1.TerminationMessageFallbackToLogsOnError {
-		msg = live.proc.log.tail(fallbackLogLines, fallbackLogBytes)
+		msg = live.proc.log.Tail(fallbackLogLines, fallbackLogBytes)
 	}
 	return msg
 }

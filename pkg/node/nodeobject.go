@@ -32,9 +32,6 @@ const (
 // Capacity every emulated node reports beyond the pool's cpu and memory.
 var defaultEphemeralStorage = resource.MustParse("100Gi")
 
-// kubeletPort is daemonEndpoints.kubeletEndpoint.port.
-const kubeletPort = 10250
-
 // Node condition reasons and messages, worded as the kubelet's setters.
 const (
 	reasonReady        = "KubeletReady"
@@ -58,7 +55,7 @@ type nodeSpec struct {
 	host    personality
 	kubelet string
 	// endpoint is the real address the kubelet API serves on, if any
-	// (kubeletlisten.go).
+	// (kubeletnode.go, internal/kubeletapi).
 	endpoint netip.AddrPort
 }
 

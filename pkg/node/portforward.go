@@ -4,31 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"strconv"
 
-	"k8s.io/cri-streaming/pkg/streaming/portforward"
+	"github.com/winkube/winkube/pkg/node/internal/kubeletapi"
 )
 
-// Port forwarding as the kubelet serves it (the CRI streaming server's
-// SPDY and WebSocket protocols): each forwarded connection is dialled to
-// the port on the pod's own loopback, as containerd does inside the pod's
-// network namespace, so a server bound to the pod answers.
-
-func (s *kubeletServer) portForward(w http.ResponseWriter, r *http.Request) {
-	opts, err := portforward.NewV4Options(r)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	target, ok := s.streamTarget(w, r)
-	if !ok {
-		return
-	}
-	portforward.ServePortForward(w, r, target, r.PathValue("pod"), r.PathValue("uid"), opts,
-		streamIdleTimeout, streamCreationTimeout, portforward.SupportedProtocols)
-}
-
+// Port forwarding: each forwarded connection is dialled to the port on the
+// pod's own loopback, as containerd does inside the pod's network
+// namespace, so a server bound to the pod answers.
 // PortForward copies stream to and from the pod's port.
 func (t *podTarget) PortForward(ctx context.Context, _ string, _ string, port int32, stream io.ReadWriteCloser) error {
 	w := t.w
@@ -38,7 +21,7 @@ func (t *podTarget) PortForward(ctx context.Context, _ string, _ string, port in
 	}
 	conn, err := w.node.agent.fabric.Dial(ctx, *host, "tcp", "127.0.0.1:"+strconv.Itoa(int(port)))
 	if err != nil {
-		sandbox := sandboxID(w.latest())
+		sandbox := kubeletapi.SandboxID(w.latest())
 		return fmt.Errorf("failed to execute portforward in network namespace %q: failed to connect to localhost:%d inside namespace %q, IPv4: %v IPv6 %v",
 			"/var/run/netns/cni-"+sandbox[:8], port, sandbox, err, fmt.Errorf("dial tcp6 [::1]:%d: connect: connection refused", port))
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/vnet"
+	"github.com/winkube/winkube/pkg/node/internal/ctrlog"
 )
 
 // process is the main process of one container run: a program of the
@@ -20,7 +21,7 @@ type process struct {
 	cancelCtx context.CancelFunc
 	// closeNet closes the listeners the process bound.
 	closeNet func()
-	log      *runLog
+	log      *ctrlog.Log
 	// stdin is the write end of the process's stdin when the container
 	// keeps stdin open (stdin: true), for kubectl attach.
 	stdin *io.PipeWriter
@@ -40,10 +41,10 @@ func (w *podWorker) startProcess(c *ctr, sys *program.Sys, spec procSpec) (*proc
 	}
 	ctx, cancel := context.WithCancel(w.node.agent.runCtx)
 	ctx, closeNet := vnet.WithProcess(ctx)
-	p := &process{cancelCtx: cancel, closeNet: closeNet, log: newRunLog(w.clock)}
+	p := &process{cancelCtx: cancel, closeNet: closeNet, log: ctrlog.New(w.clock)}
 	proc := &program.Proc{
 		Args: spec.argv, Env: spec.env, Dir: spec.dir, Sys: sys,
-		Stdout: p.log.stdout(), Stderr: p.log.stderr(), TTY: c.spec.TTY,
+		Stdout: p.log.Stdout(), Stderr: p.log.Stderr(), TTY: c.spec.TTY,
 	}
 	if c.spec.Stdin {
 		// kubectl attach writes into it; with stdinOnce the first
@@ -120,7 +121,7 @@ func (p *process) finish(code int, now time.Time) {
 		return
 	}
 	p.done, p.status, p.endedAt = true, code, now
-	p.log.close()
+	p.log.Close()
 	p.cancel()
 }
 
@@ -163,7 +164,7 @@ func (p *process) kill(now time.Time) {
 	defer p.mu.Unlock()
 	if !p.done {
 		p.done, p.endedAt = true, now
-		p.log.close()
+		p.log.Close()
 	}
 }
 

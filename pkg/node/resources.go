@@ -3,7 +3,6 @@ package node
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -15,53 +14,15 @@ import (
 // receives for the container (annotations.WindowsResources).
 const AnnotationWindowsResources = annotations.WindowsResources
 
-// WindowsContainerConfig is what the kubelet on Windows sends to the runtime
-// for one container. Requests are never sent: only limits become HCS
-// settings.
-type WindowsContainerConfig struct {
-	// CPUMaximum is the HCS CPU cap in 1/10000ths of the host (KLT-5); zero
-	// when the container has no CPU limit.
-	CPUMaximum int64 `json:"cpuMaximum,omitempty"`
-	// MemoryLimitInBytes is the job object memory limit (KLT-6); zero when
-	// the container has no memory limit.
-	MemoryLimitInBytes int64 `json:"memoryLimitInBytes,omitempty"`
-	// RunAsUserName is the effective user: the container's value overrides
-	// the pod's (KLT-7).
-	RunAsUserName string `json:"runAsUserName,omitempty"`
-	// GMSACredentialSpecName is the effective gMSA credential spec name,
-	// resolved the same way (KLT-7).
-	GMSACredentialSpecName string `json:"gmsaCredentialSpecName,omitempty"`
-}
-
-// String shows the settings as HCS names them; requests never reach the
-// runtime, and the text says so.
-func (cfg WindowsContainerConfig) String() string {
-	parts := []string{"CpuMaximum=" + unset(cfg.CPUMaximum), "MemoryLimitInBytes=" + unset(cfg.MemoryLimitInBytes)}
-	if cfg.RunAsUserName != "" {
-		parts = append(parts, "RunAsUserName="+cfg.RunAsUserName)
-	}
-	if cfg.GMSACredentialSpecName != "" {
-		parts = append(parts, "GMSACredentialSpec="+cfg.GMSACredentialSpecName)
-	}
-	return strings.Join(parts, " ") + " (requests are not sent)"
-}
-
-func unset(v int64) string {
-	if v == 0 {
-		return "unset"
-	}
-	return fmt.Sprint(v)
-}
+// WindowsContainerConfig is what the kubelet on Windows sends to the
+// runtime for one container (annotations.WindowsContainerConfig).
+type WindowsContainerConfig = annotations.WindowsContainerConfig
 
 // WindowsResources reads the pod's AnnotationWindowsResources: the runtime
 // settings per container name, empty when the pod has none (Linux nodes, or
 // not yet written).
 func WindowsResources(pod *corev1.Pod) map[string]WindowsContainerConfig {
-	out := map[string]WindowsContainerConfig{}
-	if v, ok := pod.Annotations[AnnotationWindowsResources]; ok {
-		_ = json.Unmarshal([]byte(v), &out)
-	}
-	return out
+	return annotations.DecodeWindowsResources(pod.Annotations)
 }
 
 // windowsContainerConfigs computes the runtime settings for every init and

@@ -1,4 +1,4 @@
-package node
+package volume
 
 import (
 	"context"
@@ -26,8 +26,8 @@ import (
 //     drivers: a volume that needs attaching waits for an attachment only
 //     an external-attacher could make, and the kubelet stays silent (the
 //     controller-manager reports FailedAttachVolume). Otherwise the driver
-//     must be registered on the node (AnnotationVolumeDrivers, and on
-//     Windows AnnotationCSIProxy) and its CSIDriver object must allow the
+//     must be registered on the node (annotations.VolumeDrivers, and on
+//     Windows annotations.CSIProxy) and its CSIDriver object must allow the
 //     volume's lifecycle mode (Ephemeral for inline volumes).
 //   - A PersistentVolume whose node affinity excludes the node fails the
 //     kubelet's affinity check, whatever the plugin.
@@ -157,30 +157,30 @@ func cloudOrRemoved(cloud []migrated, removed bool) (plugin, driver string) {
 // hostIssue is how a volume fails to mount on this node; nil when it
 // mounts. The checks come in the kubelet's order: plugin lookup, the wait
 // for attachment, node affinity, then the plugin's own mount.
-func (n *emuNode) hostIssue(ctx context.Context, pod *corev1.Pod, name string, src source, block bool, h storageHost) *volumeIssue {
-	if src.plugin == pluginNone || (src.plugin == pluginFlex && !h.drivers[src.driver]) {
-		return &volumeIssue{name: name, process: fmt.Sprintf("failed to get Plugin from volumeSpec for volume %q err=no volume plugin matched", src.spec)}
+func (c *Checker) hostIssue(ctx context.Context, pod *corev1.Pod, name string, src source, block bool, h Host) *Issue {
+	if src.plugin == pluginNone || (src.plugin == pluginFlex && !h.Drivers[src.driver]) {
+		return &Issue{Name: name, Process: fmt.Sprintf("failed to get Plugin from volumeSpec for volume %q err=no volume plugin matched", src.spec)}
 	}
 	var driver *storagev1.CSIDriver
 	if src.plugin == pluginCSI {
-		driver = n.csiDriver(ctx, src.driver)
+		driver = c.csiDriver(ctx, src.driver)
 		// Without a CSIDriver object the kubelet assumes attachment is needed.
 		attach := driver == nil || driver.Spec.AttachRequired == nil || *driver.Spec.AttachRequired
 		if !src.inline && attach {
-			return &volumeIssue{name: name, attach: true}
+			return &Issue{Name: name, Attach: true}
 		}
 	}
-	op, reason := "MountVolume", reasonFailedMount
+	op, reason := "MountVolume", ReasonFailedMount
 	if block {
-		op, reason = "MapVolume", reasonFailedMapVolume
+		op, reason = "MapVolume", ReasonFailedMapVolume
 	}
-	fail := func(step, msg string) *volumeIssue {
-		return &volumeIssue{name: name, reason: reason, message: fmt.Sprintf("%s.%s failed for volume %q : %s", op, step, src.spec, msg)}
+	fail := func(step, msg string) *Issue {
+		return &Issue{Name: name, Reason: reason, Message: fmt.Sprintf("%s.%s failed for volume %q : %s", op, step, src.spec, msg)}
 	}
-	if src.pv != nil && h.labels != nil {
-		if err := volumehelpers.CheckNodeAffinity(src.pv, h.labels); err != nil {
+	if src.pv != nil && h.Labels != nil {
+		if err := volumehelpers.CheckNodeAffinity(src.pv, h.Labels); err != nil {
 			is := fail("NodeAffinity check", err.Error())
-			is.reason = reasonFailedMount // for block volumes too
+			is.Reason = ReasonFailedMount // for block volumes too
 			return is
 		}
 	}
@@ -188,25 +188,25 @@ func (n *emuNode) hostIssue(ctx context.Context, pod *corev1.Pod, name string, s
 }
 
 // pluginIssue is the failure of the plugin's own mount or map on this OS.
-func (h storageHost) pluginIssue(pod *corev1.Pod, src source, block bool, driver *storagev1.CSIDriver, fail func(step, msg string) *volumeIssue) *volumeIssue {
+func (h Host) pluginIssue(pod *corev1.Pod, src source, block bool, driver *storagev1.CSIDriver, fail func(step, msg string) *Issue) *Issue {
 	switch src.plugin {
 	case pluginCSI:
 		return h.csiIssue(pod, src, block, driver, fail)
 	case pluginNFS:
-		if h.windows {
+		if h.Windows {
 			return fail("SetUp", nfsWindowsError(pod.UID, src))
 		}
 	case pluginISCSI:
-		if h.windows {
+		if h.Windows {
 			// The plugin runs iscsiadm; Go's exec names %PATH% on Windows.
 			return fail("WaitForAttach", "executable file not found in %PATH%")
 		}
 	case pluginFC:
-		if h.windows {
+		if h.Windows {
 			return fail("WaitForAttach", "no fc disk found") // it scans /dev/disk/by-path
 		}
 	case pluginLocal:
-		if h.windows && block {
+		if h.Windows && block {
 			global := windowsKubeletDir + `\plugins\kubernetes.io~local-volume\volumeDevices\` + src.spec
 			return fail("MapBlockVolume", mapBlockError(src.local, global, pod.UID))
 		}
@@ -216,8 +216,8 @@ func (h storageHost) pluginIssue(pod *corev1.Pod, src source, block bool, driver
 
 // csiDriver is the driver's CSIDriver object, nil when there is none (it
 // is optional).
-func (n *emuNode) csiDriver(ctx context.Context, name string) *storagev1.CSIDriver {
-	d, err := n.agent.client.StorageV1().CSIDrivers().Get(ctx, name, metav1.GetOptions{})
+func (c *Checker) csiDriver(ctx context.Context, name string) *storagev1.CSIDriver {
+	d, err := c.Client.StorageV1().CSIDrivers().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil
 	}
@@ -226,7 +226,7 @@ func (n *emuNode) csiDriver(ctx context.Context, name string) *storagev1.CSIDriv
 
 // csiIssue: the driver must be registered and support the volume's
 // lifecycle mode, and on Windows a raw block volume still fails to map.
-func (h storageHost) csiIssue(pod *corev1.Pod, src source, block bool, driver *storagev1.CSIDriver, fail func(step, msg string) *volumeIssue) *volumeIssue {
+func (h Host) csiIssue(pod *corev1.Pod, src source, block bool, driver *storagev1.CSIDriver, fail func(step, msg string) *Issue) *Issue {
 	if !h.csiRegistered(src.driver) {
 		notFound := fmt.Sprintf("driver name %s not found in the list of registered CSI drivers", src.driver)
 		if block {
@@ -235,7 +235,7 @@ func (h storageHost) csiIssue(pod *corev1.Pod, src source, block bool, driver *s
 		return fail("SetUp", "kubernetes.io/csi: mounter.SetUpAt failed to get CSI client: "+notFound)
 	}
 	if block {
-		if !h.windows {
+		if !h.Windows {
 			return nil
 		}
 		dir := windowsKubeletDir + `\plugins\kubernetes.io\csi\volumeDevices\`

@@ -1,4 +1,4 @@
-package node
+package kubeletapi
 
 import (
 	"net/http/httptest"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/winkube/winkube/pkg/apis/annotations"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -13,7 +14,7 @@ import (
 func statusPod(st corev1.ContainerStatus) *corev1.Pod {
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "web", Annotations: map[string]string{
-			AnnotationWindowsResources: `{"app":{"cpuMaximum":1250,"memoryLimitInBytes":536870912}}`,
+			annotations.WindowsResources: `{"app":{"cpuMaximum":1250,"memoryLimitInBytes":536870912}}`,
 		}},
 		Spec:   corev1.PodSpec{NodeName: "win2019-1", Containers: []corev1.Container{{Name: "app"}}},
 		Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{st}},
@@ -76,30 +77,10 @@ func TestContainerLog(t *testing.T) {
 	}
 }
 
-func TestRenderOptions(t *testing.T) {
-	lines := []logLine{{at: t0, text: "one"}, {at: t0, text: "two"}, {at: t1, text: "three"}}
-	tests := []struct {
-		opts logOptions
-		want string
-	}{
-		{logOptions{tailLines: -1}, "one\ntwo\nthree\n"},
-		{logOptions{tailLines: 1}, "three\n"},
-		{logOptions{tailLines: 0}, ""},
-		{logOptions{tailLines: -1, limitBytes: 5}, "one\nt"},
-		{logOptions{tailLines: -1, since: t1}, "three\n"},
-		{logOptions{tailLines: 1, timestamps: true}, "2026-11-22T12:00:03Z three\n"},
-	}
-	for _, tt := range tests {
-		if got := tt.opts.render(lines); got != tt.want {
-			t.Errorf("%+v: got %q, want %q", tt.opts, got, tt.want)
-		}
-	}
-}
-
 func TestParseLogQuery(t *testing.T) {
 	r := httptest.NewRequest("GET", "/containerLogs/ns/p/c?follow=true&tailLines=2&timestamps=1&limitBytes=10&sinceTime=2026-11-22T12:00:03Z", nil)
 	opts, follow, previous, err := parseLogQuery(r)
-	if err != nil || !follow || previous || !opts.timestamps || opts.tailLines != 2 || opts.limitBytes != 10 || !opts.since.Equal(t1) {
+	if err != nil || !follow || previous || !opts.Timestamps || opts.TailLines != 2 || opts.LimitBytes != 10 || !opts.Since.Equal(t1) {
 		t.Errorf("got %+v follow=%v previous=%v err=%v", opts, follow, previous, err)
 	}
 	for _, bad := range []string{"tailLines=-1", "follow=maybe", "sinceSeconds=0", "sinceTime=yesterday", "limitBytes=x"} {

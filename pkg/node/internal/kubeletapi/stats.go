@@ -1,49 +1,23 @@
-package node
+package kubeletapi
 
 import (
-	"fmt"
-	"runtime"
-	"sort"
-	"sync"
 	"time"
-	"weak"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
-
-	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
-	"github.com/winkube/winkube/pkg/windows"
 )
-
-// nodePods are the pods bound to a node, in a stable order.
-func (s *kubeletServer) nodePods(node string) []*corev1.Pod {
-	all, _ := s.agent.podLister.List(labels.Everything())
-	var out []*corev1.Pod
-	for _, p := range all {
-		if p.Spec.NodeName == node {
-			out = append(out, p)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Namespace != out[j].Namespace {
-			return out[i].Namespace < out[j].Namespace
-		}
-		return out[i].Name < out[j].Name
-	})
-	return out
-}
 
 // summary is GET /stats/summary: the node and every pod with a running
 // container, shaped as the kubelet's CRI stats provider reports them on the
 // node's OS.
-func (s *kubeletServer) summary(n *emuNode, now time.Time) *statsapi.Summary {
-	win := n.spec.host.OS() == "windows"
+func (s *Server) summary(n Node, now time.Time) *statsapi.Summary {
+	facts := n.Facts()
+	win := facts.Windows
 	out := &statsapi.Summary{Pods: []statsapi.PodStats{}}
 	var cpu, mem uint64
-	fs := fsStats(metav1.NewTime(now), n.spec.capacity())
-	for _, pod := range s.nodePods(n.spec.name) {
+	fs := fsStats(metav1.NewTime(now), facts.Capacity)
+	for _, pod := range n.Pods() {
 		ps, ok := s.podStats(pod, win, fs, now)
 		if !ok {
 			continue
@@ -54,13 +28,13 @@ func (s *kubeletServer) summary(n *emuNode, now time.Time) *statsapi.Summary {
 			mem += *ps.Memory.WorkingSetBytes
 		}
 	}
-	out.Node = s.nodeStats(n, win, cpu, mem, now)
+	out.Node = s.nodeStats(facts, cpu, mem, now)
 	return out
 }
 
 // podStats is one pod's entry; false when none of its containers runs.
 // fs is the node's root filesystem, where the container logs live.
-func (s *kubeletServer) podStats(pod *corev1.Pod, win bool, fs *statsapi.FsStats, now time.Time) (statsapi.PodStats, bool) {
+func (s *Server) podStats(pod *corev1.Pod, win bool, fs *statsapi.FsStats, now time.Time) (statsapi.PodStats, bool) {
 	usage := podUsage(pod)
 	if len(usage) == 0 {
 		return statsapi.PodStats{}, false
@@ -91,21 +65,21 @@ func (s *kubeletServer) podStats(pod *corev1.Pod, win bool, fs *statsapi.FsStats
 	ps.CPU = cpuStats(t, nanoCores, coreNs)
 	ps.Memory = memoryStats(t, ws, 0, win)
 	if !pod.Spec.HostNetwork {
-		ps.Network = networkStats(t, podInterface(pod, win, s.networkName()), uint64(max(now.Sub(ps.StartTime.Time), 0).Seconds())*podNetBytesPerSec)
+		ps.Network = networkStats(t, podInterface(pod, win, s.cfg.Network), uint64(max(now.Sub(ps.StartTime.Time), 0).Seconds())*podNetBytesPerSec)
 	}
 	return ps, true
 }
 
 // nodeStats is the node's entry: its pods plus the host's own share.
-func (s *kubeletServer) nodeStats(n *emuNode, win bool, podCPU, podMem uint64, now time.Time) statsapi.NodeStats {
+func (s *Server) nodeStats(facts Facts, podCPU, podMem uint64, now time.Time) statsapi.NodeStats {
 	t := metav1.NewTime(now)
 	up := max(now.Sub(s.started), 0)
-	capacity := n.spec.capacity()
+	win, capacity := facts.Windows, facts.Capacity
 	nanoCores := podCPU + hostCPUNanoCores
 	ws := podMem + hostMemoryBytes
 	memCap := uint64(max(quantityOf(capacity, corev1.ResourceMemory), 0))
 	ns := statsapi.NodeStats{
-		NodeName:  n.spec.name,
+		NodeName:  facts.Name,
 		StartTime: metav1.NewTime(s.started),
 		CPU:       cpuStats(t, nanoCores, nanoCores*uint64(up.Seconds())),
 		Memory:    memoryStats(t, ws, memCap, win),
@@ -169,18 +143,9 @@ func nodeInterface(win bool) string {
 // which the CNI plugin names <sandbox ID>_<network name>.
 func podInterface(pod *corev1.Pod, win bool, network string) string {
 	if win {
-		return sandboxID(pod) + "_" + network
+		return SandboxID(pod) + "_" + network
 	}
 	return "eth0"
-}
-
-// networkName is the CNI network of the cluster's mode, as the flannel
-// add-on names it (vxlan0 for overlay, cbr0 for l2bridge).
-func (s *kubeletServer) networkName() string {
-	if s.agent.cluster != nil && s.agent.cluster.Network.Mode == v1alpha1.ModeL2Bridge {
-		return "cbr0"
-	}
-	return "vxlan0"
 }
 
 func fsStats(t metav1.Time, capacity corev1.ResourceList) *statsapi.FsStats {
@@ -213,55 +178,3 @@ func logStats(t metav1.Time, fs *statsapi.FsStats) *statsapi.FsStats {
 const inodeBytes = 16384
 
 func ptrTo[T any](v T) *T { return &v }
-
-// startCounters are a node's container start counters, the kubelet's
-// kubelet_started_*containers_total series, keyed by their label sets.
-type startCounters struct {
-	mu                                    sync.Mutex
-	started, errors                       map[string]float64
-	hostProcessStarted, hostProcessErrors map[string]float64
-}
-
-// nodeCounters holds each node's counters beside the node, keyed weakly
-// (emuNode has no field for them).
-var nodeCounters sync.Map // weak.Pointer[emuNode] → *startCounters
-
-func (n *emuNode) startCounters() *startCounters {
-	key := weak.Make(n)
-	v, loaded := nodeCounters.LoadOrStore(key, &startCounters{
-		started: map[string]float64{}, errors: map[string]float64{},
-		hostProcessStarted: map[string]float64{}, hostProcessErrors: map[string]float64{},
-	})
-	if !loaded {
-		runtime.AddCleanup(n, func(k weak.Pointer[emuNode]) { nodeCounters.Delete(k) }, key)
-	}
-	return v.(*startCounters)
-}
-
-// countStart records one attempt to start c once its image is there, as
-// kuberuntime's startContainer counts it: code is "" when the container
-// started, else the reason the attempt failed with (CreateContainerConfigError,
-// CreateContainerError, RunContainerError, PreStartHookError).
-func (n *emuNode) countStart(pod *corev1.Pod, c *ctr, code string) {
-	kind := "container"
-	if c.init {
-		kind = "init_container"
-	}
-	hostProcess := n.spec.host.OS() == "windows" && windows.IsHostProcessPod(&pod.Spec)
-	counters := n.startCounters()
-	counters.mu.Lock()
-	defer counters.mu.Unlock()
-	typ := fmt.Sprintf("container_type=%q", kind)
-	counters.started[typ]++
-	if hostProcess {
-		counters.hostProcessStarted[typ]++
-	}
-	if code == "" {
-		return
-	}
-	withCode := fmt.Sprintf("code=%q,%s", code, typ)
-	counters.errors[withCode]++
-	if hostProcess {
-		counters.hostProcessErrors[withCode]++
-	}
-}

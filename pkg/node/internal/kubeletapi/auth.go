@@ -1,4 +1,4 @@
-package node
+package kubeletapi
 
 import (
 	"fmt"
@@ -74,7 +74,7 @@ func newKubeletAuth(client kubernetes.Interface, clientCA []byte) (*kubeletAuth,
 }
 
 // externalKey marks a connection accepted on a real listener; only those
-// are checked. DialKubelet's come from the egress proxy of kube-apiserver
+// are checked. Dial's come from the egress proxy of kube-apiserver
 // in this same process, which nothing else can reach.
 type externalKey struct{}
 

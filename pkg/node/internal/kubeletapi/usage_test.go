@@ -1,4 +1,4 @@
-package node
+package kubeletapi
 
 import (
 	"testing"
@@ -7,6 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/winkube/winkube/pkg/apis/annotations"
 )
 
 func runningPod(annotations map[string]string, containers ...corev1.Container) *corev1.Pod {
@@ -41,11 +43,11 @@ func TestPodUsage(t *testing.T) {
 	}{
 		{"half the request", runningPod(nil, withRequests("a", "200m", "100Mi")), []uint64{100_000_000}, []uint64{50 << 20}},
 		{"idle without a request", runningPod(nil, withRequests("a", "", "")), []uint64{idleCPUNanoCores}, []uint64{idleMemoryBytes}},
-		{"annotation shared by request", runningPod(map[string]string{AnnotationUsageCPU: "900m", AnnotationUsageMemory: "300Mi"},
+		{"annotation shared by request", runningPod(map[string]string{annotations.UsageCPU: "900m", annotations.UsageMemory: "300Mi"},
 			withRequests("a", "200m", "100Mi"), withRequests("b", "100m", "200Mi")),
 			[]uint64{600_000_000, 300_000_000}, []uint64{100 << 20, 200 << 20}},
-		{"annotation capped by the limit", runningPod(map[string]string{AnnotationUsageCPU: "1"}, limited), []uint64{150_000_000}, []uint64{32 << 20}},
-		{"unparsable annotation ignored", runningPod(map[string]string{AnnotationUsageCPU: "lots"}, withRequests("a", "200m", "100Mi")), []uint64{100_000_000}, []uint64{50 << 20}},
+		{"annotation capped by the limit", runningPod(map[string]string{annotations.UsageCPU: "1"}, limited), []uint64{150_000_000}, []uint64{32 << 20}},
+		{"unparsable annotation ignored", runningPod(map[string]string{annotations.UsageCPU: "lots"}, withRequests("a", "200m", "100Mi")), []uint64{100_000_000}, []uint64{50 << 20}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

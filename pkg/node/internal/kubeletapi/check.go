@@ -1,4 +1,4 @@
-package node
+package kubeletapi
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // apiserver's packets vanish to would otherwise hang for its dial timeout.
 const kubeletCheckTimeout = 20 * time.Second
 
-// CheckKubeletReachable fails when the cluster's apiserver cannot reach
+// CheckReachable fails when the cluster's apiserver cannot reach
 // the nodes' kubelets. It does nothing when the kubelet API is served
 // in-process only.
 //
@@ -28,18 +28,18 @@ const kubeletCheckTimeout = 20 * time.Second
 // the apiserver runs on this machine: that every address it advertises in
 // the "kubernetes" Service is loopback or one of this machine's. kind's is
 // its container's, which cannot reach this machine's loopback.
-func (a *Agent) CheckKubeletReachable(ctx context.Context) error {
-	if a.kubelet.serving == nil || len(a.names) == 0 {
+func (s *Server) CheckReachable(ctx context.Context) error {
+	if s.serving == nil || len(s.cfg.Names) == 0 {
 		return nil
 	}
-	name := a.names[0]
-	ep := a.nodes[name].spec.endpoint
+	name := s.cfg.Names[0]
+	ep := s.endpoints[name]
 	ctx, cancel := context.WithTimeout(ctx, kubeletCheckTimeout)
 	defer cancel()
 	if ep.Addr().IsLoopback() {
-		return a.checkAPIServerLocal(ctx, ep)
+		return s.checkAPIServerLocal(ctx, ep)
 	}
-	body, err := a.client.CoreV1().RESTClient().Get().
+	body, err := s.cfg.Client.CoreV1().RESTClient().Get().
 		AbsPath("/api/v1/nodes", name, "proxy", "metrics").DoRaw(ctx)
 	if err != nil {
 		return fmt.Errorf("the API server cannot reach node %s's kubelet at %s: %w%s", name, ep, err, snippet(body))
@@ -52,8 +52,8 @@ func (a *Agent) CheckKubeletReachable(ctx context.Context) error {
 
 // checkAPIServerLocal fails when the apiserver advertises an address that
 // is not this machine's, so it cannot reach ep on this machine's loopback.
-func (a *Agent) checkAPIServerLocal(ctx context.Context, ep netip.AddrPort) error {
-	slices, err := a.client.DiscoveryV1().EndpointSlices(metav1.NamespaceDefault).List(ctx,
+func (s *Server) checkAPIServerLocal(ctx context.Context, ep netip.AddrPort) error {
+	slices, err := s.cfg.Client.DiscoveryV1().EndpointSlices(metav1.NamespaceDefault).List(ctx,
 		metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=kubernetes"})
 	if err != nil {
 		return err
@@ -95,25 +95,4 @@ func snippet(body []byte) string {
 		text = text[:200]
 	}
 	return ": " + text
-}
-
-// RemoveNodesSince deletes the agent's nodes created at or after since,
-// for a start that failed after they registered: nodes left behind would
-// answer nothing. Nodes that existed before (an earlier run's, with their
-// pods) stay. It returns the names it deleted.
-func (a *Agent) RemoveNodesSince(ctx context.Context, since time.Time) []string {
-	var removed []string
-	nodes := a.client.CoreV1().Nodes()
-	for _, name := range a.names {
-		n, err := nodes.Get(ctx, name, metav1.GetOptions{})
-		if err != nil || n.CreationTimestamp.Time.Before(since.Truncate(time.Second)) {
-			continue
-		}
-		uid := n.UID
-		err = nodes.Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-		if err == nil {
-			removed = append(removed, name)
-		}
-	}
-	return removed
 }

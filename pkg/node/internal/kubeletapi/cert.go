@@ -1,4 +1,4 @@
-package node
+package kubeletapi
 
 import (
 	"context"
@@ -53,17 +53,17 @@ func (c *servingCerts) set(node string, cert *tls.Certificate) {
 // one naming every node and its addresses. kube-apiserver does not verify
 // kubelet certificates unless --kubelet-certificate-authority is set
 // (kind's default), so the self-signed one serves until another is issued.
-func (s *kubeletServer) newServingCerts() (*servingCerts, error) {
+func (s *Server) newServingCerts() (*servingCerts, error) {
 	c := &servingCerts{own: map[string]*tls.Certificate{}}
 	if s.serving != nil && s.serving.Cert != nil {
 		c.shared = *s.serving.Cert
 		return c, nil
 	}
 	var ips []net.IP
-	for _, n := range s.agent.nodes {
-		ips = append(ips, n.spec.ips()...)
+	for _, name := range s.cfg.Names {
+		ips = append(ips, s.ips(name)...)
 	}
-	p, err := certs.SelfSigned(certs.Spec{CommonName: "winkube-kubelet", DNSNames: s.agent.names, IPs: ips, Server: true})
+	p, err := certs.SelfSigned(certs.Spec{CommonName: "winkube-kubelet", DNSNames: s.cfg.Names, IPs: ips, Server: true})
 	if err != nil {
 		return c, err
 	}
@@ -71,14 +71,17 @@ func (s *kubeletServer) newServingCerts() (*servingCerts, error) {
 	return c, nil
 }
 
-// ips are the addresses a node's serving certificate names.
-func (s *nodeSpec) ips() []net.IP {
+// ips are the addresses a node's serving certificate names: its emulated
+// address and its real listener's.
+func (s *Server) ips(node string) []net.IP {
 	var out []net.IP
-	if ip := net.ParseIP(s.ip); ip != nil {
-		out = append(out, ip)
+	if n := s.cfg.Node(node); n != nil {
+		if ip := net.ParseIP(n.Facts().IP); ip != nil {
+			out = append(out, ip)
+		}
 	}
-	if s.endpoint.IsValid() {
-		out = append(out, net.IP(s.endpoint.Addr().AsSlice()))
+	if ep, ok := s.endpoints[node]; ok {
+		out = append(out, net.IP(ep.Addr().AsSlice()))
 	}
 	return out
 }
@@ -98,8 +101,7 @@ type ServingCSR struct {
 // approve is set and the identity may, and serves each node's issued
 // certificate as soon as it appears. It does nothing when a certificate
 // was given (KubeletServing.Cert) or the API is served in-process only.
-func (a *Agent) RequestServingCerts(ctx context.Context, approve bool) ([]ServingCSR, error) {
-	s := a.kubelet
+func (s *Server) RequestServingCerts(ctx context.Context, approve bool) ([]ServingCSR, error) {
 	if s.serving == nil || s.serving.Cert != nil {
 		return nil, nil
 	}
@@ -108,55 +110,55 @@ func (a *Agent) RequestServingCerts(ctx context.Context, approve bool) ([]Servin
 		return nil, s.startErr
 	}
 	var out []ServingCSR
-	for _, name := range a.names {
-		key, csr, err := a.fileCSR(ctx, a.nodes[name].spec)
+	for _, name := range s.cfg.Names {
+		key, csr, err := s.fileCSR(ctx, name)
 		if err != nil {
 			return out, fmt.Errorf("certificate signing request for node %s: %w", name, err)
 		}
 		r := ServingCSR{Node: name, Name: csr.Name}
 		if approve {
-			r.ApproveErr = a.approveCSR(ctx, csr)
+			r.ApproveErr = s.approveCSR(ctx, csr)
 			r.Approved = r.ApproveErr == nil
 		}
 		out = append(out, r)
-		a.wg.Go(func() { a.awaitCert(name, csr.Name, key) })
+		s.wg.Go(func() { s.awaitCert(name, csr.Name, key) })
 	}
 	return out, nil
 }
 
 // fileCSR creates the node's CSR with a new key.
-func (a *Agent) fileCSR(ctx context.Context, spec *nodeSpec) (*ecdsa.PrivateKey, *certificatesv1.CertificateSigningRequest, error) {
+func (s *Server) fileCSR(ctx context.Context, node string) (*ecdsa.PrivateKey, *certificatesv1.CertificateSigningRequest, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, err
 	}
 	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{
-		Subject:     pkix.Name{CommonName: "system:node:" + spec.name, Organization: []string{"system:nodes"}},
-		DNSNames:    []string{spec.name},
-		IPAddresses: spec.ips(),
+		Subject:     pkix.Name{CommonName: "system:node:" + node, Organization: []string{"system:nodes"}},
+		DNSNames:    []string{node},
+		IPAddresses: s.ips(node),
 	}, key)
 	if err != nil {
 		return nil, nil, err
 	}
 	csr := &certificatesv1.CertificateSigningRequest{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "winkube-" + spec.name + "-"},
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "winkube-" + node + "-"},
 		Spec: certificatesv1.CertificateSigningRequestSpec{
 			Request:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
 			SignerName: certificatesv1.KubeletServingSignerName,
 			Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageServerAuth},
 		},
 	}
-	created, err := a.client.CertificatesV1().CertificateSigningRequests().Create(ctx, csr, metav1.CreateOptions{})
+	created, err := s.cfg.Client.CertificatesV1().CertificateSigningRequests().Create(ctx, csr, metav1.CreateOptions{})
 	return key, created, err
 }
 
-func (a *Agent) approveCSR(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) error {
+func (s *Server) approveCSR(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) error {
 	csr = csr.DeepCopy()
 	csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
 		Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue,
 		Reason: "WinkubeNodesApprove", Message: "approved by winkube nodes --approve-csr",
 	})
-	_, err := a.client.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{})
+	_, err := s.cfg.Client.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{})
 	return err
 }
 
@@ -165,16 +167,16 @@ const csrPoll = time.Second
 
 // awaitCert waits for the CSR's certificate and serves it for the node,
 // until the agent stops or the CSR is denied or fails.
-func (a *Agent) awaitCert(node, name string, key *ecdsa.PrivateKey) {
-	csrs := a.client.CertificatesV1().CertificateSigningRequests()
-	_ = wait.PollUntilContextCancel(a.runCtx, csrPoll, true, func(ctx context.Context) (bool, error) {
+func (s *Server) awaitCert(node, name string, key *ecdsa.PrivateKey) {
+	csrs := s.cfg.Client.CertificatesV1().CertificateSigningRequests()
+	_ = wait.PollUntilContextCancel(s.ctx, csrPoll, true, func(ctx context.Context) (bool, error) {
 		csr, err := csrs.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, nil // retried: the API may be briefly away
 		}
 		for _, c := range csr.Status.Conditions {
 			if c.Type == certificatesv1.CertificateDenied || c.Type == certificatesv1.CertificateFailed {
-				a.progress.printf("node %s: serving certificate request %s %s: %s; the node keeps its self-signed certificate", node, name, c.Type, c.Message)
+				s.cfg.Progress("node %s: serving certificate request %s %s: %s; the node keeps its self-signed certificate", node, name, c.Type, c.Message)
 				return true, nil
 			}
 		}
@@ -183,11 +185,11 @@ func (a *Agent) awaitCert(node, name string, key *ecdsa.PrivateKey) {
 		}
 		cert, err := issuedCert(csr.Status.Certificate, key)
 		if err != nil {
-			a.progress.printf("node %s: serving certificate of %s: %v", node, name, err)
+			s.cfg.Progress("node %s: serving certificate of %s: %v", node, name, err)
 			return true, nil
 		}
-		a.kubelet.certs.set(node, cert)
-		a.progress.printf("node %s serves the certificate issued for %s", node, name)
+		s.certs.set(node, cert)
+		s.cfg.Progress("node %s serves the certificate issued for %s", node, name)
 		return true, nil
 	})
 }

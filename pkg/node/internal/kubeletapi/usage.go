@@ -1,4 +1,4 @@
-package node
+package kubeletapi
 
 import (
 	"crypto/sha256"
@@ -9,15 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/winkube/winkube/pkg/apis/annotations"
-)
-
-// Annotations that set what a pod's containers use, so that a test or a
-// demo can raise the load an HPA sees. Each is a quantity for the whole
-// pod, shared among its running containers in proportion to their
-// requests (evenly when none requests any).
-const (
-	AnnotationUsageCPU    = annotations.UsageCPU    // e.g. "750m"
-	AnnotationUsageMemory = annotations.UsageMemory // e.g. "300Mi"
 )
 
 // Without an annotation a container uses half of what it requests, so an
@@ -53,8 +44,8 @@ func podUsage(pod *corev1.Pod) []containerUsage {
 	if len(running) == 0 {
 		return nil
 	}
-	cpu := shares(pod, running, corev1.ResourceCPU, AnnotationUsageCPU, idleCPUNanoCores)
-	mem := shares(pod, running, corev1.ResourceMemory, AnnotationUsageMemory, idleMemoryBytes)
+	cpu := shares(pod, running, corev1.ResourceCPU, annotations.UsageCPU, idleCPUNanoCores)
+	mem := shares(pod, running, corev1.ResourceMemory, annotations.UsageMemory, idleMemoryBytes)
 	out := make([]containerUsage, len(running))
 	for i, c := range running {
 		out[i] = containerUsage{name: c.spec.Name, started: c.started, nanoCores: cpu[i], memory: mem[i]}
@@ -147,8 +138,8 @@ func scaled(q resource.Quantity, name corev1.ResourceName) int64 {
 	return q.Value()
 }
 
-// sandboxID is the pod sandbox's 64-hex container ID, stable per pod UID.
-func sandboxID(pod *corev1.Pod) string {
+// SandboxID is the pod sandbox's 64-hex container ID, stable per pod UID.
+func SandboxID(pod *corev1.Pod) string {
 	h := sha256.Sum256([]byte("sandbox/" + string(pod.UID)))
 	return hex.EncodeToString(h[:])
 }

@@ -1,4 +1,4 @@
-package node
+package kubeletapi
 
 import (
 	"encoding/json"
@@ -14,11 +14,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
+	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
 )
 
 // The read-only kubelet API beside logs: what `kubectl get --raw
 // /api/v1/nodes/NODE/proxy/PATH` and metrics collectors read.
-func (s *kubeletServer) routeReadOnly(mux *http.ServeMux) {
+func (s *Server) routeReadOnly(mux *http.ServeMux) {
 	mux.HandleFunc("GET /pods", s.withNode(s.pods))
 	mux.HandleFunc("GET /pods/", s.withNode(s.pods))
 	mux.HandleFunc("GET /configz", s.withNode(s.configz))
@@ -30,11 +31,11 @@ func (s *kubeletServer) routeReadOnly(mux *http.ServeMux) {
 }
 
 // withNode finds the node the connection was dialled for.
-func (s *kubeletServer) withNode(h func(http.ResponseWriter, *http.Request, *emuNode)) http.HandlerFunc {
+func (s *Server) withNode(h func(http.ResponseWriter, *http.Request, Node)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		name, _ := r.Context().Value(nodeKey{}).(string)
-		n, ok := s.agent.nodes[name]
-		if !ok {
+		n := s.cfg.Node(name)
+		if n == nil {
 			http.Error(w, "no node for this connection", http.StatusNotFound)
 			return
 		}
@@ -48,9 +49,9 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 // pods is GET /pods: the pods bound to the node, as a v1 PodList.
-func (s *kubeletServer) pods(w http.ResponseWriter, _ *http.Request, n *emuNode) {
+func (s *Server) pods(w http.ResponseWriter, _ *http.Request, n Node) {
 	list := corev1.PodList{TypeMeta: metav1.TypeMeta{Kind: "PodList", APIVersion: "v1"}, Items: []corev1.Pod{}}
-	for _, p := range s.nodePods(n.spec.name) {
+	for _, p := range n.Pods() {
 		list.Items = append(list.Items, *p)
 	}
 	writeJSON(w, list)
@@ -58,7 +59,7 @@ func (s *kubeletServer) pods(w http.ResponseWriter, _ *http.Request, n *emuNode)
 
 // statsSummary is GET /stats/summary; only_cpu_and_memory=true drops the
 // network and filesystem figures, as the kubelet does for resource metrics.
-func (s *kubeletServer) statsSummary(w http.ResponseWriter, r *http.Request, n *emuNode) {
+func (s *Server) statsSummary(w http.ResponseWriter, r *http.Request, n Node) {
 	sum := s.summary(n, time.Now())
 	if r.URL.Query().Get("only_cpu_and_memory") == "true" {
 		cpuAndMemoryOnly(sum)
@@ -79,7 +80,7 @@ func cpuAndMemoryOnly(sum *statsapi.Summary) {
 // resourceMetrics is GET /metrics/resource in the Prometheus text format,
 // the series metrics-server reads: CPU as cumulative core-seconds, memory
 // as working set, each sample stamped with its time in milliseconds.
-func (s *kubeletServer) resourceMetrics(w http.ResponseWriter, _ *http.Request, n *emuNode) {
+func (s *Server) resourceMetrics(w http.ResponseWriter, _ *http.Request, n Node) {
 	now := time.Now()
 	sum := s.summary(n, now)
 	ms := now.UnixMilli()
@@ -160,17 +161,17 @@ func coreSeconds(ns uint64) float64 { return float64(ns) / 1e9 }
 // configz is GET /configz: the node's kubelet configuration under
 // "kubeletconfig". On Windows the kubelet runs without QoS cgroups and
 // without node-allocatable enforcement, and reaches containerd by a pipe.
-func (s *kubeletServer) configz(w http.ResponseWriter, _ *http.Request, n *emuNode) {
+func (s *Server) configz(w http.ResponseWriter, _ *http.Request, n Node) {
 	writeJSON(w, map[string]any{"kubeletconfig": s.kubeletConfig(n)})
 }
 
-func (s *kubeletServer) kubeletConfig(n *emuNode) kubeletconfig.KubeletConfiguration {
-	win := n.spec.host.OS() == "windows"
-	pool := n.spec.pool
+func (s *Server) kubeletConfig(n Node) kubeletconfig.KubeletConfiguration {
+	facts := n.Facts()
+	win, pool := facts.Windows, facts.Pool
 	c := kubeletconfig.KubeletConfiguration{
 		EnableServer:              ptrTo(true),
 		Address:                   "0.0.0.0",
-		Port:                      n.spec.kubeletPort(),
+		Port:                      s.port(facts.Name),
 		SyncFrequency:             metav1.Duration{Duration: time.Minute},
 		NodeStatusUpdateFrequency: metav1.Duration{Duration: 10 * time.Second},
 		NodeStatusReportFrequency: metav1.Duration{Duration: 5 * time.Minute},
@@ -190,8 +191,8 @@ func (s *kubeletServer) kubeletConfig(n *emuNode) kubeletconfig.KubeletConfigura
 	if pool.MaxPods > 0 {
 		c.MaxPods = int32(pool.MaxPods)
 	}
-	if s.agent.cluster != nil && s.agent.cluster.Network.DNSServiceIP != "" {
-		c.ClusterDNS = []string{s.agent.cluster.Network.DNSServiceIP}
+	if s.cfg.DNSServiceIP != "" {
+		c.ClusterDNS = []string{s.cfg.DNSServiceIP}
 	}
 	if win {
 		c.ContainerRuntimeEndpoint = "npipe:////./pipe/containerd-containerd"
@@ -234,22 +235,23 @@ func (p *promText) write(w http.ResponseWriter) {
 
 // kubeletMetrics is GET /metrics: the kubelet's own series that test
 // frameworks and dashboards read (pkg/kubelet/metrics), per node.
-func (s *kubeletServer) kubeletMetrics(w http.ResponseWriter, _ *http.Request, n *emuNode) {
+func (s *Server) kubeletMetrics(w http.ResponseWriter, _ *http.Request, n Node) {
 	var p promText
 	pods, states := s.runningCounts(n)
 	p.family("kubelet_node_name", "ALPHA", "The node's name. The count is always 1.", "gauge")
-	p.sample("kubelet_node_name", fmt.Sprintf("node=%q", n.spec.name), 1)
+	facts := n.Facts()
+	p.sample("kubelet_node_name", fmt.Sprintf("node=%q", facts.Name), 1)
 	p.family("kubelet_running_containers", "ALPHA", "Number of containers currently running", "gauge")
 	for _, st := range []string{"created", "exited", "running", "unknown"} {
 		p.sample("kubelet_running_containers", fmt.Sprintf("container_state=%q", st), float64(states[st]))
 	}
 	p.family("kubelet_running_pods", "ALPHA", "Number of pods that have a running pod sandbox", "gauge")
 	p.sample("kubelet_running_pods", "", float64(pods))
-	c := n.startCounters()
+	c := n.Counters()
 	c.mu.Lock()
 	counterFamily(&p, "kubelet_started_containers_errors_total", "Cumulative number of errors when starting containers", c.errors)
 	counterFamily(&p, "kubelet_started_containers_total", "Cumulative number of containers started", c.started)
-	if n.spec.host.OS() == "windows" {
+	if facts.Windows {
 		counterFamily(&p, "kubelet_started_host_process_containers_errors_total", "Cumulative number of errors when starting hostprocess containers. This metric will only be collected on Windows.", c.hostProcessErrors)
 		counterFamily(&p, "kubelet_started_host_process_containers_total", "Cumulative number of hostprocess containers started. This metric will only be collected on Windows.", c.hostProcessStarted)
 	}
@@ -274,13 +276,13 @@ func counterFamily(p *promText, name, help string, counts map[string]float64) {
 
 // runningCounts counts, from the statuses of the node's pods, the pods with
 // a live sandbox and the containers by runtime state.
-func (s *kubeletServer) runningCounts(n *emuNode) (pods int, states map[string]int) {
+func (s *Server) runningCounts(n Node) (pods int, states map[string]int) {
 	states = map[string]int{}
-	for _, pod := range s.nodePods(n.spec.name) {
-		if isTerminal(pod) || pod.Status.StartTime == nil {
+	for _, pod := range n.Pods() {
+		if podutil.IsPodPhaseTerminal(pod.Status.Phase) || pod.Status.StartTime == nil {
 			continue
 		}
-		if hasCondition(pod, corev1.PodReadyToStartContainers, corev1.ConditionTrue) {
+		if _, c := podutil.GetPodCondition(&pod.Status, corev1.PodReadyToStartContainers); c != nil && c.Status == corev1.ConditionTrue {
 			pods++
 		}
 		all := append(append(append([]corev1.ContainerStatus(nil), pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...), pod.Status.EphemeralContainerStatuses...)
@@ -298,7 +300,7 @@ func (s *kubeletServer) runningCounts(n *emuNode) (pods int, states map[string]i
 
 // cadvisorMetrics is GET /metrics/cadvisor: the container series of the
 // kubelet's embedded cAdvisor, from the same figures as /stats/summary.
-func (s *kubeletServer) cadvisorMetrics(w http.ResponseWriter, _ *http.Request, n *emuNode) {
+func (s *Server) cadvisorMetrics(w http.ResponseWriter, _ *http.Request, n Node) {
 	now := time.Now()
 	sum := s.summary(n, now)
 	var p promText
@@ -317,17 +319,17 @@ func (s *kubeletServer) cadvisorMetrics(w http.ResponseWriter, _ *http.Request, 
 	for _, c := range containers {
 		p.sample("container_start_time_seconds", c.labels, float64(c.stats.StartTime.Unix()))
 	}
-	capacity := n.spec.capacity()
+	facts := n.Facts()
 	p.family("machine_cpu_cores", "ALPHA", "Number of logical CPU cores.", "gauge")
-	p.sample("machine_cpu_cores", "", float64(n.spec.pool.CPU))
+	p.sample("machine_cpu_cores", "", float64(facts.Pool.CPU))
 	p.family("machine_memory_bytes", "ALPHA", "Amount of memory installed on the machine.", "gauge")
-	p.sample("machine_memory_bytes", "", float64(quantityOf(capacity, corev1.ResourceMemory)))
+	p.sample("machine_memory_bytes", "", float64(quantityOf(facts.Capacity, corev1.ResourceMemory)))
 	p.write(w)
 }
 
 // probeMetrics is GET /metrics/probes. The emulated prober keeps no
 // counts, so the family is declared without samples.
-func (s *kubeletServer) probeMetrics(w http.ResponseWriter, _ *http.Request, _ *emuNode) {
+func (s *Server) probeMetrics(w http.ResponseWriter, _ *http.Request, _ Node) {
 	var p promText
 	p.family("prober_probe_total", "ALPHA", "Cumulative number of a liveness, readiness or startup probe for a container by result.", "counter")
 	p.write(w)
