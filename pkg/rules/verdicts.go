@@ -35,7 +35,7 @@ var verdicts = map[string]ruleVerdict{
 
 	"NET-2": {Verdict: Verdict{Severity: errs,
 		Fix: "set net-conf.json's Backend to {\"Type\": \"vxlan\", \"VNI\": 4096, \"Port\": 4789} in kube-flannel-cfg and restart the flannel pods"}},
-	"NET-6": {Verdict: Verdict{Severity: info}},
+	"NET-6": {Verdict: Verdict{Severity: info, See: []string{"TS-3"}}},
 
 	"KP-1": {Verdict: Verdict{Severity: errs,
 		Fix: "pass --network-name (or set KUBE_NETWORK) to the HNS network flanneld creates: vxlan0 for overlay, cbr0 for host-gw in the seeds"}},
@@ -56,7 +56,20 @@ var verdicts = map[string]ruleVerdict{
 
 	"TS-1": {Verdict: Verdict{Severity: errs,
 		Fix: "run kube-proxy on every Windows node (the kube-proxy-windows DaemonSet with kubernetes.io/os: windows and a toleration for the Windows taint, or the kube-proxy service) in kernelspace mode"}, Cases: []Case{
-		{Name: "no-kube-proxy", Text: "no kube-proxy DaemonSet covers the node; it may run kube-proxy as a Windows service the API cannot see", Verdict: Verdict{Severity: warning}}}},
+		{Name: "no-kube-proxy", Text: "no kube-proxy DaemonSet covers the node; it may run kube-proxy as a Windows service the API cannot see", Verdict: Verdict{Severity: warning}},
+		{Name: "flanneld", Text: "flanneld cannot start on the node, so it creates no HNS network"}}},
+	"TS-2": {Verdict: Verdict{Severity: info}},
+	"TS-3": {Verdict: Verdict{Severity: warning, See: []string{"LIM-17", "NET-6"},
+		Fix: "test with TCP instead: curl.exe, Invoke-WebRequest or Test-NetConnection -Port; if TCP to outside fails too, check the OutBoundNAT ExceptionList (see the NET-6 node check)"}},
+	"TS-4": {Verdict: Verdict{Severity: warning, See: []string{"LIM-16"}}},
+	"TS-6": {Verdict: Verdict{Severity: info}},
+	"TS-9": {Verdict: Verdict{Severity: warning, See: []string{"LIM-16"}}},
+	"TS-10": {Verdict: Verdict{Severity: info}},
+	"TS-11": {Verdict: Verdict{Severity: warning}, Cases: []Case{
+		{Name: "pause-image", Text: "the pause image has no entry for the node's Windows build", Verdict: Verdict{Severity: errs, See: []string{"IMG-5"}}}}},
+	"TS-12": {Verdict: Verdict{Severity: warning, See: []string{"DNS-1"}}},
+	"TS-13": {Verdict: Verdict{Severity: info, See: []string{"IMG-5"}}},
+	"TS-14": {Verdict: Verdict{Severity: info, See: []string{"PLAN-7"}}},
 	"TS-5": {Verdict: Verdict{Severity: errs, See: []string{"KP-8"},
 		Fix: "add --hostname-override=$(NODE_NAME) to the Windows kube-proxy, with NODE_NAME from fieldRef spec.nodeName"}},
 	"TS-8": {Verdict: Verdict{Severity: errs, See: []string{"NET-8"},
