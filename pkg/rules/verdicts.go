@@ -61,9 +61,9 @@ var verdicts = map[string]ruleVerdict{
 	"TS-2": {Verdict: Verdict{Severity: info}},
 	"TS-3": {Verdict: Verdict{Severity: warning, See: []string{"LIM-17", "NET-6"},
 		Fix: "test with TCP instead: curl.exe, Invoke-WebRequest or Test-NetConnection -Port; if TCP to outside fails too, check the OutBoundNAT ExceptionList (see the NET-6 node check)"}},
-	"TS-4": {Verdict: Verdict{Severity: warning, See: []string{"LIM-16"}}},
-	"TS-6": {Verdict: Verdict{Severity: info}},
-	"TS-9": {Verdict: Verdict{Severity: warning, See: []string{"LIM-16"}}},
+	"TS-4":  {Verdict: Verdict{Severity: warning, See: []string{"LIM-16"}}},
+	"TS-6":  {Verdict: Verdict{Severity: info}},
+	"TS-9":  {Verdict: Verdict{Severity: warning, See: []string{"LIM-16"}}},
 	"TS-10": {Verdict: Verdict{Severity: info}},
 	"TS-11": {Verdict: Verdict{Severity: warning}, Cases: []Case{
 		{Name: "pause-image", Text: "the pause image has no entry for the node's Windows build", Verdict: Verdict{Severity: errs, See: []string{"IMG-5"}}}}},
