@@ -12,6 +12,7 @@ package doctor
 
 import (
 	"context"
+	"encoding/json"
 	"sort"
 	"strings"
 
@@ -46,8 +47,21 @@ type Finding struct {
 	// Command is, for checks the API cannot answer, the PowerShell to run
 	// on the node (or its Hyper-V host).
 	Command string `json:"command,omitempty"`
-	// See lists related rules (IMG-5 for TS-11, LIM-17 for TS-3, ...).
-	See []string `json:"see,omitempty"`
+}
+
+// MarshalJSON keeps the field order doctor's JSON report has always had
+// (the verdict, where, then see-also); the case is the rule book's.
+func (f Finding) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Rule     string         `json:"rule"`
+		Severity rules.Severity `json:"severity"`
+		Message  string         `json:"message"`
+		Fix      string         `json:"fix"`
+		Objects  []Object       `json:"objects"`
+		Evidence string         `json:"evidence,omitempty"`
+		Command  string         `json:"command,omitempty"`
+		See      []string       `json:"see,omitempty"`
+	}{f.Rule, f.Severity, f.Message, f.Fix, f.Objects, f.Evidence, f.Command, f.See})
 }
 
 // Summary counts what was checked and what was found.

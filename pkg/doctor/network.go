@@ -28,79 +28,50 @@ func checkNetworkModel(a *audit) []Finding {
 	return out
 }
 
-// clusterFinding: PLAN-1 and PLAN-2 findings about assumed defaults are
-// informational; a broken net-conf.json (PLAN-2 with a ConfigMap) or a
-// VXLAN Windows cannot join (NET-2) is an error.
-func (a *audit) clusterFinding(f network.Finding) Finding {
-	out := Finding{
-		Finding: rules.Finding{Rule: f.Rule, Severity: rules.SeverityInfo,
-			Message: f.Message,
-			Fix:     modelFixes[f.Rule]},
-	}
-	if cm := a.flannelConfigMap(); cm != nil && (f.Rule == "NET-2" || f.Rule == "PLAN-2") {
-		out.Objects = []Object{{Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name}}
-		out.Evidence = "net-conf.json: " + compact(cm.Data["net-conf.json"])
-		out.Severity = rules.SeverityError
-	}
-	if f.Rule == "PLAN-1" {
-		out.Fix = "nothing to do if the assumed value is right; otherwise create the object the message names so every tool reads the same value"
+// clusterFinding adds the flannel ConfigMap and its net-conf.json as
+// evidence to what the model says about it (NET-2, PLAN-2). Severity, fix
+// and see-also are the finding's own, from the rule book.
+func (a *audit) clusterFinding(f rules.Finding) Finding {
+	out := Finding{Finding: f}
+	if f.Rule == "NET-2" || f.Rule == "PLAN-2" {
+		a.addFlannelConfig(&out)
 	}
 	return out
 }
 
-// nodeFinding maps a node's finding; the kube-proxy ones name its
-// DaemonSet and quote its flags.
-func (a *audit) nodeFinding(n *network.Node, f network.Finding) Finding {
-	out := Finding{
-		Finding: rules.Finding{Rule: f.Rule, Severity: modelSeverity(n, f),
-			Message: f.Message,
-			Fix:     modelFixes[f.Rule]},
-		Objects: []Object{nodeObject(n.Name)},
-	}
-	if ds := a.proxyDaemonSet(n); ds != nil && proxyRule(f) {
+// nodeFinding adds the node and, for what kube-proxy does, its DaemonSet
+// and flags; for NET-2 the flannel ConfigMap.
+func (a *audit) nodeFinding(n *network.Node, f rules.Finding) Finding {
+	out := Finding{Finding: f, Objects: []Object{nodeObject(n.Name)}}
+	if ds := a.proxyDaemonSet(n); ds != nil && kubeProxyFinding(f) {
 		out.Objects = append(out.Objects, Object{Kind: "DaemonSet", Namespace: ds.Namespace, Name: ds.Name})
 		out.Evidence = proxyArgs(ds.Spec.Template.Spec)
 	}
-	switch f.Rule {
-	case "KP-7":
-		out.Fix = kp7Fix(n, f)
-		out.See = []string{"LIM-12"}
-	case "TS-5":
-		out.See = []string{"KP-8"}
-	case "KP-8":
-		out.See = []string{"TS-5"}
-	case "TS-8":
-		out.See = []string{"NET-8"}
-	}
 	if f.Rule == "NET-2" {
-		if cm := a.flannelConfigMap(); cm != nil {
-			out.Objects = append(out.Objects, Object{Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name})
-			out.Evidence = "net-conf.json: " + compact(cm.Data["net-conf.json"])
-		}
+		a.addFlannelConfig(&out)
 	}
 	return out
 }
 
-// modelSeverity: what stops a node's network is an error; a node without
-// any kube-proxy DaemonSet may run kube-proxy as a Windows service the API
-// cannot see (warning); assumptions are info; known issues warnings.
-func modelSeverity(n *network.Node, f network.Finding) rules.Severity {
-	switch f.Rule {
-	case "PLAN-1", "PLAN-2":
-		return rules.SeverityInfo
-	case "KP-5", "KP-7":
-		return rules.SeverityWarning
-	case "TS-1":
-		if !n.Proxy.Found && strings.Contains(f.Message, "kube-proxy") {
-			return rules.SeverityWarning
-		}
+// addFlannelConfig names kube-flannel-cfg and quotes its net-conf.json.
+func (a *audit) addFlannelConfig(f *Finding) {
+	if cm := a.flannelConfigMap(); cm != nil {
+		f.Objects = append(f.Objects, Object{Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name})
+		f.Evidence = "net-conf.json: " + compact(cm.Data["net-conf.json"])
 	}
-	return rules.SeverityError
 }
 
-// proxyRule: findings about the kube-proxy flags.
-func proxyRule(f network.Finding) bool {
-	return strings.HasPrefix(f.Rule, "KP-") || f.Rule == "TS-5" || strings.Contains(f.Message, "kube-proxy")
+// kubeProxyFinding: what the model says kube-proxy does with its flags
+// and the Services (KP-*, TS-5, the Service limits its proxier applies)
+// and TS-1 unless it is about flanneld.
+func kubeProxyFinding(f rules.Finding) bool {
+	switch f.Rule {
+	case "TS-5", "LIM-10", "LIM-11", "LIM-12", "LIM-13":
+		return true
+	case "TS-1":
+		return f.Case != "flanneld"
+	}
+	return strings.HasPrefix(f.Rule, "KP-")
 }
 
 // proxyDaemonSet is the kube-system DaemonSet the node's kube-proxy flags
@@ -127,35 +98,6 @@ func (a *audit) flannelConfigMap() *corev1.ConfigMap {
 		}
 	}
 	return nil
-}
-
-// kp7Fix says how to get around KP-7's known issues without running into
-// LIM-12, which lint and doctor report as an error: externalTrafficPolicy
-// Local is unsupported unless kube-proxy runs with DSR, so Local is advised
-// only where kube-proxy has --enable-dsr, and turning DSR off comes with
-// moving Local Services to Cluster.
-func kp7Fix(n *network.Node, f network.Finding) string {
-	if !strings.Contains(f.Message, "NodePort") {
-		// The l2bridge issue: pod-to-pod traffic breaks under DSR.
-		return fmt.Sprintf("remove --enable-dsr from kube-proxy on %s, and give Services whose backends run there externalTrafficPolicy: Cluster, since Local needs DSR (LIM-12)", n.Name)
-	}
-	if n.Proxy.EnableDSR {
-		return "set the Service's externalTrafficPolicy: Local (kube-proxy here runs with --enable-dsr, which Local needs, LIM-12), or run its backends on Windows builds other than Server 2022"
-	}
-	return "run the Service's backends on Windows builds other than Server 2022; or start kube-proxy with --feature-gates=WinDSR=true --enable-dsr=true and then set externalTrafficPolicy: Local, never Local alone: without DSR it is unsupported on Windows (LIM-12)"
-}
-
-// modelFixes say how to fix each rule the model reports.
-var modelFixes = map[string]string{
-	"TS-1":   "run kube-proxy on every Windows node (the kube-proxy-windows DaemonSet with kubernetes.io/os: windows and a toleration for the Windows taint, or the kube-proxy service) in kernelspace mode",
-	"TS-5":   "add --hostname-override=$(NODE_NAME) to the Windows kube-proxy, with NODE_NAME from fieldRef spec.nodeName",
-	"KP-8":   "set --hostname-override to the node name: $(NODE_NAME) with NODE_NAME from fieldRef spec.nodeName",
-	"KP-1":   "pass --network-name (or set KUBE_NETWORK) to the HNS network flanneld creates: vxlan0 for overlay, cbr0 for host-gw in the seeds",
-	"KP-2":   "give kube-proxy the flags its mode needs: --feature-gates=WinDSR=true with --enable-dsr before 1.33, WinOverlay=true and --source-vip on overlay before 1.34",
-	"KP-5":   "label the node with node.kubernetes.io/windows-build, or drop the flag the build does not support",
-	"NET-2":  "set net-conf.json's Backend to {\"Type\": \"vxlan\", \"VNI\": 4096, \"Port\": 4789} in kube-flannel-cfg and restart the flannel pods",
-	"TS-8":   "give the node a pod CIDR (kube-controller-manager --allocate-node-cidrs with --cluster-cidr, or spec.podCIDR) so flanneld can lease its subnet and write subnet.env",
-	"PLAN-2": "fix kube-flannel-cfg's net-conf.json (valid JSON with Network and Backend) and restart the flannel pods",
 }
 
 // compact puts JSON on one line.

@@ -169,10 +169,9 @@ func flannelAgent(n *corev1.Node, pods []*corev1.Pod) []Finding {
 		return nil
 	}
 	return []Finding{{
-		Finding:  rules.Finding{Rule: "TS-8", Severity: rules.SeverityError, Message: fmt.Sprintf("flanneld has not registered node %s: no flannel pod runs there and the node has no %s annotation, so /run/flannel/subnet.env was never written and pods there get no network", describeNode(n), cni.AnnotationBackendType), Fix: "run flannel on the node (the flannel Windows DaemonSet, or Start-Service flanneld) and check its log for the subnet lease"},
+		Finding:  rules.New("TS-8", "unregistered", fmt.Sprintf("flanneld has not registered node %s: no flannel pod runs there and the node has no %s annotation, so /run/flannel/subnet.env was never written and pods there get no network", describeNode(n), cni.AnnotationBackendType)),
 		Objects:  []Object{nodeObject(n.Name)},
 		Evidence: fmt.Sprintf("pod CIDR %q, annotations without flannel.alpha.coreos.com/*", n.Spec.PodCIDR),
-		See:      []string{"NET-8", "TS-1"},
 	}}
 }
 

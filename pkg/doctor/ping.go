@@ -32,12 +32,9 @@ func checkPing(a *audit) []Finding {
 	var out []Finding
 	for _, g := range groups.list {
 		out = append(out, Finding{
-			Finding: rules.Finding{Rule: "TS-3", Severity: rules.SeverityWarning,
-				Message: fmt.Sprintf("%s uses %s: ICMP from Windows pods to addresses outside the cluster network fails even when TCP and UDP work", g.subject("Windows pod"), g.cause),
-				Fix:     "test with TCP instead: curl.exe, Invoke-WebRequest or Test-NetConnection -Port; if TCP to outside fails too, check the OutBoundNAT ExceptionList (see the NET-6 node check)"},
+			Finding:  rules.New("TS-3", "", fmt.Sprintf("%s uses %s: ICMP from Windows pods to addresses outside the cluster network fails even when TCP and UDP work", g.subject("Windows pod"), g.cause)),
 			Objects:  g.objects(),
 			Evidence: g.evidence(),
-			See:      []string{"LIM-17", "NET-6"},
 		})
 	}
 	return out

@@ -8,8 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-
-	"github.com/winkube/winkube/pkg/network"
 )
 
 // rule: TS-3
@@ -59,24 +57,5 @@ func TestPingsOffNode(t *testing.T) {
 		if _, got := pingsOffNode(text); got != want {
 			t.Errorf("pingsOffNode(%q) = %v, want %v", text, got, want)
 		}
-	}
-}
-
-// rule: KP-7, LIM-12
-// KP-7's advice never leads into LIM-12: externalTrafficPolicy Local is
-// advised alone only where kube-proxy runs with DSR.
-func TestKP7AdviceAgreesWithLIM12(t *testing.T) {
-	nodePort := network.Finding{Rule: "KP-7", Message: "known issue: NodePort 30080 of Service shop/web does not work on this Windows Server 2022 overlay node unless the Service sets externalTrafficPolicy: Local"}
-	l2bridge := network.Finding{Rule: "KP-7", Message: "known issue: on Windows Server 2022 with KB5005619 or later, l2bridge pod-to-pod traffic breaks while kube-proxy runs with DSR (WinDSR); disable DSR on win2022-1"}
-	noDSR := &network.Node{Name: "win2022-1"}
-	withDSR := &network.Node{Name: "win2022-1", Proxy: network.Proxy{EnableDSR: true}}
-	if fix := kp7Fix(noDSR, nodePort); !strings.Contains(fix, "--enable-dsr=true and then set externalTrafficPolicy: Local") {
-		t.Errorf("without DSR: %q, want Local only together with --enable-dsr", fix)
-	}
-	if fix := kp7Fix(withDSR, nodePort); !strings.Contains(fix, "externalTrafficPolicy: Local") {
-		t.Errorf("with DSR: %q, want Local", fix)
-	}
-	if fix := kp7Fix(withDSR, l2bridge); !strings.Contains(fix, "remove --enable-dsr") || !strings.Contains(fix, "externalTrafficPolicy: Cluster") {
-		t.Errorf("l2bridge: %q, want DSR off and Local Services moved to Cluster", fix)
 	}
 }

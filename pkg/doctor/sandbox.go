@@ -53,7 +53,8 @@ func checkSandboxes(a *audit) []Finding {
 
 func (a *audit) sandboxFinding(p *corev1.Pod, n *corev1.Node, e *corev1.Event) Finding {
 	f := Finding{
-		Finding:  rules.Finding{Rule: "TS-11", Severity: rules.SeverityWarning, Message: fmt.Sprintf("pod %s/%s stays ContainerCreating on %s: its sandbox does not start", p.Namespace, p.Name, describeNode(n)), Fix: fmt.Sprintf("kubectl -n %s describe pod %s and fix what the event names", p.Namespace, p.Name)},
+		Finding: rules.New("TS-11", "", fmt.Sprintf("pod %s/%s stays ContainerCreating on %s: its sandbox does not start", p.Namespace, p.Name, describeNode(n))).
+			WithFix(fmt.Sprintf("kubectl -n %s describe pod %s and fix what the event names", p.Namespace, p.Name)),
 		Objects:  []Object{podObject(p), nodeObject(n.Name)},
 		Evidence: fmt.Sprintf("event FailedCreatePodSandBox (x%d): %s", max(e.Count, 1), e.Message),
 	}
@@ -64,7 +65,8 @@ func (a *audit) sandboxFinding(p *corev1.Pod, n *corev1.Node, e *corev1.Event) F
 	if m := sandboxImageRE.FindStringSubmatch(e.Message); m != nil {
 		img = m[1]
 	}
-	f.Severity, f.See = rules.SeverityError, []string{"IMG-5"}
+	v := rules.VerdictOf("TS-11", "pause-image")
+	f.Case, f.Severity, f.See = "pause-image", v.Severity, v.See
 	f.Message = fmt.Sprintf("pod %s/%s stays ContainerCreating on %s: the pause (sandbox) image %s has no entry for the node's Windows build, so no pod there can start", p.Namespace, p.Name, describeNode(n), img)
 	if img != "" {
 		f.Evidence += fmt.Sprintf("; %s offers %s", img, platforms(imageinfo.Lookup(img)))

@@ -46,25 +46,23 @@ func checkNodeShell(a *audit) []Finding {
 				Message: fmt.Sprintf("pods cannot reach outside addresses (TS-3): the CNI config's OutBoundNAT ExceptionList must hold the cluster CIDR %s and the service CIDR %s (and on l2bridge the management subnet), and nothing the pods reach through SNAT", c.ClusterCIDR, c.ServiceCIDR),
 				Fix:     fmt.Sprintf("make ExceptionList exactly %s, %s (plus the management subnet on l2bridge) and restart flanneld", c.ClusterCIDR, c.ServiceCIDR)},
 			Command: "Get-Content C:\\etc\\cni\\net.d\\*.conf* | Select-String -Context 0,6 ExceptionList",
-			See:     []string{"TS-3"},
 		},
 		{
 			Finding: rules.Finding{Rule: "TS-13",
 				Message: "kubectl port-forward to pods on Windows nodes fails with \"wincat not found\" when the pause image has no wincat.exe",
 				Fix:     "use a pause image that ships wincat: registry.k8s.io/pause:3.6 or later, or mcr.microsoft.com/oss/kubernetes/pause:1.4.1 or later"},
 			Command: "Select-String -Path 'C:\\Program Files\\containerd\\config.toml' -Pattern sandbox_image",
-			See:     []string{"IMG-5"},
 		},
 		{
 			Finding: rules.Finding{Rule: "TS-14",
 				Message: "a node behind an HTTP proxy cannot pull images or reach the API server unless the proxy is set at machine scope",
 				Fix:     fmt.Sprintf("behind a proxy set HTTP_PROXY and HTTPS_PROXY with [Environment]::SetEnvironmentVariable(..., 'Machine'), put %s and %s in NO_PROXY, and restart containerd and kubelet", c.ClusterCIDR, c.ServiceCIDR)},
 			Command: "[Environment]::GetEnvironmentVariable('HTTP_PROXY','Machine'); [Environment]::GetEnvironmentVariable('HTTPS_PROXY','Machine'); [Environment]::GetEnvironmentVariable('NO_PROXY','Machine')",
-			See:     []string{"PLAN-7"},
 		},
 	}
 	for i := range shell {
-		shell[i].Severity = rules.SeverityInfo
+		v := rules.VerdictOf(shell[i].Rule, "")
+		shell[i].Severity, shell[i].See = v.Severity, v.See
 		shell[i].Objects = objs
 		shell[i].Evidence = "the API does not show this; run the command on each node"
 	}

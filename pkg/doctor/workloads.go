@@ -108,12 +108,10 @@ func (a *audit) pqdn(name, ns string, services map[string]bool) (string, bool) {
 func dnsFinding(g *podGroup, fqdn string) Finding {
 	short := strings.SplitN(fqdn, ".", 2)[0]
 	return Finding{
-		Finding: rules.Finding{Rule: "TS-12", Severity: rules.SeverityWarning,
-			Message: fmt.Sprintf("%s names Service %s as %q: Windows resolves a name with a dot only as written, so it does not find %s", g.subject("Windows pod"), fqdn, g.cause, fqdn),
-			Fix:     fmt.Sprintf("write the full name %s (or %s from namespace %s itself)", fqdn, short, strings.Split(fqdn, ".")[1])},
+		Finding: rules.New("TS-12", "", fmt.Sprintf("%s names Service %s as %q: Windows resolves a name with a dot only as written, so it does not find %s", g.subject("Windows pod"), fqdn, g.cause, fqdn)).
+			WithFix(fmt.Sprintf("write the full name %s (or %s from namespace %s itself)", fqdn, short, strings.Split(fqdn, ".")[1])),
 		Objects:  g.objects(),
 		Evidence: g.evidence(),
-		See:      []string{"DNS-1"},
 	}
 }
 
@@ -201,9 +199,9 @@ func ownNodePort(text string, n *corev1.Node, nodePorts map[int32]string) (int32
 
 func lim16(p *corev1.Pod, t podText, rule, target string) Finding {
 	return Finding{
-		Finding:  rules.Finding{Rule: rule, Severity: rules.SeverityWarning, Message: fmt.Sprintf("host-network pod %s/%s on Windows node %s reaches %s: from a Windows node itself that fails, while pods on the pod network reach it", p.Namespace, p.Name, p.Spec.NodeName, target), Fix: "reach the backends through their pod IPs or from a pod on the pod network; check the NodePort from another node"},
+		Finding: rules.New(rule, "", fmt.Sprintf("host-network pod %s/%s on Windows node %s reaches %s: from a Windows node itself that fails, while pods on the pod network reach it", p.Namespace, p.Name, p.Spec.NodeName, target)).
+			WithFix("reach the backends through their pod IPs or from a pod on the pod network; check the NodePort from another node"),
 		Objects:  []Object{podObject(p), nodeObject(p.Spec.NodeName)},
 		Evidence: t.where + ": " + t.text,
-		See:      []string{"LIM-16"},
 	}
 }

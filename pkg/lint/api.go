@@ -38,18 +38,12 @@ func (p *podInfo) runsWindows() bool {
 }
 
 // reportViolation turns a rule-book violation into a finding at its field.
+// pkg/windows, the rule book's verdicts on a pod, gives its severity and
+// fix; pkg/rules the rest.
 func (r *run) reportViolation(o *object, v windows.Violation) {
-	r.report(o, v.Rule, severityOf(v.Severity), v.Path, v.Message, v.Fix)
-}
-
-func severityOf(s windows.Severity) rules.Severity {
-	switch s {
-	case windows.SeverityError:
-		return rules.SeverityError
-	case windows.SeverityWarning:
-		return rules.SeverityWarning
-	}
-	return rules.SeverityInfo
+	f := rules.New(v.Rule, "", v.Message).WithFix(v.Fix)
+	f.Severity = v.Severity
+	r.record(o, v.Path, f)
 }
 
 // dockerReachable reports whether the pod can land on a Windows node that

@@ -3,8 +3,6 @@ package lint
 import (
 	"fmt"
 	"strings"
-
-	"github.com/winkube/winkube/pkg/rules"
 )
 
 // checkDaemonSetOnWindows is SCH-5 for the most common Windows-node
@@ -23,7 +21,7 @@ func (r *run) checkDaemonSetOnWindows(p *podInfo) {
 		if !pi.unknown || pi.img.Missing != nil {
 			continue
 		}
-		r.report(&p.w.object, "SCH-5", rules.SeverityWarning, pi.path.String(),
+		r.report(&p.w.object, "SCH-5", "unknown-image", pi.path.String(),
 			fmt.Sprintf("%s is not in winkube's image catalog, and this DaemonSet pins no OS while reaching the Windows nodes, so it runs a pod on each of them: unless the image publishes a Windows entry for %s, those pods fail with ErrImagePull, then ImagePullBackOff",
 				pi.ref, strings.Join(builds, " and ")),
 			fmt.Sprintf("add %s kubernetes.io/os: linux if the image is Linux-only (and narrow %s), or run winkube lint --resolve-images registry to check what the image offers",

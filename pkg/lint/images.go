@@ -6,7 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -33,7 +32,7 @@ func (r *run) checkImagesAnywhere(p *podInfo) {
 		}
 		v := r.firstMismatch(pi)
 		rule, err := v.Rule, v.Err()
-		r.report(&p.w.object, rule, rules.SeverityError, pi.path.String(),
+		r.report(&p.w.object, rule, "", pi.path.String(),
 			fmt.Sprintf("%s runs on no node of cluster %s (%s), so changing the selectors alone will not place the pod: %v",
 				pi.ref, r.target.Name, describeNodeBuilds(r.target.Nodes), err),
 			r.imageFix(p, pi, rule))
@@ -63,7 +62,7 @@ func (r *run) checkPinnedImages(p *podInfo) {
 		if v.Runs {
 			continue
 		}
-		r.report(&p.w.object, v.Rule, rules.SeverityError, pi.path.String(),
+		r.report(&p.w.object, v.Rule, "", pi.path.String(),
 			fmt.Sprintf("the pod's selectors pin %s, where %s cannot run, so a node with those labels would not run it either: %v", pin, pi.ref, v.Err()),
 			r.imageFix(p, pi, v.Rule))
 	}
@@ -132,7 +131,7 @@ func (r *run) reportImageFailure(p *podInfo, f *imageFailure, nodes []*Node, tol
 	}
 	msg := fmt.Sprintf("%s cannot run on %s %s (%s): %v",
 		f.image.ref, share, where, describeNodes(f.nodes), f.verdict.Err())
-	r.report(&p.w.object, rule, rules.SeverityError, f.image.path.String(), msg, r.imageFix(p, f.image, rule))
+	r.report(&p.w.object, rule, "", f.image.path.String(), msg, r.imageFix(p, f.image, rule))
 }
 
 // imageFix proposes the selector (and tolerations) that keep the pod on

@@ -166,20 +166,27 @@ func (r *run) checkWorkload(w *workload) {
 	r.checkPlacement(p)
 }
 
-// report records a finding unless the object's annotation silences it.
-// at is the field the finding is about ("" for the whole object): the
+// report records a finding of rule in the named case ("" for the rule's
+// usual one) with the rule book's severity and see-also, and the fix the
+// check names (the rule book's when fix is "").
+func (r *run) report(o *object, rule, kase, at, message, fix string) {
+	r.record(o, at, rules.New(rule, kase, message).WithFix(fix))
+}
+
+// record keeps a finding unless the object's annotation silences it. at
+// is the field the finding is about ("" for the whole object): the
 // message is shown after it, and the finding's line becomes that field's
 // line later (see locate).
-func (r *run) report(o *object, rule string, sev rules.Severity, at, message, fix string) {
-	if o.ignore[rule] {
+func (r *run) record(o *object, at string, f rules.Finding) {
+	if o.ignore[f.Rule] {
 		r.ignored++
 		return
 	}
 	if at != "" {
-		message = at + ": " + message
+		f.Message = at + ": " + f.Message
 	}
 	r.findings = append(r.findings, Finding{
-		Finding: rules.Finding{Rule: rule, Severity: sev, Message: message, Fix: fix},
+		Finding: f,
 		File:    o.src.File, Line: o.src.Line,
 		Kind: o.kind, Namespace: o.namespace, Name: o.name,
 		doc: o.src.Doc, root: o.src.Root, path: at,

@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/winkube/winkube/pkg/imageinfo"
-	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -65,11 +64,11 @@ func (r *run) reportUnknownImages(p *podInfo) {
 		case errors.Is(pi.img.Missing, imageinfo.ErrNoRepository):
 			// A name in Docker Hub's library namespace that is no official
 			// image: often a local build loaded onto the nodes by hand.
-			r.report(&p.w.object, "IMG-3", rules.SeverityWarning, pi.path.String(),
+			r.report(&p.w.object, "IMG-3", "no-repository", pi.path.String(),
 				fmt.Sprintf("%s names no repository Docker Hub has (its library namespace holds only the official images): nodes fail the pull with ErrImagePull unless the image was loaded onto each of them", pi.img.Ref()),
 				fmt.Sprintf("push the image to a registry and give its full name in %s (registry/owner/name:tag), or load it onto every node before the pod starts", pi.path))
 		case pi.img.Missing != nil:
-			r.report(&p.w.object, "IMG-3", rules.SeverityError, pi.path.String(),
+			r.report(&p.w.object, "IMG-3", "unpullable", pi.path.String(),
 				fmt.Sprintf("%s cannot be pulled (%v): every node fails the pull with ErrImagePull, then ImagePullBackOff", pi.img.Ref(), pi.img.Missing),
 				fmt.Sprintf("change %s to a tag the repository publishes; the Windows base images publish only release tags such as ltsc2022 or ltsc2019, no latest", pi.path))
 		case pi.unknown && r.unpinnedWindowsBuilds(p) != nil:
@@ -79,10 +78,10 @@ func (r *run) reportUnknownImages(p *podInfo) {
 			if err := r.resolveErrs[pi.ref]; err != nil {
 				msg = fmt.Sprintf("the registry did not answer for %s (%v) and winkube's image catalog does not know it, so its OS and Windows build were not checked against the nodes", pi.ref, err)
 			}
-			r.report(&p.w.object, "IMG-3", rules.SeverityInfo, pi.path.String(), msg,
+			r.report(&p.w.object, "IMG-3", "", pi.path.String(), msg,
 				fmt.Sprintf("run winkube lint --resolve-images registry to read its platforms from the registry, or pin the OS it was built for in %s", p.w.path.Child("nodeSelector")))
 		case !pi.img.Known && pi.img.HasOS("windows") && len(pi.img.WindowsBuilds()) == 0:
-			r.report(&p.w.object, "IMG-3", rules.SeverityInfo, pi.path.String(),
+			r.report(&p.w.object, "IMG-3", "no-release-tag", pi.path.String(),
 				fmt.Sprintf("the tag of %s names no Windows release, so its build is unknown and it was checked as if it ran on every Windows build", pi.ref),
 				fmt.Sprintf("use a tag that names the release (for example ltsc2022 or 1809) so the build can be checked, or add the tag to the catalog in pkg/imageinfo (catalog.go) in a pull request"))
 		}
@@ -99,7 +98,7 @@ func (r *run) checkSpecOSSelector(p *podInfo) {
 	if os != "windows" && os != "linux" {
 		return
 	}
-	r.report(&p.w.object, "SCH-2", rules.SeverityWarning, p.w.path.Child("os").String(),
+	r.report(&p.w.object, "SCH-2", "", p.w.path.Child("os").String(),
 		fmt.Sprintf("spec.os.name is %s but spec.os does not steer the scheduler and %s pins no OS", os, p.w.path.Child("nodeSelector")),
 		fmt.Sprintf("add %s kubernetes.io/os: %s%s", p.w.path.Child("nodeSelector"), os, tolerationHint(os)))
 }
@@ -120,7 +119,7 @@ func (r *run) checkOSSelector(p *podInfo) {
 	if p.osSelector != "" || !r.target.Mixed() || p.os == "" || !p.osFromImages {
 		return
 	}
-	r.report(&p.w.object, "SCH-5", rules.SeverityInfo, "",
+	r.report(&p.w.object, "SCH-5", "advice", "",
 		fmt.Sprintf("%s pins no OS; in this mixed cluster only node taints keep the %s pods off the other OS's nodes", p.w.path.Child("nodeSelector"), p.os),
 		fmt.Sprintf("add %s kubernetes.io/os: %s", p.w.path.Child("nodeSelector"), p.os))
 }
@@ -150,7 +149,7 @@ func (r *run) reportNoNode(p *podInfo) bool {
 	}
 	fix := fmt.Sprintf("change %s (and any required node affinity) to labels the nodes have (kubernetes.io/os, node.kubernetes.io/windows-build=%s)", at, r.windowsBuildLabels())
 	if !p.w.perNode {
-		r.report(&p.w.object, "SCH-1", rules.SeverityError, at,
+		r.report(&p.w.object, "SCH-1", "", at,
 			fmt.Sprintf("no node of cluster %s matches the pod's selectors (%s); the pods stay Pending", r.target.Name, selectors), fix)
 		return true
 	}
@@ -159,12 +158,12 @@ func (r *run) reportNoNode(p *podInfo) bool {
 	if arch := absentArch(&p.sched, r.target.Nodes); arch != "" {
 		// Charts ship one DaemonSet per architecture; the ones for
 		// architectures the cluster lacks are expected to stay empty.
-		r.report(&p.w.object, "SCH-1", rules.SeverityInfo, at,
+		r.report(&p.w.object, "SCH-1", "other-arch", at,
 			fmt.Sprintf("cluster %s has no %s node, so this DaemonSet matches no node and runs no pods; normal for one of a set of per-architecture DaemonSets", r.target.Name, arch),
-			"nothing to change if another DaemonSet covers the cluster's architectures; otherwise select kubernetes.io/arch values the nodes have")
+			"") // the rule book's fix for other-arch
 		return false
 	}
-	r.report(&p.w.object, "SCH-1", rules.SeverityWarning, at,
+	r.report(&p.w.object, "SCH-1", "daemonset", at,
 		fmt.Sprintf("the pod's selectors (%s) match no node of cluster %s: the DaemonSet runs no pods", selectors, r.target.Name), fix)
 	return true
 }
@@ -240,7 +239,7 @@ func (r *run) windowsBuildLabels() string {
 	seen := map[string]bool{}
 	var labels []string
 	for _, n := range r.target.Nodes {
-		if l := n.Obj.Labels[corev1.LabelWindowsBuild]; l != "" && !seen[l] {
+		if l := windows.HostOf(n.Obj).BuildLabel; l != "" && !seen[l] {
 			seen[l] = true
 			labels = append(labels, l)
 		}
@@ -265,7 +264,7 @@ func (r *run) reportTainted(p *podInfo) {
 	if b := r.buildToPin(p); b != "" {
 		fix += fmt.Sprintf(", and set %s node.kubernetes.io/windows-build: %q, the only build the images run on", p.w.path.Child("nodeSelector"), b)
 	}
-	r.report(&p.w.object, "SCH-3", rules.SeverityError, p.w.path.Child("tolerations").String(),
+	r.report(&p.w.object, "SCH-3", "", p.w.path.Child("tolerations").String(),
 		fmt.Sprintf("every node the pod selects (%s) has a taint it does not tolerate, e.g. %s; %s",
 			describeNodes(p.matched), taint.ToString(), outcome), fix)
 }

@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/winkube/winkube/pkg/imageinfo"
-	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -85,7 +84,7 @@ func (r *run) mergeRuntimeClass(p *podInfo) {
 	}
 	for key, v := range rc.Scheduling.NodeSelector {
 		if podValue, ok := p.sched.NodeSelector[key]; ok && podValue != v {
-			r.report(&p.w.object, "SCH-4", rules.SeverityError, "",
+			r.report(&p.w.object, "SCH-4", "", "",
 				fmt.Sprintf("conflict: runtimeClass.scheduling.nodeSelector[%s] = %s; pod.spec.nodeSelector[%s] = %s", key, v, key, podValue),
 				fmt.Sprintf("remove %s from %s; RuntimeClass %s already selects the nodes", key, p.w.path.Child("nodeSelector"), rc.Name))
 			continue
@@ -102,12 +101,12 @@ func (r *run) reportMissingRuntimeClass(w *workload, name string) {
 	path := w.path.Child("runtimeClassName")
 	if r.target.RuntimeClasses != nil {
 		// The live cluster was read: admission will reject the pod.
-		r.report(&w.object, "SCH-4", rules.SeverityError, path.String(),
+		r.report(&w.object, "SCH-4", "", path.String(),
 			fmt.Sprintf("pod rejected: RuntimeClass %q not found", name),
 			fmt.Sprintf("create RuntimeClass %s or change %s", name, path))
 		return
 	}
-	r.report(&w.object, "SCH-4", rules.SeverityWarning, path.String(),
+	r.report(&w.object, "SCH-4", "not-in-input", path.String(),
 		fmt.Sprintf("RuntimeClass %q is not in the input, so its scheduling was not merged and placement may be wrong", name),
 		fmt.Sprintf("lint RuntimeClass %s together with this file, or pass --kubeconfig to read it from the cluster", name))
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/lint/load"
-	"github.com/winkube/winkube/pkg/rules"
 )
 
 // servedAPI is the lifecycle of one API version of one kind, as upstream
@@ -92,7 +91,7 @@ func (r *run) checkRemovedAPI(src *load.Object) {
 	switch {
 	case minor >= api.removed:
 		o := newObject(src)
-		r.report(&o, "API-9", rules.SeverityError, "apiVersion",
+		r.report(&o, "API-9", "", "apiVersion",
 			fmt.Sprintf("%s %s is not served from Kubernetes 1.%d, and the target runs 1.%d: kubectl apply fails with: no matches for kind %q in version %q; ensure CRDs are installed first",
 				apiVersion, kind, api.removed, minor, kind, apiVersion),
 			removedFix(src, kind, api.removed, use, useNote))
@@ -102,7 +101,7 @@ func (r *run) checkRemovedAPI(src *load.Object) {
 		if api.use != "" {
 			msg += fmt.Sprintf("; use %s %s", api.use, kind)
 		}
-		r.report(&o, "API-9", rules.SeverityWarning, "apiVersion", msg,
+		r.report(&o, "API-9", "deprecated", "apiVersion", msg,
 			fmt.Sprintf("move to the replacement before upgrading to 1.%d: %s", api.removed, removedFix(src, kind, api.removed, use, useNote)))
 	}
 }

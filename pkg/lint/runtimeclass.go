@@ -6,8 +6,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/winkube/winkube/pkg/rules"
 )
 
 // runtimeClass is a RuntimeClass from the input.
@@ -28,13 +26,13 @@ func (r *run) checkRuntimeClass(c *runtimeClass) {
 	sel := field.NewPath("scheduling", "nodeSelector")
 	switch {
 	case len(matched) == 0:
-		r.report(&c.object, "SCH-4", rules.SeverityWarning, sel.String(),
+		r.report(&c.object, "SCH-4", "class-selects-no-node", sel.String(),
 			fmt.Sprintf("no node of cluster %s has these labels (%s), so every pod using RuntimeClass %s stays Pending", r.target.Name, describeSelector(&spec), c.rc.Name),
 			fmt.Sprintf("change %s to labels the nodes have (node.kubernetes.io/windows-build=%s)", sel, r.windowsBuildLabels()))
 	case len(reachable) == 0:
 		taint, _ := untoleratedTaint(matched[0], spec.Tolerations)
 		tol := field.NewPath("scheduling", "tolerations")
-		r.report(&c.object, "SCH-3", rules.SeverityWarning, tol.String(),
+		r.report(&c.object, "SCH-3", "", tol.String(),
 			fmt.Sprintf("the selected nodes (%s) are tainted %s, so pods using RuntimeClass %s need their own toleration", describeNodes(matched), taint.ToString(), c.rc.Name),
 			fmt.Sprintf("add to %s: {key: %s, operator: Equal, value: %q, effect: %s}", tol, taint.Key, taint.Value, taint.Effect))
 	}

@@ -10,8 +10,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-
-	"github.com/winkube/winkube/pkg/rules"
 )
 
 // convert fills into from u and returns the fields u has and the type does
@@ -135,7 +133,7 @@ var (
 func (r *run) reportUnknownFields(o *object) {
 	for _, path := range o.unknown {
 		msg := fmt.Sprintf("unknown field; kubectl apply fails with: strict decoding error: unknown field %q", path)
-		r.report(o, "API-10", rules.SeverityError, path, msg, unknownFieldFix(o.typ, path))
+		r.report(o, "API-10", "", path, msg, unknownFieldFix(o.typ, path))
 	}
 }
 

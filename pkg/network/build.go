@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/winkube/winkube/pkg/network/cni"
+	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -116,5 +117,14 @@ func nodeBuild(n *corev1.Node) (windows.Build, error) {
 }
 
 func (n *Node) finding(rule, format string, args ...any) {
-	n.Findings = append(n.Findings, Finding{Rule: rule, Message: fmt.Sprintf(format, args...)})
+	n.add(rules.New(rule, "", fmt.Sprintf(format, args...)))
+}
+
+// findingCase is a finding in one of the rule's cases (rules.Case).
+func (n *Node) findingCase(rule, kase, format string, args ...any) {
+	n.add(rules.New(rule, kase, fmt.Sprintf(format, args...)))
+}
+
+func (n *Node) add(f rules.Finding) {
+	n.Findings = append(n.Findings, f)
 }

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/winkube/winkube/pkg/network/cni"
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 // Defaults of PLAN-1 (seed 004), used when the cluster does not say.
@@ -195,5 +196,5 @@ func findService(svcs []*corev1.Service, ns, name string) *corev1.Service {
 }
 
 func (c *Cluster) finding(rule, format string, args ...any) {
-	c.Findings = append(c.Findings, Finding{Rule: rule, Message: fmt.Sprintf(format, args...)})
+	c.Findings = append(c.Findings, rules.New(rule, "", fmt.Sprintf(format, args...)))
 }

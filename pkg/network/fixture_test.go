@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 // The seeds' values (seed 004): cluster 10.244.0.0/16, services
@@ -144,7 +146,7 @@ func seedCluster() *Snapshot {
 	}
 }
 
-func findingRules(fs []Finding) []string {
+func findingRules(fs []rules.Finding) []string {
 	var out []string
 	for _, f := range fs {
 		out = append(out, f.Rule)
@@ -152,7 +154,7 @@ func findingRules(fs []Finding) []string {
 	return out
 }
 
-func hasRule(fs []Finding, rule string) bool {
+func hasRule(fs []rules.Finding, rule string) bool {
 	for _, f := range fs {
 		if f.Rule == rule {
 			return true

@@ -28,9 +28,7 @@ func (b *builder) hnsState(n *corev1.Node, out *Node, bk cni.Backend, name strin
 		p := b.proxier(out, net, st.Endpoints)
 		st.Endpoints = append(st.Endpoints, p.RemoteEndpoints()...)
 		st.LoadBalancers = p.LoadBalancers()
-		for _, f := range p.Findings() {
-			out.Findings = append(out.Findings, Finding(f))
-		}
+		out.Findings = append(out.Findings, p.Findings()...)
 	}
 	out.HNS = st
 }

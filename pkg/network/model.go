@@ -14,6 +14,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/winkube/winkube/pkg/network/hns"
+	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -34,14 +35,6 @@ type Snapshot struct {
 	K8sMinor int
 }
 
-// Finding is a problem the model found in the configuration: a rule that
-// decides what the real components would do (KP-1 no network name, NET-2 a
-// VNI Windows rejects, KP-8 a hostname override that deletes endpoints).
-type Finding struct {
-	Rule    string `json:"rule"`
-	Message string `json:"message"`
-}
-
 // Flannel is the cluster's flannel configuration (net-conf.json).
 type Flannel struct {
 	// Found is false when kube-flannel-cfg does not exist; the model then
@@ -55,12 +48,12 @@ type Flannel struct {
 
 // Cluster holds the cluster-wide network settings.
 type Cluster struct {
-	ClusterCIDR   netip.Prefix `json:"clusterCIDR"`
-	ServiceCIDR   netip.Prefix `json:"serviceCIDR"`
-	DNSServiceIP  netip.Addr   `json:"dnsServiceIP"`
-	ClusterDomain string       `json:"clusterDomain"`
-	Flannel       Flannel      `json:"flannel"`
-	Findings      []Finding    `json:"findings,omitempty"`
+	ClusterCIDR   netip.Prefix    `json:"clusterCIDR"`
+	ServiceCIDR   netip.Prefix    `json:"serviceCIDR"`
+	DNSServiceIP  netip.Addr      `json:"dnsServiceIP"`
+	ClusterDomain string          `json:"clusterDomain"`
+	Flannel       Flannel         `json:"flannel"`
+	Findings      []rules.Finding `json:"findings,omitempty"`
 }
 
 // Proxy is the kube-proxy configuration a Windows node runs with, read
@@ -99,7 +92,7 @@ type Node struct {
 	CNIConfig string `json:"cniConfig,omitempty"`
 	// FlannelAnnotations are the node annotations flanneld sets.
 	FlannelAnnotations map[string]string `json:"flannelAnnotations,omitempty"`
-	Findings           []Finding         `json:"findings,omitempty"`
+	Findings           []rules.Finding   `json:"findings,omitempty"`
 }
 
 // Model is the whole cluster's network.

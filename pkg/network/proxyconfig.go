@@ -2,6 +2,7 @@ package network
 
 import (
 	"fmt"
+	"github.com/winkube/winkube/pkg/rules"
 	"path"
 	"sort"
 	"strconv"
@@ -27,18 +28,18 @@ type kubeProxyConfiguration struct {
 // applyConfigFile: with --config kube-proxy takes its settings from the
 // file and ignores the other flags, except --hostname-override. The file
 // is found in the ConfigMap volume mounted where it points.
-func applyConfigFile(f proxyFlags, d proxyDaemon, cms []*corev1.ConfigMap) (proxyFlags, []Finding) {
+func applyConfigFile(f proxyFlags, d proxyDaemon, cms []*corev1.ConfigMap) (proxyFlags, []rules.Finding) {
 	file, ok := f.get("config")
 	if !ok || file == "" {
 		return f, nil
 	}
 	data, where, found := configFileData(file, d, cms)
 	if !found {
-		return f, []Finding{{Rule: "TS-1", Message: fmt.Sprintf("kube-proxy (DaemonSet %s) reads --config %s, which is in no ConfigMap volume the model can see; the model uses its flags instead", d.ds.Name, file)}}
+		return f, []rules.Finding{rules.New("TS-1", "", fmt.Sprintf("kube-proxy (DaemonSet %s) reads --config %s, which is in no ConfigMap volume the model can see; the model uses its flags instead", d.ds.Name, file))}
 	}
 	var c kubeProxyConfiguration
 	if err := yaml.Unmarshal([]byte(data), &c); err != nil {
-		return f, []Finding{{Rule: "TS-1", Message: fmt.Sprintf("kube-proxy (DaemonSet %s) --config %s (%s): %v; kube-proxy exits", d.ds.Name, file, where, err)}}
+		return f, []rules.Finding{rules.New("TS-1", "", fmt.Sprintf("kube-proxy (DaemonSet %s) --config %s (%s): %v; kube-proxy exits", d.ds.Name, file, where, err))}
 	}
 	out := proxyFlags{values: map[string]string{}, env: f.env}
 	set := func(k, v string) {

@@ -1,6 +1,7 @@
 package network
 
 import (
+	"fmt"
 	"net"
 	"strings"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/network/cni"
 	"github.com/winkube/winkube/pkg/network/hns"
+	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -52,7 +54,7 @@ func (b *builder) backendFor(n *corev1.Node, out *Node) cni.Backend {
 		}
 		return bk
 	}
-	out.finding("PLAN-2", "no flannel net-conf.json and no %s annotation on %s: assuming flannel VXLAN with VNI 4096 on port 4789", cni.AnnotationBackendType, n.Name)
+	out.findingCase("PLAN-2", "assumed", "no flannel net-conf.json and no %s annotation on %s: assuming flannel VXLAN with VNI 4096 on port 4789", cni.AnnotationBackendType, n.Name)
 	return cni.Backend{Type: cni.BackendVXLAN, VNI: cni.WindowsMinVNI, Port: cni.WindowsVXLANPort}
 }
 
@@ -62,7 +64,7 @@ func (b *builder) backendFor(n *corev1.Node, out *Node) cni.Backend {
 func (b *builder) flannelRuns(bk cni.Backend, out *Node) bool {
 	ok := true
 	if b.confBroken {
-		out.finding("TS-1", "flanneld on %s cannot read net-conf.json (see the cluster findings): it creates no HNS network, so pods there have no network to other nodes", out.Name)
+		out.findingCase("TS-1", "flanneld", "flanneld on %s cannot read net-conf.json (see the cluster findings): it creates no HNS network, so pods there have no network to other nodes", out.Name)
 		ok = false
 	}
 	for _, err := range (cni.NetConf{Backend: bk}).WindowsErrors() {
@@ -74,7 +76,7 @@ func (b *builder) flannelRuns(bk cni.Backend, out *Node) bool {
 		ok = false
 	}
 	if !out.InternalIP.IsValid() {
-		out.finding("TS-1", "node %s has no InternalIP: flanneld has no interface to bind", out.Name)
+		out.findingCase("TS-1", "flanneld", "node %s has no InternalIP: flanneld has no interface to bind", out.Name)
 		ok = false
 	}
 	return ok
@@ -125,8 +127,16 @@ func (b *builder) cniOptions(out *Node, bk cni.Backend, network string) cni.Conf
 // knownIssues: KP-7's l2bridge issue is the node's, not a Service's.
 func (b *builder) knownIssues(out *Node) {
 	if out.Build.Build == windows.Build2022 && out.Mode == cni.ModeL2Bridge && out.Proxy.Running && out.Proxy.EnableDSR {
-		out.finding("KP-7", "known issue: on Windows Server 2022 with KB5005619 or later, l2bridge pod-to-pod traffic breaks while kube-proxy runs with DSR (WinDSR); disable DSR on %s", out.Name)
+		msg := fmt.Sprintf("known issue: on Windows Server 2022 with KB5005619 or later, l2bridge pod-to-pod traffic breaks while kube-proxy runs with DSR (WinDSR); disable DSR on %s", out.Name)
+		out.add(rules.New("KP-7", "", msg).WithFix(l2bridgeDSRFix(out.Name)))
 	}
+}
+
+// l2bridgeDSRFix gets around KP-7's l2bridge issue without running into
+// LIM-12: Local needs DSR, so turning DSR off moves Local Services to
+// Cluster.
+func l2bridgeDSRFix(node string) string {
+	return fmt.Sprintf("remove --enable-dsr from kube-proxy on %s, and give Services whose backends run there externalTrafficPolicy: Cluster, since Local needs DSR (LIM-12)", node)
 }
 
 // vtepMAC is the VTEP MAC a node's flanneld publishes (on Windows the

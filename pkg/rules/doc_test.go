@@ -71,6 +71,7 @@ This page is generated from the package ` + "`pkg/rules`" + ` by
 				}
 				fmt.Fprintf(&b, "\nUsed by: %s.\n", strings.Join(cmds, ", "))
 			}
+			writeVerdict(&b, r.ID)
 		}
 	}
 	return b.String()
@@ -180,5 +181,31 @@ func TestTable(t *testing.T) {
 	}
 	if _, ok := Get("LIM-99"); ok {
 		t.Error(`Get("LIM-99") found a rule`)
+	}
+}
+
+// writeVerdict prints what every finding of the rule carries: its
+// severity, fix and related rules, and those of its cases.
+func writeVerdict(b *strings.Builder, id string) {
+	rv, ok := verdicts[id]
+	if !ok {
+		return
+	}
+	v := VerdictOf(id, "")
+	fmt.Fprintf(b, "\nFindings: %s.", v.Severity)
+	if v.Fix != "" {
+		fmt.Fprintf(b, " Fix: %s.", v.Fix)
+	}
+	if len(v.See) > 0 {
+		fmt.Fprintf(b, " See also %s.", strings.Join(v.See, ", "))
+	}
+	b.WriteString("\n")
+	for _, c := range rv.Cases {
+		cv := VerdictOf(id, c.Name)
+		fmt.Fprintf(b, "- `%s` (%s): %s.", c.Name, cv.Severity, c.Text)
+		if c.Fix != "" {
+			fmt.Fprintf(b, " Fix: %s.", c.Fix)
+		}
+		b.WriteString("\n")
 	}
 }

@@ -206,7 +206,7 @@ func buildLabels(nodes []*node) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, n := range nodes {
-		l := n.obj.Labels[corev1.LabelWindowsBuild]
+		l := n.BuildLabel
 		if l == "" {
 			return nil
 		}

@@ -23,6 +23,9 @@ type Host struct {
 	// Build is a Windows node's build, with the revision (UBR) when the
 	// kernel version gives it; zero for Linux nodes and unknown builds.
 	Build Build
+	// BuildLabel is the node's windows-build label exactly as set, the
+	// value a selector must name to pick the node (SCH-1); "" when unset.
+	BuildLabel string
 	// Runtime is RuntimeContainerd or RuntimeDocker.
 	Runtime string
 	// RuntimeVersion is nodeInfo.containerRuntimeVersion, e.g.
@@ -58,6 +61,7 @@ func HostOf(n *corev1.Node) Host {
 		KubeletVersion: info.KubeletVersion,
 	}
 	h.InternalIP = internalIP(n)
+	h.BuildLabel = n.Labels[LabelWindowsBuild]
 	if IsDocker(info.ContainerRuntimeVersion) {
 		h.Runtime = RuntimeDocker
 	}

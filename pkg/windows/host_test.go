@@ -19,7 +19,7 @@ func TestHostOf(t *testing.T) {
 			KernelVersion: "10.0.17763.5329", ContainerRuntimeVersion: "docker://20.10.9", KubeletVersion: "v1.27.3"}},
 	}
 	h := HostOf(n)
-	want := Host{Name: "win-1", OS: "windows", Arch: "amd64", Build: Build{10, 0, 17763, 5329}, Runtime: RuntimeDocker,
+	want := Host{Name: "win-1", OS: "windows", Arch: "amd64", Build: Build{10, 0, 17763, 5329}, BuildLabel: "10.0.17763", Runtime: RuntimeDocker,
 		RuntimeVersion: "docker://20.10.9", KubeletVersion: "v1.27.3", Minor: 27}
 	if h != want {
 		t.Errorf("HostOf = %+v, want %+v", h, want)

@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/winkube/winkube/pkg/network/hns"
+	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -99,8 +100,8 @@ func lbOf(lbs []hns.LoadBalancer, kind string) *hns.LoadBalancer {
 	return nil
 }
 
-func findingsOf(p *Proxier, rule string) []Finding {
-	var out []Finding
+func findingsOf(p *Proxier, rule string) []rules.Finding {
+	var out []rules.Finding
 	for _, f := range p.Findings() {
 		if f.Rule == rule {
 			out = append(out, f)

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"fmt"
 	"net/netip"
 	"strconv"
 
@@ -8,6 +9,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 
 	"github.com/winkube/winkube/pkg/network/hns"
+	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -40,9 +42,20 @@ func (p *Proxier) overlayNodePortIssue(svc *corev1.Service, o *svcOptions, st *s
 	}
 	for _, sp := range svc.Spec.Ports {
 		if sp.NodePort != 0 {
-			st.add("KP-7", "known issue: NodePort %d of Service %s does not work on this Windows Server 2022 overlay node unless the Service sets externalTrafficPolicy: Local", sp.NodePort, o.name)
+			msg := fmt.Sprintf("known issue: NodePort %d of Service %s does not work on this Windows Server 2022 overlay node unless the Service sets externalTrafficPolicy: Local", sp.NodePort, o.name)
+			st.addFinding(rules.New("KP-7", "", msg).WithFix(p.nodePortFix()))
 		}
 	}
+}
+
+// nodePortFix says how to get around KP-7's NodePort issue without running
+// into LIM-12: externalTrafficPolicy Local is unsupported unless kube-proxy
+// runs with DSR, so Local is advised only where it has --enable-dsr.
+func (p *Proxier) nodePortFix() string {
+	if p.cfg.EnableDSR {
+		return "set the Service's externalTrafficPolicy: Local (kube-proxy here runs with --enable-dsr, which Local needs, LIM-12), or run its backends on Windows builds other than Server 2022"
+	}
+	return "run the Service's backends on Windows builds other than Server 2022; or start kube-proxy with --feature-gates=WinDSR=true --enable-dsr=true and then set externalTrafficPolicy: Local, never Local alone: without DSR it is unsupported on Windows (LIM-12)"
 }
 
 // buildPort programs the load balancers of one Service port (KP-3).

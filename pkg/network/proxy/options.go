@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/winkube/winkube/pkg/network/hns"
+	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -117,7 +118,11 @@ func (p *Proxier) dualStack(svc *corev1.Service, o *svcOptions, st *serviceState
 }
 
 func (st *serviceState) add(rule, format string, args ...any) {
-	st.findings = append(st.findings, Finding{Rule: rule, Message: fmt.Sprintf(format, args...)})
+	st.addFinding(rules.New(rule, "", fmt.Sprintf(format, args...)))
+}
+
+func (st *serviceState) addFinding(f rules.Finding) {
+	st.findings = append(st.findings, f)
 }
 
 // clusterIPv4 is the Service's IPv4 cluster IP, if any.

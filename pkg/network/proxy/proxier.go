@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/winkube/winkube/pkg/network/hns"
+	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -48,13 +49,6 @@ type Remote struct {
 	ProviderAddress netip.Addr
 }
 
-// Finding is something kube-proxy would log, or a documented limitation
-// that decides what the node does with a Service.
-type Finding struct {
-	Rule    string `json:"rule"`
-	Message string `json:"message"`
-}
-
 // Proxier is one node's winkernel proxier: the Services and EndpointSlices
 // it has seen and the HNS objects it programmed for each Service.
 type Proxier struct {
@@ -72,7 +66,7 @@ type Proxier struct {
 type serviceState struct {
 	lbs      []hns.LoadBalancer
 	remotes  []hns.Endpoint // remote endpoints it references
-	findings []Finding
+	findings []rules.Finding
 }
 
 type remoteEndpoint struct {
@@ -240,10 +234,11 @@ func (p *Proxier) RemoteEndpoints() []hns.Endpoint {
 	return out
 }
 
-// Findings lists what kube-proxy would log about the Services, by
+// Findings lists what kube-proxy would log about the Services, or the
+// documented limitations that decide what the node does with them, by
 // Service.
-func (p *Proxier) Findings() []Finding {
-	var out []Finding
+func (p *Proxier) Findings() []rules.Finding {
+	var out []rules.Finding
 	for _, key := range p.sortedKeys() {
 		out = append(out, p.state[key].findings...)
 	}

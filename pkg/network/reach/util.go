@@ -5,8 +5,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/winkube/winkube/pkg/network"
 	"github.com/winkube/winkube/pkg/network/proxy"
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 // endpoint is one ready backend of a Service port.
@@ -48,9 +48,9 @@ func localOnly(eps []endpoint, node string) []endpoint {
 }
 
 // findingOf returns the first finding with one of the rule IDs.
-func findingOf(fs []network.Finding, rules ...string) *network.Finding {
+func findingOf(fs []rules.Finding, ids ...string) *rules.Finding {
 	for i := range fs {
-		for _, r := range rules {
+		for _, r := range ids {
 			if fs[i].Rule == r {
 				return &fs[i]
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/cmd"
 	"github.com/winkube/winkube/pkg/network"
+	"github.com/winkube/winkube/pkg/rules"
 )
 
 func newHNSCommand(streams cmd.IOStreams, f *flags) *cobra.Command {
@@ -72,10 +73,22 @@ func (v nodeView) WriteText(w io.Writer) error {
 	if len(n.Findings) > 0 {
 		fmt.Fprintln(w, "\nFindings:")
 		for _, fd := range n.Findings {
-			fmt.Fprintf(w, "  %s: %s\n", fd.Rule, fd.Message)
+			writeFinding(w, fd)
 		}
 	}
 	return nil
+}
+
+// writeFinding prints a finding with the fix and related rules the rule
+// book gives it, the same doctor prints.
+func writeFinding(w io.Writer, f rules.Finding) {
+	fmt.Fprintf(w, "  %s: %s\n", f.Rule, f.Message)
+	if f.Fix != "" {
+		fmt.Fprintf(w, "    fix: %s\n", f.Fix)
+	}
+	if len(f.See) > 0 {
+		fmt.Fprintf(w, "    see: %s\n", strings.Join(f.See, ", "))
+	}
 }
 
 func indent(s string) string {
