@@ -31,6 +31,7 @@ import (
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletapi"
+	"github.com/winkube/winkube/pkg/node/internal/podnet"
 )
 
 // Options configure an agent.
@@ -80,12 +81,12 @@ type Agent struct {
 	// serviceLister feeds the service link variables of containers.
 	serviceLister listerscorev1.ServiceLister
 	broadcaster   record.EventBroadcaster
-	cidrs         *cidrPicker
+	cidrs         *podnet.CIDRPicker
 	kubelet       *kubeletapi.Server
 	// fabric carries the emulated pods' traffic; router decides it with
 	// the network model (netroute.go); system watches kube-system for it.
 	fabric *vnet.Fabric
-	router *netRouter
+	router *podnet.Router
 	system informers.SharedInformerFactory
 	// minor is the kubelets' Kubernetes minor version.
 	minor int
@@ -180,10 +181,10 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 	if m, err := kubeversion.ParseMinor(version); err == nil {
 		a.minor = m
 	}
-	a.router = &netRouter{a: a}
+	a.router = podnet.NewRouter(a.minor)
 	a.fabric = vnet.New(a.router)
 	a.newQueues()
-	cidrs, err := newCIDRPicker(o.Cluster.Network.ClusterCIDR, o.Cluster.Network.NodeCIDRMaskSize)
+	cidrs, err := podnet.NewCIDRPicker(o.Cluster.Network.ClusterCIDR, o.Cluster.Network.NodeCIDRMaskSize)
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +241,7 @@ func (a *Agent) start(ctx, runCtx context.Context) error {
 	}
 	a.system = informers.NewSharedInformerFactoryWithOptions(a.client, 0,
 		informers.WithTransform(dropManagedFields), informers.WithNamespace(metav1.NamespaceSystem))
-	if err := a.router.watch(ctx, a.client, a.factory, podFactory, a.system); err != nil {
+	if err := a.router.Watch(ctx, a.client, a.factory, podFactory, a.system); err != nil {
 		return err
 	}
 	for _, f := range []informers.SharedInformerFactory{a.factory, podFactory, a.system} {

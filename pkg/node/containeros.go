@@ -19,11 +19,9 @@ import (
 	"github.com/winkube/winkube/pkg/network/cni"
 	"github.com/winkube/winkube/pkg/node/internal/cri"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
+	"github.com/winkube/winkube/pkg/node/internal/podnet"
 	"github.com/winkube/winkube/pkg/windows"
 )
-
-// defaultClusterDomain is the kubelet's --cluster-domain default.
-const defaultClusterDomain = "cluster.local"
 
 // prepare computes what a container start needs, as the kubelet's
 // generateContainerConfig does: the environment (which may fail: a
@@ -139,8 +137,8 @@ func (w *podWorker) netns(pod *corev1.Pod) *program.Netns {
 	if pod.Spec.HostNetwork || !w.ip.IsValid() || m == nil {
 		return ns
 	}
-	ns.Addr = netip.PrefixFrom(w.ip, m.prefix.Bits())
-	ns.Gateway = cni.Gateway(m.prefix)
+	ns.Addr = netip.PrefixFrom(w.ip, m.Prefix().Bits())
+	ns.Gateway = cni.Gateway(m.Prefix())
 	return ns
 }
 
@@ -167,7 +165,7 @@ func (n *emuNode) kubeletNode() kubeletenv.Node {
 func (n *emuNode) makeKubeletNode() kubeletenv.Node {
 	node := kubeletenv.Node{
 		Name: n.spec.name, Allocatable: n.spec.allocatable(), Windows: n.spec.host.Runtime().OS == "windows",
-		ClusterDomain: defaultClusterDomain, HostIPs: []string{n.spec.ip},
+		ClusterDomain: podnet.ClusterDomain, HostIPs: []string{n.spec.ip},
 	}
 	if cl := n.agent.cluster; cl != nil && cl.Network.DNSServiceIP != "" {
 		node.ClusterDNS = []string{cl.Network.DNSServiceIP}
@@ -183,7 +181,7 @@ func (n *emuNode) makeKubeletNode() kubeletenv.Node {
 func (w *podWorker) joinNetwork(pod *corev1.Pod) *vnet.Host {
 	src := "pod/" + pod.Namespace + "/" + pod.Name
 	ip, _ := netip.ParseAddr(w.podIPs()[0])
-	w.node.agent.router.live(pod, ip)
+	w.node.agent.router.Live(pod, ip)
 	h := vnet.Host{IP: ip, Scope: string(pod.UID), Source: src}
 	if pod.Spec.HostNetwork {
 		h.Scope = "node/" + w.node.spec.name

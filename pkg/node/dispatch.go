@@ -3,6 +3,7 @@
 package node
 
 import (
+	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 )
@@ -59,7 +60,7 @@ func (a *Agent) nodeSeen(obj any, deleted bool) {
 	if _, ours := a.nodes[n.Name]; !ours {
 		return
 	}
-	now := !deleted && nodeReady(n)
+	now := !deleted && nodestatus.Ready(n)
 	a.readyMu.Lock()
 	defer a.readyMu.Unlock()
 	switch was := a.readyNodes[n.Name]; {

@@ -23,7 +23,7 @@ import (
 // cluster does not know; the caller refuses those.
 func (a *Agent) DialCluster(ctx context.Context, addr string) (conn net.Conn, handled bool, err error) {
 	dst, err := netip.ParseAddrPort(addr)
-	if err != nil || !a.router.model().Known(dst.Addr().Unmap()) {
+	if err != nil || !a.router.Model().Known(dst.Addr().Unmap()) {
 		return nil, false, nil
 	}
 	conn, err = a.fabric.Dial(ctx, a.controlPlaneHost(), "tcp", addr)

@@ -21,23 +21,16 @@ import (
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
+	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
+	"github.com/winkube/winkube/pkg/node/internal/podnet"
 )
 
 // Heartbeat timing, as the kubelet's defaults: the lease is renewed every
-// 10 s (give or take leaseRenewJitter) and lasts 40 s; the status is computed every 10 s
-// (nodeStatusUpdateFrequency) and posted when it changed or 5 min after the
-// last post (nodeStatusReportFrequency): the lease is what keeps the node
-// alive for the lifecycle controller.
+// 10 s or so and lasts 40 s (nodestatus.LeaseRenewDelay); the status is
+// computed every 10 s (nodeStatusUpdateFrequency) and posted when it
+// changed or 5 min after the last post (nodeStatusReportFrequency): the
+// lease is what keeps the node alive for the lifecycle controller.
 const (
-	leaseNamespace     = "kube-node-lease"
-	leaseDuration      = 40
-	leaseRenewInterval = 10 * time.Second
-	// leaseRenewJitter spreads renewals over ±20% of the interval (8-12 s).
-	// Nodes started together would otherwise renew in the same instant
-	// forever: 1,000 nodes sent 1,000 updates at once every 10 s, a burst
-	// that queues behind the agent's rate limiter and the apiserver's
-	// in-flight limit. 12 s still leaves three renewals per 40 s lease.
-	leaseRenewJitter    = 0.2
 	statusCheckInterval = 10 * time.Second
 	statusReportEvery   = 5 * time.Minute
 	// podCIDRWait is how long a node waits for a CIDR allocator before it
@@ -55,7 +48,7 @@ type emuNode struct {
 
 	mu      sync.Mutex
 	workers map[types.UID]*podWorker
-	ipam    *ipam
+	ipam    *podnet.IPAM
 	images  map[string]bool
 	// kubeletInfo is kubeletNode's answer, made once.
 	kubeletOnce sync.Once
@@ -157,7 +150,7 @@ func (n *emuNode) reconcileExisting(ctx context.Context) error {
 		if cur.Annotations == nil {
 			cur.Annotations = map[string]string{}
 		}
-		cur.Annotations[annotationControllerManagedAttach] = "true"
+		cur.Annotations[nodestatus.AnnotationControllerManagedAttach] = "true"
 		_, err = nodes.Update(ctx, cur, metav1.UpdateOptions{})
 		return err
 	})
@@ -185,7 +178,7 @@ func (n *emuNode) beat(ctx context.Context, kind beatKind) time.Duration {
 	switch kind {
 	case beatLease:
 		n.renewLease(ctx)
-		return leaseRenewDelay(rand.Float64())
+		return nodestatus.LeaseRenewDelay(rand.Float64())
 	case beatStatus:
 		n.syncStatus(ctx)
 		return statusCheckInterval
@@ -241,7 +234,7 @@ func (n *emuNode) assignPodCIDR(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("list nodes: %w", err)
 	}
-	p, err := n.agent.cidrs.pick(all)
+	p, err := n.agent.cidrs.Pick(all)
 	if err != nil {
 		return "", fmt.Errorf("node %s: %w", n.spec.name, err)
 	}
@@ -256,17 +249,17 @@ func (n *emuNode) assignPodCIDR(ctx context.Context) (string, error) {
 // setupNetwork creates the node's IPAM and reserves the addresses its
 // existing pods hold, so a restarted agent never hands them out twice.
 func (n *emuNode) setupNetwork(cidr string) error {
-	m, err := newIPAM(cidr)
+	m, err := podnet.NewIPAM(cidr)
 	if err != nil {
 		return fmt.Errorf("node %s: %w", n.spec.name, err)
 	}
-	n.reserveHostAddresses(m)
+	podnet.ReserveHostAddresses(m, n.agent.cluster.Network.Mode, n.spec.host.OS())
 	pods, _ := n.agent.podLister.List(labels.Everything())
 	for _, p := range pods {
 		if p.Spec.NodeName != n.spec.name || p.Status.PodIP == "" || isTerminal(p) {
 			continue
 		}
-		if ip, err := netip.ParseAddr(p.Status.PodIP); err == nil && m.prefix.Contains(ip) {
+		if ip, err := netip.ParseAddr(p.Status.PodIP); err == nil && m.Prefix().Contains(ip) {
 			_ = m.Reserve(string(p.UID), ip)
 		}
 	}
@@ -277,7 +270,7 @@ func (n *emuNode) setupNetwork(cidr string) error {
 }
 
 // network returns the node's IPAM, nil until the node has a pod CIDR.
-func (n *emuNode) network() *ipam {
+func (n *emuNode) network() *podnet.IPAM {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.ipam
@@ -311,7 +304,7 @@ func (n *emuNode) podRemoved(pod *corev1.Pod) {
 	n.mu.Unlock()
 	if ok {
 		w.removed.Store(true)
-		n.agent.router.forget(pod)
+		n.agent.router.Forget(pod)
 		for _, c := range w.containers() {
 			c.stopProcess(n.agent.clock.Now())
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/node/internal/ctrlog"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletapi"
+	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -233,38 +234,6 @@ func (a *Agent) KubeletEndpoints() map[string]netip.AddrPort {
 	return out
 }
 
-// addresses are node.status.addresses: the InternalIP apiservers dial
-// (the real kubelet address when there is one) and the hostname.
-func (s *nodeSpec) addresses() []corev1.NodeAddress {
-	ip := s.ip
-	if s.endpoint.IsValid() {
-		ip = s.endpoint.Addr().String()
-	}
-	return []corev1.NodeAddress{
-		{Type: corev1.NodeInternalIP, Address: ip},
-		{Type: corev1.NodeHostName, Address: s.name},
-	}
-}
-
-// kubeletPort is status.daemonEndpoints.kubeletEndpoint.port.
-func (s *nodeSpec) kubeletPort() int32 {
-	if s.endpoint.IsValid() {
-		return int32(s.endpoint.Port())
-	}
-	return kubeletapi.Port
-}
-
-// markNodeIP records the emulated address beside a real InternalIP.
-func (s *nodeSpec) markNodeIP(n *corev1.Node) {
-	if !s.endpoint.IsValid() {
-		return
-	}
-	if n.Annotations == nil {
-		n.Annotations = map[string]string{}
-	}
-	n.Annotations[AnnotationNodeIP] = s.ip
-}
-
 // nodeView is the informers' transform: it drops managed fields and shows
 // a node whose kubelet serves on a real address (AnnotationNodeIP) at its
 // emulated address, which is what the pod network model and the agent's
@@ -272,24 +241,9 @@ func (s *nodeSpec) markNodeIP(n *corev1.Node) {
 func nodeView(obj any) (any, error) {
 	obj, err := dropManagedFields(obj)
 	if n, ok := obj.(*corev1.Node); ok {
-		emulatedAddress(n)
+		nodestatus.EmulatedAddress(n)
 	}
 	return obj, err
-}
-
-// emulatedAddress replaces the InternalIP of a node with a real kubelet
-// address by its emulated one.
-func emulatedAddress(n *corev1.Node) {
-	ip := n.Annotations[AnnotationNodeIP]
-	if ip == "" {
-		return
-	}
-	for i := range n.Status.Addresses {
-		if n.Status.Addresses[i].Type == corev1.NodeInternalIP {
-			n.Status.Addresses[i].Address = ip
-			return
-		}
-	}
 }
 
 // RemoveNodesSince deletes the agent's nodes created at or after since,

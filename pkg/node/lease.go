@@ -6,25 +6,16 @@ import (
 	"context"
 	"time"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
+	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
 
-// leaseRenewDelay is the wait before the next lease renewal for r, a uniform
-// random number in [0, 1): the interval scaled by 1-jitter up to 1+jitter.
-// Each wait is drawn afresh, so nodes that start in step drift apart within
-// a few renewals.
-func leaseRenewDelay(r float64) time.Duration {
-	scale := 1 + leaseRenewJitter*(2*r-1)
-	return time.Duration(float64(leaseRenewInterval) * scale)
-}
-
 // renewLease creates or renews the node's lease in kube-node-lease, owned by
 // the node so it goes away with it.
 func (n *emuNode) renewLease(ctx context.Context) {
-	leases := n.agent.client.CoordinationV1().Leases(leaseNamespace)
+	leases := n.agent.client.CoordinationV1().Leases(nodestatus.LeaseNamespace)
 	now := metav1.NewMicroTime(time.Now())
 	if n.lease != nil {
 		l := n.lease.DeepCopy()
@@ -37,7 +28,7 @@ func (n *emuNode) renewLease(ctx context.Context) {
 	}
 	cur, err := leases.Get(ctx, n.spec.name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		created, err := leases.Create(ctx, n.newLease(now), metav1.CreateOptions{})
+		created, err := leases.Create(ctx, nodestatus.NewLease(n.spec.name, n.uid, now), metav1.CreateOptions{})
 		if err != nil {
 			n.failed(opLease, err)
 			return
@@ -51,9 +42,9 @@ func (n *emuNode) renewLease(ctx context.Context) {
 		return
 	}
 	cur.Spec.HolderIdentity = ptr.To(n.spec.name)
-	cur.Spec.LeaseDurationSeconds = ptr.To[int32](leaseDuration)
+	cur.Spec.LeaseDurationSeconds = ptr.To[int32](nodestatus.LeaseDuration)
 	cur.Spec.RenewTime = &now
-	cur.OwnerReferences = n.newLease(now).OwnerReferences
+	cur.OwnerReferences = nodestatus.NewLease(n.spec.name, n.uid, now).OwnerReferences
 	updated, err := leases.Update(ctx, cur, metav1.UpdateOptions{})
 	if err != nil {
 		n.failed(opLease, err)
@@ -61,21 +52,4 @@ func (n *emuNode) renewLease(ctx context.Context) {
 	}
 	n.lease = updated
 	n.succeeded(opLease)
-}
-
-func (n *emuNode) newLease(now metav1.MicroTime) *coordinationv1.Lease {
-	return &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:      n.spec.name,
-			Namespace: leaseNamespace,
-			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: "v1", Kind: "Node", Name: n.spec.name, UID: n.uid,
-			}},
-		},
-		Spec: coordinationv1.LeaseSpec{
-			HolderIdentity:       ptr.To(n.spec.name),
-			LeaseDurationSeconds: ptr.To[int32](leaseDuration),
-			RenewTime:            &now,
-		},
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
 )
 
 var (
@@ -41,7 +42,7 @@ func specOf(t *testing.T, name string) *nodeSpec {
 // getMachineInfo; its test checks the same three shapes).
 // rule: KLT-1
 func TestWindowsNodeInfoIdentifiers(t *testing.T) {
-	info := specOf(t, "win2019-1").nodeInfo()
+	info := specOf(t, "win2019-1").object().NodeInfo()
 	if info.MachineID != "win2019-1" {
 		t.Errorf("machineID = %q, want the host name", info.MachineID)
 	}
@@ -51,11 +52,11 @@ func TestWindowsNodeInfoIdentifiers(t *testing.T) {
 	if _, err := strconv.ParseUint(info.BootID, 10, 64); err != nil {
 		t.Errorf("bootID = %q, want a decimal integer: %v", info.BootID, err)
 	}
-	if again := specOf(t, "win2019-1").nodeInfo(); again != info {
+	if again := specOf(t, "win2019-1").object().NodeInfo(); again != info {
 		t.Errorf("identifiers change between agent starts: %+v then %+v", info, again)
 	}
 
-	linux := specOf(t, "linux-1").nodeInfo()
+	linux := specOf(t, "linux-1").object().NodeInfo()
 	if len(linux.MachineID) != 32 || strings.ToLower(linux.MachineID) != linux.MachineID {
 		t.Errorf("linux machineID = %q, want 32 lower-case hex digits", linux.MachineID)
 	}
@@ -119,7 +120,7 @@ func TestNodeStatusPatch(t *testing.T) {
 	cur := spec.initialNode(start)
 	spec.setStatus(cur, false, start)
 	n := &emuNode{agent: &Agent{cluster: v1alpha1.DefaultCluster()}, spec: spec, networkReady: true, images: map[string]bool{}}
-	patch, err := nodeStatusPatch(cur, n.desired(cur, start.Add(time.Second)))
+	patch, err := nodestatus.StatusPatch(cur, n.desired(cur, start.Add(time.Second)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func TestNodeStatusKeepsExtendedResources(t *testing.T) {
 	if q := want.Status.Allocatable[fake]; q.Cmp(resource.MustParse("1000")) != 0 {
 		t.Errorf("allocatable %s = %s, want 1000", fake, q.String())
 	}
-	patch, err := nodeStatusPatch(cur, want)
+	patch, err := nodestatus.StatusPatch(cur, want)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,16 +2,15 @@ package node
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"maps"
 	"sort"
 	"time"
 
+	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
+	"github.com/winkube/winkube/pkg/node/internal/podnet"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/strategicpatch"
 )
 
 // The node status, as the kubelet keeps it: computed every
@@ -36,8 +35,8 @@ func (n *emuNode) statusDue(cur *corev1.Node, now time.Time) bool {
 		return true
 	}
 	want := n.desired(cur, now)
-	emulatedAddress(want) // cur is the informer's view (nodeView)
-	return nodeStatusChanged(&cur.Status, &want.Status) || !maps.Equal(cur.Annotations, want.Annotations)
+	nodestatus.EmulatedAddress(want) // cur is the informer's view (nodeView)
+	return nodestatus.StatusChanged(&cur.Status, &want.Status) || !maps.Equal(cur.Annotations, want.Annotations)
 }
 
 // recordStatus reports the outcome of a status post.
@@ -62,7 +61,7 @@ func (n *emuNode) postStatus(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	patch, err := nodeStatusPatch(cur, n.desired(cur, time.Now()))
+	patch, err := nodestatus.StatusPatch(cur, n.desired(cur, time.Now()))
 	if err != nil {
 		return err
 	}
@@ -72,7 +71,7 @@ func (n *emuNode) postStatus(ctx context.Context) error {
 	}
 	n.uid = updated.UID
 	n.lastPosted = time.Now()
-	if nodeReady(updated) && !n.readyPosted {
+	if nodestatus.Ready(updated) && !n.readyPosted {
 		n.readyPosted = true
 		n.statusEvent("NodeReady")
 	}
@@ -92,27 +91,6 @@ func (n *emuNode) desired(cur *corev1.Node, now time.Time) *corev1.Node {
 		maps.Copy(want.Annotations, n.flannelAnnotations())
 	}
 	return want
-}
-
-// nodeStatusPatch is the strategic merge patch from cur to want of the
-// annotations and the status, the parts nodes/status writes.
-func nodeStatusPatch(cur, want *corev1.Node) ([]byte, error) {
-	part := func(n *corev1.Node) ([]byte, error) {
-		return json.Marshal(corev1.Node{ObjectMeta: metav1.ObjectMeta{Annotations: n.Annotations}, Status: n.Status})
-	}
-	from, err := part(cur)
-	if err != nil {
-		return nil, fmt.Errorf("encode node status: %w", err)
-	}
-	to, err := part(want)
-	if err != nil {
-		return nil, fmt.Errorf("encode node status: %w", err)
-	}
-	patch, err := strategicpatch.CreateTwoWayMergePatch(from, to, corev1.Node{})
-	if err != nil {
-		return nil, fmt.Errorf("node status patch: %w", err)
-	}
-	return patch, nil
 }
 
 // current is the node to base a status patch on: the object registration
@@ -141,4 +119,10 @@ func (n *emuNode) imageList() []corev1.ContainerImage {
 	// A stable order keeps unchanged status posts identical.
 	sort.Slice(out, func(i, j int) bool { return out[i].Names[0] < out[j].Names[0] })
 	return out
+}
+
+// flannelAnnotations are what flanneld writes on the node once it holds
+// the node's subnet (podnet.FlannelAnnotations).
+func (n *emuNode) flannelAnnotations() map[string]string {
+	return podnet.FlannelAnnotations(n.agent.cluster.Network.Mode, n.spec.name, n.spec.ip, n.spec.host.OS())
 }

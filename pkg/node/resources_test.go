@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
 )
 
 // rule: KLT-5, KLT-6
@@ -96,7 +97,7 @@ func TestNodeObjectForWindowsPool(t *testing.T) {
 	if len(node.Spec.Taints) != 1 || node.Spec.Taints[0].Key != "os" {
 		t.Errorf("taints = %v", node.Spec.Taints)
 	}
-	if nodeReady(node) {
+	if nodestatus.Ready(node) {
 		t.Error("a node without a pod CIDR must not be Ready")
 	}
 	if spec.pauseImage() != "registry.k8s.io/pause:3.10.2" {

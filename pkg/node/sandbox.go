@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/winkube/winkube/pkg/node/internal/cri"
+	"github.com/winkube/winkube/pkg/node/internal/podnet"
 )
 
 // createSandbox starts the pod sandbox: the pause image must run on the
@@ -20,7 +21,7 @@ func (w *podWorker) createSandbox(ctx context.Context, pod *corev1.Pod) bool {
 	if now.Before(w.sandboxRetryAt) {
 		return false
 	}
-	var m *ipam
+	var m *podnet.IPAM
 	if w.node.spec.host.UsesPodNetwork(pod) {
 		if m = w.node.network(); m == nil {
 			return false // no pod CIDR yet: the CNI cannot set up the network

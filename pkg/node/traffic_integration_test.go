@@ -58,7 +58,7 @@ func TestTrafficFollowsTheModel(t *testing.T) {
 		waitPod(t, ns, name, 60*time.Second, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
 	}
 	waitFor(t, 30*time.Second, "the Service's endpoint", func(context.Context) (bool, error) {
-		res, err := agent.router.model().Check(reach.Request{Source: "pod/" + ns + "/lin", Target: "svc/" + ns + "/web", Port: 80})
+		res, err := agent.router.Model().Check(reach.Request{Source: "pod/" + ns + "/lin", Target: "svc/" + ns + "/web", Port: 80})
 		return err == nil && res.Reachable, nil
 	})
 	cases := []struct {
@@ -78,7 +78,7 @@ func TestTrafficFollowsTheModel(t *testing.T) {
 		t.Errorf("nc -z kubernetes.default 443: %q %v", out, err)
 	}
 	for _, c := range cases {
-		res, err := agent.router.model().Check(reach.Request{Source: "pod/" + ns + "/" + c.pod, Target: c.target, Port: 80})
+		res, err := agent.router.Model().Check(reach.Request{Source: "pod/" + ns + "/" + c.pod, Target: c.target, Port: 80})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +203,7 @@ func BenchmarkPodToServiceToPod(b *testing.B) {
 	createPod(b, ns, cli)
 	waitPod(b, ns, "cli", 60*time.Second, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
 	waitFor(b, 30*time.Second, "the Service's endpoint", func(context.Context) (bool, error) {
-		res, err := agent.router.model().Check(reach.Request{Source: "pod/" + ns + "/cli", Target: "svc/" + ns + "/web", Port: 80})
+		res, err := agent.router.Model().Check(reach.Request{Source: "pod/" + ns + "/cli", Target: "svc/" + ns + "/web", Port: 80})
 		return err == nil && res.Reachable, nil
 	})
 	var from vnet.Host

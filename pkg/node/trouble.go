@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
 	"k8s.io/klog/v2"
 )
 
@@ -123,7 +124,7 @@ func (a *Agent) notReadyReason(name string) string {
 	}
 	n, err := a.nodeLister.Get(name)
 	switch {
-	case err == nil && nodeReady(n):
+	case err == nil && nodestatus.Ready(n):
 		return ""
 	case len(problems) > 0:
 		return strings.Join(problems, "; ")

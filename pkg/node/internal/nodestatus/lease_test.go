@@ -1,9 +1,10 @@
-package node
+package nodestatus
 
 import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
 )
 
 func TestLeaseRenewDelayStaysWithinJitter(t *testing.T) {
@@ -13,12 +14,12 @@ func TestLeaseRenewDelayStaysWithinJitter(t *testing.T) {
 		r    float64
 		want time.Duration
 	}{{0, 8 * time.Second}, {0.5, 10 * time.Second}, {0.75, 11 * time.Second}} {
-		if got := leaseRenewDelay(c.r); got != c.want {
-			t.Errorf("leaseRenewDelay(%v) = %s, want %s", c.r, got, c.want)
+		if got := LeaseRenewDelay(c.r); got != c.want {
+			t.Errorf("LeaseRenewDelay(%v) = %s, want %s", c.r, got, c.want)
 		}
 	}
-	if got := leaseRenewDelay(0.999999); got > 12*time.Second || got < 11900*time.Millisecond {
-		t.Errorf("leaseRenewDelay(~1) = %s, want just under 12s", got)
+	if got := LeaseRenewDelay(0.999999); got > 12*time.Second || got < 11900*time.Millisecond {
+		t.Errorf("LeaseRenewDelay(~1) = %s, want just under 12s", got)
 	}
 }
 
@@ -33,7 +34,7 @@ func TestLeaseRenewalsOfNodesStartedTogetherSpread(t *testing.T) {
 	for range nodes {
 		var at time.Duration
 		for range 3 {
-			at += leaseRenewDelay(src.Float64())
+			at += LeaseRenewDelay(src.Float64())
 		}
 		perSlot[at/slot]++
 	}

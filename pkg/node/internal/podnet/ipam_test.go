@@ -1,4 +1,4 @@
-package node
+package podnet
 
 import (
 	"net/netip"
@@ -8,7 +8,7 @@ import (
 )
 
 func TestIPAMHostLocalOrder(t *testing.T) {
-	m, err := newIPAM("10.244.3.0/29") // usable .2-.6
+	m, err := NewIPAM("10.244.3.0/29") // usable .2-.6
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestIPAMHostLocalOrder(t *testing.T) {
 }
 
 func TestIPAMReserveAfterRestart(t *testing.T) {
-	m, _ := newIPAM("10.244.1.0/24")
+	m, _ := NewIPAM("10.244.1.0/24")
 	if err := m.Reserve("old", netip.MustParseAddr("10.244.1.7")); err != nil {
 		t.Fatal(err)
 	}
@@ -61,17 +61,17 @@ func TestIPAMReserveAfterRestart(t *testing.T) {
 }
 
 func TestCIDRPickerSkipsUsed(t *testing.T) {
-	p, err := newCIDRPicker("10.244.0.0/16", 24)
+	p, err := NewCIDRPicker("10.244.0.0/16", 24)
 	if err != nil {
 		t.Fatal(err)
 	}
-	used := testNode("linux")
+	used := &corev1.Node{}
 	used.Spec.PodCIDR = "10.244.0.0/24"
-	got, err := p.pick([]*corev1.Node{used})
+	got, err := p.Pick([]*corev1.Node{used})
 	if err != nil || got.String() != "10.244.1.0/24" {
 		t.Errorf("pick = %v, %v; want 10.244.1.0/24", got, err)
 	}
-	got, _ = p.pick([]*corev1.Node{used})
+	got, _ = p.Pick([]*corev1.Node{used})
 	if got.String() != "10.244.2.0/24" {
 		t.Errorf("second pick = %v, want 10.244.2.0/24 (no double hand-out)", got)
 	}

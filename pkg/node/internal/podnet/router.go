@@ -1,4 +1,4 @@
-package node
+package podnet
 
 import (
 	"context"
@@ -30,17 +30,20 @@ import (
 	"github.com/winkube/winkube/pkg/network/reach"
 )
 
-// netRouter decides the emulated pods' traffic with the same model
+// Router decides the emulated pods' traffic with the same model
 // `winkube net check` walks (pkg/network/reach): a connection that check
 // says fails, fails, and one it says reaches a backend reaches that
 // backend's listener. The model is rebuilt from the agent's informers when
 // a dial finds them changed since the last build.
-type netRouter struct {
-	a      *Agent
-	gen    atomic.Uint64 // bumped by every informer event
-	slices discoverylisters.EndpointSliceLister
-	cms    listerscorev1.ConfigMapLister // kube-system
-	dss    appslisters.DaemonSetLister   // kube-system
+type Router struct {
+	minor    int           // the kubelets' Kubernetes minor version
+	gen      atomic.Uint64 // bumped by every informer event
+	nodes    listerscorev1.NodeLister
+	pods     listerscorev1.PodLister
+	services listerscorev1.ServiceLister
+	slices   discoverylisters.EndpointSliceLister
+	cms      listerscorev1.ConfigMapLister // kube-system
+	dss      appslisters.DaemonSetLister   // kube-system
 
 	mu      sync.Mutex
 	builtAt uint64
@@ -53,27 +56,35 @@ type netRouter struct {
 	running sync.Map
 }
 
-// live records that a pod's containers run with ip.
-func (r *netRouter) live(pod *corev1.Pod, ip netip.Addr) {
+// NewRouter is the router of kubelets of Kubernetes minor version minor;
+// it routes once Watch has given it the informers.
+func NewRouter(minor int) *Router { return &Router{minor: minor} }
+
+// Live records that a pod's containers run with ip.
+func (r *Router) Live(pod *corev1.Pod, ip netip.Addr) {
 	key := pod.Namespace + "/" + pod.Name
 	if old, ok := r.running.Swap(key, ip); !ok || old != ip {
 		r.gen.Add(1)
 	}
 }
 
-// forget drops a pod that left the node.
-func (r *netRouter) forget(pod *corev1.Pod) {
+// Forget drops a pod that left the node.
+func (r *Router) Forget(pod *corev1.Pod) {
 	if _, ok := r.running.LoadAndDelete(pod.Namespace + "/" + pod.Name); ok {
 		r.gen.Add(1)
 	}
 }
 
-// watch registers the informers the model needs beside the agent's own.
+// Watch registers the informers the model needs: the agent's nodes,
+// Services (all) and pods (pods), and those only the model needs.
 // EndpointSlices and kube-system's ConfigMaps and DaemonSets are what
 // kube-proxy and flanneld read; an identity that may not list them (a
 // kubelet's, under `winkube nodes`) gets a model without them, which is
 // what its nodes' kube-proxy would lack too, and the start does not wait.
-func (r *netRouter) watch(ctx context.Context, client kubernetes.Interface, all, pods, system informers.SharedInformerFactory) error {
+func (r *Router) Watch(ctx context.Context, client kubernetes.Interface, all, pods, system informers.SharedInformerFactory) error {
+	r.nodes = all.Core().V1().Nodes().Lister()
+	r.services = all.Core().V1().Services().Lister()
+	r.pods = pods.Core().V1().Pods().Lister()
 	watched := []cache.SharedIndexInformer{all.Core().V1().Nodes().Informer(), all.Core().V1().Services().Informer(), pods.Core().V1().Pods().Informer()}
 	if allowed(ctx, func(o metav1.ListOptions) error {
 		_, err := client.DiscoveryV1().EndpointSlices("").List(ctx, o)
@@ -119,8 +130,8 @@ func allowed(ctx context.Context, list func(metav1.ListOptions) error) bool {
 	return true
 }
 
-// model is the checker of the cluster as the informers see it now.
-func (r *netRouter) model() *reach.Checker {
+// Model is the checker of the cluster as the informers see it now.
+func (r *Router) Model() *reach.Checker {
 	gen := r.gen.Load()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -128,16 +139,16 @@ func (r *netRouter) model() *reach.Checker {
 		return r.checker
 	}
 	s := r.snapshot()
-	c := reach.New(network.Build(s), reach.ClusterDNS(s, defaultClusterDomain))
+	c := reach.New(network.Build(s), reach.ClusterDNS(s, ClusterDomain))
 	c.Pick = pickBackend
 	r.checker, r.builtAt = c, gen
 	return c
 }
 
-func (r *netRouter) snapshot() *network.Snapshot {
-	s := &network.Snapshot{K8sMinor: r.a.minor}
-	s.Nodes, _ = r.a.nodeLister.List(labels.Everything())
-	s.Pods, _ = r.a.podLister.List(labels.Everything())
+func (r *Router) snapshot() *network.Snapshot {
+	s := &network.Snapshot{K8sMinor: r.minor}
+	s.Nodes, _ = r.nodes.List(labels.Everything())
+	s.Pods, _ = r.pods.List(labels.Everything())
 	for i, p := range s.Pods {
 		if p.Spec.HostNetwork || p.Status.Phase == corev1.PodRunning && p.Status.PodIP != "" {
 			continue
@@ -150,7 +161,7 @@ func (r *netRouter) snapshot() *network.Snapshot {
 			s.Pods[i] = p
 		}
 	}
-	s.Services, _ = r.a.serviceLister.List(labels.Everything())
+	s.Services, _ = r.services.List(labels.Everything())
 	if r.slices != nil {
 		s.EndpointSlices, _ = r.slices.List(labels.Everything())
 	}
@@ -162,6 +173,9 @@ func (r *netRouter) snapshot() *network.Snapshot {
 	}
 	return s
 }
+
+// ClusterDomain is the kubelet's --cluster-domain default.
+const ClusterDomain = "cluster.local"
 
 // pickBackend balances connections at random, as kube-proxy's iptables
 // rules and HNS load balancers do, except that a Service with ClientIP
@@ -176,8 +190,8 @@ func pickBackend(svc *corev1.Service, src netip.Addr, n int) int {
 }
 
 // Route implements vnet.Router.
-func (r *netRouter) Route(src vnet.Host, proto string, dst netip.AddrPort) (netip.AddrPort, error) {
-	c := r.model()
+func (r *Router) Route(src vnet.Host, proto string, dst netip.AddrPort) (netip.AddrPort, error) {
+	c := r.Model()
 	if !c.Known(dst.Addr()) {
 		return netip.AddrPort{}, &routeError{errno: syscall.ENETUNREACH, reason: dst.Addr().String() + " is outside the cluster, and the emulated cluster has no route out of this machine"}
 	}
@@ -205,11 +219,11 @@ func (r *netRouter) Route(src vnet.Host, proto string, dst netip.AddrPort) (neti
 
 // Lookup implements vnet.Router: localhost, then the cluster DNS with the
 // pod's resolver rules (one DNS suffix on Windows, DNS-1).
-func (r *netRouter) Lookup(_ context.Context, src vnet.Host, name string) ([]netip.Addr, error) {
+func (r *Router) Lookup(_ context.Context, src vnet.Host, name string) ([]netip.Addr, error) {
 	if strings.EqualFold(strings.TrimSuffix(name, "."), "localhost") {
 		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 	}
-	ip, _, err := r.model().Lookup(src.Source, name)
+	ip, _, err := r.Model().Lookup(src.Source, name)
 	if err != nil || !ip.IsValid() {
 		return nil, &net.DNSError{Err: "no such host", Name: name, IsNotFound: true}
 	}

@@ -1,4 +1,9 @@
-package node
+// Package podnet is the emulated nodes' pod network: the pod IPs of a
+// node (host-local IPAM), the pod CIDRs the agent picks when no
+// controller allocates them, what flanneld writes and reserves on a node,
+// and the router that carries the pods' traffic (pkg/emu/vnet) as the
+// Windows network model (pkg/network, pkg/network/reach) decides it.
+package podnet
 
 import (
 	"fmt"
@@ -8,11 +13,11 @@ import (
 	"github.com/winkube/winkube/pkg/network/cni"
 )
 
-// ipam hands out pod IPs from one node's pod CIDR the way the host-local CNI
+// IPAM hands out pod IPs from one node's pod CIDR the way the host-local CNI
 // IPAM plugin does: the next free address after the last one handed out,
 // wrapping at the end of the range. The network address, the gateway (.1)
 // and the broadcast address are never handed out.
-type ipam struct {
+type IPAM struct {
 	mu     sync.Mutex
 	prefix netip.Prefix
 	first  netip.Addr // network + 2
@@ -21,8 +26,8 @@ type ipam struct {
 	lastIP netip.Addr // zero until the first allocation
 }
 
-// newIPAM prepares allocation from an IPv4 pod CIDR such as 10.244.1.0/24.
-func newIPAM(cidr string) (*ipam, error) {
+// NewIPAM prepares allocation from an IPv4 pod CIDR such as 10.244.1.0/24.
+func NewIPAM(cidr string) (*IPAM, error) {
 	p, err := netip.ParsePrefix(cidr)
 	if err != nil {
 		return nil, fmt.Errorf("parse pod CIDR %q: %w", cidr, err)
@@ -32,12 +37,12 @@ func newIPAM(cidr string) (*ipam, error) {
 		return nil, fmt.Errorf("pod CIDR %q: need an IPv4 prefix of /29 or larger", cidr)
 	}
 	first := p.Addr().Next().Next()
-	return &ipam{prefix: p, first: first, last: cni.Broadcast(p).Prev(), used: map[netip.Addr]string{}}, nil
+	return &IPAM{prefix: p, first: first, last: cni.Broadcast(p).Prev(), used: map[netip.Addr]string{}}, nil
 }
 
 // Allocate gives owner (a pod UID) an address; an owner that already has one
 // gets the same address back.
-func (m *ipam) Allocate(owner string) (netip.Addr, error) {
+func (m *IPAM) Allocate(owner string) (netip.Addr, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for ip, o := range m.used {
@@ -64,7 +69,7 @@ func (m *ipam) Allocate(owner string) (netip.Addr, error) {
 }
 
 // next is the address after ip in the range, wrapping to the first.
-func (m *ipam) next(ip netip.Addr) netip.Addr {
+func (m *IPAM) next(ip netip.Addr) netip.Addr {
 	if ip == m.last {
 		return m.first
 	}
@@ -74,7 +79,7 @@ func (m *ipam) next(ip netip.Addr) netip.Addr {
 // Reserve records an address already in use, e.g. by a pod adopted after an
 // agent restart. It also moves the "last allocated" mark like host-local's
 // last_reserved_ip file would have.
-func (m *ipam) Reserve(owner string, ip netip.Addr) error {
+func (m *IPAM) Reserve(owner string, ip netip.Addr) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.prefix.Contains(ip) {
@@ -91,7 +96,7 @@ func (m *ipam) Reserve(owner string, ip netip.Addr) error {
 }
 
 // Release frees owner's address, if any.
-func (m *ipam) Release(owner string) {
+func (m *IPAM) Release(owner string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for ip, o := range m.used {
@@ -102,8 +107,11 @@ func (m *ipam) Release(owner string) {
 }
 
 // InUse is the number of addresses handed out.
-func (m *ipam) InUse() int {
+func (m *IPAM) InUse() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.used)
 }
+
+// Prefix is the pod CIDR addresses are handed out from.
+func (m *IPAM) Prefix() netip.Prefix { return m.prefix }

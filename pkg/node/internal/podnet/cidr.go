@@ -1,4 +1,4 @@
-package node
+package podnet
 
 import (
 	"fmt"
@@ -8,18 +8,19 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// cidrPicker chooses node pod CIDRs when no controller allocates them (a
+// CIDRPicker chooses node pod CIDRs when no controller allocates them (a
 // cluster joined with `winkube nodes` whose controller-manager runs without
 // --allocate-node-cidrs): the first /maskSize subnet of the cluster CIDR that
 // no node uses and this agent has not handed out.
-type cidrPicker struct {
+type CIDRPicker struct {
 	mu      sync.Mutex
 	cluster netip.Prefix
 	bits    int
 	taken   map[netip.Prefix]bool
 }
 
-func newCIDRPicker(clusterCIDR string, maskSize int) (*cidrPicker, error) {
+// NewCIDRPicker picks /maskSize subnets of clusterCIDR.
+func NewCIDRPicker(clusterCIDR string, maskSize int) (*CIDRPicker, error) {
 	p, err := netip.ParsePrefix(clusterCIDR)
 	if err != nil {
 		return nil, fmt.Errorf("network.clusterCIDR %q: %w", clusterCIDR, err)
@@ -31,11 +32,11 @@ func newCIDRPicker(clusterCIDR string, maskSize int) (*cidrPicker, error) {
 	if maskSize < p.Bits() || maskSize > 30 {
 		return nil, fmt.Errorf("network.nodeCIDRMaskSize %d must be between %d and 30", maskSize, p.Bits())
 	}
-	return &cidrPicker{cluster: p, bits: maskSize, taken: map[netip.Prefix]bool{}}, nil
+	return &CIDRPicker{cluster: p, bits: maskSize, taken: map[netip.Prefix]bool{}}, nil
 }
 
-// pick returns a free subnet given the nodes the API knows.
-func (c *cidrPicker) pick(nodes []*corev1.Node) (netip.Prefix, error) {
+// Pick returns a free subnet given the nodes the API knows.
+func (c *CIDRPicker) Pick(nodes []*corev1.Node) (netip.Prefix, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	used := map[netip.Prefix]bool{}
@@ -58,7 +59,7 @@ func (c *cidrPicker) pick(nodes []*corev1.Node) (netip.Prefix, error) {
 }
 
 // subnet is the i-th /bits subnet of the cluster CIDR.
-func (c *cidrPicker) subnet(i int) netip.Prefix {
+func (c *CIDRPicker) subnet(i int) netip.Prefix {
 	a := c.cluster.Addr().As4()
 	base := uint32(a[0])<<24 | uint32(a[1])<<16 | uint32(a[2])<<8 | uint32(a[3])
 	v := base + uint32(i)<<(32-c.bits)
