@@ -20,6 +20,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/vfs"
+	"github.com/winkube/winkube/pkg/node/internal/admission"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
 	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
 	"github.com/winkube/winkube/pkg/node/internal/podnet"
@@ -316,26 +317,32 @@ func (n *emuNode) podRemoved(pod *corev1.Pod) {
 
 // admit runs pod admission against the node as the API has it and the pods
 // already admitted here (KLT-4).
-func (n *emuNode) admit(w *podWorker, pod *corev1.Pod) admitResult {
+func (n *emuNode) admit(w *podWorker, pod *corev1.Pod) admission.Result {
 	n.admitMu.Lock()
 	defer n.admitMu.Unlock()
 	node, err := n.agent.nodeLister.Get(n.spec.name)
 	if err != nil {
 		node = nil
 	}
-	var others []*corev1.Pod
+	r := admission.Admit(pod, node, n.spec.host.OS(), n.activeBesides(w))
+	if r.Admit {
+		w.admitted.Store(true)
+	}
+	return r
+}
+
+// activeBesides are the pods of the node's active workers other than w:
+// what admission counts as already on the node.
+func (n *emuNode) activeBesides(w *podWorker) []*corev1.Pod {
 	n.mu.Lock()
+	defer n.mu.Unlock()
+	var others []*corev1.Pod
 	for _, o := range n.workers {
 		if o != w && o.isActive() {
 			others = append(others, o.latest())
 		}
 	}
-	n.mu.Unlock()
-	r := admit(pod, node, n.spec.host.OS(), others)
-	if r.Admit {
-		w.admitted.Store(true)
-	}
-	return r
+	return others
 }
 
 // hasImage and addImage track what the emulated runtime has pulled.

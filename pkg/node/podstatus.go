@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/node/internal/admission"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -289,7 +290,7 @@ func rejectedStatus(pod *corev1.Pod, reason, message string) corev1.PodStatus {
 		ObservedGeneration: pod.Generation,
 		Phase:              corev1.PodFailed,
 		Reason:             reason,
-		Message:            rejectedPrefix + message,
+		Message:            admission.RejectedPrefix + message,
 		QOSClass:           pod.Status.QOSClass,
 		StartTime:          start,
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/emu/vnet"
+	"github.com/winkube/winkube/pkg/node/internal/admission"
 )
 
 // Annotations that steer the emulated processes of a pod (see
@@ -327,7 +328,7 @@ func (w *podWorker) syncPod(ctx context.Context, pod *corev1.Pod) {
 }
 
 // reject fails the pod as the kubelet's rejectPod does (KLT-4).
-func (w *podWorker) reject(ctx context.Context, pod *corev1.Pod, r admitResult) {
+func (w *podWorker) reject(ctx context.Context, pod *corev1.Pod, r admission.Result) {
 	w.terminal.Store(true)
 	w.node.recorder.Event(pod, corev1.EventTypeWarning, r.Reason, r.Message)
 	w.putStatus(ctx, rejectedStatus(pod, r.Reason, r.Message))

@@ -8,6 +8,7 @@ import (
 	"time"
 	"weak"
 
+	"github.com/winkube/winkube/pkg/node/internal/admission"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -139,15 +140,7 @@ func (w *podWorker) resizeFit(pod *corev1.Pod) (reason, message string) {
 	if err != nil {
 		return corev1.PodReasonDeferred, "Kubelet cannot get node info."
 	}
-	var others []*corev1.Pod
-	n.mu.Lock()
-	for _, o := range n.workers {
-		if o != w && o.isActive() {
-			others = append(others, o.latest())
-		}
-	}
-	n.mu.Unlock()
-	if r := fitResources(pod, node, others); !r.Admit {
+	if r := admission.FitResources(pod, node, n.activeBesides(w)); !r.Admit {
 		return corev1.PodReasonDeferred, r.Message
 	}
 	return "", ""

@@ -1,4 +1,4 @@
-package node
+package admission
 
 import (
 	"testing"
@@ -78,7 +78,7 @@ func TestAdmitOrderAndMessages(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			os := "windows"
-			r := admit(c.pod, c.node, os, c.others)
+			r := Admit(c.pod, c.node, os, c.others)
 			if r.Admit != (c.reason == "") || r.Reason != c.reason || r.Message != c.message {
 				t.Errorf("admit = %+v, want reason %q message %q", r, c.reason, c.message)
 			}
@@ -92,7 +92,7 @@ func TestHostPortConflict(t *testing.T) {
 		p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 80, HostPort: 8080, HostIP: ip}}
 		return p
 	}
-	r := admit(withPort(""), testNode("linux"), "linux", []*corev1.Pod{withPort("10.0.0.1")})
+	r := Admit(withPort(""), testNode("linux"), "linux", []*corev1.Pod{withPort("10.0.0.1")})
 	if r.Reason != "NodePorts" || r.Message != "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports" {
 		t.Errorf("admit = %+v", r)
 	}

@@ -1,4 +1,7 @@
-package node
+// Package admission is the emulated kubelet's pod admission (KLT-4): the
+// OS check, then the scheduler predicates the kubelet re-runs (node
+// affinity, taints, host ports, resources), in its order and words.
+package admission
 
 import (
 	"fmt"
@@ -27,29 +30,29 @@ const (
 	descNodePorts    = "node(s) didn't have free ports for the requested pod ports"
 	descTaints       = "node(s) had taints that the pod didn't tolerate"
 
-	// rejectedPrefix starts the pod status message of a rejected pod.
-	rejectedPrefix = "Pod was rejected: "
+	// RejectedPrefix starts the pod status message of a rejected pod.
+	RejectedPrefix = "Pod was rejected: "
 )
 
-// admitResult is the outcome of admission; Reason and Message are empty when
+// Result is the outcome of admission; Reason and Message are empty when
 // the pod is admitted.
-type admitResult struct {
+type Result struct {
 	Admit   bool
 	Reason  string
 	Message string
 }
 
-func admitted() admitResult { return admitResult{Admit: true} }
+func admitted() Result { return Result{Admit: true} }
 
-func rejected(reason, message string) admitResult {
-	return admitResult{Reason: reason, Message: message}
+func rejected(reason, message string) Result {
+	return Result{Reason: reason, Message: message}
 }
 
-// admit runs the kubelet's admission checks in its order; the first failure
+// Admit runs the kubelet's admission checks in its order; the first failure
 // wins (KLT-4). node is the node as the API has it (nil when it cannot be
 // read), nodeOS the OS the node really runs, and others the pods already
 // admitted to the node and not yet terminal.
-func admit(pod *corev1.Pod, node *corev1.Node, nodeOS string, others []*corev1.Pod) admitResult {
+func Admit(pod *corev1.Pod, node *corev1.Node, nodeOS string, others []*corev1.Pod) Result {
 	if node == nil {
 		return rejected(windows.ReasonInvalidNodeInfo, windows.MessageInvalidNodeInfo)
 	}
@@ -62,8 +65,8 @@ func admit(pod *corev1.Pod, node *corev1.Node, nodeOS string, others []*corev1.P
 
 // generalPredicates mirrors the scheduler's AdmissionCheck as the kubelet
 // runs it: resources, node affinity, host ports, then NoExecute taints.
-func generalPredicates(pod *corev1.Pod, node *corev1.Node, others []*corev1.Pod) admitResult {
-	if r := fitResources(pod, node, others); !r.Admit {
+func generalPredicates(pod *corev1.Pod, node *corev1.Node, others []*corev1.Pod) Result {
+	if r := FitResources(pod, node, others); !r.Admit {
 		return r
 	}
 	if ok, _ := nodeaffinity.GetRequiredNodeAffinity(pod).Match(node); !ok {
@@ -82,13 +85,13 @@ func generalPredicates(pod *corev1.Pod, node *corev1.Node, others []*corev1.Pod)
 
 // predicateFailed words a failed predicate as the kubelet's
 // PredicateFailureError does.
-func predicateFailed(name, desc string) admitResult {
+func predicateFailed(name, desc string) Result {
 	return rejected(name, fmt.Sprintf("Predicate %s failed: %s", name, desc))
 }
 
-// fitResources checks the pod count, then cpu, memory, ephemeral-storage and
+// FitResources checks the pod count, then cpu, memory, ephemeral-storage and
 // the remaining resources in name order, against allocatable.
-func fitResources(pod *corev1.Pod, node *corev1.Node, others []*corev1.Pod) admitResult {
+func FitResources(pod *corev1.Pod, node *corev1.Node, others []*corev1.Pod) Result {
 	alloc := node.Status.Allocatable
 	if maxPods := alloc.Pods().Value(); int64(len(others))+1 > maxPods {
 		return outOf(corev1.ResourcePods, 1, int64(len(others)), maxPods)
@@ -164,7 +167,7 @@ func add(list corev1.ResourceList, name corev1.ResourceName, q resource.Quantity
 
 // outOf words an insufficient resource as the kubelet does: reason OutOfcpu,
 // OutOfmemory, OutOfpods, OutOfephemeral-storage or OutOf<name>.
-func outOf(name corev1.ResourceName, requested, used, capacity int64) admitResult {
+func outOf(name corev1.ResourceName, requested, used, capacity int64) Result {
 	return rejected(windows.InsufficientResource(name, requested, used, capacity))
 }
 
