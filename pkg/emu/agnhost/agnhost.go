@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/winkube/winkube/pkg/emu/dnsutils"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -30,7 +31,12 @@ var Main program.Main = run
 // Table is the image's programs: /agnhost and the /agnhost-2 copy the
 // entrypoint tests override the command with.
 func Table() map[string]program.Main {
-	return map[string]program.Main{"agnhost": Main, "agnhost-2": Main}
+	t := map[string]program.Main{"agnhost": Main, "agnhost-2": Main}
+	// The image adds BIND's tools to its base; its userland has getent.
+	for name, m := range dnsutils.Table() {
+		t[name] = m
+	}
+	return t
 }
 
 // app is one run of agnhost.

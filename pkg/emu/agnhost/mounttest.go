@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/vfs"
 )
 
 // mountTyper is what an FS may offer to tell the filesystem type of the
@@ -110,7 +111,7 @@ func (m *mt) fsType(path string) {
 	if typer, ok := m.p.Sys.FS.(mountTyper); ok {
 		typ = typer.MountType(m.abs(path))
 	}
-	if typ == "tmpfs" {
+	if typ == vfs.Tmpfs {
 		m.printf("mount type of %q: tmpfs\n", path)
 		return
 	}
@@ -145,18 +146,11 @@ func (m *mt) mode(path, what string) {
 	if path == "" {
 		return
 	}
-	info, err := m.p.Sys.FS.Stat(m.abs(path))
 	if m.p.Sys.Windows {
-		// The Windows tool asks a PowerShell script for the ACL as
-		// Unix-like permission bits.
-		if err != nil {
-			m.printf("error from PowerShell Script: exit status 1, Get-Acl : Cannot find path '%s' because it does not exist.\n", m.abs(path))
-			m.failed = true
-			return
-		}
-		m.printf("%s of Windows file %q: %v\n", what, path, info.Mode().Perm())
+		m.windowsMode(path, what)
 		return
 	}
+	info, err := m.p.Sys.FS.Stat(m.abs(path))
 	if err != nil {
 		m.printf("error from Stat(%q): %v\n", path, goError(m.p, err))
 		m.failed = true
@@ -167,6 +161,19 @@ func (m *mt) mode(path, what string) {
 		return
 	}
 	m.printf("mode of file %q: %v\n", path, info.Mode())
+}
+
+// windowsMode is the Windows tool's mode and perms alike: a PowerShell
+// script turns the file's ACL into Unix-like permission bits. The
+// emulated FS keeps no ACLs, so every file has the one a volume's files
+// inherit.
+func (m *mt) windowsMode(path, what string) {
+	if _, err := m.p.Sys.FS.Stat(m.abs(path)); err != nil {
+		m.printf("error from PowerShell Script: exit status 1, Get-Acl : Cannot find path '%s' because it does not exist.\n", m.abs(path))
+		m.failed = true
+		return
+	}
+	m.printf("%s of Windows file %q: %v\n", what, path, aclMode(volumeFileACL))
 }
 
 // owner prints the owning uid and gid; Windows prints nothing.

@@ -96,16 +96,3 @@ func TestMounttest(t *testing.T) {
 		})
 	}
 }
-
-func TestMounttestWindows(t *testing.T) {
-	fsys := newMemFS().add("/c/file", "x", 0o644)
-	e := newEnv(fsys, "/agnhost", "mounttest", "--fs_type=/c", "--file_mode=/c/file", "--file_perm=/c/file", "--file_owner=/c/file")
-	e.p.Sys.Windows = true
-	if code := e.run(t, context.Background()); code != 0 {
-		t.Fatalf("status %d", code)
-	}
-	want := "mode of Windows file \"/c/file\": -rw-r--r--\nperms of Windows file \"/c/file\": -rw-r--r--\n"
-	if e.stdout.String() != want {
-		t.Errorf("stdout %q, want %q", e.stdout, want)
-	}
-}

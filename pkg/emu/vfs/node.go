@@ -17,6 +17,9 @@ type tree struct {
 	mu    sync.RWMutex
 	used  int64 // bytes of file data held
 	limit int64 // 0: unlimited
+	// fsType is the file system type statfs reports for the tree's
+	// files (Tmpfs); "" is the type of the disk the node keeps it on.
+	fsType string
 }
 
 // kind is what an inode is; it never changes after creation, so it may be

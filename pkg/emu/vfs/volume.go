@@ -27,6 +27,10 @@ type VolumeOptions struct {
 	// writes fail with ENOSPC (a sized memory-backed emptyDir); 0 is no
 	// limit.
 	Limit int64
+	// Memory backs the volume with RAM, as the kubelet backs an emptyDir
+	// of medium Memory and its secret, downwardAPI and projected
+	// volumes: statfs reports the files of its mounts as Tmpfs.
+	Memory bool
 }
 
 // NewVolume makes an empty volume: a root directory with mode 0777, as
@@ -37,6 +41,9 @@ func NewVolume() *Volume { return NewVolumeWith(VolumeOptions{}) }
 func NewVolumeWith(opts VolumeOptions) *Volume {
 	s := &shared{opts: Options{Clock: opts.Clock}}
 	t := &tree{limit: opts.Limit}
+	if opts.Memory {
+		t.fsType = Tmpfs
+	}
 	s.root = newInode(t, kindDir, 0o777, 0, 0, s.now())
 	return &Volume{fs: &FS{s: s, priv: true}}
 }
