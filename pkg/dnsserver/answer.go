@@ -4,50 +4,12 @@ import (
 	"net"
 
 	miekg "github.com/miekg/dns"
+
+	clusterdns "github.com/winkube/winkube/pkg/network/dns"
 )
 
-// answer replies to one DNS message from the records. Names outside the
-// cluster domain get REFUSED: that is what CoreDNS answers when its only
-// server block is the cluster zone and nothing forwards the rest.
+// answer replies to one DNS message from the records.
 func (s *Server) answer(w miekg.ResponseWriter, req *miekg.Msg) {
-	m := new(miekg.Msg)
-	switch {
-	case req.Opcode != miekg.OpcodeQuery:
-		m.SetRcode(req, miekg.RcodeNotImplemented)
-	case len(req.Question) != 1:
-		m.SetRcodeFormatError(req)
-	case req.Question[0].Qclass != miekg.ClassINET && req.Question[0].Qclass != miekg.ClassANY:
-		m.SetRcode(req, miekg.RcodeRefused)
-	default:
-		q := req.Question[0]
-		a := s.records.Lookup(q.Name, q.Qtype)
-		m.SetReply(req)
-		if !a.Authoritative && a.Rcode == miekg.RcodeNameError {
-			m.Rcode = miekg.RcodeRefused
-			break
-		}
-		m.Authoritative = a.Authoritative
-		m.Rcode = a.Rcode
-		m.Answer, m.Ns, m.Extra = a.RRs(), a.Ns, a.Extra
-	}
-	size := replySize(w, req)
-	if opt := req.IsEdns0(); opt != nil {
-		// Echo the client's buffer size, as CoreDNS does.
-		m.SetEdns0(max(opt.UDPSize(), miekg.MinMsgSize), false)
-	}
-	m.Compress = true
-	m.Truncate(size)  // sets TC on UDP when the answer does not fit
-	_ = w.WriteMsg(m) // a client that went away needs no answer
-}
-
-// replySize is the largest reply the client takes: 64 KiB over TCP, its
-// EDNS0 buffer size or 512 bytes over UDP.
-func replySize(w miekg.ResponseWriter, req *miekg.Msg) int {
-	if _, tcp := w.RemoteAddr().(*net.TCPAddr); tcp {
-		return miekg.MaxMsgSize
-	}
-	if opt := req.IsEdns0(); opt != nil {
-		return max(int(opt.UDPSize()), miekg.MinMsgSize)
-	}
-	return miekg.MinMsgSize
+	_, tcp := w.RemoteAddr().(*net.TCPAddr)
+	_ = w.WriteMsg(s.records.Reply(req, clusterdns.ReplySize(req, tcp))) // a client that went away needs no answer
 }

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/winkube/winkube/pkg/emu/agnhost"
+	"github.com/winkube/winkube/pkg/emu/dnsutils"
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/pwsh"
 	"github.com/winkube/winkube/pkg/emu/selfimage"
@@ -51,6 +52,9 @@ func (w *podWorker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled
 		User:     program.User{UID: id.UID, GID: id.GID, Groups: id.Groups, Name: id.Name, GroupName: id.GroupName, Account: id.Account},
 		Programs: imagePrograms(c.spec.Image, win),
 		Net:      w.node.agent.fabric.Net(w.joinNetwork(pod)),
+		// The cluster DNS program (CoreDNS) answers from the agent's view
+		// of the API, as its kubernetes plugin reads the API.
+		ClusterDNS: w.node.agent.router.AnswerDNS,
 	}
 	if !win {
 		sys.Privileges = containerPrivileges(&c.spec)
@@ -211,12 +215,13 @@ func (w *podWorker) podIPs() []string {
 func imagePrograms(ref string, win bool) map[string]program.Main {
 	repo := imageinfo.Repository(ref)
 	k := imageKind{
-		pause:   strings.HasSuffix(repo, "/pause"),
-		busybox: !win || e2eTestImage(ref),
-		agnhost: strings.HasSuffix(repo, "/agnhost") || strings.HasSuffix(repo, "/kitten"), // kitten is agnhost with two files more
-		nnp:     strings.HasSuffix(repo, "/nonewprivs"),
-		winkube: repo == selfimage.Repository,
-		windows: win,
+		pause:    strings.HasSuffix(repo, "/pause"),
+		busybox:  !win || e2eTestImage(ref),
+		agnhost:  strings.HasSuffix(repo, "/agnhost") || strings.HasSuffix(repo, "/kitten"), // kitten is agnhost with two files more
+		nnp:      strings.HasSuffix(repo, "/nonewprivs"),
+		dnsutils: strings.HasSuffix(repo, "/jessie-dnsutils"),
+		winkube:  repo == selfimage.Repository,
+		windows:  win,
 	}
 	if t, ok := kindTables.Load(k); ok {
 		return t.(map[string]program.Main)
@@ -233,7 +238,7 @@ func e2eTestImage(ref string) bool {
 	return strings.HasPrefix(imageinfo.Repository(ref), "registry.k8s.io/e2e-test-images/")
 }
 
-type imageKind struct{ pause, busybox, agnhost, nnp, winkube, windows bool }
+type imageKind struct{ pause, busybox, agnhost, nnp, dnsutils, winkube, windows bool }
 
 var kindTables sync.Map
 
@@ -272,6 +277,9 @@ func (k imageKind) table() map[string]program.Main {
 			// agnhost's Linux image adds curl to its Alpine base.
 			out["curl"] = winexe.Curl
 		}
+	}
+	if k.dnsutils && !k.windows {
+		add(dnsutils.Table()) // dig, getent
 	}
 	if k.winkube {
 		add(selfimage.Table())

@@ -36,7 +36,7 @@ func (w *podWorker) podVolume(ctx context.Context, pod *corev1.Pod, name string)
 	case kind == kubeletenv.KindPVC:
 		v = w.node.agent.claimVolume(pod.Namespace, vol.PersistentVolumeClaim.ClaimName)
 	case kubeletenv.FromAPIObjects(kind):
-		v = vfs.NewVolume()
+		v = vfs.NewVolumeWith(vfs.VolumeOptions{Memory: w.ramBacked(kind)})
 		files, err := kubeletenv.VolumeFiles(ctx, w.node.agent.objects(), pod, vol, w.node.kubeletNode(), w.clock.Now())
 		if err == nil {
 			writeAtomic(v, files)
@@ -46,13 +46,28 @@ func (w *podWorker) podVolume(ctx context.Context, pod *corev1.Pod, name string)
 	case kind == kubeletenv.KindImage:
 		v = w.node.imageVolume(vol.Image.Reference)
 	default:
-		v = vfs.NewVolume()
+		v = vfs.NewVolumeWith(vfs.VolumeOptions{Memory: w.ramBacked(kind)})
 	}
 	if w.vols == nil {
 		w.vols = map[string]*vfs.Volume{}
 	}
 	w.vols[name] = v
 	return v, ""
+}
+
+// ramBacked: the Linux kubelet mounts a tmpfs for an emptyDir of medium
+// Memory and for secret, downwardAPI and projected volumes (configMaps
+// stay on disk); the Windows kubelet has no tmpfs and makes a plain
+// directory on disk for every one of them (LIM-4).
+func (w *podWorker) ramBacked(kind string) bool {
+	if w.node.spec.host.OS() == "windows" {
+		return false
+	}
+	switch kind {
+	case kubeletenv.KindEmptyDirMemory, kubeletenv.KindSecret, kubeletenv.KindDownwardAPI, kubeletenv.KindProjected:
+		return true
+	}
+	return false
 }
 
 // dropAPIVolumes lets go of the pod's volumes made from API objects

@@ -41,6 +41,8 @@ type server struct {
 	// sites are what the server answers over HTTP: a web server's
 	// document root, a health endpoint.
 	sites []*site
+	// dns: the server answers the cluster zone on port 53 (CoreDNS).
+	dns bool
 }
 
 // main returns program.Forever once the server has started: the node then
@@ -51,6 +53,9 @@ func (s server) main(ctx context.Context, p *program.Proc) int {
 		if code, done := s.start(p); done {
 			return code
 		}
+	}
+	if s.dns {
+		serveClusterDNS(ctx, p)
 	}
 	for _, site := range s.sites {
 		serveSite(ctx, p, *site)

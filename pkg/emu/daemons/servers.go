@@ -26,7 +26,7 @@ var servers = map[string]server{
 	"mongod":          {start: mongodStart},
 	"rabbitmq-server": {},
 	"traefik":         {},
-	"coredns":         {start: corednsStart, sites: []*site{&corednsHealth, &corednsReady}},
+	"coredns":         {start: corednsStart, sites: []*site{&corednsHealth, &corednsReady}, dns: true},
 	"flanneld":        {},
 	"kube-proxy":      {},
 	"servicemonitor":  {sites: []*site{&iisSite}},

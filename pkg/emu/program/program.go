@@ -139,6 +139,11 @@ type Sys struct {
 	// Netns is a Linux container's network namespace as ip shows it;
 	// nil when the emulation has none to show (Windows, tests).
 	Netns *Netns
+	// ClusterDNS answers a DNS message (wire format; tcp: the reply may
+	// be as large as TCP allows) from the cluster's Services and pods, as
+	// CoreDNS's kubernetes plugin does from the API: what the cluster's
+	// DNS server program serves on port 53. Nil outside a cluster.
+	ClusterDNS func(query []byte, tcp bool) ([]byte, error)
 }
 
 // User is the identity of a container's processes.

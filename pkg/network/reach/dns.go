@@ -8,6 +8,12 @@ import (
 // ClusterDNS is the cluster DNS as the DNS server answers it, built from
 // the same objects the model read.
 func ClusterDNS(s *network.Snapshot, clusterDomain string) Resolver {
+	return ClusterRecords(s, clusterDomain)
+}
+
+// ClusterRecords are the cluster DNS's records, built from the same
+// objects the model read.
+func ClusterRecords(s *network.Snapshot, clusterDomain string) *dns.Records {
 	if clusterDomain == "" {
 		clusterDomain = "cluster.local"
 	}

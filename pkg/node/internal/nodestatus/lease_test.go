@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
-
 )
 
 func TestLeaseRenewDelayStaysWithinJitter(t *testing.T) {

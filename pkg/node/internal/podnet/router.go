@@ -17,6 +17,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
+	miekg "github.com/miekg/dns"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
@@ -27,6 +29,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/emu/vnet"
 	"github.com/winkube/winkube/pkg/network"
+	"github.com/winkube/winkube/pkg/network/dns"
 	"github.com/winkube/winkube/pkg/network/reach"
 )
 
@@ -48,6 +51,7 @@ type Router struct {
 	mu      sync.Mutex
 	builtAt uint64
 	checker *reach.Checker
+	records *dns.Records // the cluster DNS of the same build
 
 	// running holds the pods whose containers run here, by namespace/name,
 	// with their IPs: the node knows before the API does (its status
@@ -139,10 +143,26 @@ func (r *Router) Model() *reach.Checker {
 		return r.checker
 	}
 	s := r.snapshot()
-	c := reach.New(network.Build(s), reach.ClusterDNS(s, ClusterDomain))
+	records := reach.ClusterRecords(s, ClusterDomain)
+	c := reach.New(network.Build(s), records)
 	c.Pick = pickBackend
-	r.checker, r.builtAt = c, gen
+	r.checker, r.records, r.builtAt = c, records, gen
 	return c
+}
+
+// AnswerDNS answers one DNS message (wire format) from the cluster's
+// records as the informers see them now: what CoreDNS's kubernetes plugin
+// serves from the API, for the emulated CoreDNS pods (program.Sys.ClusterDNS).
+func (r *Router) AnswerDNS(query []byte, tcp bool) ([]byte, error) {
+	req := new(miekg.Msg)
+	if err := req.Unpack(query); err != nil {
+		return nil, fmt.Errorf("unpack DNS query: %w", err)
+	}
+	r.Model()
+	r.mu.Lock()
+	records := r.records
+	r.mu.Unlock()
+	return records.Reply(req, dns.ReplySize(req, tcp)).Pack()
 }
 
 func (r *Router) snapshot() *network.Snapshot {
