@@ -139,6 +139,9 @@ type Sys struct {
 	// Netns is a Linux container's network namespace as ip shows it;
 	// nil when the emulation has none to show (Windows, tests).
 	Netns *Netns
+	// OS is what the OS says about itself (ver, uname, the registry):
+	// the node's facts.
+	OS OSInfo
 }
 
 // User is the identity of a container's processes.
