@@ -6,10 +6,12 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/winkube/winkube/pkg/emu/agnhost"
+	"github.com/winkube/winkube/pkg/emu/nodeos"
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/pwsh"
 	"github.com/winkube/winkube/pkg/emu/selfimage"
@@ -53,6 +55,7 @@ func (w *podWorker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled
 		User:     program.User{UID: id.UID, GID: id.GID, Groups: id.Groups, Name: id.Name, GroupName: id.GroupName, Account: id.Account},
 		Programs: imagePrograms(c.spec.Image, win),
 		Net:      w.node.agent.fabric.Net(w.joinNetwork(pod)),
+		OS:       nodeos.Of(w.node.spec.initialNode(time.Time{})), // the node's facts, as HostOf reads them
 	}
 	if !win {
 		sys.Privileges = containerPrivileges(&c.spec)
