@@ -56,11 +56,23 @@ var windowsSurfaces = []surface{
 	{ps("$c = Get-ComputerInfo; $c.WindowsProductName; $c.OsBuildNumber; $c.CsName"), func(n *corev1.Node, sys *program.Sys) string {
 		return n.Status.NodeInfo.OSImage + "\r\n" + build(n) + "\r\n" + strings.ToUpper(sys.Hostname) + "\r\n"
 	}},
+	{ps("(Get-NetIPAddress).IPAddress; (Get-NetIPConfiguration).IPv4Address; (Get-DnsClientServerAddress).ServerAddresses"), func(_ *corev1.Node, sys *program.Sys) string {
+		n := sys.Net.(podNet)
+		return n.IP + "\r\n" + n.IP + "\r\n" + n.DNSServers()[0] + "\r\n"
+	}},
+	{[]string{"ipconfig"}, func(_ *corev1.Node, sys *program.Sys) string { return sys.Net.(podNet).IP }},
 	{[]string{"systeminfo"}, func(n *corev1.Node, sys *program.Sys) string {
 		return "OS Name:                   Microsoft " + n.Status.NodeInfo.OSImage + "\r\n" +
 			"OS Version:                " + label(n) + " N/A Build " + build(n) + "\r\n"
 	}},
 }
+
+// podNet is the pod's address and DNS servers, as the node's network gives
+// them.
+type podNet struct{ *wintest.Net }
+
+func (podNet) DNSServers() []string { return []string{"10.96.0.10"} }
+func (podNet) DNSSearch() []string  { return []string{"default.svc.cluster.local"} }
 
 // rule: KLT-1
 // Every surface a Windows program reads its OS through reports the node's
@@ -71,6 +83,7 @@ func TestWindowsSurfacesMatchTheNode(t *testing.T) {
 		sys := wintest.Sys(winexe.Table())
 		sys.OS = nodeos.Of(node) // as the node builds a container's Sys
 		sys.Hostname = "web-" + release
+		sys.Net = podNet{&wintest.Net{IP: "10.244.1.7"}}
 		for _, s := range windowsSurfaces {
 			out, errOut, code := wintest.Run(context.Background(), sys, sys.Programs[program.Name(s.argv[0])], "", s.argv...)
 			want := s.want(node, sys)
