@@ -52,6 +52,7 @@ func (w *podWorker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled
 		User:     program.User{UID: id.UID, GID: id.GID, Groups: id.Groups, Name: id.Name, GroupName: id.GroupName, Account: id.Account},
 		Programs: imagePrograms(c.spec.Image, win),
 		Net:      w.node.agent.fabric.Net(w.joinNetwork(pod)),
+		OS:       w.node.osInfo(),
 		// The cluster DNS program (CoreDNS) answers from the agent's view
 		// of the API, as its kubernetes plugin reads the API.
 		ClusterDNS: w.node.agent.router.AnswerDNS,

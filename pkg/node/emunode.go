@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/winkube/winkube/pkg/emu/nodeos"
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/node/internal/admission"
@@ -54,6 +55,10 @@ type emuNode struct {
 	// kubeletInfo is kubeletNode's answer, made once.
 	kubeletOnce sync.Once
 	kubeletInfo kubeletenv.Node
+	// os is what a container's programs read of the node's OS, made once
+	// (osInfo).
+	osOnce sync.Once
+	os     program.OSInfo
 	// hostRoot is the node's own filesystem, which hostPath volumes
 	// mount and HostProcess containers see as their root (volumefs.go).
 	hostRoot *vfs.Volume
@@ -343,6 +348,14 @@ func (n *emuNode) activeBesides(w *podWorker) []*corev1.Pod {
 		}
 	}
 	return others
+}
+
+// osInfo is what the node's OS tells a container's programs (ver, the
+// registry, uname...): derived from the node object the node registers,
+// as windows.HostOf reads it.
+func (n *emuNode) osInfo() program.OSInfo {
+	n.osOnce.Do(func() { n.os = nodeos.Of(n.spec.initialNode(time.Time{})) })
+	return n.os
 }
 
 // hasImage and addImage track what the emulated runtime has pulled.

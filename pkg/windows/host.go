@@ -35,6 +35,12 @@ type Host struct {
 	KubeletVersion string
 	// Minor is the kubelet's Kubernetes minor version, 0 when unknown.
 	Minor int
+	// OSImage is nodeInfo.osImage: a Windows node's product name
+	// ("Windows Server 2019 Datacenter"), a Linux node's PRETTY_NAME.
+	OSImage string
+	// KernelVersion is nodeInfo.kernelVersion: 10.0.build.UBR on Windows,
+	// uname -r on Linux.
+	KernelVersion string
 	// InternalIP is the node's address on the cluster network (see
 	// internalIP); invalid when it has none.
 	InternalIP netip.Addr
@@ -59,6 +65,8 @@ func HostOf(n *corev1.Node) Host {
 		Runtime:        RuntimeContainerd,
 		RuntimeVersion: info.ContainerRuntimeVersion,
 		KubeletVersion: info.KubeletVersion,
+		OSImage:        info.OSImage,
+		KernelVersion:  info.KernelVersion,
 	}
 	h.InternalIP = internalIP(n)
 	h.BuildLabel = n.Labels[LabelWindowsBuild]

@@ -20,7 +20,7 @@ func TestHostOf(t *testing.T) {
 	}
 	h := HostOf(n)
 	want := Host{Name: "win-1", OS: "windows", Arch: "amd64", Build: Build{10, 0, 17763, 5329}, BuildLabel: "10.0.17763", Runtime: RuntimeDocker,
-		RuntimeVersion: "docker://20.10.9", KubeletVersion: "v1.27.3", Minor: 27}
+		RuntimeVersion: "docker://20.10.9", KubeletVersion: "v1.27.3", Minor: 27, KernelVersion: "10.0.17763.5329"}
 	if h != want {
 		t.Errorf("HostOf = %+v, want %+v", h, want)
 	}

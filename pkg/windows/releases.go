@@ -23,6 +23,17 @@ type Release struct {
 	// serviced then (17763.5329 is the KLT-1 example), and the final update for
 	// releases whose servicing had ended.
 	UBR int
+	// ReleaseID is the registry's ReleaseId (HKLM:\SOFTWARE\Microsoft\Windows
+	// NT\CurrentVersion), which Get-ComputerInfo shows as WindowsVersion; it
+	// stays 2009 from 20H2 on.
+	ReleaseID string
+	// DisplayVersion is the registry's DisplayVersion, which releases before
+	// 20H2 do not have ("").
+	DisplayVersion string
+	// EditionID is the registry's EditionID of the release's Datacenter
+	// Server Core: ServerDatacenter for LTSC, ServerDatacenterACor for the
+	// Semi-Annual and Annual Channel.
+	EditionID string
 }
 
 // windowsMajor and windowsMinor are the same for every Windows Server release
@@ -45,17 +56,23 @@ const (
 	Build2025 = 26100
 )
 
+// The EditionIDs of a Datacenter Server Core installation.
+const (
+	editionLTSC = "ServerDatacenter"
+	editionSAC  = "ServerDatacenterACor"
+)
+
 // releases is the IMG-1 table in ascending build order.
 var releases = []Release{
-	{Build: Build2016, Names: []string{"2016", "ltsc2016", "1607"}, ProductName: "Windows Server 2016 Datacenter", LTSC: true, UBR: 6614},
-	{Build: Build2019, Names: []string{"2019", "ltsc2019", "1809"}, ProductName: "Windows Server 2019 Datacenter", LTSC: true, UBR: 5329},
-	{Build: Build1903, Names: []string{"1903"}, ProductName: "Windows Server Datacenter", UBR: 1256},
-	{Build: Build1909, Names: []string{"1909"}, ProductName: "Windows Server Datacenter", UBR: 1556},
-	{Build: Build2004, Names: []string{"2004"}, ProductName: "Windows Server Datacenter", UBR: 1415},
-	{Build: Build20H2, Names: []string{"20H2"}, ProductName: "Windows Server Datacenter", UBR: 1889},
-	{Build: Build2022, Names: []string{"2022", "ltsc2022"}, ProductName: "Windows Server 2022 Datacenter", LTSC: true, UBR: 2227},
-	{Build: Build23H2, Names: []string{"23H2"}, ProductName: "Windows Server Datacenter", UBR: 643},
-	{Build: Build2025, Names: []string{"2025", "ltsc2025"}, ProductName: "Windows Server 2025 Datacenter", LTSC: true, UBR: 2314},
+	{Build: Build2016, Names: []string{"2016", "ltsc2016", "1607"}, ProductName: "Windows Server 2016 Datacenter", LTSC: true, UBR: 6614, ReleaseID: "1607", DisplayVersion: "", EditionID: editionLTSC},
+	{Build: Build2019, Names: []string{"2019", "ltsc2019", "1809"}, ProductName: "Windows Server 2019 Datacenter", LTSC: true, UBR: 5329, ReleaseID: "1809", DisplayVersion: "", EditionID: editionLTSC},
+	{Build: Build1903, Names: []string{"1903"}, ProductName: "Windows Server Datacenter", UBR: 1256, ReleaseID: "1903", DisplayVersion: "", EditionID: editionSAC},
+	{Build: Build1909, Names: []string{"1909"}, ProductName: "Windows Server Datacenter", UBR: 1556, ReleaseID: "1909", DisplayVersion: "", EditionID: editionSAC},
+	{Build: Build2004, Names: []string{"2004"}, ProductName: "Windows Server Datacenter", UBR: 1415, ReleaseID: "2004", DisplayVersion: "", EditionID: editionSAC},
+	{Build: Build20H2, Names: []string{"20H2"}, ProductName: "Windows Server Datacenter", UBR: 1889, ReleaseID: "2009", DisplayVersion: "20H2", EditionID: editionSAC},
+	{Build: Build2022, Names: []string{"2022", "ltsc2022"}, ProductName: "Windows Server 2022 Datacenter", LTSC: true, UBR: 2227, ReleaseID: "2009", DisplayVersion: "21H2", EditionID: editionLTSC},
+	{Build: Build23H2, Names: []string{"23H2"}, ProductName: "Windows Server Datacenter", UBR: 643, ReleaseID: "2009", DisplayVersion: "23H2", EditionID: editionSAC},
+	{Build: Build2025, Names: []string{"2025", "ltsc2025"}, ProductName: "Windows Server 2025 Datacenter", LTSC: true, UBR: 2314, ReleaseID: "2009", DisplayVersion: "24H2", EditionID: editionLTSC},
 }
 
 // Releases returns the IMG-1 table in ascending build order. The caller owns

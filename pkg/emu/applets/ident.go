@@ -176,11 +176,9 @@ func hostname(ctx context.Context, p *program.Proc) int {
 	return 0
 }
 
-// Kernel is what uname reports: a 6.x kernel on x86_64.
-const (
-	kernelRelease = "6.6.87-winkube"
-	kernelVersion = "#1 SMP PREEMPT_DYNAMIC Thu Jan  1 00:00:00 UTC 2026"
-)
+// kernelVersion is uname -v: the node reports its kernel's release
+// (Sys.OS.KernelRelease, uname -r) but not how it was built.
+const kernelVersion = "#1 SMP PREEMPT_DYNAMIC Thu Jan  1 00:00:00 UTC 2026"
 
 func uname(ctx context.Context, p *program.Proc) int {
 	o, ok := getopt(p, p.Args[1:], "asnrvmpio")
@@ -190,7 +188,7 @@ func uname(ctx context.Context, p *program.Proc) int {
 	fields := []struct {
 		flag byte
 		val  string
-	}{{'s', "Linux"}, {'n', p.Sys.Hostname}, {'r', kernelRelease}, {'v', kernelVersion},
+	}{{'s', "Linux"}, {'n', p.Sys.Hostname}, {'r', p.Sys.OS.KernelRelease}, {'v', kernelVersion},
 		{'m', "x86_64"}, {'p', "unknown"}, {'i', "unknown"}, {'o', "GNU/Linux"}}
 	var parts []string
 	for _, f := range fields {

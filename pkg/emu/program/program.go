@@ -144,6 +144,9 @@ type Sys struct {
 	// CoreDNS's kubernetes plugin does from the API: what the cluster's
 	// DNS server program serves on port 53. Nil outside a cluster.
 	ClusterDNS func(query []byte, tcp bool) ([]byte, error)
+	// OS is what the OS says about itself (ver, uname, the registry):
+	// the node's facts.
+	OS OSInfo
 }
 
 // User is the identity of a container's processes.

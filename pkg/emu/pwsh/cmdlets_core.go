@@ -351,9 +351,9 @@ func getCommand(_ context.Context, c *call) error {
 }
 
 func getHost(_ context.Context, c *call) error {
-	v := "5.1.20348.2849"
+	v := c.i.sys.OS.PSVersion
 	if c.i.pwsh7 {
-		v = "7.4.6"
+		v = pwsh7Version
 	}
 	c.emit(newObject("System.Management.Automation.Internal.Host.InternalHost", "Name", "ConsoleHost", "Version", v))
 	return nil

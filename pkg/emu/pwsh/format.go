@@ -76,6 +76,9 @@ func (f *formatter) object(o *object) {
 	case "System.Diagnostics.Process":
 		f.tableRow("process", o, []column{{"Handles", 7, true}, {"NPM(K)", 7, true}, {"PM(K)", 8, true}, {"WS(K)", 10, true},
 			{"CPU(s)", 10, true}, {"Id", 6, true}, {"SI", 3, true}, {"ProcessName", 0, false}})
+	case cimOSType:
+		f.tableRow("cimos", o, []column{{"SystemDirectory", 19, false}, {"Organization", 12, false}, {"BuildNumber", 11, false},
+			{"RegisteredUser", 14, false}, {"SerialNumber", 12, false}, {"Version", 0, false}})
 	case "System.Management.Automation.PathInfo":
 		f.tableRow("path", o, []column{{"Path", 0, false}})
 	default:

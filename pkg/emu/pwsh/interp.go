@@ -172,15 +172,19 @@ func (i *interp) setenv(name, value string) {
 }
 
 func (i *interp) versionTable() *hashtable {
+	os := i.sys.OS
 	h := newHashtable()
 	if i.pwsh7 {
-		h.set("PSVersion", "7.4.6")
+		h.set("PSVersion", pwsh7Version)
 		h.set("PSEdition", "Core")
-	} else {
-		h.set("PSVersion", "5.1.20348.2849")
-		h.set("PSEdition", "Desktop")
+		h.set("OS", "Microsoft Windows "+strings.TrimSuffix(os.NTVersion(), ".0"))
+		h.set("Platform", "Win32NT")
+		return h
 	}
-	h.set("Platform", "Win32NT")
+	h.set("PSVersion", os.PSVersion)
+	h.set("PSEdition", "Desktop")
+	h.set("BuildVersion", os.Version())
+	h.set("CLRVersion", "4.0.30319.42000")
 	return h
 }
 

@@ -60,6 +60,9 @@ type invocation struct {
 
 // cliParams are powershell.exe's parameters; any unique prefix works,
 // after - or /.
+// pwsh7Version is the PowerShell 7 the pwsh images ship.
+const pwsh7Version = "7.4.6"
+
 var cliParams = []string{"command", "encodedcommand", "file", "noprofile", "noninteractive", "nologo", "noexit",
 	"executionpolicy", "inputformat", "outputformat", "windowstyle", "sta", "mta", "version", "configurationname",
 	"workingdirectory", "login", "settingsfile", "custompipename", "help", "?"}
@@ -224,7 +227,7 @@ func (i *interp) parseError(err error, text string) int {
 func (i *interp) interact(ctx context.Context, noLogo bool) int {
 	if i.p.TTY && !noLogo {
 		if i.pwsh7 {
-			fmt.Fprintf(i.out, "PowerShell 7.4.6%s", nl)
+			fmt.Fprintf(i.out, "PowerShell %s%s", pwsh7Version, nl)
 		} else {
 			fmt.Fprintf(i.out, "Windows PowerShell%sCopyright (C) Microsoft Corporation. All rights reserved.%s%sInstall the latest PowerShell for new features and improvements! https://aka.ms/PSWindows%s%s", nl, nl, nl, nl, nl)
 		}

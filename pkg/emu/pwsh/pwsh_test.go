@@ -70,7 +70,7 @@ func TestScripts(t *testing.T) {
 			"At line:1 char:1\r\n+ Nope-Thing; 'after'\r\n+ ~~~~~~~~~~\r\n" +
 			"    + CategoryInfo          : ObjectNotFound: (Nope-Thing:String) [], CommandNotFoundException\r\n" +
 			"    + FullyQualifiedErrorId : CommandNotFoundException\r\n \r\n"},
-		{script: "Get-WmiObject -Class win32_operatingsystem", code: 1, errOut: "winkube: PowerShell construct not emulated: the cmdlet Get-WmiObject\r\n"},
+		{script: "Get-WmiObject -Class Win32_Service", code: 1, errOut: "winkube: PowerShell construct not emulated: the cmdlet Get-WmiObject (class Win32_Service)\r\n"},
 		{script: "switch (1) { 1 { 'one' } }", code: 1, errOut: "winkube: PowerShell construct not emulated: the switch statement\r\n"},
 		{script: `echo "Write-Output hi" > C:\s.ps1; .\s.ps1`, out: "hi\r\n"},
 	}
@@ -159,7 +159,8 @@ func TestGetChildItem(t *testing.T) {
 func TestUnsupported(t *testing.T) {
 	for script, want := range map[string]string{
 		"Write-Host 'Hello'; sleep -Seconds 600":                         "",
-		"$os = Get-WmiObject -Class win32_operatingsystem":               "the cmdlet Get-WmiObject",
+		"$os = Get-WmiObject -Class win32_operatingsystem":               "",
+		"gwmi win32_service":                                             "the cmdlet Get-WmiObject (class win32_service)",
 		"[Environment]::SetEnvironmentVariable('A', 'b', 'Machine')":     "[Environment]::SetEnvironmentVariable with a target other than Process",
 		"switch ($x) { 1 { 'a' } }":                                      "the switch statement",
 		"[System.Net.WebClient]::new().DownloadString($u)":               "the type [System.Net.WebClient]",

@@ -7,8 +7,6 @@ import (
 	"math"
 	"os"
 	"strings"
-
-	"github.com/winkube/winkube/pkg/emu/winexe/winutil"
 )
 
 // canonicalType is a type name without System. and in lower case.
@@ -28,7 +26,7 @@ func (i *interp) staticProperty(typ, name string) (any, error) {
 	case "environment::currentdirectory":
 		return i.dir, nil
 	case "environment::osversion":
-		return newObject("System.OperatingSystem", "Platform", "Win32NT", "VersionString", "Microsoft Windows NT "+winutil.Version), nil
+		return i.osVersion(), nil
 	case "int::maxvalue", "int32::maxvalue":
 		return math.MaxInt32, nil
 	case "int::minvalue", "int32::minvalue":

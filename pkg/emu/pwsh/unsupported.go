@@ -75,6 +75,9 @@ func (w *walker) stmt(s stmt) {
 				if name == "new-object" {
 					w.newObject(el.cmd.args)
 				}
+				if cl, ok := cmdlets[aliasOf(name)]; ok && (cl.name == "Get-CimInstance" || cl.name == "Get-WmiObject") {
+					w.cimClass(cl.name, el.cmd.args)
+				}
 				if name == "get-content" || name == "gc" || name == "cat" || name == "type" {
 					for _, a := range el.cmd.args {
 						if strings.EqualFold(a.param, "wait") {

@@ -7,8 +7,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-
-	"github.com/winkube/winkube/pkg/emu/winexe/winutil"
 )
 
 // builtin is an internal command; rest is the text after its name.
@@ -230,7 +228,7 @@ func exit(_ context.Context, s *shell, _ streams, rest string) int {
 }
 
 func ver(_ context.Context, s *shell, st streams, _ string) int {
-	fmt.Fprintf(st.out, "%sMicrosoft Windows [Version %s]%s", nl, winutil.Version, nl)
+	fmt.Fprintf(st.out, "%sMicrosoft Windows [Version %s]%s", nl, s.sys.OS.Version(), nl)
 	return 0
 }
 

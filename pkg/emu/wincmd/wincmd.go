@@ -25,7 +25,7 @@ func Main(ctx context.Context, p *program.Proc) int {
 	if mode == "c" {
 		return s.runLine(ctx, line)
 	}
-	fmt.Fprintf(p.Stdout, "Microsoft Windows [Version %s]%s(c) Microsoft Corporation. All rights reserved.%s%s", winutil.Version, nl, nl, nl)
+	fmt.Fprintf(p.Stdout, "Microsoft Windows [Version %s]%s(c) Microsoft Corporation. All rights reserved.%s%s", p.Sys.OS.Version(), nl, nl, nl)
 	if mode == "k" {
 		s.runLine(ctx, line)
 		if s.exited {

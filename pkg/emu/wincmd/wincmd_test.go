@@ -9,6 +9,9 @@ import (
 	"github.com/winkube/winkube/pkg/emu/winexe/wintest"
 )
 
+// nodeVersion is the version of the test containers' node.
+var nodeVersion = wintest.Sys(nil).OS.Version()
+
 func newSys() *program.Sys {
 	sys := wintest.Sys(map[string]program.Main{"cmd": Main})
 	sys.Programs["whoami"] = func(ctx context.Context, p *program.Proc) int {
@@ -64,11 +67,11 @@ func TestCmd(t *testing.T) {
 		{name: "del missing", args: []string{"/c", `del c:\nope.txt`}, errOut: "Could Not Find C:\\nope.txt\r\n"},
 		{name: "rd not empty", args: []string{"/c", `rd c:\d`}, files: map[string]string{`C:\d\f`: ""}, errOut: "The directory is not empty.\r\n", code: 1},
 		{name: "rd /s /q", args: []string{"/c", `rd /s /q c:\d && if not exist c:\d echo gone`}, files: map[string]string{`C:\d\f`: ""}, out: "gone\r\n"},
-		{name: "ver", args: []string{"/c", "ver"}, out: "\r\nMicrosoft Windows [Version 10.0.20348]\r\n"},
+		{name: "ver", args: []string{"/c", "ver"}, out: "\r\nMicrosoft Windows [Version " + nodeVersion + "]\r\n"},
 		{name: "exit word", args: []string{"/c", "exit /b 0"}},
 		{name: "start refused", args: []string{"/c", "start /b x"}, errOut: "winkube: cmd construct not emulated: start\r\n", code: 1},
 		{name: "pipe", args: []string{"/c", "echo abc| fail"}, code: 4},
-		{name: "stdin mode", args: nil, line: "echo hi\r\nexit 2\r\n", out: "Microsoft Windows [Version 10.0.20348]\r\n(c) Microsoft Corporation. All rights reserved.\r\n\r\nhi\r\n", code: 2},
+		{name: "stdin mode", args: nil, line: "echo hi\r\nexit 2\r\n", out: "Microsoft Windows [Version " + nodeVersion + "]\r\n(c) Microsoft Corporation. All rights reserved.\r\n\r\nhi\r\n", code: 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

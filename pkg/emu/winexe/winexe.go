@@ -22,7 +22,7 @@ func Table() map[string]program.Main {
 		"cmd": wincmd.Main, "powershell": pwsh.Main, "pwsh": pwsh.Main,
 		"whoami": Whoami, "hostname": Hostname, "ipconfig": Ipconfig, "nslookup": Nslookup,
 		"ping": Ping, "curl": Curl, "timeout": Timeout, "where": Where, "findstr": Findstr,
-		"more": More, "sort": Sort, "tasklist": Tasklist, "net": Net,
+		"more": More, "sort": Sort, "tasklist": Tasklist, "net": Net, "systeminfo": Systeminfo,
 	}
 }
 

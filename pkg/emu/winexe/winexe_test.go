@@ -130,7 +130,7 @@ func TestTogether(t *testing.T) {
 		t.Errorf("cmd: %q %d", out, code)
 	}
 	out, _, code = run(t, sys, "", "powershell", "cmd.exe", "/c", "ver")
-	if out != "\r\nMicrosoft Windows [Version 10.0.20348]\r\n" || code != 0 {
+	if out != "\r\nMicrosoft Windows [Version "+sys.OS.Version()+"]\r\n" || code != 0 {
 		t.Errorf("powershell cmd.exe /c ver: %q %d", out, code)
 	}
 	out, _, code = run(t, sys, "", "powershell", "-c", "whoami; exit $LASTEXITCODE")

@@ -9,6 +9,7 @@ import (
 	"github.com/winkube/winkube/pkg/network"
 	"github.com/winkube/winkube/pkg/network/hns"
 	"github.com/winkube/winkube/pkg/network/proxy"
+	"github.com/winkube/winkube/pkg/windows"
 )
 
 // toNode follows a connection to a node's address: a NodePort when the
@@ -84,7 +85,7 @@ func (c *Checker) nodePortWorks(w *walk, n *network.Node, svc *corev1.Service) b
 		w.hop(n.Name, "externalTrafficPolicy Local without --enable-dsr: unsupported per the Windows docs; kube-proxy keeps the traffic on local endpoints")
 		w.rule("LIM-12")
 	}
-	if !local && n.Mode == "overlay" && n.Build.Build == 20348 {
+	if !local && n.Mode == "overlay" && n.Build.Build == windows.Build2022 {
 		w.fail(fmt.Sprintf("known issue: NodePort traffic to %s (Windows Server 2022, overlay) breaks unless the Service sets externalTrafficPolicy: Local", n.Name), "KP-7")
 		return false
 	}

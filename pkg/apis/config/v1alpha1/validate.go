@@ -188,11 +188,17 @@ func (p *NodePool) WindowsBuild() (windows.Build, error) {
 	case p.Release != "":
 		r, ok := windows.ReleaseByName(p.Release)
 		if !ok {
-			return windows.Build{}, fmt.Errorf("unknown Windows Server release; use one of %s or a build such as 10.0.17763", strings.Join(releaseNames(), ", "))
+			return windows.Build{}, fmt.Errorf("unknown Windows Server release; use one of %s or a build such as %s", strings.Join(releaseNames(), ", "), exampleBuild())
 		}
 		return windows.Build{Major: 10, Minor: 0, Build: r.Build, Revision: r.UBR}, nil
 	}
-	return windows.Build{}, fmt.Errorf("a windows pool needs release (such as \"2019\" or \"2022\") or build (such as \"10.0.17763\")")
+	return windows.Build{}, fmt.Errorf("a windows pool needs release (such as \"2019\" or \"2022\") or build (such as %q)", exampleBuild())
+}
+
+// exampleBuild is the build the messages give as an example: 2019's.
+func exampleBuild() string {
+	r, _ := windows.ReleaseByBuild(windows.Build2019)
+	return r.Version().Label()
 }
 
 func releaseNames() []string {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/winkube/winkube/pkg/emu/nodeos"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -98,10 +99,15 @@ func (c *conn) Read(b []byte) (int, error)  { return c.r.Read(b) }
 func (c *conn) Write(b []byte) (int, error) { return c.w.Write(b) }
 func (c *conn) Close() error                { return nil }
 
-// Sys is a Windows container with an empty C:\ and the given programs.
+// Release is the Windows Server release the test containers' node runs.
+const Release = "2022"
+
+// Sys is a Windows container with an empty C:\ and the given programs, on
+// a node of Release.
 func Sys(programs map[string]program.Main) *program.Sys {
 	c := NewClock()
 	return &program.Sys{
+		OS:       nodeos.Of(nodeos.Release(Release, "win-node")),
 		Windows:  true,
 		FS:       NewFS(c),
 		Clock:    c,

@@ -30,8 +30,3 @@ func DNS(sys *program.Sys) (servers, search []string) {
 	}
 	return nil, nil
 }
-
-// Version is the Windows version the programs report (ver, the cmd
-// banner, [Environment]::OSVersion): Windows Server 2022. The build's
-// revision is not known to the emulation, so it is left out.
-const Version = "10.0.20348"
