@@ -21,6 +21,7 @@ import (
 	"github.com/winkube/winkube/pkg/node/internal/cri"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
 	"github.com/winkube/winkube/pkg/node/internal/podnet"
+	winos "github.com/winkube/winkube/pkg/node/internal/windows"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -154,7 +155,7 @@ func imageConfig(ref string, win bool) (kubeletenv.Image, bool) {
 	cmd, known := imageinfo.DefaultCommand(ref)
 	img.Entrypoint, img.Cmd = cmd.Entrypoint, cmd.Cmd
 	if win {
-		img.User = windowsImageUser(ref)
+		img.User = winos.ImageUser(ref)
 		img.NanoServer = img.User == "ContainerUser"
 	}
 	return img, known

@@ -38,7 +38,7 @@ type fsPlan struct {
 
 // lazyFS is the container's filesystem, made at first use.
 func (w *podWorker) lazyFS(p fsPlan) program.FS {
-	return &lazyFS{abs: pathRules[p.win].Abs, build: func() program.FS {
+	return vfs.NewLazy(func() program.FS {
 		// The plan holds no pod, before the build or after it (the
 		// build fills a copy): a pod version would stay in memory for
 		// as long as the container runs, while the latest has the same
@@ -46,7 +46,7 @@ func (w *podWorker) lazyFS(p fsPlan) program.FS {
 		b := p
 		b.pod = w.latest()
 		return w.buildFS(b)
-	}}
+	}, pathRules[p.win].Abs)
 }
 
 // buildFS lays out the image's directories, the files the kubelet and the
@@ -248,11 +248,11 @@ func (w *podWorker) refreshCgroups(pod *corev1.Pod, c *ctr) {
 	if live == nil || live.sys == nil {
 		return
 	}
-	lf, ok := live.sys.FS.(*lazyFS)
-	if !ok || !lf.built() {
+	lf, ok := live.sys.FS.(*vfs.Lazy)
+	if !ok {
 		return
 	}
-	vf, ok := lf.get().(*vfs.FS)
+	vf, ok := lf.Current().(*vfs.FS)
 	if !ok || vf.Windows() {
 		return
 	}

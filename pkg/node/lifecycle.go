@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/node/internal/ctrlog"
 )
 
@@ -124,8 +125,8 @@ func terminationMessage(c *ctr, code int32) string {
 	msg := ""
 	// A filesystem no program touched holds no message: reading it
 	// would only make it (and request the pod's tokens) for nothing.
-	lf, lazy := live.sys.FS.(*lazyFS)
-	if path := c.spec.TerminationMessagePath; path != "" && (!lazy || lf.built()) {
+	lf, lazy := live.sys.FS.(*vfs.Lazy)
+	if path := c.spec.TerminationMessagePath; path != "" && (!lazy || lf.Built()) {
 		msg = readFileLimit(live.sys.FS, path, maxTerminationMessage)
 	}
 	if msg == "" && code != 0 && c.spec.TerminationMessagePolicy == corev1.TerminationMessageFallbackToLogsOnError {

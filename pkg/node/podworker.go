@@ -16,6 +16,7 @@ import (
 	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/emu/vnet"
 	"github.com/winkube/winkube/pkg/node/internal/admission"
+	winos "github.com/winkube/winkube/pkg/node/internal/windows"
 )
 
 // Annotations that steer the emulated processes of a pod (see
@@ -340,7 +341,7 @@ func (w *podWorker) annotate(pod *corev1.Pod) {
 	if w.annotated || w.annotation != "" || w.node.spec.host.OS() != "windows" {
 		return
 	}
-	value, err := windowsResourcesAnnotation(pod, int64(w.node.spec.pool.CPU))
+	value, err := winos.ResourcesAnnotation(pod, int64(w.node.spec.pool.CPU))
 	if err != nil {
 		w.node.reportErr(err)
 		return

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/emu/vnet"
 	"github.com/winkube/winkube/pkg/node/internal/ctrlog"
 )
@@ -67,7 +68,7 @@ func (w *podWorker) startProcess(c *ctr, sys *program.Sys, spec procSpec) (*proc
 		close(done)
 		if code != program.Forever {
 			w.node.agent.pods.Add(w)
-		} else if lf, ok := sys.FS.(*lazyFS); ok && lf.drop() {
+		} else if lf, ok := sys.FS.(*vfs.Lazy); ok && lf.Drop() {
 			// A server that only read its files holds no tree, nor
 			// the volumes it read them from.
 			w.dropAPIVolumes()

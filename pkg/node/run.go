@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/winkube/winkube/pkg/node/internal/cri"
+	winos "github.com/winkube/winkube/pkg/node/internal/windows"
 )
 
 // runInitContainers runs init containers one at a time, in order; it
@@ -226,7 +227,7 @@ func (w *podWorker) containerConfigErr(pod *corev1.Pod, c *ctr, pulled cri.Pulle
 	if w.node.spec.host.Runtime().OS != "windows" {
 		return nil
 	}
-	return verifyWindowsNonRoot(pod, &c.spec, windowsImageUser(pulled.Ref))
+	return winos.VerifyNonRoot(pod, &c.spec, winos.ImageUser(pulled.Ref))
 }
 
 // startFailed records a container that was created but did not start

@@ -1,4 +1,4 @@
-package node
+package windows
 
 import "testing"
 
@@ -13,7 +13,7 @@ func TestWindowsImageUser(t *testing.T) {
 		"registry.k8s.io/e2e-test-images/agnhost:2.63.0":                      "",
 		"mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022": "ContainerAdministrator",
 	} {
-		if got := windowsImageUser(ref); got != want {
+		if got := ImageUser(ref); got != want {
 			t.Errorf("%s: %q, want %q", ref, got, want)
 		}
 	}

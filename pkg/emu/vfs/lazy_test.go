@@ -1,4 +1,4 @@
-package node
+package vfs
 
 import (
 	"io"
@@ -6,17 +6,25 @@ import (
 	"testing"
 
 	"github.com/winkube/winkube/pkg/emu/program"
-	"github.com/winkube/winkube/pkg/emu/vfs"
 )
 
-// countedFS is a lazyFS whose build writes /etc/app.conf and counts.
-func countedFS(builds *int) *lazyFS {
-	return &lazyFS{abs: pathRules[false].Abs, build: func() program.FS {
+// countedFS is a Lazy whose build writes /etc/app.conf and counts.
+func countedFS(t *testing.T, builds *int) *Lazy {
+	return NewLazy(func() program.FS {
 		*builds++
-		f := vfs.New(vfs.Options{})
-		writeFile(f.Privileged(), "/etc/app.conf", []byte("listen 80;\n"), 0o644)
+		f := New(Options{})
+		root := f.Privileged()
+		if err := root.MkdirAll("/etc", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		fh, err := root.OpenFile("/etc/app.conf", os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = fh.Write([]byte("listen 80;\n"))
+		_ = fh.Close()
 		return f
-	}}
+	}, New(Options{}).Abs)
 }
 
 func readAll(t *testing.T, f program.FS, name string) string {
@@ -32,16 +40,16 @@ func readAll(t *testing.T, f program.FS, name string) string {
 
 // A tree that was only read is let go and made again the same at the
 // next use; one written to is kept, with what was written.
-func TestLazyFSDropsOnlyWhatWasRead(t *testing.T) {
+func TestLazyDropsOnlyWhatWasRead(t *testing.T) {
 	builds := 0
-	l := countedFS(&builds)
-	if l.drop() {
+	l := countedFS(t, &builds)
+	if l.Drop() {
 		t.Fatal("dropped a tree never made")
 	}
 	if got := readAll(t, l, "/etc/app.conf"); got != "listen 80;\n" || builds != 1 {
 		t.Fatalf("read %q after %d builds", got, builds)
 	}
-	if !l.drop() || l.built() {
+	if !l.Drop() || l.Built() {
 		t.Fatal("a tree only read was kept")
 	}
 	if got := readAll(t, l, "/etc/app.conf"); got != "listen 80;\n" || builds != 2 {
@@ -54,7 +62,7 @@ func TestLazyFSDropsOnlyWhatWasRead(t *testing.T) {
 	}
 	_, _ = fh.Write([]byte("listen 8080;\n"))
 	_ = fh.Close()
-	if l.drop() {
+	if l.Drop() {
 		t.Fatal("dropped a tree written to")
 	}
 	if got := readAll(t, l, "/etc/app.conf"); got != "listen 8080;\n" || builds != 2 {
