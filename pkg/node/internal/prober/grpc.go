@@ -1,4 +1,4 @@
-package node
+package prober
 
 import (
 	"context"
@@ -20,19 +20,19 @@ import (
 	"github.com/winkube/winkube/pkg/kubeversion"
 )
 
-// grpcProbe asks the pod's server for grpc.health.v1.Health/Check over the
+// GRPC asks the pod's server for grpc.health.v1.Health/Check over the
 // pod network, with the results and messages of the kubelet's gRPC prober.
-func (w *podWorker) grpcProbe(podIP string, a *corev1.GRPCAction, timeout time.Duration) (probe.Result, string, error) {
+func (p *Prober) GRPC(a *corev1.GRPCAction, podIP string, timeout time.Duration) (probe.Result, string, error) {
 	service := ""
 	if a.Service != nil {
 		service = *a.Service
 	}
 	addr := net.JoinHostPort(podIP, strconv.Itoa(int(a.Port)))
-	ctx, cancel := context.WithTimeout(w.node.agent.runCtx, timeout)
+	ctx, cancel := context.WithTimeout(p.Ctx, timeout)
 	defer cancel()
 	// Dial first, as the kubelet's blocking dial does, so that a refused
 	// port is a connect failure rather than an RPC one.
-	raw, err := w.dialFromNode(ctx, addr)
+	raw, err := p.Dial(ctx, addr)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return probe.Failure, fmt.Sprintf("timeout: failed to connect service %q within %v: %+v", addr, timeout, err), nil
@@ -42,13 +42,13 @@ func (w *podWorker) grpcProbe(podIP string, a *corev1.GRPCAction, timeout time.D
 	used := false
 	conn, err := grpc.NewClient("passthrough:///"+addr,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithUserAgent("kube-probe/"+kubeProbeVersion(w.node.spec.kubelet)),
+		grpc.WithUserAgent("kube-probe/"+kubeProbeVersion(p.KubeletVersion)),
 		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
 			if !used {
 				used = true
 				return raw, nil
 			}
-			return w.dialFromNode(ctx, addr)
+			return p.Dial(ctx, addr)
 		}))
 	if err != nil {
 		raw.Close()
