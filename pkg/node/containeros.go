@@ -4,18 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
-	"strings"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/winkube/winkube/pkg/emu/agnhost"
-	"github.com/winkube/winkube/pkg/emu/dnsutils"
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/pwsh"
-	"github.com/winkube/winkube/pkg/emu/selfimage"
+	"github.com/winkube/winkube/pkg/emu/userland"
 	"github.com/winkube/winkube/pkg/emu/vnet"
-	"github.com/winkube/winkube/pkg/emu/winexe"
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/network/cni"
 	"github.com/winkube/winkube/pkg/node/internal/cri"
@@ -51,7 +46,7 @@ func (w *podWorker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled
 	sys := &program.Sys{
 		Windows: win, Clock: w.clock, Hostname: hostname,
 		User:     program.User{UID: id.UID, GID: id.GID, Groups: id.Groups, Name: id.Name, GroupName: id.GroupName, Account: id.Account},
-		Programs: imagePrograms(c.spec.Image, win),
+		Programs: userland.Of(c.spec.Image, win),
 		Net:      w.node.agent.fabric.Net(w.joinNetwork(pod)),
 		OS:       w.node.osInfo(),
 		// The cluster DNS program (CoreDNS) answers from the agent's view
@@ -68,7 +63,7 @@ func (w *podWorker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled
 	} else if win {
 		sys.Groups = program.NewLocalGroups()
 	}
-	sys.FS = w.lazyFS(fsPlan{c: c, mounts: mounts, id: id, win: win, hostProcess: hpc, busybox: e2eTestImage(c.spec.Image), imageFiles: cmd.Files, imageText: cmd.Text})
+	sys.FS = w.lazyFS(fsPlan{c: c, mounts: mounts, id: id, win: win, hostProcess: hpc, busybox: userland.E2ETestImage(c.spec.Image), imageFiles: cmd.Files, imageText: cmd.Text})
 	l := &launchSpec{sys: sys, spec: procSpec{env: env.Process, dir: kubeletenv.WorkingDir(&c.spec, img)}}
 	if hpc {
 		// containerd 1.7 starts a HostProcess container in its image's
@@ -204,87 +199,4 @@ func (w *podWorker) podIPs() []string {
 		return []string{w.ip.String()}
 	}
 	return []string{w.node.spec.ip}
-}
-
-// imagePrograms are the programs an image offers, by what winkube knows of
-// it: the pause image runs pause alone (on Windows, beside Nano Server's
-// cmd.exe and tools); Windows images have cmd.exe, the
-// Windows tools and (Server Core) PowerShell; Linux images a busybox or
-// coreutils userland with a shell; the e2e test images agnhost too (their
-// Windows variants ship busybox as well); winkube's own image runs winkube
-// (`webhook serve`). Tables are shared per kind of image, not made per
-// container.
-func imagePrograms(ref string, win bool) map[string]program.Main {
-	repo := imageinfo.Repository(ref)
-	k := imageKind{
-		pause:    strings.HasSuffix(repo, "/pause"),
-		busybox:  !win || e2eTestImage(ref),
-		agnhost:  strings.HasSuffix(repo, "/agnhost") || strings.HasSuffix(repo, "/kitten"), // kitten is agnhost with two files more
-		nnp:      strings.HasSuffix(repo, "/nonewprivs"),
-		dnsutils: strings.HasSuffix(repo, "/jessie-dnsutils"),
-		winkube:  repo == selfimage.Repository,
-		windows:  win,
-	}
-	if t, ok := kindTables.Load(k); ok {
-		return t.(map[string]program.Main)
-	}
-	t := k.table()
-	kindTables.Store(k, t)
-	return t
-}
-
-// e2eTestImage: one of Kubernetes' e2e test images, whose Windows
-// variants are built on a busybox layer (busybox.exe with its applets,
-// C:\tmp).
-func e2eTestImage(ref string) bool {
-	return strings.HasPrefix(imageinfo.Repository(ref), "registry.k8s.io/e2e-test-images/")
-}
-
-type imageKind struct{ pause, busybox, agnhost, nnp, dnsutils, winkube, windows bool }
-
-var kindTables sync.Map
-
-func (k imageKind) table() map[string]program.Main {
-	out := map[string]program.Main{}
-	add := func(t map[string]program.Main) {
-		for name, m := range t {
-			out[name] = m
-		}
-	}
-	if k.pause {
-		// The Windows pause image is Nano Server: cmd.exe and the
-		// system tools are there (tests exec them), PowerShell is not.
-		if k.windows {
-			add(windowsUserland())
-			delete(out, "powershell")
-			delete(out, "pwsh")
-		}
-		out["pause"] = daemonsTable()["pause"]
-		return out
-	}
-	add(daemonsTable())
-	if k.busybox {
-		add(linuxUserland())
-	}
-	if k.windows {
-		add(windowsUserland())
-		delete(out, "ip") // busybox-w32 has no ip applet
-	}
-	if k.nnp {
-		out["nnp"] = agnhost.NNP
-	}
-	if k.agnhost {
-		add(agnhostTable())
-		if !k.windows {
-			// agnhost's Linux image adds curl to its Alpine base.
-			out["curl"] = winexe.Curl
-		}
-	}
-	if k.dnsutils && !k.windows {
-		add(dnsutils.Table()) // dig, getent
-	}
-	if k.winkube {
-		add(selfimage.Table())
-	}
-	return out
 }

@@ -32,17 +32,3 @@ func TestContainerPrivileges(t *testing.T) {
 		}
 	}
 }
-
-// The nonewprivs image runs nnp; busybox's ip is a Linux applet only.
-func TestImageProgramsNNPAndIP(t *testing.T) {
-	nnp := imagePrograms("registry.k8s.io/e2e-test-images/nonewprivs:1.3", false)
-	if nnp["nnp"] == nil || nnp["ip"] == nil {
-		t.Error("the nonewprivs image lacks nnp or ip")
-	}
-	if imagePrograms("registry.k8s.io/e2e-test-images/busybox:1.37.0-1", false)["nnp"] != nil {
-		t.Error("busybox has nnp")
-	}
-	if imagePrograms("registry.k8s.io/e2e-test-images/busybox:1.37.0-1", true)["ip"] != nil {
-		t.Error("a Windows busybox has ip")
-	}
-}

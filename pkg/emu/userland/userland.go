@@ -1,0 +1,130 @@
+// Package userland is what programs an image offers its containers, by
+// what winkube knows of the image: pause images their pause (and, on
+// Windows, cmd.exe and the system tools); Linux images a busybox
+// userland with a shell; Windows images cmd.exe, the Windows tools and
+// PowerShell; the e2e test images agnhost, dig and the like; the daemons of
+// common images; winkube's own image winkube.
+package userland
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/winkube/winkube/pkg/emu/agnhost"
+	"github.com/winkube/winkube/pkg/emu/applets"
+	"github.com/winkube/winkube/pkg/emu/archive"
+	"github.com/winkube/winkube/pkg/emu/daemons"
+	"github.com/winkube/winkube/pkg/emu/dnsutils"
+	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/selfimage"
+	"github.com/winkube/winkube/pkg/emu/sh"
+	"github.com/winkube/winkube/pkg/emu/winexe"
+	"github.com/winkube/winkube/pkg/imageinfo"
+)
+
+// The program tables are built once; Of copies what an image
+// offers from them.
+var (
+	linuxTable   = buildLinuxTable()
+	windowsTable = winexe.Table()
+	agnhostProgs = agnhost.Table()
+	daemonProgs  = daemons.Table()
+)
+
+// buildLinuxTable is a busybox userland: the shell and its applets.
+func buildLinuxTable() map[string]program.Main {
+	t := applets.Table()
+	for _, name := range []string{"sh", "bash", "ash", "dash"} {
+		t[name] = sh.Main
+	}
+	t["tar"] = archive.Tar
+	return t
+}
+
+func linuxUserland() map[string]program.Main   { return linuxTable }
+func windowsUserland() map[string]program.Main { return windowsTable }
+func agnhostTable() map[string]program.Main    { return agnhostProgs }
+func daemonsTable() map[string]program.Main    { return daemonProgs }
+
+// Of is the programs an image offers, by what winkube knows of
+// it: the pause image runs pause alone (on Windows, beside Nano Server's
+// cmd.exe and tools); Windows images have cmd.exe, the
+// Windows tools and (Server Core) PowerShell; Linux images a busybox or
+// coreutils userland with a shell; the e2e test images agnhost too (their
+// Windows variants ship busybox as well); winkube's own image runs winkube
+// (`webhook serve`). Tables are shared per kind of image, not made per
+// container.
+func Of(ref string, win bool) map[string]program.Main {
+	repo := imageinfo.Repository(ref)
+	k := imageKind{
+		pause:    strings.HasSuffix(repo, "/pause"),
+		busybox:  !win || E2ETestImage(ref),
+		agnhost:  strings.HasSuffix(repo, "/agnhost") || strings.HasSuffix(repo, "/kitten"), // kitten is agnhost with two files more
+		nnp:      strings.HasSuffix(repo, "/nonewprivs"),
+		dnsutils: strings.HasSuffix(repo, "/jessie-dnsutils"),
+		winkube:  repo == selfimage.Repository,
+		windows:  win,
+	}
+	if t, ok := kindTables.Load(k); ok {
+		return t.(map[string]program.Main)
+	}
+	t := k.table()
+	kindTables.Store(k, t)
+	return t
+}
+
+// E2ETestImage: one of Kubernetes' e2e test images, whose Windows
+// variants are built on a busybox layer (busybox.exe with its applets,
+// C:\tmp).
+func E2ETestImage(ref string) bool {
+	return strings.HasPrefix(imageinfo.Repository(ref), "registry.k8s.io/e2e-test-images/")
+}
+
+type imageKind struct{ pause, busybox, agnhost, nnp, dnsutils, winkube, windows bool }
+
+var kindTables sync.Map
+
+func (k imageKind) table() map[string]program.Main {
+	out := map[string]program.Main{}
+	add := func(t map[string]program.Main) {
+		for name, m := range t {
+			out[name] = m
+		}
+	}
+	if k.pause {
+		// The Windows pause image is Nano Server: cmd.exe and the
+		// system tools are there (tests exec them), PowerShell is not.
+		if k.windows {
+			add(windowsUserland())
+			delete(out, "powershell")
+			delete(out, "pwsh")
+		}
+		out["pause"] = daemonsTable()["pause"]
+		return out
+	}
+	add(daemonsTable())
+	if k.busybox {
+		add(linuxUserland())
+	}
+	if k.windows {
+		add(windowsUserland())
+		delete(out, "ip") // busybox-w32 has no ip applet
+	}
+	if k.nnp {
+		out["nnp"] = agnhost.NNP
+	}
+	if k.agnhost {
+		add(agnhostTable())
+		if !k.windows {
+			// agnhost's Linux image adds curl to its Alpine base.
+			out["curl"] = winexe.Curl
+		}
+	}
+	if k.dnsutils && !k.windows {
+		add(dnsutils.Table()) // dig, getent
+	}
+	if k.winkube {
+		add(selfimage.Table())
+	}
+	return out
+}
