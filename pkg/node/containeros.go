@@ -81,9 +81,7 @@ func (w *podWorker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled
 		return l, nil
 	}
 	if !known && len(c.spec.Command) == 0 {
-		l.steered = true
-		l.why = fmt.Sprintf("winkube does not know the default command of image %s, so the container runs as its pod's annotations %s and %s say", c.spec.Image, AnnotationRunSeconds, AnnotationExitCode)
-		return l, nil
+		return cannotFollow(pod, c, l, "the default command of image "+c.spec.Image+", which it does not know")
 	}
 	argv, err := kubeletenv.Argv(&c.spec, img, env.Kubelet)
 	if err != nil {
@@ -91,16 +89,12 @@ func (w *podWorker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled
 	}
 	l.spec.argv = argv
 	if what := pwsh.UnsupportedCommand(argv); what != "" {
-		// Honest where it cannot follow: the container keeps running,
-		// and says so once.
-		l.steered = true
-		l.why = fmt.Sprintf("winkube's PowerShell does not emulate %s, so the container runs as its pod's annotations %s and %s say (without them: until deleted under restartPolicy Always)", what, AnnotationRunSeconds, AnnotationExitCode)
-		return l, nil
+		// Honest where it cannot follow: says so once.
+		return cannotFollow(pod, c, l, "the script: its PowerShell does not emulate "+what)
 	}
 	if _, err := sys.Lookup(argv[0]); err != nil && !known {
 		// An image winkube does not know may well have the program.
-		l.steered = true
-		l.why = fmt.Sprintf("winkube does not emulate %q of image %s, so the container runs as its pod's annotations %s and %s say", argv[0], c.spec.Image, AnnotationRunSeconds, AnnotationExitCode)
+		return cannotFollow(pod, c, l, fmt.Sprintf("%q of image %s, which it does not know", argv[0], c.spec.Image))
 	}
 	return l, nil
 }

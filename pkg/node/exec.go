@@ -152,6 +152,9 @@ type liveCtr struct {
 	// steered: no program runs (the pod's annotations time the
 	// container), so what it serves is unknown and its network probes pass.
 	steered bool
+	// standIn: a stand-in listens on the container's ports in place of
+	// its program, so its network probes go over the network.
+	standIn bool
 }
 
 // running is the live state of a running container, or the error the

@@ -26,6 +26,12 @@ type launchSpec struct {
 	// annotations (or their defaults) instead of a program.
 	steered bool
 	why     string
+	// standIn, for a steered container, runs in place of its program
+	// and listens on its ports (standin.go); nil: nothing runs.
+	standIn program.Main
+	// exitCode, for a steered container, is the code it exits with at
+	// once (AnnotationUnknownProgram "exit CODE").
+	exitCode *int32
 }
 
 // launch starts the container's main process (or its steered stand-in)
@@ -46,6 +52,20 @@ func (w *podWorker) launchRun(pod *corev1.Pod, c *ctr, l *launchSpec, id string,
 	if l.steered {
 		live.proc = idleProcess(w.clock)
 		c.exitAt, c.exitCode = exitPlan(pod, c, now)
+		if l.exitCode != nil {
+			c.exitAt, c.exitCode = now, *l.exitCode
+		}
+		if l.standIn != nil {
+			argv := l.spec.argv
+			if len(argv) == 0 {
+				argv = []string{"winkube-stand-in"} // the image's command is unknown
+			}
+			proc, err := w.startProcess(c, l.sys, procSpec{argv: argv, env: l.spec.env, dir: l.spec.dir, main: l.standIn})
+			if err != nil {
+				return err
+			}
+			live.proc, live.standIn = proc, true
+		}
 		if l.why != "" && !c.toldWhy {
 			c.toldWhy = true
 			w.node.recorder.Eventf(containerRef(pod, c), corev1.EventTypeNormal, "Emulated", "%s", l.why)

@@ -41,7 +41,7 @@ func (w *podWorker) netProbe(c *ctr, p *corev1.Probe) (ok bool, out string, hand
 	if p.Exec != nil {
 		return false, "", false
 	}
-	if live := c.live.Load(); live != nil && live.steered {
+	if live := c.live.Load(); live != nil && live.steered && !live.standIn {
 		return true, "", true
 	}
 	timeout := time.Duration(max(p.TimeoutSeconds, 1)) * time.Second

@@ -37,8 +37,13 @@ type process struct {
 // startProcess starts argv in the container's OS. A program the image
 // does not have is an error, which the caller reports as the runtime does.
 func (w *podWorker) startProcess(c *ctr, sys *program.Sys, spec procSpec) (*process, error) {
-	if _, err := sys.Lookup(spec.argv[0]); err != nil {
-		return nil, err
+	main := spec.main
+	if main == nil {
+		m, err := sys.Lookup(spec.argv[0])
+		if err != nil {
+			return nil, err
+		}
+		main = m
 	}
 	ctx, cancel := context.WithCancel(w.node.agent.runCtx)
 	ctx, closeNet := vnet.WithProcess(ctx)
@@ -63,7 +68,7 @@ func (w *podWorker) startProcess(c *ctr, sys *program.Sys, spec procSpec) (*proc
 	sys.Clock = &settleClock{Clock: sys.Clock, settled: settled}
 	done := make(chan struct{})
 	go func() {
-		code, _ := sys.Start(ctx, procWithStdin(proc))
+		code, _ := sys.Run(ctx, procWithStdin(proc), main)
 		p.finish(code, w.clock.Now())
 		close(done)
 		if code != program.Forever {
@@ -174,4 +179,6 @@ type procSpec struct {
 	argv []string
 	env  []string
 	dir  string
+	// main, when set, runs in place of argv[0]'s program (a stand-in).
+	main program.Main
 }

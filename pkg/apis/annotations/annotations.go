@@ -76,3 +76,13 @@ const PlacedBy = "winkube.io/placed-by"
 // LabelWebhookOptOut on a pod or workload with the value "disabled" keeps
 // the admission webhooks away from it (their objectSelector).
 const LabelWebhookOptOut = "winkube.io/webhook"
+
+// UnknownProgram, on a pod, says what runs for a container whose program
+// winkube cannot follow (an image it does not know started without a
+// command, a program or PowerShell construct it does not emulate):
+// "stand-in" (the default: a stand-in listens on the container's declared
+// and probed ports and answers what connects, see pkg/emu/standin),
+// "idle" (nothing listens; the container runs until its run-seconds and
+// exit-code annotations say, and its network probes pass), or "exit CODE"
+// (the container exits with CODE at once).
+const UnknownProgram = "winkube.io/unknown-program"

@@ -211,6 +211,12 @@ func (s *Sys) Start(ctx context.Context, p *Proc) (code int, err error) {
 	if err != nil {
 		return 127, err
 	}
+	return s.Run(ctx, p, m)
+}
+
+// Run is Start with the program given rather than looked up: what the
+// node runs in place of one the image has (a stand-in).
+func (s *Sys) Run(ctx context.Context, p *Proc, m Main) (code int, err error) {
 	if p.Stdin == nil {
 		p.Stdin = eofReader{}
 	}
