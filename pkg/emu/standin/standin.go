@@ -136,8 +136,10 @@ func serveHTTP2(cfg Config, c net.Conn) {
 			grpcHealth().ServeHTTP(w, r)
 			return
 		}
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = io.WriteString(w, body)
+		status, ctype, text := reply(cfg, r, body)
+		w.Header().Set("Content-Type", ctype)
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, text)
 	})
 	(&http2.Server{}).ServeConn(c, &http2.ServeConnOpts{Handler: handler})
 }
@@ -155,12 +157,12 @@ func serveHTTP(cfg Config, w io.Writer, br *bufio.Reader) {
 		if err != nil {
 			return
 		}
-		_, _ = io.Copy(io.Discard, req.Body)
+		status, ctype, text := reply(cfg, req, body)
 		req.Body.Close()
 		resp := &http.Response{
-			StatusCode: http.StatusOK, ProtoMajor: 1, ProtoMinor: 1, Request: req,
-			Header:        http.Header{"Content-Type": {"text/plain; charset=utf-8"}, "X-Winkube-Stand-In": {cfg.Image}},
-			ContentLength: int64(len(body)), Body: io.NopCloser(strings.NewReader(body)),
+			StatusCode: status, ProtoMajor: 1, ProtoMinor: 1, Request: req,
+			Header:        http.Header{"Content-Type": {ctype}, "X-Winkube-Stand-In": {cfg.Image}},
+			ContentLength: int64(len(text)), Body: io.NopCloser(strings.NewReader(text)),
 			Close: req.Close,
 		}
 		if err := resp.Write(w); err != nil || req.Close {

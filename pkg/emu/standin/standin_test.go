@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	grpchealth "google.golang.org/grpc/health/grpc_health_v1"
+	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/utils/clock"
 
 	"github.com/winkube/winkube/internal/syncbuf"
@@ -122,5 +124,36 @@ func TestStandInAnswersEachProtocol(t *testing.T) {
 
 	if _, err := tryDial("8080"); err == nil || !strings.Contains(err.Error(), "connection refused") {
 		t.Errorf("undeclared port 8080: %v, want connection refused", err)
+	}
+}
+
+// An admission webhook the emulation cannot run allows what it is asked,
+// with a warning saying so, and an aggregated API server stood in for
+// answers 503 (unavailable) rather than an invented API.
+func TestStandInSpeaksAdmissionAndAPI(t *testing.T) {
+	dial, _, _ := standIn(t, Config{Image: "ghcr.io/example/policy:2", Why: "the policy engine", Ports: []Port{{Number: 8443}}})
+	post := func(path, body string) (*http.Response, string) {
+		t.Helper()
+		tc := tls.Client(dial("8443"), &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // a test of a self-signed stand-in
+		req, _ := http.NewRequest("POST", "https://"+podIP.String()+":8443"+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if err := req.Write(tc); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(tc), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	resp, body := post("/validate", `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002","operation":"CREATE"}}`)
+	var review admissionv1.AdmissionReview
+	if err := json.Unmarshal([]byte(body), &review); err != nil || resp.StatusCode != 200 || review.Response == nil ||
+		!review.Response.Allowed || review.Response.UID != "705ab4f5-6393-11e8-b7cc-42010a800002" || len(review.Response.Warnings) != 1 {
+		t.Errorf("AdmissionReview: %d %s (%v)", resp.StatusCode, body, err)
+	}
+	if resp, _ := post("/apis/wardle.example.com/v1alpha1", ""); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("aggregated API: %d, want 503", resp.StatusCode)
 	}
 }
