@@ -42,6 +42,9 @@ type Options struct {
 	// Images answers image platforms for the nodes and the webhook; nil is
 	// the built-in catalog.
 	Images imageinfo.Resolver
+	// UnknownImages is what the nodes' pulls do with an image nobody can
+	// answer for (node.Options.UnknownImages).
+	UnknownImages string
 	// Apply are manifest paths for ApplyAndReport; Up reads and checks
 	// them before it starts anything.
 	Apply []string
@@ -129,7 +132,7 @@ func (c *Cluster) start(ctx context.Context, o Options) error {
 	if err := c.removeStaleNodes(ctx, client, c.pools); err != nil {
 		return err
 	}
-	if err := c.startNodes(ctx, o.Timeout, o.Images); err != nil {
+	if err := c.startNodes(ctx, o); err != nil {
 		return err
 	}
 	if err := c.installAddons(ctx, client); err != nil {
@@ -171,7 +174,7 @@ func (c *Cluster) startControlPlane(ctx context.Context, o Options) error {
 	return nil
 }
 
-func (c *Cluster) startNodes(ctx context.Context, timeout time.Duration, images imageinfo.Resolver) error {
+func (c *Cluster) startNodes(ctx context.Context, o Options) error {
 	if c.Config.NodeCount() == 0 {
 		// A control plane alone is useful for `winkube nodes` from another
 		// process and for other node emulators (kwok, in hack/bench-scale.sh).
@@ -179,13 +182,13 @@ func (c *Cluster) startNodes(ctx context.Context, timeout time.Duration, images 
 		return nil
 	}
 	step := time.Now()
-	agent, err := node.Start(ctx, node.Options{Config: AgentConfig(c.cp.RESTConfig()), Cluster: c.Config, Progress: indent{c.out}, Images: images})
+	agent, err := node.Start(ctx, node.Options{Config: AgentConfig(c.cp.RESTConfig()), Cluster: c.Config, Progress: indent{c.out}, Images: o.Images, UnknownImages: o.UnknownImages})
 	if err != nil {
 		return fmt.Errorf("starting the emulated nodes: %w", err)
 	}
 	c.agent = agent
 	c.kubelets.Store(agent)
-	if err := waitReady(ctx, agent.Ready(), nil, timeout, "the nodes"); err != nil {
+	if err := waitReady(ctx, agent.Ready(), nil, o.Timeout, "the nodes"); err != nil {
 		if notReady := agent.NotReady(); len(notReady) > 0 {
 			err = fmt.Errorf("%w:\n  %s", err, strings.Join(notReady, "\n  "))
 		}

@@ -58,6 +58,10 @@ type Options struct {
 	// Nodes, when set, picks which nodes of Cluster this agent runs (the
 	// rest are left to other agents, see pkg/shard); nil runs them all.
 	Nodes func(name string) bool
+	// UnknownImages is what a pull does with an image neither the catalog
+	// nor a registry can answer for: UnknownImagesUnverified (the
+	// default, "") or UnknownImagesStrict.
+	UnknownImages string
 }
 
 // Agent runs the emulated nodes of one cluster config in this process.
@@ -100,6 +104,8 @@ type Agent struct {
 	beats      workqueue.TypedDelayingInterface[beatJob]
 	podWorkers int
 	images     imageinfo.Resolver
+	// unknownImages is Options.UnknownImages (images.go).
+	unknownImages string
 
 	// readyMu guards readyNodes and allReady (nodeSeen).
 	readyMu    sync.Mutex
@@ -158,7 +164,17 @@ func (o *Options) validate() error {
 	if len(o.Cluster.Nodes()) == 0 {
 		return errors.New("node agent: the cluster config has no nodes (nodePools with count > 0)")
 	}
-	return nil
+	return CheckUnknownImages(o.UnknownImages)
+}
+
+// CheckUnknownImages fails for a value of Options.UnknownImages (the
+// --image-resolution flag of up and nodes) that is neither of the two.
+func CheckUnknownImages(v string) error {
+	switch v {
+	case "", UnknownImagesUnverified, UnknownImagesStrict:
+		return nil
+	}
+	return fmt.Errorf("--image-resolution %q: want %s or %s", v, UnknownImagesUnverified, UnknownImagesStrict)
 }
 
 func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
@@ -174,6 +190,8 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 		ready:    make(chan struct{}),
 		clock:    realClock,
 		images:   o.Images,
+
+		unknownImages: o.UnknownImages,
 
 		readyNodes: map[string]bool{},
 	}

@@ -19,8 +19,7 @@ import (
 func (w *podWorker) ensureImage(ctx context.Context, pod *corev1.Pod, c *ctr) (cri.Pulled, bool) {
 	ref := containerRef(pod, c)
 	image := c.spec.Image
-	rt := w.node.spec.host.Runtime()
-	pulled, err := rt.PullImage(w.node.agent.resolveImage(ctx, pod, image))
+	pulled, unverified, err := w.pullImage(ctx, pod, image)
 	present := err == nil && w.node.hasImage(pulled.Ref)
 	rec := w.node.recorder
 	now := w.clock.Now()
@@ -57,10 +56,19 @@ func (w *podWorker) ensureImage(ctx context.Context, pod *corev1.Pod, c *ctr) (c
 	}
 	rec.Eventf(ref, corev1.EventTypeNormal, "Pulled", "Successfully pulled image %q in %v (%v including waiting). Image size: %d bytes.",
 		image, pulled.Duration, pulled.Duration, pulled.Size)
+	if unverified != "" {
+		rec.Eventf(ref, corev1.EventTypeWarning, reasonImageUnverified,
+			"winkube cannot tell which platforms image %q offers: %s. It runs on this %s node unverified (IMG-3); winkube up and nodes fail such pulls with --image-resolution=strict",
+			image, unverified, pulled.Platform)
+	}
 	w.node.addImage(pulled.Ref)
 	c.pullErr = ""
 	return pulled, true
 }
+
+// reasonImageUnverified is the event of a pull whose image's platforms
+// nobody could tell (images.go).
+const reasonImageUnverified = "ImageUnverified"
 
 // pullFailed records ErrImagePull and opens the image back-off.
 func (w *podWorker) pullFailed(pod *corev1.Pod, c *ctr, err error) {

@@ -86,7 +86,7 @@ func (w *podWorker) resumeContainer(ctx context.Context, pod *corev1.Pod, c *ctr
 // annotations set from its original start.
 func (w *podWorker) rerun(ctx context.Context, pod *corev1.Pod, c *ctr, started time.Time) error {
 	rt := w.node.spec.host.Runtime()
-	pulled, err := rt.PullImage(w.node.agent.resolveImage(ctx, pod, c.spec.Image))
+	pulled, _, err := w.pullImage(ctx, pod, c.spec.Image)
 	if err != nil {
 		return fmt.Errorf("image %s: %w", c.spec.Image, err)
 	}

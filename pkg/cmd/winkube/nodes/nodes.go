@@ -29,8 +29,10 @@ type flags struct {
 	config     string
 	timeout    time.Duration
 	images     registry.Flags
-	kubelet    kubeletFlags
-	shard      shardFlags
+	// unknownImages is --image-resolution.
+	unknownImages string
+	kubelet       kubeletFlags
+	shard         shardFlags
 }
 
 // NewCommand returns `winkube nodes`.
@@ -57,6 +59,7 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 	c.Flags().StringVar(&f.config, "config", "", "cluster config file whose nodePools to run (default: the default pools)")
 	c.Flags().DurationVar(&f.timeout, "wait", 2*time.Minute, "how long to wait for the nodes to be Ready")
 	f.images.AddFlags(c.Flags(), registry.ModeCatalog)
+	c.Flags().StringVar(&f.unknownImages, "image-resolution", node.UnknownImagesUnverified, "what a pull does with an image neither the catalog nor a registry can answer for: unverified (run it where it landed, with a Warning event) or strict (fail the pull, as an unreachable registry does)")
 	f.kubelet.addFlags(c.Flags())
 	f.shard.addFlags(c.Flags())
 	c.AddCommand(newInstallCommand(streams), newUninstallCommand(streams))
@@ -70,6 +73,9 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 	}
 	images, err := f.images.Resolver()
 	if err != nil {
+		return &cmd.ExitError{Code: 2, Err: err}
+	}
+	if err := node.CheckUnknownImages(f.unknownImages); err != nil {
 		return &cmd.ExitError{Code: 2, Err: err}
 	}
 	if err := f.kubelet.validate(); err != nil {
@@ -98,7 +104,7 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 	}
 	start := time.Now()
 	fmt.Fprintf(streams.Out, "Joining %d nodes to %s\n", cfg.NodeCount(), rest.Host)
-	agent, err := node.Start(ctx, node.Options{Config: cluster.AgentConfig(rest), Cluster: cfg, Progress: streams.Out, Images: images, Kubelet: serving})
+	agent, err := node.Start(ctx, node.Options{Config: cluster.AgentConfig(rest), Cluster: cfg, Progress: streams.Out, Images: images, Kubelet: serving, UnknownImages: f.unknownImages})
 	if err != nil {
 		return fmt.Errorf("starting the emulated nodes: %w", f.kubelet.listenError(err))
 	}

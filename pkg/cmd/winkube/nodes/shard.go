@@ -190,7 +190,7 @@ func (s *sharded) start(ctx context.Context, i int) (io.Closer, error) {
 	}
 	began := time.Now()
 	agent, err := node.Start(ctx, node.Options{Config: cluster.AgentConfig(s.rest), Cluster: s.cfg, Progress: s.out,
-		Images: s.images, Kubelet: &serving, Nodes: func(name string) bool { return nodes[name] }})
+		Images: s.images, UnknownImages: s.f.unknownImages, Kubelet: &serving, Nodes: func(name string) bool { return nodes[name] }})
 	if err != nil {
 		return nil, fmt.Errorf("starting the emulated nodes: %w", s.f.kubelet.listenError(err))
 	}

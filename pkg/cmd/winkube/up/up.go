@@ -15,6 +15,7 @@ import (
 	"github.com/winkube/winkube/pkg/cmd"
 	"github.com/winkube/winkube/pkg/datadir"
 	"github.com/winkube/winkube/pkg/imageinfo/registry"
+	"github.com/winkube/winkube/pkg/node"
 	"github.com/winkube/winkube/pkg/supervise"
 )
 
@@ -27,6 +28,8 @@ type flags struct {
 	timeout time.Duration
 	webhook bool
 	images  registry.Flags
+	// unknownImages is --image-resolution.
+	unknownImages string
 	// detach starts the cluster in the background; readyFD is set in that
 	// background process (hidden --ready-fd), which says on it when the
 	// cluster is ready.
@@ -71,6 +74,7 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 	c.Flags().StringArrayVar(&f.apply, "apply", nil, "manifest file or directory to apply once the cluster is ready (repeatable); prints where the pods landed")
 	c.Flags().BoolVar(&f.webhook, "webhook", false, "run the winkube admission webhook in-process and register it, so pods without selectors land on nodes that can run their images")
 	f.images.AddFlags(c.Flags(), registry.ModeCatalog)
+	c.Flags().StringVar(&f.unknownImages, "image-resolution", node.UnknownImagesUnverified, "what a pull does with an image neither the catalog nor a registry can answer for: unverified (run it where it landed, with a Warning event) or strict (fail the pull, as an unreachable registry does)")
 	c.Flags().DurationVar(&f.timeout, "wait", 3*time.Minute, "how long to wait for the cluster and applied pods to be ready")
 	return c
 }
@@ -116,20 +120,24 @@ func (f *flags) options(out io.Writer) (cluster.Options, error) {
 	if err != nil {
 		return cluster.Options{}, &cmd.ExitError{Code: 2, Err: err}
 	}
+	if err := node.CheckUnknownImages(f.unknownImages); err != nil {
+		return cluster.Options{}, &cmd.ExitError{Code: 2, Err: err}
+	}
 	dir, err := f.resolveDir()
 	if err != nil {
 		return cluster.Options{}, &cmd.ExitError{Code: 2, Err: err}
 	}
 	return cluster.Options{
-		Images:     images,
-		ConfigFile: f.config,
-		DataDir:    dir,
-		Name:       f.name,
-		Port:       f.port,
-		Timeout:    f.timeout,
-		Out:        out,
-		Webhook:    f.webhook,
-		Apply:      f.apply,
+		Images:        images,
+		UnknownImages: f.unknownImages,
+		ConfigFile:    f.config,
+		DataDir:       dir,
+		Name:          f.name,
+		Port:          f.port,
+		Timeout:       f.timeout,
+		Out:           out,
+		Webhook:       f.webhook,
+		Apply:         f.apply,
 	}, nil
 }
 

@@ -112,6 +112,31 @@ func (r Runtime) PullImage(img imageinfo.Image) (Pulled, error) {
 	}, nil
 }
 
+// PullUnverified is the pull of an image whose platforms nobody can tell
+// (neither the catalog nor a registry answered): it is taken as made for
+// this host, since it runs where it landed on a real node too if it is.
+func (r Runtime) PullUnverified(img imageinfo.Image) Pulled {
+	p := imageinfo.Platform{OS: r.OS, Architecture: r.Arch}
+	if !r.Build.IsZero() {
+		p.OSVersion = r.Build.String()
+	}
+	return Pulled{
+		Ref:      img.Ref(),
+		ImageID:  img.Repository + "@sha256:" + digestOf(img.Ref()),
+		Size:     imageSize(img),
+		Duration: pullDuration(img.Ref()),
+		Platform: p,
+	}
+}
+
+// UnresolvedMessage words a pull of an image whose reference could not be
+// resolved, as containerd's error reaches the kubelet; reason is why
+// (the registry's error).
+func UnresolvedMessage(img imageinfo.Image, reason string) string {
+	ref := img.Ref()
+	return fmt.Sprintf("rpc error: code = Unknown desc = failed to pull and unpack image %q: failed to resolve reference %q: %s", ref, ref, reason)
+}
+
 // noMatchMessage words a pull with no platform for the host the way the
 // runtime's gRPC error reaches the kubelet.
 func (r Runtime) noMatchMessage(img imageinfo.Image) string {
