@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/winkube/winkube/pkg/emu/netapplets"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -28,9 +29,20 @@ const version = "2.63.0"
 var Main program.Main = run
 
 // Table is the image's programs: /agnhost and the /agnhost-2 copy the
-// entrypoint tests override the command with.
+// entrypoint tests override the command with, and the nc the image adds
+// to its base.
 func Table() map[string]program.Main {
-	return map[string]program.Main{"agnhost": Main, "agnhost-2": Main}
+	return map[string]program.Main{"agnhost": Main, "agnhost-2": Main, "nc": nc}
+}
+
+// nc is the image's nc: its Linux variant installs netcat-openbsd on
+// Alpine (the e2e tests run nc -v -t -w 2 HOST PORT in it); its Windows
+// variant has busybox's.
+func nc(ctx context.Context, p *program.Proc) int {
+	if p.Sys.Windows {
+		return netapplets.Nc(ctx, p)
+	}
+	return netapplets.NcOpenBSD(ctx, p)
 }
 
 // app is one run of agnhost.

@@ -54,7 +54,7 @@ func TestCommandLine(t *testing.T) {
 
 func TestTable(t *testing.T) {
 	tab := Table()
-	if tab["agnhost"] == nil || tab["agnhost-2"] == nil || len(tab) != 2 {
+	if tab["agnhost"] == nil || tab["agnhost-2"] == nil || tab["nc"] == nil || len(tab) != 3 {
 		t.Fatalf("table %v", tab)
 	}
 }
