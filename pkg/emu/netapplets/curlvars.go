@@ -42,7 +42,13 @@ func (c *curlRun) variables(resp *winutil.Response, rawURL string, code int, err
 	v["size_download"] = strconv.Itoa(len(resp.Body))
 	v["size_header"] = strconv.Itoa(len(headerText(resp)))
 	v["content_type"] = resp.Header.Get("Content-Type")
-	v["redirect_url"] = resp.Header.Get("Location")
+	if loc := resp.Header.Get("Location"); loc != "" {
+		if base, err := url.Parse(c.final); err == nil {
+			if abs, err := base.Parse(loc); err == nil {
+				v["redirect_url"] = abs.String()
+			}
+		}
+	}
 	if c.took > 0 {
 		v["speed_download"] = strconv.Itoa(int(float64(len(resp.Body)) / c.took.Seconds()))
 	}

@@ -50,19 +50,38 @@ type Options struct {
 
 // Parsed is a command line read against an Options table.
 type Parsed struct {
+	table  *Options
 	count  map[string]int
 	values map[string][]string
 	Args   []string // the operands
 }
 
 // Has reports whether the option (by Key) was given and not negated.
-func (p Parsed) Has(key string) bool { return p.count[key] > 0 }
+func (p Parsed) Has(key string) bool { return p.Count(key) > 0 }
 
 // Count is how many times the option was given (-vv).
-func (p Parsed) Count(key string) int { return p.count[key] }
+func (p Parsed) Count(key string) int {
+	p.check(key)
+	return p.count[key]
+}
+
+// check panics on a key the table does not have: a program asking for
+// an option its table lacks is a bug the tests must see.
+func (p Parsed) check(key string) {
+	if p.table == nil {
+		return
+	}
+	for _, o := range p.table.List {
+		if o.Key() == key {
+			return
+		}
+	}
+	panic("netapplets: no option " + key + " in the table")
+}
 
 // Value is the option's last value and whether it was given.
 func (p Parsed) Value(key string) (string, bool) {
+	p.check(key)
 	v := p.values[key]
 	if len(v) == 0 {
 		return "", false
@@ -71,7 +90,10 @@ func (p Parsed) Value(key string) (string, bool) {
 }
 
 // Values are every value the option was given, in order.
-func (p Parsed) Values(key string) []string { return p.values[key] }
+func (p Parsed) Values(key string) []string {
+	p.check(key)
+	return p.values[key]
+}
 
 // ParseError is a command line the real program refuses.
 type ParseError struct {
@@ -91,7 +113,7 @@ func (e *ParseError) Letter() string { return strings.TrimPrefix(e.Opt, "-") }
 
 // Parse reads args (without the program name) against the table.
 func (t Options) Parse(args []string) (Parsed, error) {
-	p := Parsed{count: map[string]int{}, values: map[string][]string{}}
+	p := Parsed{table: &t, count: map[string]int{}, values: map[string][]string{}}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {

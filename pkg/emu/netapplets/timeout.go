@@ -13,7 +13,9 @@ import (
 // timeoutOptions is busybox timeout's table; '+' stops at PROG.
 var timeoutOptions = Options{InOrder: true, List: []Option{
 	{Short: 's', Arg: "SIG", Help: "Signal to send (default TERM)"},
-	{Short: 'k', Arg: "KILL_SECS", Help: "Send KILL if PROG is still there KILL_SECS after SIG"},
+	// PROG has no signal handlers in the emulation: SIG always ends it,
+	// so the KILL that -k schedules never has anything left to end.
+	{Short: 'k', Arg: "KILL_SECS", Help: "Send KILL if PROG is still there KILL_SECS after SIG", Inert: true},
 }}
 
 // signals are the Linux signal numbers get_signum knows by name.

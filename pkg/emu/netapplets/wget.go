@@ -95,7 +95,7 @@ func (w *wgetRun) errorf(format string, args ...any) int {
 }
 
 func (w *wgetRun) say(format string, args ...any) {
-	if !w.o.Has("q") {
+	if !w.o.Has("quiet") {
 		fmt.Fprintf(w.log, format, args...)
 	}
 }
@@ -146,7 +146,7 @@ func (w *wgetRun) exchange(u *url.URL, conn io.ReadWriter) int {
 		return w.errorf("error getting response: %s", connText(err))
 	}
 	defer resp.Body.Close()
-	if w.o.Has("S") {
+	if w.o.Has("server-response") {
 		fmt.Fprintf(w.log, "  %s %s\n", resp.Proto, resp.Status)
 		for k, vs := range resp.Header {
 			for _, v := range vs {
