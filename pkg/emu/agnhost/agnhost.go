@@ -36,11 +36,12 @@ func Table() map[string]program.Main {
 }
 
 // nc is the image's nc: its Linux variant installs netcat-openbsd on
-// Alpine (the e2e tests run nc -v -t -w 2 HOST PORT in it); its Windows
-// variant has busybox's.
+// Alpine, its Windows variant inherits netcat 1.12 NT (nc64.exe as
+// C:\bin\nc.exe) from the e2e busybox image; the e2e tests run
+// nc -v -t -w 2 HOST PORT in both.
 func nc(ctx context.Context, p *program.Proc) int {
 	if p.Sys.Windows {
-		return netapplets.Nc(ctx, p)
+		return netapplets.NcWin32(ctx, p)
 	}
 	return netapplets.NcOpenBSD(ctx, p)
 }

@@ -54,7 +54,7 @@ func newEnv(t *testing.T) *env {
 	fabric := vnet.New(router{})
 	host := clientPod
 	sys := &program.Sys{FS: fs, Clock: clock, Hostname: "client", Net: fabric.Net(&host), Programs: map[string]program.Main{
-		"nc": NcOpenBSD, "busybox-nc": Nc, "curl": Curl, "wget": Wget, "timeout": Timeout,
+		"nc": NcOpenBSD, "busybox-nc": Nc, "ncwin": NcWin32, "curl": Curl, "wget": Wget, "timeout": Timeout,
 		"cat": func(_ context.Context, p *program.Proc) int { io.Copy(p.Stdout, p.Stdin); return 0 },
 		"sleep": func(ctx context.Context, p *program.Proc) int {
 			if !p.Sys.Sleep(ctx, time.Hour) {

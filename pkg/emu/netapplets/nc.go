@@ -88,6 +88,7 @@ type ncRun struct {
 	prog    []string
 	network string
 	wait    time.Duration
+	win     bool // netcat 1.12 NT's wording (NcWin32)
 }
 
 func (c *ncRun) errorf(format string, args ...any) int {
@@ -108,7 +109,7 @@ func (c *ncRun) run(ctx context.Context) int {
 			return c.errorf("bad local port '%s'", v)
 		}
 	}
-	if c.o.Has("l") || c.o.Has("k") {
+	if c.listens() {
 		return c.listen(ctx)
 	}
 	if len(c.o.Args) == 0 {
@@ -116,6 +117,21 @@ func (c *ncRun) run(ctx context.Context) int {
 		return 1
 	}
 	return c.connect(ctx)
+}
+
+func (c *ncRun) listens() bool {
+	if c.win {
+		return c.o.Has("l") || c.o.Has("L")
+	}
+	return c.o.Has("l") || c.o.Has("k")
+}
+
+// persistent: busybox's -lk, NT's -L.
+func (c *ncRun) persistent() bool {
+	if c.win {
+		return c.o.Has("L")
+	}
+	return c.o.Has("k")
 }
 
 func (c *ncRun) resolve(ctx context.Context, host string) (string, bool) {
@@ -132,6 +148,10 @@ func (c *ncRun) connect(ctx context.Context) int {
 		port = c.o.Args[1]
 	}
 	ip, ok := c.resolve(ctx, host)
+	if (!ok || c.p.Sys.Net == nil) && c.win {
+		fmt.Fprintf(c.p.Stderr, "%s: forward host lookup failed: h_errno 11001: HOST_NOT_FOUND\r\n", host)
+		return 1
+	}
 	if !ok || c.p.Sys.Net == nil {
 		return c.errorf("bad address '%s'", host)
 	}
@@ -139,6 +159,12 @@ func (c *ncRun) connect(ctx context.Context) int {
 	dctx, cancel := clockTimeout(ctx, c.p, c.wait)
 	conn, err := c.p.Sys.Net.Dial(dctx, c.network, dotted)
 	cancel()
+	if err != nil && c.win {
+		if c.o.Has("v") {
+			fmt.Fprintf(c.p.Stderr, "%s: %s\r\n", c.winTarget(host, ip, port), winsockText(err))
+		}
+		return 1
+	}
 	if err != nil {
 		if v := c.o.Count("v"); v > 1 || (v == 1 && !isRefused(err)) {
 			c.errorf("%s (%s): %s", host, dotted, connText(err))
@@ -148,7 +174,10 @@ func (c *ncRun) connect(ctx context.Context) int {
 		}
 		return 1
 	}
-	if c.o.Has("v") {
+	switch {
+	case c.o.Has("v") && c.win:
+		fmt.Fprintf(c.p.Stderr, "%s open\r\n", c.winTarget(host, ip, port))
+	case c.o.Has("v"):
 		fmt.Fprintf(c.p.Stderr, "%s (%s) open\n", host, dotted)
 	}
 	if c.prog != nil {
@@ -176,7 +205,10 @@ func (c *ncRun) listen(ctx context.Context) int {
 	defer l.Close()
 	stop := context.AfterFunc(ctx, func() { l.Close() })
 	defer stop()
-	if c.o.Has("v") {
+	switch {
+	case c.o.Has("v") && c.win:
+		fmt.Fprintf(c.p.Stderr, "listening on [any] %d ...\r\n", port)
+	case c.o.Has("v"):
 		fmt.Fprintf(c.p.Stderr, "listening on [::]:%d ...\n", port)
 	}
 	for {
@@ -184,7 +216,11 @@ func (c *ncRun) listen(ctx context.Context) int {
 		if err != nil {
 			return 1
 		}
-		if c.o.Has("k") && c.prog != nil {
+		if nc, ok := conn.(net.Conn); ok && c.o.Has("v") {
+			remote := nc.RemoteAddr().String()
+			fmt.Fprintf(c.p.Stderr, "connect to %s from %s (%s)\n", nc.LocalAddr(), remote, remote)
+		}
+		if c.persistent() && c.prog != nil {
 			go c.exec(ctx, conn)
 			continue
 		}
@@ -207,6 +243,9 @@ func (c *ncRun) exec(ctx context.Context, conn io.ReadWriteCloser) int {
 }
 
 func (c *ncRun) relay(ctx context.Context, conn io.ReadWriteCloser) int {
+	if c.win && c.o.Has("c") {
+		conn = crlfConn{conn}
+	}
 	r := &relay{p: c.p, conn: conn, idle: c.wait, idleTimes: 2, afterEOF: -1}
 	if v, ok := c.o.Value("i"); ok {
 		d, valid := seconds(v)

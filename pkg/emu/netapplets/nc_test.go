@@ -146,3 +146,28 @@ func TestNcIdleTimeout(t *testing.T) {
 		}
 	}
 }
+
+// netcat 1.12 NT, the Windows e2e images' nc.exe, takes -t too and words
+// its -v lines as nc 1.10 does.
+func TestNcWin32(t *testing.T) {
+	e := newEnv(t)
+	e.sys.Programs["nc"] = NcWin32
+	e.echoServer(t, "tcp", 80)
+	for _, c := range []struct {
+		stdin      string
+		argv       []string
+		out, errs  string
+		wantStatus int
+	}{
+		{"hostName\n", []string{"nc", "-v", "-t", "-w", "2", "web.default", "80"}, "tcp echo: hostName\n", "web.default [10.244.2.7] 80 (http) open\r\n", 0},
+		{"", []string{"nc", "-v", "-w", "2", "10.244.2.7", "81"}, "",
+			"10.244.2.7: inverse host lookup failed: h_errno 11004: NO_DATA\r\n(UNKNOWN) [10.244.2.7] 81 (?): connection refused\r\n", 1},
+		{"", []string{"nc", "-v", "nosuch", "80"}, "", "nosuch: forward host lookup failed: h_errno 11001: HOST_NOT_FOUND\r\n", 1},
+		{"", []string{"nc", "-q", "1", "web.default", "80"}, "", "nc: invalid option -- q\r\nnc -h for help\r\n", 1},
+	} {
+		out, errs, code := e.run(t, c.stdin, c.argv...)
+		if out != c.out || errs != c.errs || code != c.wantStatus {
+			t.Errorf("%q: got (%q, %q, %d), want (%q, %q, %d)", c.argv, out, errs, code, c.out, c.errs, c.wantStatus)
+		}
+	}
+}

@@ -23,6 +23,7 @@ var tables = []struct {
 	{"nc", ncBSDOptions, []string{"10.244.2.7", "9000"}, []string{"-e", "-g", "-G", "-L", "-y"}, "nc: unrecognized option: %s\n"},
 	{"busybox-nc", ncOptions, []string{"10.244.2.7", "9000"}, []string{"-t", "-q", "-C", "-d", "-N", "-r", "-g"}, "busybox-nc: invalid option -- '%s'\n"},
 	{"curl", curlOptions, []string{"http://10.244.2.7:8080/"}, []string{"--frobnicate", "--timeout", "--max-time=3", "-~"}, "curl: option %s: is unknown\n"},
+	{"ncwin", ncWinOptions, []string{"10.244.2.7", "9000"}, []string{"-q", "-N", "-k", "-C"}, "nc: invalid option -- %s\r\n"},
 	{"wget", wgetOptions, []string{"http://10.244.2.7:8080/"}, []string{"-r", "-x", "-N", "--mirror"}, ""},
 	{"timeout", timeoutOptions, []string{"1", "sleep"}, []string{"-v", "-t", "--foreground"}, ""},
 }

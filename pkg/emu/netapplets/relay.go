@@ -152,13 +152,15 @@ func (r *relay) linesToNet(ctx context.Context) {
 	}
 }
 
+// send writes b to the connection; its dump line comes first, so that
+// it precedes the answer's.
 func (r *relay) send(b []byte) bool {
 	r.touch()
+	r.hexdump('>', b, r.sent.Load())
 	if _, err := r.conn.Write(b); err != nil {
 		return false
 	}
 	r.sent.Add(int64(len(b)))
-	r.hexdump('>', b, r.sent.Load()-int64(len(b)))
 	return true
 }
 
