@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/winkube/winkube/pkg/emu/dnsutils"
+	"github.com/winkube/winkube/pkg/emu/netapplets"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -29,14 +30,26 @@ const version = "2.63.0"
 var Main program.Main = run
 
 // Table is the image's programs: /agnhost and the /agnhost-2 copy the
-// entrypoint tests override the command with.
+// entrypoint tests override the command with, and the nc the image adds
+// to its base.
 func Table() map[string]program.Main {
-	t := map[string]program.Main{"agnhost": Main, "agnhost-2": Main}
+	t := map[string]program.Main{"agnhost": Main, "agnhost-2": Main, "nc": nc}
 	// The image adds BIND's tools to its base; its userland has getent.
 	for name, m := range dnsutils.Table() {
 		t[name] = m
 	}
 	return t
+}
+
+// nc is the image's nc: its Linux variant installs netcat-openbsd on
+// Alpine, its Windows variant inherits netcat 1.12 NT (nc64.exe as
+// C:\bin\nc.exe) from the e2e busybox image; the e2e tests run
+// nc -v -t -w 2 HOST PORT in both.
+func nc(ctx context.Context, p *program.Proc) int {
+	if p.Sys.Windows {
+		return netapplets.NcWin32(ctx, p)
+	}
+	return netapplets.NcOpenBSD(ctx, p)
 }
 
 // app is one run of agnhost.

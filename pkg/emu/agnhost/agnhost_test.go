@@ -54,7 +54,7 @@ func TestCommandLine(t *testing.T) {
 
 func TestTable(t *testing.T) {
 	tab := Table()
-	if tab["agnhost"] == nil || tab["agnhost-2"] == nil || tab["dig"] == nil || tab["getent"] == nil || len(tab) != 4 {
+	if tab["agnhost"] == nil || tab["agnhost-2"] == nil || tab["nc"] == nil || tab["dig"] == nil || tab["getent"] == nil || len(tab) != 5 {
 		t.Fatalf("table %v", tab)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/netapplets"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -43,7 +44,7 @@ func init() {
 		"seq": seq, "tee": tee, "yes": yes, "xargs": xargs, "readlink": readlink,
 		"realpath": realpath, "find": find, "sed": sed, "awk": awk,
 		"md5sum": md5sum, "sha256sum": sha256sum, "base64": base64Main,
-		"wget": wget, "nslookup": nslookup, "ping": ping, "nc": nc,
+		"wget": netapplets.Wget, "timeout": netapplets.Timeout, "nslookup": nslookup, "ping": ping, "nc": netapplets.Nc,
 		"which": which, "mount": mount, "stty": stty, "expr": expr, "sysctl": sysctl,
 		"ip": ip,
 	}

@@ -1,16 +1,10 @@
 package applets
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
-	"net/url"
-	"os"
-	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -52,135 +46,6 @@ func clockTimeout(ctx context.Context, p *program.Proc, d time.Duration) (contex
 		}
 	}()
 	return ctx, cancel
-}
-
-func wget(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, wgetArgs(p.Args[1:]), "qO:T:SsY:U:chD:")
-	if !ok {
-		return 1
-	}
-	if len(o.args) == 0 {
-		errorf(p, "missing URL")
-		return 1
-	}
-	raw := o.args[0]
-	if !strings.Contains(raw, "://") {
-		raw = "http://" + raw
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "http" {
-		errorf(p, "not an http or ftp url: %s", o.args[0])
-		return 1
-	}
-	host, port := u.Hostname(), u.Port()
-	if port == "" {
-		port = "80"
-	}
-	if t, set := o.val['T']; set {
-		secs, _ := strconv.Atoi(t)
-		var cancel context.CancelFunc
-		ctx, cancel = clockTimeout(ctx, p, time.Duration(secs)*time.Second)
-		defer cancel()
-	}
-	addrs, err := lookup(ctx, p, host)
-	if err != nil {
-		errorf(p, "bad address '%s'", host)
-		return 1
-	}
-	target := net.JoinHostPort(addrs[0], port)
-	if !o.has('q') {
-		fmt.Fprintf(p.Stderr, "Connecting to %s (%s)\n", u.Host, target)
-	}
-	conn, err := p.Sys.Net.Dial(ctx, "tcp", target)
-	if err != nil {
-		errorf(p, "can't connect to remote host (%s): %s", addrs[0], connText(err))
-		return 1
-	}
-	defer conn.Close()
-	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	defer stop()
-	return wgetFetch(p, o, u, conn)
-}
-
-// wgetArgs drops long options busybox accepts and we need not act on.
-func wgetArgs(args []string) []string {
-	var out []string
-	for _, a := range args {
-		switch {
-		case a == "--spider" || a == "--quiet":
-			out = append(out, "-s")
-		case strings.HasPrefix(a, "--timeout="):
-			out = append(out, "-T", strings.TrimPrefix(a, "--timeout="))
-		case strings.HasPrefix(a, "--output-document="):
-			out = append(out, "-O", strings.TrimPrefix(a, "--output-document="))
-		case strings.HasPrefix(a, "--post-data="):
-			// -D is not busybox's: it carries the long option to getopt.
-			out = append(out, "-D", strings.TrimPrefix(a, "--post-data="))
-		case strings.HasPrefix(a, "--") && a != "--":
-		default:
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-func wgetFetch(p *program.Proc, o opts, u *url.URL, conn io.ReadWriter) int {
-	reqPath := u.RequestURI()
-	if data, post := o.val['D']; post {
-		fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: Wget\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s", reqPath, u.Host, len(data), data)
-	} else {
-		fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: Wget\r\nConnection: close\r\n\r\n", reqPath, u.Host)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		errorf(p, "error getting response: %s", connText(err))
-		return 1
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		errorf(p, "server returned error: HTTP/1.1 %s", resp.Status)
-		return 1
-	}
-	if o.has('s') {
-		if !o.has('q') {
-			fmt.Fprintln(p.Stderr, "remote file exists")
-		}
-		return 0
-	}
-	dst, set := o.val['O']
-	if !set {
-		dst = path.Base(u.Path)
-		if dst == "/" || dst == "." || dst == "" {
-			dst = "index.html"
-		}
-	}
-	var w io.Writer = p.Stdout
-	if dst != "-" {
-		f, err := p.Sys.FS.OpenFile(abs(p, dst), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
-		if err != nil {
-			errorf(p, "can't open '%s': %s", dst, errText(err))
-			return 1
-		}
-		defer f.Close()
-		w = f
-		if !o.has('q') {
-			fmt.Fprintf(p.Stderr, "saving to '%s'\n", dst)
-		}
-	} else if !o.has('q') {
-		fmt.Fprintln(p.Stderr, "writing to stdout")
-	}
-	if _, err := io.Copy(w, resp.Body); err != nil {
-		errorf(p, "error getting response: %s", connText(err))
-		return 1
-	}
-	if !o.has('q') {
-		if dst == "-" {
-			fmt.Fprintln(p.Stderr, "written to stdout")
-		} else {
-			fmt.Fprintf(p.Stderr, "'%s' saved\n", dst)
-		}
-	}
-	return 0
 }
 
 // connText is strerror's wording of a dial error.

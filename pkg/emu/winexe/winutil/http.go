@@ -34,6 +34,11 @@ type Request struct {
 	// ConnectTimeout and Timeout are waited on the container's clock;
 	// zero means no limit.
 	ConnectTimeout, Timeout time.Duration
+	// Header replaces or adds to the default request headers (an empty
+	// value removes one, as curl -H "Name:" does); Body is sent with a
+	// Content-Length.
+	Header http.Header
+	Body   []byte
 }
 
 // Response is what the server answered.
@@ -93,7 +98,7 @@ func Get(ctx context.Context, sys *program.Sys, req Request) (*Response, error) 
 			return nil, err
 		}
 	}
-	resp, err := exchange(conn, u, req.Method)
+	resp, err := exchange(conn, u, req)
 	if err != nil && ctx.Err() != nil {
 		return nil, ErrTimeout
 	}
@@ -146,12 +151,19 @@ func withTimeout(ctx context.Context, sys *program.Sys, d time.Duration) (contex
 	return ctx, cancel
 }
 
-func exchange(conn io.ReadWriteCloser, u *url.URL, method string) (*Response, error) {
+func exchange(conn io.ReadWriteCloser, u *url.URL, req Request) (*Response, error) {
+	method := req.Method
 	if method == "" {
 		method = "GET"
 	}
-	path := u.RequestURI()
-	fmt.Fprintf(conn, "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: curl/8.4.0\r\nAccept: */*\r\nConnection: close\r\n\r\n", method, path, u.Host)
+	if _, err := io.WriteString(conn, requestText(u, method, req)); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConnect, err)
+	}
+	if len(req.Body) > 0 {
+		if _, err := conn.Write(req.Body); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrConnect, err)
+		}
+	}
 	r, err := http.ReadResponse(bufio.NewReader(conn), &http.Request{Method: method})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrConnect, err)
@@ -162,6 +174,34 @@ func exchange(conn io.ReadWriteCloser, u *url.URL, method string) (*Response, er
 		return nil, fmt.Errorf("%w: %v", ErrConnect, err)
 	}
 	return &Response{StatusCode: r.StatusCode, Status: r.Status, Proto: r.Proto, Header: r.Header, Body: body}, nil
+}
+
+// requestText is the request line and headers: curl's defaults, then
+// req.Header's, in order.
+func requestText(u *url.URL, method string, req Request) string {
+	h := http.Header{"Host": {u.Host}, "User-Agent": {"curl/8.4.0"}, "Accept": {"*/*"}}
+	if len(req.Body) > 0 {
+		h.Set("Content-Length", fmt.Sprint(len(req.Body)))
+	}
+	for k, vs := range req.Header {
+		if len(vs) == 1 && vs[0] == "" {
+			delete(h, http.CanonicalHeaderKey(k))
+			continue
+		}
+		h[http.CanonicalHeaderKey(k)] = vs
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\n", method, u.RequestURI())
+	for _, k := range []string{"Host", "User-Agent", "Accept"} {
+		if v := h.Get(k); v != "" {
+			fmt.Fprintf(&b, "%s: %s\r\n", k, v)
+		}
+		delete(h, k)
+	}
+	h.Del("Connection")
+	h.Write(&b)
+	b.WriteString("Connection: close\r\n\r\n")
+	return b.String()
 }
 
 // handshake speaks TLS over the pod connection. The container's trust
