@@ -15,6 +15,7 @@ import (
 	"github.com/winkube/winkube/pkg/emu/archive"
 	"github.com/winkube/winkube/pkg/emu/daemons"
 	"github.com/winkube/winkube/pkg/emu/dnsutils"
+	"github.com/winkube/winkube/pkg/emu/netapplets"
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/selfimage"
 	"github.com/winkube/winkube/pkg/emu/sh"
@@ -109,6 +110,13 @@ func (k imageKind) table() map[string]program.Main {
 	if k.windows {
 		add(windowsUserland())
 		delete(out, "ip") // busybox-w32 has no ip applet
+		if k.busybox {
+			// The e2e test images' C:\bin, ahead of System32 on PATH:
+			// netcat 1.12 NT as nc.exe (busybox.exe has no nc), and
+			// busybox's timeout rather than Windows' timeout.exe.
+			out["nc"] = netapplets.NcWin32
+			out["timeout"] = netapplets.Timeout
+		}
 	}
 	if k.nnp {
 		out["nnp"] = agnhost.NNP

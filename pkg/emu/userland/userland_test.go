@@ -1,6 +1,9 @@
 package userland
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // The nonewprivs image runs nnp; busybox's ip is a Linux applet only.
 func TestNNPAndIP(t *testing.T) {
@@ -13,5 +16,17 @@ func TestNNPAndIP(t *testing.T) {
 	}
 	if Of("registry.k8s.io/e2e-test-images/busybox:1.37.0-1", true)["ip"] != nil {
 		t.Error("a Windows busybox has ip")
+	}
+}
+
+// The Windows e2e test images put netcat 1.12 NT and busybox's timeout in
+// C:\bin, ahead of System32; Server Core's timeout is Windows' own.
+func TestWindowsE2EImagesNcAndTimeout(t *testing.T) {
+	e2e := Of("registry.k8s.io/e2e-test-images/busybox:1.37.0-1", true)
+	if e2e["nc"] == nil || e2e["timeout"] == nil {
+		t.Fatal("the Windows e2e busybox image lacks nc or timeout")
+	}
+	if fmt.Sprintf("%p", e2e["timeout"]) == fmt.Sprintf("%p", Of("mcr.microsoft.com/windows/servercore:ltsc2022", true)["timeout"]) {
+		t.Error("the e2e image's timeout is Server Core's timeout.exe")
 	}
 }
