@@ -58,11 +58,13 @@ func daemonsTable() map[string]program.Main    { return daemonProgs }
 func Of(ref string, win bool) map[string]program.Main {
 	repo := imageinfo.Repository(ref)
 	k := imageKind{
-		pause:    strings.HasSuffix(repo, "/pause"),
-		busybox:  !win || E2ETestImage(ref),
-		agnhost:  strings.HasSuffix(repo, "/agnhost") || strings.HasSuffix(repo, "/kitten"), // kitten is agnhost with two files more
-		nnp:      strings.HasSuffix(repo, "/nonewprivs"),
-		dnsutils: strings.HasSuffix(repo, "/jessie-dnsutils"),
+		pause:   strings.HasSuffix(repo, "/pause"),
+		busybox: !win || E2ETestImage(ref),
+		agnhost: strings.HasSuffix(repo, "/agnhost") || strings.HasSuffix(repo, "/kitten"), // kitten is agnhost with two files more
+		nnp:     strings.HasSuffix(repo, "/nonewprivs"),
+		// glibc-dns-testing is the e2e DNS probers' image (v1.36's),
+		// jessie-dnsutils before: Debian with BIND's tools and glibc.
+		dnsutils: strings.HasSuffix(repo, "/jessie-dnsutils") || strings.HasSuffix(repo, "/glibc-dns-testing"),
 		winkube:  repo == selfimage.Repository,
 		windows:  win,
 	}

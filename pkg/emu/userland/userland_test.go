@@ -30,3 +30,13 @@ func TestWindowsE2EImagesNcAndTimeout(t *testing.T) {
 		t.Error("the e2e image's timeout is Server Core's timeout.exe")
 	}
 }
+
+// The e2e DNS probers' images have dig and getent: glibc-dns-testing
+// (v1.36's) as jessie-dnsutils before it.
+func TestDNSProberImagesHaveDigAndGetent(t *testing.T) {
+	for _, ref := range []string{"registry.k8s.io/e2e-test-images/glibc-dns-testing:2.0.0", "registry.k8s.io/e2e-test-images/jessie-dnsutils:1.7"} {
+		if tab := Of(ref, false); tab["dig"] == nil || tab["getent"] == nil || tab["sh"] == nil {
+			t.Errorf("%s lacks dig, getent or sh", ref)
+		}
+	}
+}
