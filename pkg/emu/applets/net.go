@@ -48,22 +48,6 @@ func clockTimeout(ctx context.Context, p *program.Proc, d time.Duration) (contex
 	return ctx, cancel
 }
 
-// connText is strerror's wording of a dial error.
-func connText(err error) string {
-	s := err.Error()
-	switch {
-	case strings.Contains(s, "refused"):
-		return "Connection refused"
-	case strings.Contains(s, "timed out") || strings.Contains(s, "deadline") || strings.Contains(s, "canceled"):
-		return "Connection timed out"
-	case strings.Contains(s, "unreachable"):
-		return "Network is unreachable"
-	case strings.Contains(s, "reset"):
-		return "Connection reset by peer"
-	}
-	return s
-}
-
 // nameserver is the first nameserver of the container's resolv.conf.
 func nameserver(p *program.Proc) string {
 	data, err := readAll(p, "/etc/resolv.conf")

@@ -167,7 +167,7 @@ func (c *ncRun) connect(ctx context.Context) int {
 	}
 	if err != nil {
 		if v := c.o.Count("v"); v > 1 || (v == 1 && !isRefused(err)) {
-			c.errorf("%s (%s): %s", host, dotted, connText(err))
+			c.errorf("%s (%s): %s", host, dotted, ConnText(err))
 		}
 		if c.o.Count("v") > 1 {
 			fmt.Fprintln(c.p.Stderr, "sent 0, rcvd 0")
@@ -196,11 +196,11 @@ func (c *ncRun) listen(ctx context.Context) int {
 		port, _ = strconv.Atoi(v)
 	}
 	if c.p.Sys.Net == nil {
-		return c.errorf("bind: %s", connText(errNoNet))
+		return c.errorf("bind: %s", ConnText(errNoNet))
 	}
 	l, err := c.p.Sys.Net.Listen(ctx, c.network, port)
 	if err != nil {
-		return c.errorf("bind: %s", connText(err))
+		return c.errorf("bind: %s", ConnText(err))
 	}
 	defer l.Close()
 	stop := context.AfterFunc(ctx, func() { l.Close() })

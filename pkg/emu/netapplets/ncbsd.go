@@ -190,7 +190,7 @@ func (c *bsdRun) failed(host, ip, port string, err error) int {
 		if ip != host && !c.o.Has("n") {
 			where = fmt.Sprintf("%s (%s)", host, ip)
 		}
-		fmt.Fprintf(c.p.Stderr, "nc: connect to %s port %s (%s) failed: %s\n", where, port, c.network, connText(err))
+		fmt.Fprintf(c.p.Stderr, "nc: connect to %s port %s (%s) failed: %s\n", where, port, c.network, ConnText(err))
 	}
 	return 1
 }
@@ -209,7 +209,7 @@ func (c *bsdRun) listen(ctx context.Context) int {
 	}
 	l, err := c.p.Sys.Net.Listen(ctx, c.network, n)
 	if err != nil {
-		return c.errx("%s", connText(err))
+		return c.errx("%s", ConnText(err))
 	}
 	defer l.Close()
 	stop := context.AfterFunc(ctx, func() { l.Close() })

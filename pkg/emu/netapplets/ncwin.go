@@ -81,5 +81,5 @@ func (c *ncRun) winTarget(host, ip, port string) string {
 }
 
 func winsockText(err error) string {
-	return strings.ToLower(connText(err))
+	return strings.ToLower(ConnText(err))
 }

@@ -58,8 +58,9 @@ func seconds(v string) (time.Duration, bool) {
 	return time.Duration(n) * time.Second, err == nil
 }
 
-// connText is strerror's wording of a dial error.
-func connText(err error) string {
+// ConnText is strerror's wording of a dial error, as busybox's and
+// netcat's messages print it.
+func ConnText(err error) string {
 	s := err.Error()
 	switch {
 	case strings.Contains(s, "refused"):

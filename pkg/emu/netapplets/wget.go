@@ -121,7 +121,7 @@ func (w *wgetRun) fetch(ctx context.Context, arg string) int {
 	w.say("Connecting to %s (%s)\n", u.Host, target)
 	conn, err := w.p.Sys.Net.Dial(ctx, "tcp", target)
 	if err != nil {
-		return w.errorf("can't connect to remote host (%s): %s", ip, connText(err))
+		return w.errorf("can't connect to remote host (%s): %s", ip, ConnText(err))
 	}
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
@@ -139,11 +139,11 @@ func (w *wgetRun) exchange(u *url.URL, conn io.ReadWriter) int {
 		return w.errorf("can't open '%s': %s", body, program.ErrorText(err, false))
 	}
 	if _, err := io.WriteString(conn, w.requestText(u, body, post)); err != nil {
-		return w.errorf("error getting response: %s", connText(err))
+		return w.errorf("error getting response: %s", ConnText(err))
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
-		return w.errorf("error getting response: %s", connText(err))
+		return w.errorf("error getting response: %s", ConnText(err))
 	}
 	defer resp.Body.Close()
 	if w.o.Has("server-response") {
@@ -228,7 +228,7 @@ func (w *wgetRun) save(u *url.URL, body io.Reader) int {
 		w.say("writing to stdout\n")
 	}
 	if _, err := io.Copy(out, body); err != nil {
-		return w.errorf("error getting response: %s", connText(err))
+		return w.errorf("error getting response: %s", ConnText(err))
 	}
 	if dst == "-" {
 		w.say("written to stdout\n")
