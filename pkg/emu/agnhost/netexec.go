@@ -68,11 +68,7 @@ func (n *netexec) run(ctx context.Context) int {
 	handler := n.routes()
 	n.log.printf("Started HTTP server on port %d", n.f.httpPort)
 	if n.f.udpPort != -1 {
-		// traffic: the UDP commands (hostname, echo, clientip,
-		// serverport) are answered once the pod network carries UDP.
-		for _, addr := range addrs {
-			n.log.printf("Started UDP server on port %s %d", addr, n.f.udpPort)
-		}
+		n.serveUDP(ctx, addrs)
 		n.ready.Store(true)
 	}
 	if n.f.sctpPort != -1 {
