@@ -133,8 +133,26 @@ func outString(_ context.Context, c *call) error {
 
 // eachInput runs a script block once per input object, with $_ set.
 func (c *call) eachInput(ctx context.Context, sb *scriptBlock, item any, emit func(any)) error {
-	c.i.scopes = append(c.i.scopes, map[string]any{"_": item, "psitem": item})
-	defer func() { c.i.scopes = c.i.scopes[:len(c.i.scopes)-1] }()
+	// The block runs in the caller's scope, as PowerShell runs the
+	// blocks of ForEach-Object and Where-Object: what it assigns
+	// ($count += 1) stays after it; only $_ is the item's meanwhile.
+	top := c.i.scopes[len(c.i.scopes)-1]
+	saved := map[string]any{}
+	for _, name := range []string{"_", "psitem"} {
+		if v, ok := top[name]; ok {
+			saved[name] = v
+		}
+		top[name] = item
+	}
+	defer func() {
+		for _, name := range []string{"_", "psitem"} {
+			if v, ok := saved[name]; ok {
+				top[name] = v
+			} else {
+				delete(top, name)
+			}
+		}
+	}()
 	return c.i.execList(ctx, sb.stmts, emit)
 }
 

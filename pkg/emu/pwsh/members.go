@@ -251,6 +251,13 @@ func (i *interp) method(obj any, name string, args []any) (any, bool, error) {
 		case "containskey":
 			_, ok := x.get(arg(0))
 			return ok, true, nil
+		case "get_item", "item":
+			// The indexer's accessor methods: $h.Get_Item(k), $h.Item(k).
+			v, _ := x.get(arg(0))
+			return v, true, nil
+		case "set_item":
+			x.set(arg(0), args[1])
+			return nil, true, nil
 		case "add":
 			x.set(arg(0), args[1])
 			return nil, true, nil
