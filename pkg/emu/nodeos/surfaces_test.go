@@ -56,7 +56,7 @@ var windowsSurfaces = []surface{
 	{ps("$c = Get-ComputerInfo; $c.WindowsProductName; $c.OsBuildNumber; $c.CsName"), func(n *corev1.Node, sys *program.Sys) string {
 		return n.Status.NodeInfo.OSImage + "\r\n" + build(n) + "\r\n" + strings.ToUpper(sys.Hostname) + "\r\n"
 	}},
-	{ps("(Get-NetIPAddress).IPAddress; (Get-NetIPConfiguration).IPv4Address; (Get-DnsClientServerAddress).ServerAddresses"), func(_ *corev1.Node, sys *program.Sys) string {
+	{ps("(Get-NetAdapter | Get-NetIPAddress -AddressFamily IPv4).IPAddress; (Get-NetIPConfiguration).IPv4Address; (Get-DnsClientServerAddress).ServerAddresses"), func(_ *corev1.Node, sys *program.Sys) string {
 		n := sys.Net.(podNet)
 		return n.IP + "\r\n" + n.IP + "\r\n" + n.DNSServers()[0] + "\r\n"
 	}},
