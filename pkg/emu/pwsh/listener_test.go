@@ -2,6 +2,7 @@ package pwsh
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/kubernetes/third_party/forked/golang/expansion"
 
 	"sigs.k8s.io/yaml"
 
@@ -153,7 +156,9 @@ func exampleScript(t *testing.T) string {
 			if len(cmd) != 3 || cmd[0] != "powershell.exe" || cmd[1] != "-command" {
 				t.Fatalf("the example's command changed: %q", cmd)
 			}
-			return cmd[2]
+			// The kubelet expands $(VAR) and $$ in a command before the
+			// runtime gets it.
+			return expansion.Expand(cmd[2], func(name string) string { return "$(" + name + ")" })
 		}
 	}
 	t.Fatal("no Deployment in the example")
@@ -182,11 +187,15 @@ func TestExampleWebServer(t *testing.T) {
 	s := runScript(t, fabric, text)
 	s.waitListening(t, 80)
 
-	const page = "<html><body><H1>Windows Container Web Server</H1></body></html>"
+	page := func(calls int) string {
+		return fmt.Sprintf("<html><body><H1>Windows Container Web Server</H1><p>IP 10.244.1.10 callerCount %d </body></html>", calls)
+	}
+	calls := 0
 	keep := podClient(fabric, true)
 	for n, wantReused := range []bool{false, true} {
 		resp, body, reused := fetch(t, keep, "GET", "http://10.244.1.10/", "")
-		if resp.StatusCode != 200 || body != page || resp.ContentLength != int64(len(page)) {
+		calls++
+		if resp.StatusCode != 200 || body != page(calls) || resp.ContentLength != int64(len(page(calls))) {
 			t.Errorf("keep-alive GET %d: %d %q (Content-Length %d)", n, resp.StatusCode, body, resp.ContentLength)
 		}
 		if reused != wantReused {
@@ -199,7 +208,8 @@ func TestExampleWebServer(t *testing.T) {
 	closing := podClient(fabric, false)
 	for n := 0; n < 2; n++ {
 		resp, body, _ := fetch(t, closing, "GET", "http://10.244.1.10/", "")
-		if resp.StatusCode != 200 || body != page || resp.ContentLength != int64(len(page)) {
+		calls++
+		if resp.StatusCode != 200 || body != page(calls) || resp.ContentLength != int64(len(page(calls))) {
 			t.Errorf("GET %d without keep-alive: %d %q", n, resp.StatusCode, body)
 		}
 	}
@@ -209,7 +219,7 @@ func TestExampleWebServer(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("the script took %v to stop", d)
 	}
-	if s.out != "Listening at http://*:80/\r\n" || s.errOut != "" {
+	if !strings.HasPrefix(s.out, "Listening at http://*:80/\r\n") || !strings.Contains(s.out, "< 200") || s.errOut != "" {
 		t.Errorf("output %q, errors %q", s.out, s.errOut)
 	}
 	if fabric.Listening(netip.MustParseAddrPort("10.244.1.10:80")) {
