@@ -262,7 +262,10 @@ func (i *interp) method(obj any, name string, args []any) (any, bool, error) {
 			x.set(arg(0), args[1])
 			return nil, true, nil
 		case "remove":
-			delete(x.vals, strings.ToLower(arg(0)))
+			x.remove(arg(0))
+			return nil, true, nil
+		case "clear":
+			x.keys, x.vals = nil, map[string]any{}
 			return nil, true, nil
 		}
 	case time.Time:

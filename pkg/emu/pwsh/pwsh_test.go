@@ -58,6 +58,8 @@ func TestScripts(t *testing.T) {
 		{script: "fail", code: 1},
 		{script: "Write-Output a | Out-Null; 'b'", out: "b\r\n"},
 		{script: "$a = @(1,2,3); $a.Count; $a[-1]", out: "3\r\n3\r\n"},
+		{script: "$h = @{}; $h.Set_Item('a', 1); $h.Add('b', 2); $h.Remove('A'); $h.Keys; $h.Item('b'); $h.Get_Item('a') -eq $null; $h.Clear(); $h.Count", out: "b\r\n2\r\nTrue\r\n0\r\n"},
+		{script: "$n = 0; 1..3 | % { $n += $_ }; 1..4 | Where-Object { $n++; $_ -gt 2 } | Out-Null; $n", out: "10\r\n"},
 		{script: "$h = @{a=1}; $h.a; $h['b'] = 2; $h.Count", out: "1\r\n2\r\n"},
 		{script: "'{0}-{1}' -f 'a', 5", out: "a-5\r\n"},
 		{script: "& {if ('WIN-POD' -ine \"$(hostname)\") { exit -1 }}", code: 0},

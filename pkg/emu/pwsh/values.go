@@ -55,6 +55,21 @@ func (h *hashtable) set(k string, v any) {
 	h.vals[lk] = v
 }
 
+// remove drops a key (matched without case) from the table and its order.
+func (h *hashtable) remove(k string) {
+	lk := strings.ToLower(k)
+	if _, ok := h.vals[lk]; !ok {
+		return
+	}
+	delete(h.vals, lk)
+	for i, key := range h.keys {
+		if strings.ToLower(key) == lk {
+			h.keys = append(h.keys[:i:i], h.keys[i+1:]...)
+			break
+		}
+	}
+}
+
 func (h *hashtable) get(k string) (any, bool) {
 	v, ok := h.vals[strings.ToLower(k)]
 	return v, ok
