@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/kubernetes/pkg/kubelet/util/format"
 	"k8s.io/utils/ptr"
 
 	"github.com/winkube/winkube/pkg/node/internal/cri"
@@ -115,10 +116,10 @@ func (w *podWorker) crashLoopBackOff(pod *corev1.Pod, c *ctr, t *corev1.Containe
 	c.status.LastTerminationState = corev1.ContainerState{Terminated: t}
 	c.status.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
 		Reason:  "CrashLoopBackOff",
-		Message: fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", c.crashBO.window, c.spec.Name, podDesc(pod)),
+		Message: fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", c.crashBO.window, c.spec.Name, format.Pod(pod)),
 	}}
 	w.node.recorder.Eventf(containerRef(pod, c), corev1.EventTypeWarning, "BackOff",
-		"Back-off restarting failed container %s in pod %s", c.spec.Name, podDesc(pod))
+		"Back-off restarting failed container %s in pod %s", c.spec.Name, format.Pod(pod))
 }
 
 // startContainer pulls, creates and starts one container, recording the
@@ -285,10 +286,6 @@ func shouldRestart(pod *corev1.Pod, c *ctr, code int32) bool {
 	default:
 		return true
 	}
-}
-
-func podDesc(pod *corev1.Pod) string {
-	return fmt.Sprintf("%s_%s(%s)", pod.Name, pod.Namespace, pod.UID)
 }
 
 func replaceID(msg, id, name string) string {

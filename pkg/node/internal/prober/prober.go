@@ -18,6 +18,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/kubernetes/pkg/kubelet/util/format"
 	"k8s.io/kubernetes/pkg/probe"
 	httpprobe "k8s.io/kubernetes/pkg/probe/http"
 )
@@ -99,7 +100,7 @@ func (p *Prober) HTTPHook(pod *corev1.Pod, c *corev1.Container, a *corev1.HTTPGe
 		client.CloseIdleConnections()
 	}
 	if err != nil {
-		return fmt.Errorf("HTTP lifecycle hook (%s) for Container %q in Pod %q failed - error: %v", a.Path, c.Name, pod.Name+"_"+pod.Namespace+"("+string(pod.UID)+")", err)
+		return fmt.Errorf("HTTP lifecycle hook (%s) for Container %q in Pod %q failed - error: %v", a.Path, c.Name, format.Pod(pod), err)
 	}
 	return nil
 }

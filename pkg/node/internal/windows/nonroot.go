@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/kubernetes/pkg/kubelet/util/format"
 )
 
 // RootUser is the account the Windows kubelet treats as root.
@@ -23,12 +24,12 @@ func VerifyNonRoot(pod *corev1.Pod, c *corev1.Container, imageUser string) error
 	}
 	if user := RunAsUserName(pod, c); user != "" {
 		if strings.EqualFold(user, RootUser) {
-			return fmt.Errorf("container's runAsUserName (%s) which will be regarded as root identity and will break non-root policy (pod: %q, container: %s)", user, podDesc(pod), c.Name)
+			return fmt.Errorf("container's runAsUserName (%s) which will be regarded as root identity and will break non-root policy (pod: %q, container: %s)", user, format.Pod(pod), c.Name)
 		}
 		return nil
 	}
 	if strings.EqualFold(imageUser, RootUser) {
-		return fmt.Errorf("container's runAsUser (%s) which will be regarded as root identity and will break non-root policy (pod: %q, container: %s)", imageUser, podDesc(pod), c.Name)
+		return fmt.Errorf("container's runAsUser (%s) which will be regarded as root identity and will break non-root policy (pod: %q, container: %s)", imageUser, format.Pod(pod), c.Name)
 	}
 	return nil
 }
@@ -95,9 +96,4 @@ func RunAsUserName(pod *corev1.Pod, c *corev1.Container) string {
 		podOpts = pod.Spec.SecurityContext.WindowsOptions
 	}
 	return windowsContainerConfig(c, podOpts, 1).RunAsUserName
-}
-
-// podDesc is how the kubelet names a pod in its messages.
-func podDesc(pod *corev1.Pod) string {
-	return fmt.Sprintf("%s_%s(%s)", pod.Name, pod.Namespace, pod.UID)
 }
