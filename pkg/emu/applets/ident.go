@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/netapplets"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -161,7 +162,7 @@ func hostname(ctx context.Context, p *program.Proc) int {
 	case o.has('d'):
 		_, h, _ = strings.Cut(h, ".")
 	case o.has('i'):
-		addrs, err := lookup(ctx, p, h)
+		addrs, err := netapplets.Lookup(ctx, p, h)
 		if err != nil {
 			errorf(p, "%s: Unknown host", h)
 			return 1

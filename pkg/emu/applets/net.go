@@ -2,51 +2,19 @@ package applets
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/winkube/winkube/pkg/emu/netapplets"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
-// The network applets talk only through Sys.Net; with no Net they fail as
-// on a pod with no reachable network.
-
-var errNoNet = errors.New("network is unreachable")
-
-// lookup resolves a name through the pod's DNS (an IP stays itself).
-func lookup(ctx context.Context, p *program.Proc, host string) ([]string, error) {
-	if net.ParseIP(host) != nil {
-		return []string{host}, nil
-	}
-	if p.Sys.Net == nil {
-		return nil, errNoNet
-	}
-	addrs, err := p.Sys.Net.LookupHost(ctx, host)
-	if err == nil && len(addrs) == 0 {
-		err = errors.New("no address")
-	}
-	return addrs, err
-}
-
-// clockTimeout is context.WithTimeout on the container's clock.
-func clockTimeout(ctx context.Context, p *program.Proc, d time.Duration) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(ctx)
-	if d <= 0 {
-		return ctx, cancel
-	}
-	go func() {
-		select {
-		case <-p.Sys.Clock.After(d):
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, cancel
-}
+// The network applets talk only through Sys.Net (netapplets.Lookup,
+// netapplets.ClockTimeout); with no Net they fail as on a pod with no
+// reachable network.
 
 // nameserver is the first nameserver of the container's resolv.conf.
 func nameserver(p *program.Proc) string {
@@ -82,7 +50,7 @@ func nslookup(ctx context.Context, p *program.Proc) int {
 		server = args[1]
 	}
 	fmt.Fprintf(p.Stdout, "Server:\t\t%s\nAddress:\t%s\n\n", server, net.JoinHostPort(server, "53"))
-	addrs, err := lookup(ctx, p, args[0])
+	addrs, err := netapplets.Lookup(ctx, p, args[0])
 	if err != nil {
 		fmt.Fprintf(p.Stdout, "** server can't find %s: NXDOMAIN\n\n", args[0])
 		return 1
@@ -104,7 +72,7 @@ func ping(ctx context.Context, p *program.Proc) int {
 		return 1
 	}
 	host := o.args[0]
-	addrs, err := lookup(ctx, p, host)
+	addrs, err := netapplets.Lookup(ctx, p, host)
 	if err != nil || p.Sys.Net == nil {
 		errorf(p, "bad address '%s'", host)
 		return 1
@@ -116,7 +84,7 @@ func ping(ctx context.Context, p *program.Proc) int {
 	if w, set := o.val['w']; set {
 		secs, _ := strconv.Atoi(w)
 		var cancel context.CancelFunc
-		ctx, cancel = clockTimeout(ctx, p, time.Duration(secs)*time.Second)
+		ctx, cancel = netapplets.ClockTimeout(ctx, p, time.Duration(secs)*time.Second)
 		defer cancel()
 	}
 	ip := addrs[0]

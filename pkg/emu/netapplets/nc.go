@@ -156,7 +156,7 @@ func (c *ncRun) connect(ctx context.Context) int {
 		return c.errorf("bad address '%s'", host)
 	}
 	dotted := net.JoinHostPort(ip, port)
-	dctx, cancel := clockTimeout(ctx, c.p, c.wait)
+	dctx, cancel := ClockTimeout(ctx, c.p, c.wait)
 	conn, err := c.p.Sys.Net.Dial(dctx, c.network, dotted)
 	cancel()
 	if err != nil && c.win {

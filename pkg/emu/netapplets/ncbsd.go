@@ -163,7 +163,7 @@ func (c *bsdRun) connect(ctx context.Context, host, port string) int {
 	if c.p.Sys.Net == nil {
 		return c.failed(host, ip, port, errNoNet)
 	}
-	dctx, cancel := clockTimeout(ctx, c.p, c.wait)
+	dctx, cancel := ClockTimeout(ctx, c.p, c.wait)
 	conn, err := c.p.Sys.Net.Dial(dctx, c.network, net.JoinHostPort(ip, port))
 	cancel()
 	if err != nil {

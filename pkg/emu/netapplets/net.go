@@ -19,27 +19,34 @@ import (
 
 var errNoNet = errors.New("network is unreachable")
 
-// lookup resolves a name through the pod's DNS (an IP stays itself).
-func lookup(ctx context.Context, p *program.Proc, host string) (string, error) {
+// Lookup resolves a name through the pod's DNS, every address (an IP
+// stays itself).
+func Lookup(ctx context.Context, p *program.Proc, host string) ([]string, error) {
 	if net.ParseIP(host) != nil {
-		return host, nil
+		return []string{host}, nil
 	}
 	if p.Sys.Net == nil {
-		return "", errNoNet
+		return nil, errNoNet
 	}
 	addrs, err := p.Sys.Net.LookupHost(ctx, host)
 	if err == nil && len(addrs) == 0 {
 		err = errors.New("no address")
 	}
+	return addrs, err
+}
+
+// lookup is the first address Lookup finds, the one a client dials.
+func lookup(ctx context.Context, p *program.Proc, host string) (string, error) {
+	addrs, err := Lookup(ctx, p, host)
 	if err != nil {
 		return "", err
 	}
 	return addrs[0], nil
 }
 
-// clockTimeout is context.WithTimeout on the container's clock; d <= 0
+// ClockTimeout is context.WithTimeout on the container's clock; d <= 0
 // is no limit.
-func clockTimeout(ctx context.Context, p *program.Proc, d time.Duration) (context.Context, context.CancelFunc) {
+func ClockTimeout(ctx context.Context, p *program.Proc, d time.Duration) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
 	if d <= 0 {
 		return ctx, cancel

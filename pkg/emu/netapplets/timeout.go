@@ -47,7 +47,7 @@ func Timeout(ctx context.Context, p *program.Proc) int {
 		fmt.Fprintf(p.Stderr, "timeout: invalid number '%s'\n", o.Args[0])
 		return 1
 	}
-	cctx, cancel := clockTimeout(ctx, p, d)
+	cctx, cancel := ClockTimeout(ctx, p, d)
 	defer cancel()
 	q := *p
 	q.Args = o.Args[1:]

@@ -71,7 +71,7 @@ func Wget(ctx context.Context, p *program.Proc) int {
 			return w.errorf("invalid number '%s'", t)
 		}
 		var cancel context.CancelFunc
-		ctx, cancel = clockTimeout(ctx, p, d)
+		ctx, cancel = ClockTimeout(ctx, p, d)
 		defer cancel()
 	}
 	status := 0
