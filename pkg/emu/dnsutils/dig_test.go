@@ -2,7 +2,6 @@ package dnsutils
 
 import (
 	"context"
-	"encoding/binary"
 	"io"
 	"net"
 	"net/netip"
@@ -76,7 +75,7 @@ func serveDNS(t *testing.T, f *vnet.Fabric) {
 	for _, proto := range []string{"udp", "tcp"} {
 		l, err := f.Serve(h, proto, 53, func(c net.Conn) {
 			defer c.Close()
-			buf, err := readMsg(c, proto)
+			buf, err := ReadMsg(c, proto == "tcp")
 			if err != nil {
 				return
 			}
@@ -85,10 +84,7 @@ func serveDNS(t *testing.T, f *vnet.Fabric) {
 				return
 			}
 			wire, _ := answer(t, req).Pack()
-			if proto == "tcp" {
-				wire = append(binary.BigEndian.AppendUint16(nil, uint16(len(wire))), wire...)
-			}
-			_, _ = c.Write(wire)
+			_ = WriteMsg(c, wire, proto == "tcp")
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -119,14 +119,12 @@ func roundTrip(c io.ReadWriter, proto string, m *miekg.Msg) (*miekg.Msg, error) 
 	if err != nil {
 		return nil, err
 	}
-	if proto == "tcp" {
-		wire = append(binary.BigEndian.AppendUint16(nil, uint16(len(wire))), wire...)
-	}
-	if _, err := c.Write(wire); err != nil {
+	tcp := proto == "tcp"
+	if err := WriteMsg(c, wire, tcp); err != nil {
 		return nil, err
 	}
 	for {
-		buf, err := readMsg(c, proto)
+		buf, err := ReadMsg(c, tcp)
 		if err != nil {
 			return nil, err
 		}
@@ -138,8 +136,10 @@ func roundTrip(c io.ReadWriter, proto string, m *miekg.Msg) (*miekg.Msg, error) 
 	}
 }
 
-func readMsg(c io.Reader, proto string) ([]byte, error) {
-	if proto != "tcp" {
+// ReadMsg reads one DNS message in wire format: a datagram over UDP, a
+// two-byte length and the message over TCP (RFC 1035 4.2.2).
+func ReadMsg(c io.Reader, tcp bool) ([]byte, error) {
+	if !tcp {
 		buf := make([]byte, miekg.MaxMsgSize)
 		n, err := c.Read(buf)
 		return buf[:n], err
@@ -151,4 +151,14 @@ func readMsg(c io.Reader, proto string) ([]byte, error) {
 	buf := make([]byte, binary.BigEndian.Uint16(size[:]))
 	_, err := io.ReadFull(c, buf)
 	return buf, err
+}
+
+// WriteMsg writes one DNS message in wire format, framed as ReadMsg
+// reads it.
+func WriteMsg(w io.Writer, wire []byte, tcp bool) error {
+	if tcp {
+		wire = append(binary.BigEndian.AppendUint16(nil, uint16(len(wire))), wire...)
+	}
+	_, err := w.Write(wire)
+	return err
 }
