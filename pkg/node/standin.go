@@ -63,7 +63,7 @@ func cannotFollow(pod *corev1.Pod, c *ctr, l *launchSpec, what string) (*launchS
 		cfg := standin.Config{Image: c.spec.Image, Why: what, Ports: standInPorts(&c.spec)}
 		l.standIn = standin.Main(cfg)
 		l.why = fmt.Sprintf("winkube does not run %s; a stand-in runs in its place and listens on %s (annotation %s: %s or %s CODE instead)",
-			what, portsText(cfg.Ports), AnnotationUnknownProgram, modeIdle, modeExit)
+			what, standin.PortList(cfg.Ports), AnnotationUnknownProgram, modeIdle, modeExit)
 	default:
 		l.why = fmt.Sprintf("winkube does not run %s, so the container runs as its pod's annotations %s and %s say", what, AnnotationRunSeconds, AnnotationExitCode)
 	}
@@ -106,16 +106,4 @@ func standInPorts(c *corev1.Container) []standin.Port {
 		}
 	}
 	return out
-}
-
-// portsText lists ports as the Emulated event says them.
-func portsText(ports []standin.Port) string {
-	if len(ports) == 0 {
-		return "no port (the container declares none)"
-	}
-	parts := make([]string, len(ports))
-	for i, p := range ports {
-		parts[i] = fmt.Sprintf("%d/%s", p.Number, p.Protocol)
-	}
-	return strings.Join(parts, ", ")
 }

@@ -55,7 +55,7 @@ func Main(cfg Config) program.Main {
 		if !ok {
 			return program.Forever
 		}
-		fmt.Fprintf(p.Stdout, "winkube stand-in for %s (%s): listening on %s\n", cfg.Image, cfg.Why, portList(cfg.Ports))
+		fmt.Fprintf(p.Stdout, "winkube stand-in for %s (%s): listening on %s\n", cfg.Image, cfg.Why, PortList(cfg.Ports))
 		for _, port := range cfg.Ports {
 			network := strings.ToLower(port.Protocol)
 			if network == "" || network == "sctp" {
@@ -73,13 +73,15 @@ func Main(cfg Config) program.Main {
 	}
 }
 
-func portList(ports []Port) string {
+// PortList is the ports as the stand-in and its Emulated event name
+// them: "9182/TCP, 53/UDP".
+func PortList(ports []Port) string {
 	if len(ports) == 0 {
-		return "no ports (the pod declares none)"
+		return "no port (the container declares none)"
 	}
-	var parts []string
-	for _, p := range ports {
-		parts = append(parts, fmt.Sprintf("%d/%s", p.Number, strings.ToUpper(orTCP(p.Protocol))))
+	parts := make([]string, len(ports))
+	for i, p := range ports {
+		parts[i] = fmt.Sprintf("%d/%s", p.Number, strings.ToUpper(orTCP(p.Protocol)))
 	}
 	return strings.Join(parts, ", ")
 }
