@@ -103,13 +103,18 @@ func (r Runtime) PullImage(img imageinfo.Image) (Pulled, error) {
 	if err != nil {
 		return Pulled{}, &PullError{Message: r.noMatchMessage(img)}
 	}
+	return pulled(img, p), nil
+}
+
+// pulled is the pull of img's entry p.
+func pulled(img imageinfo.Image, p imageinfo.Platform) Pulled {
 	return Pulled{
 		Ref:      img.Ref(),
 		ImageID:  img.Repository + "@sha256:" + digestOf(img.Ref()),
 		Size:     imageSize(img),
 		Duration: pullDuration(img.Ref()),
 		Platform: p,
-	}, nil
+	}
 }
 
 // PullUnverified is the pull of an image whose platforms nobody can tell
@@ -120,13 +125,7 @@ func (r Runtime) PullUnverified(img imageinfo.Image) Pulled {
 	if !r.Build.IsZero() {
 		p.OSVersion = r.Build.String()
 	}
-	return Pulled{
-		Ref:      img.Ref(),
-		ImageID:  img.Repository + "@sha256:" + digestOf(img.Ref()),
-		Size:     imageSize(img),
-		Duration: pullDuration(img.Ref()),
-		Platform: p,
-	}
+	return pulled(img, p)
 }
 
 // UnresolvedMessage words a pull of an image whose reference could not be
