@@ -136,18 +136,25 @@ func allowed(ctx context.Context, list func(metav1.ListOptions) error) bool {
 
 // Model is the checker of the cluster as the informers see it now.
 func (r *Router) Model() *reach.Checker {
+	c, _ := r.build()
+	return c
+}
+
+// build is the model and the cluster DNS records of the informers' view
+// now, rebuilt only when an informer event came since the last build.
+func (r *Router) build() (*reach.Checker, *dns.Records) {
 	gen := r.gen.Load()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.checker != nil && r.builtAt == gen {
-		return r.checker
+		return r.checker, r.records
 	}
 	s := r.snapshot()
 	records := reach.ClusterRecords(s, ClusterDomain)
 	c := reach.New(network.Build(s), records)
 	c.Pick = pickBackend
 	r.checker, r.records, r.builtAt = c, records, gen
-	return c
+	return c, records
 }
 
 // AnswerDNS answers one DNS message (wire format) from the cluster's
@@ -158,10 +165,7 @@ func (r *Router) AnswerDNS(query []byte, tcp bool) ([]byte, error) {
 	if err := req.Unpack(query); err != nil {
 		return nil, fmt.Errorf("unpack DNS query: %w", err)
 	}
-	r.Model()
-	r.mu.Lock()
-	records := r.records
-	r.mu.Unlock()
+	_, records := r.build()
 	return records.Reply(req, dns.ReplySize(req, tcp)).Pack()
 }
 
