@@ -33,21 +33,10 @@ func TestNodeReadsImagesFromRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &v1alpha1.Cluster{NodePools: []v1alpha1.NodePool{{Name: "reg2019", OS: v1alpha1.OSWindows, Release: "2019", Count: ptr.To(1), Taints: []corev1.Taint{}}}}
-	v1alpha1.SetDefaults(c)
-	c.Network.ManagementCIDR = "10.127.140.0/24"
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	a, err := Start(ctx, Options{Config: restConfig, Cluster: c, Images: resolver})
-	if err != nil {
-		t.Fatalf("start agent: %v", err)
-	}
+	pool := v1alpha1.NodePool{Name: "reg2019", OS: v1alpha1.OSWindows, Release: "2019", Count: ptr.To(1), Taints: []corev1.Taint{}}
+	a := startPoolWith(t, pool, "10.127.140.0/24", Options{Images: resolver})
 	defer a.Close()
-	select {
-	case <-a.Ready():
-	case <-ctx.Done():
-		t.Fatal("node not Ready within a minute")
-	}
+	ctx := context.Background()
 
 	ns := newNamespace(t)
 	secret := &corev1.Secret{

@@ -21,12 +21,19 @@ import (
 // startPool starts a separate agent with one untainted pool of one node.
 func startPool(t *testing.T, pool v1alpha1.NodePool, mgmt string) *Agent {
 	t.Helper()
+	return startPoolWith(t, pool, mgmt, Options{})
+}
+
+// startPoolWith is startPool with the agent's other options o.
+func startPoolWith(t *testing.T, pool v1alpha1.NodePool, mgmt string, o Options) *Agent {
+	t.Helper()
 	c := &v1alpha1.Cluster{NodePools: []v1alpha1.NodePool{pool}}
 	v1alpha1.SetDefaults(c)
 	c.Network.ManagementCIDR = mgmt
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	a, err := Start(ctx, Options{Config: restConfig, Cluster: c})
+	o.Config, o.Cluster = restConfig, c
+	a, err := Start(ctx, o)
 	if err != nil {
 		t.Fatalf("start agent: %v", err)
 	}

@@ -38,23 +38,9 @@ func TestUnknownImagePulledUnverified(t *testing.T) {
 // rule: IMG-3
 func TestUnknownImageStrictFailsPull(t *testing.T) {
 	needCluster(t)
-	strict := &v1alpha1.Cluster{NodePools: []v1alpha1.NodePool{{
-		Name: "strict2022", OS: v1alpha1.OSWindows, Release: "2022", Count: ptr.To(1), Taints: []corev1.Taint{},
-	}}}
-	v1alpha1.SetDefaults(strict)
-	strict.Network.ManagementCIDR = "10.127.132.0/24"
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	a, err := Start(ctx, Options{Config: restConfig, Cluster: strict, UnknownImages: UnknownImagesStrict})
-	if err != nil {
-		t.Fatalf("start strict agent: %v", err)
-	}
+	pool := v1alpha1.NodePool{Name: "strict2022", OS: v1alpha1.OSWindows, Release: "2022", Count: ptr.To(1), Taints: []corev1.Taint{}}
+	a := startPoolWith(t, pool, "10.127.132.0/24", Options{UnknownImages: UnknownImagesStrict})
 	defer a.Close()
-	select {
-	case <-a.Ready():
-	case <-ctx.Done():
-		t.Fatal("strict node not Ready within a minute")
-	}
 	ns := newNamespace(t)
 	createPod(t, ns, simplePod("agent", "strict2022-1", unknownImage))
 	p := waitPod(t, ns, "agent", 30*time.Second, "ErrImagePull", func(p *corev1.Pod) bool {
@@ -65,7 +51,7 @@ func TestUnknownImageStrictFailsPull(t *testing.T) {
 	if !strings.Contains(msg, `failed to resolve reference "`+unknownImage+`"`) {
 		t.Errorf("strict pull: %q", msg)
 	}
-	if _, err := Start(ctx, Options{Config: restConfig, Cluster: strict, UnknownImages: "lenient"}); err == nil || !strings.Contains(err.Error(), `--image-resolution "lenient"`) {
+	if _, err := Start(context.Background(), Options{Config: restConfig, Cluster: cluster, UnknownImages: "lenient"}); err == nil || !strings.Contains(err.Error(), `--image-resolution "lenient"`) {
 		t.Errorf("bad mode: %v", err)
 	}
 	_ = client.CoreV1().Nodes().Delete(context.Background(), "strict2022-1", metav1.DeleteOptions{})
