@@ -1,6 +1,7 @@
 package node
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"net/url"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/winkube/winkube/pkg/emu/vnet"
 
@@ -62,6 +64,10 @@ type Options struct {
 	// nor a registry can answer for: UnknownImagesUnverified (the
 	// default, "") or UnknownImagesStrict.
 	UnknownImages string
+
+	// syncPeriod replaces the kubelet's sync period (volumesync.go) in
+	// tests, which cannot wait a minute for a volume to follow its object.
+	syncPeriod time.Duration
 }
 
 // Agent runs the emulated nodes of one cluster config in this process.
@@ -106,6 +112,9 @@ type Agent struct {
 	images     imageinfo.Resolver
 	// unknownImages is Options.UnknownImages (images.go).
 	unknownImages string
+	// syncPeriod is how often a running pod's volumes are written again
+	// from their sources (volumesync.go).
+	syncPeriod time.Duration
 
 	// readyMu guards readyNodes and allReady (nodeSeen).
 	readyMu    sync.Mutex
@@ -192,6 +201,7 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 		images:   o.Images,
 
 		unknownImages: o.UnknownImages,
+		syncPeriod:    cmp.Or(o.syncPeriod, volumeSyncPeriod),
 
 		readyNodes: map[string]bool{},
 	}

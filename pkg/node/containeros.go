@@ -30,7 +30,7 @@ func (w *podWorker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled
 	img, known := imageConfig(c.spec.Image, win)
 	cmd, _ := imageinfo.DefaultCommand(c.spec.Image)
 	node := w.node.kubeletNode()
-	env, err := kubeletenv.Env(ctx, w.node.agent.objects(), pod, &c.spec, node, img, w.podIPs())
+	env, err := kubeletenv.Env(ctx, w.objects(), pod, &c.spec, node, img, w.podIPs())
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,12 @@ import (
 // does through winkube's egress proxy: by node name and port 10250.
 func kubeletClient(t testing.TB) *http.Client {
 	t.Helper()
+	return kubeletClientOf(t, agent)
+}
+
+// kubeletClientOf reaches the kubelets of the nodes of agent a.
+func kubeletClientOf(t testing.TB, agent *Agent) *http.Client {
+	t.Helper()
 	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, // as the apiserver without --kubelet-certificate-authority
 		DialContext: func(_ context.Context, _, addr string) (net.Conn, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/emu/vnet"
 	"github.com/winkube/winkube/pkg/node/internal/admission"
+	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
 	winos "github.com/winkube/winkube/pkg/node/internal/windows"
 )
 
@@ -89,6 +90,13 @@ type podWorker struct {
 	// vols are the pod's volumes as its containers see them (guarded by
 	// mu: a program's first file access makes them).
 	vols map[string]*vfs.Volume
+	// volFiles is what the atomic writer last wrote in each of vols made
+	// from API objects (guarded by mu); volumeSync (volumesync.go)
+	// compares the objects' current content with it.
+	volFiles   map[string]kubeletenv.Files
+	volumeSync volumeSync
+	// tokens are the pod's service account tokens (volumesync.go).
+	tokens tokenCache
 	// written is the last status this worker wrote, server what the API
 	// returned for it (the base of the next patch), and unwritten a
 	// status whose write failed and is to be tried again.
@@ -190,6 +198,7 @@ func (w *podWorker) step(ctx context.Context) time.Time {
 		return w.retryUnwritten(ctx)
 	}
 	w.syncPod(ctx, pod)
+	w.syncVolumes(ctx, pod)
 	w.dropAbandonedPause()
 	if w.paused() {
 		// As the blocking sleep did, a pause holds the status back until
@@ -285,6 +294,7 @@ func (w *podWorker) nextWake() time.Time {
 	consider(w.resyncAt)
 	consider(w.activeDeadline())
 	consider(w.resizeWake())
+	consider(w.volumeSyncWake())
 	return next
 }
 

@@ -125,7 +125,13 @@ func TestExec(t *testing.T) {
 // API, over SPDY.
 func execIn(t testing.TB, ns, pod, node string, cmd []string, stdin string) (string, error) {
 	t.Helper()
-	rt, err := spdy.NewRoundTripperWithConfig(spdy.RoundTripperConfig{UpgradeTransport: kubeletClient(t).Transport})
+	return execOn(t, agent, ns, pod, node, cmd, stdin)
+}
+
+// execOn is execIn on a node of agent a.
+func execOn(t testing.TB, a *Agent, ns, pod, node string, cmd []string, stdin string) (string, error) {
+	t.Helper()
+	rt, err := spdy.NewRoundTripperWithConfig(spdy.RoundTripperConfig{UpgradeTransport: kubeletClientOf(t, a).Transport})
 	if err != nil {
 		t.Fatal(err)
 	}

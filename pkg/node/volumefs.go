@@ -9,6 +9,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/imageinfo"
+	"github.com/winkube/winkube/pkg/node/internal/atomicwrite"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
 )
 
@@ -37,9 +38,10 @@ func (w *podWorker) podVolume(ctx context.Context, pod *corev1.Pod, name string)
 		v = w.node.agent.claimVolume(pod.Namespace, vol.PersistentVolumeClaim.ClaimName)
 	case kubeletenv.FromAPIObjects(kind):
 		v = vfs.NewVolumeWith(vfs.VolumeOptions{Memory: w.ramBacked(kind)})
-		files, err := kubeletenv.VolumeFiles(ctx, w.node.agent.objects(), pod, vol, w.node.kubeletNode(), w.clock.Now())
+		files, err := kubeletenv.VolumeFiles(ctx, w.objects(), pod, vol, w.node.kubeletNode(), w.clock.Now())
 		if err == nil {
-			writeAtomic(v, files)
+			atomicwrite.Write(v, files)
+			w.setVolFiles(name, files)
 		}
 		// An object that went missing after the mount step leaves the
 		// volume empty, as a kubelet keeps the last content it wrote.
@@ -82,6 +84,7 @@ func (w *podWorker) dropAPIVolumes() {
 	for _, vol := range pod.Spec.Volumes {
 		if kubeletenv.FromAPIObjects(kubeletenv.VolumeKind(vol)) {
 			delete(w.vols, vol.Name)
+			delete(w.volFiles, vol.Name)
 		}
 	}
 }
@@ -109,61 +112,6 @@ func findVolume(pod *corev1.Pod, name string) (corev1.Volume, bool) {
 		}
 	}
 	return corev1.Volume{}, false
-}
-
-// writeAtomic lays files out as the atomic writer does: the files in a
-// timestamped directory, ..data pointing at it, and a symlink per
-// top-level name.
-func writeAtomic(v *vfs.Volume, files kubeletenv.Files) {
-	if files.RootMode != 0 {
-		_ = v.Chmod("", files.RootMode)
-	}
-	_ = v.MkdirAll(files.TimestampDir, files.DirMode)
-	for _, f := range files.Entries {
-		rel := path.Join(files.TimestampDir, f.Path)
-		if dir := path.Dir(rel); dir != files.TimestampDir {
-			_ = v.MkdirAll(dir, files.DirMode)
-		}
-		_ = v.WriteFile(rel, f.Data, f.Mode)
-		if f.UID != nil {
-			_ = v.Chown(rel, *f.UID, gidOr(files.GID, 0))
-		}
-	}
-	_ = v.Symlink(files.TimestampDir, "..data")
-	for _, top := range files.Top {
-		_ = v.Symlink(path.Join("..data", top), top)
-	}
-	if files.GID != nil {
-		chownTree(v, *files.GID)
-	}
-}
-
-func gidOr(p *int64, def int64) int64 {
-	if p == nil {
-		return def
-	}
-	return *p
-}
-
-// chownTree gives every entry of the volume the fsGroup.
-func chownTree(v *vfs.Volume, gid int64) {
-	var walk func(rel string)
-	walk = func(rel string) {
-		_ = v.Chown(rel, 0, gid)
-		entries, err := v.FS().ReadDir(v.FS().Abs("/", rel))
-		if err != nil {
-			return
-		}
-		for _, e := range entries {
-			child := path.Join(rel, e.Name())
-			if e.IsDir() {
-				walk(child)
-			} else {
-				_ = v.Chown(child, 0, gid)
-			}
-		}
-	}
-	walk("")
 }
 
 // hostPath is the node's own filesystem and the path in it a hostPath
