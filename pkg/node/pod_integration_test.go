@@ -12,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -487,4 +488,30 @@ func TestRunAsNonRootRefusesContainerAdministrator(t *testing.T) {
 			}
 		}
 	}
+}
+
+// rule: KLT-11: the seed's RuntimeClass (handler docker) on a containerd
+// node fails the sandbox in containerd's words, and the pod stays
+// ContainerCreating; the process-isolation handler starts it.
+func TestRuntimeClassHandlerTheRuntimeLacks(t *testing.T) {
+	needCluster(t)
+	ns := newNamespace(t)
+	ctx := context.Background()
+	for _, handler := range []string{"docker", "runhcs-wcow-process"} {
+		rc := &nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + handler}, Handler: handler}
+		if _, err := client.NodeV1().RuntimeClasses().Create(ctx, rc, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = client.NodeV1().RuntimeClasses().Delete(ctx, rc.Name, metav1.DeleteOptions{}) })
+		pod := simplePod(handler, "win2019-1", iis2019)
+		pod.Spec.RuntimeClassName = &rc.Name
+		createPod(t, ns, pod)
+	}
+	waitEvent(t, ns, "docker", "FailedCreatePodSandBox",
+		`Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "docker" is configured`, 30*time.Second)
+	p, _ := client.CoreV1().Pods(ns).Get(ctx, "docker", metav1.GetOptions{})
+	if p.Status.Phase != corev1.PodPending || waitingReason(p, "main") != "ContainerCreating" {
+		t.Errorf("phase %s, waiting %q: want Pending, ContainerCreating", p.Status.Phase, waitingReason(p, "main"))
+	}
+	waitPod(t, ns, "runhcs-wcow-process", 60*time.Second, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
 }

@@ -7,6 +7,11 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	nodev1 "k8s.io/api/node/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/winkube/winkube/pkg/node/internal/cri"
 	"github.com/winkube/winkube/pkg/node/internal/podnet"
@@ -28,7 +33,11 @@ func (w *podWorker) createSandbox(ctx context.Context, pod *corev1.Pod) bool {
 		}
 	}
 	sandboxID := cri.NewID(string(pod.UID) + "/sandbox")
-	if err := w.node.spec.host.Runtime().RunSandbox(w.sandboxImage(pod), sandboxID); err != nil {
+	handler, err := w.runtimeHandler(ctx, pod)
+	if err == nil {
+		err = w.node.spec.host.Runtime().RunSandbox(w.sandboxImage(pod), sandboxID, handler)
+	}
+	if err != nil {
 		w.node.recorder.Eventf(pod, corev1.EventTypeWarning, "FailedCreatePodSandBox", "Failed to create pod sandbox: %v", err)
 		w.sandboxRetryAt = syncRetryAt(now)
 		return false
@@ -58,4 +67,23 @@ func (w *podWorker) sandboxImage(pod *corev1.Pod) string {
 		return img
 	}
 	return w.node.spec.pauseImage()
+}
+
+// runtimeHandler is the handler of the pod's RuntimeClass, looked up as
+// the kubelet's runtimeclass manager does when it creates the sandbox
+// (KLT-11): a class deleted since the pod was admitted fails the sandbox
+// with the lister's NotFound.
+func (w *podWorker) runtimeHandler(ctx context.Context, pod *corev1.Pod) (string, error) {
+	name := ptr.Deref(pod.Spec.RuntimeClassName, "")
+	if name == "" {
+		return "", nil
+	}
+	rc, err := w.node.agent.client.NodeV1().RuntimeClasses().Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return "", apierrors.NewNotFound(nodev1.Resource("runtimeclass"), name)
+	}
+	if err != nil {
+		return "", fmt.Errorf("failed to lookup RuntimeClass %s: %v", name, err)
+	}
+	return rc.Handler, nil
 }

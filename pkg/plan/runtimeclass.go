@@ -13,13 +13,6 @@ import (
 	"github.com/winkube/winkube/pkg/windows"
 )
 
-// Runtime handlers: containerd's Windows process-isolation runtime, and
-// the name seed 003 gives Docker's.
-const (
-	handlerContainerd = "runhcs-wcow-process"
-	handlerDocker     = "docker"
-)
-
 // RuntimeClasses are PLAN-6's RuntimeClasses, one per Windows build of the
 // plan's nodes: the runtime's handler, a nodeSelector on os, arch and
 // windows-build (SCH-1) and a toleration for the Windows taint (SCH-3).
@@ -33,10 +26,7 @@ func (p *Plan) RuntimeClasses() []*nodev1.RuntimeClass {
 		seen[n.Build] = true
 		b, _ := n.pool.WindowsBuild()
 		r, _ := windows.ReleaseByBuild(b.Build)
-		handler := handlerContainerd
-		if n.pool.Runtime == v1alpha1.RuntimeDocker {
-			handler = handlerDocker
-		}
+		handler := windows.RuntimeHandlers(n.pool.Runtime, v1alpha1.OSWindows)[0] // KLT-11
 		out = append(out, &nodev1.RuntimeClass{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "node.k8s.io/v1", Kind: "RuntimeClass"},
 			ObjectMeta: metav1.ObjectMeta{Name: "windows-" + strings.ToLower(r.Name())},

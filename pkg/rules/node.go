@@ -72,4 +72,12 @@ var kltRules = []Rule{
 		Text: "Windows nodes run containerd 1.4 or later (stable since Kubernetes 1.20), Docker EE 19.03 or later through dockershim (gone in 1.24), or the Mirantis Container Runtime. " +
 			"Which one a node runs decides LIM-7 and LIM-14.",
 		Commands: []string{Lint, Plan, Up}},
+	{ID: "KLT-11", Title: "a RuntimeClass's handler must be one the node's runtime has",
+		Text: "The kubelet passes the handler of the pod's RuntimeClass to the runtime when it creates the sandbox. " +
+			"containerd knows the runtimes of its configuration: by default `runhcs-wcow-process` (process isolation) on Windows and `runc` on Linux; " +
+			"Hyper-V isolation (`runhcs-wcow-hypervisor`) exists only where the node's containerd configuration adds it. " +
+			"cri-dockerd accepts `docker` alone, the name seed 003's RuntimeClass uses. " +
+			"Any other handler fails the sandbox: `FailedCreatePodSandBox` with containerd's `failed to get sandbox runtime: no runtime for \"<handler>\" is configured` " +
+			"(or cri-dockerd's `RuntimeHandler \"<handler>\" not supported`), retried at every sync while the pod stays `ContainerCreating`.",
+		Commands: []string{Up}},
 }

@@ -1,6 +1,8 @@
 package windows
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -167,4 +169,41 @@ func GracePeriod(runtime string, requested int64) int64 {
 func IsDocker(runtime string) bool {
 	r := strings.ToLower(strings.TrimSpace(runtime))
 	return r == RuntimeDocker || strings.HasPrefix(r, "docker://")
+}
+
+// Runtime handlers of the default configurations (KLT-11): containerd's
+// process-isolation runtime on Windows and runc on Linux; the one name
+// cri-dockerd accepts.
+const (
+	HandlerProcess = "runhcs-wcow-process"
+	HandlerRunc    = "runc"
+	HandlerDocker  = "docker"
+)
+
+// RuntimeHandlers are the RuntimeClass handlers a node's runtime accepts
+// as configured by default (KLT-11); the empty handler, the default
+// runtime, is always accepted.
+func RuntimeHandlers(runtime, os string) []string {
+	switch {
+	case IsDocker(runtime):
+		return []string{HandlerDocker}
+	case os == "windows":
+		return []string{HandlerProcess}
+	default:
+		return []string{HandlerRunc}
+	}
+}
+
+// HandlerError is the runtime's refusal of a sandbox whose RuntimeClass
+// handler it has no runtime for (KLT-11), as the kubelet's
+// FailedCreatePodSandBox event carries it; "" when the handler is one
+// the runtime has.
+func HandlerError(runtime, os, handler string) string {
+	if handler == "" || slices.Contains(RuntimeHandlers(runtime, os), handler) {
+		return ""
+	}
+	if IsDocker(runtime) {
+		return fmt.Sprintf("rpc error: code = Unknown desc = RuntimeHandler %q not supported", handler)
+	}
+	return fmt.Sprintf("rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for %q is configured", handler)
 }

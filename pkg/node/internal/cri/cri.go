@@ -233,16 +233,24 @@ func (r Runtime) hcsMismatch(id string) string {
 	return fmt.Sprintf("failed to create containerd task: failed to create shim task: hcs::CreateComputeSystem %s: The container operating system does not match the host operating system.: unknown", id)
 }
 
-// RunSandbox pulls and starts the pause image of a pod sandbox (IMG-5,
+// RunSandbox pulls and starts the pause image of a pod sandbox with the
+// RuntimeClass handler handler ("" the default runtime; KLT-11, IMG-5,
 // TS-11). The returned message is what the kubelet puts after "Failed to
 // create pod sandbox: ".
-func (r Runtime) RunSandbox(pauseImage, sandboxID string) error {
+func (r Runtime) RunSandbox(pauseImage, sandboxID, handler string) error {
+	refused := windows.HandlerError(r.Name, r.OS, handler)
+	if refused != "" && r.Name == Docker {
+		return &SandboxError{Message: refused} // cri-dockerd checks before anything else
+	}
 	pulled, err := r.Pull(pauseImage)
 	if err != nil {
 		if r.Name == Docker {
 			return &SandboxError{Message: fmt.Sprintf("rpc error: code = Unknown desc = failed pulling image %q: %s", pauseImage, rpcDesc(err.Error()))}
 		}
 		return &SandboxError{Message: fmt.Sprintf("rpc error: code = Unknown desc = failed to get sandbox image %q: failed to pull image %q: %s", pauseImage, pauseImage, rpcDesc(err.Error()))}
+	}
+	if refused != "" {
+		return &SandboxError{Message: refused} // containerd ensures the image first
 	}
 	if err := r.StartContainer(pulled, sandboxID); err != nil {
 		if r.Name == Docker {

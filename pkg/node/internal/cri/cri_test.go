@@ -44,10 +44,41 @@ func TestPullOfMissingImage(t *testing.T) {
 // rule: IMG-5: a sandbox image that does not exist leaves the pod without a
 // sandbox, with containerd's resolver error after the kubelet's prefix.
 func TestSandboxOfMissingPauseImage(t *testing.T) {
-	err := containerd2019.RunSandbox("mcr.microsoft.com/windows/nanoserver:nosuchtag", "sb")
+	err := containerd2019.RunSandbox("mcr.microsoft.com/windows/nanoserver:nosuchtag", "sb", "")
 	want := `rpc error: code = Unknown desc = failed to get sandbox image "mcr.microsoft.com/windows/nanoserver:nosuchtag": failed to pull image "mcr.microsoft.com/windows/nanoserver:nosuchtag": failed to pull and unpack image "mcr.microsoft.com/windows/nanoserver:nosuchtag": failed to resolve reference`
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("RunSandbox = %v, want prefix %s", err, want)
+	}
+}
+
+// rule: KLT-11: a RuntimeClass handler the runtime has no runtime for
+// fails the sandbox in containerd's or cri-dockerd's words; the default
+// handlers and the empty one start it.
+func TestSandboxRuntimeHandler(t *testing.T) {
+	pause := "registry.k8s.io/pause:3.10"
+	linux := Runtime{Name: Containerd, OS: "linux", Arch: "amd64"}
+	for _, tc := range []struct {
+		rt            Runtime
+		pause         string
+		handler, want string
+	}{
+		{containerd2019, "mcr.microsoft.com/oss/kubernetes/pause:3.6", "docker", `rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "docker" is configured`},
+		{containerd2019, "mcr.microsoft.com/oss/kubernetes/pause:3.6", "runhcs-wcow-hypervisor", `rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "runhcs-wcow-hypervisor" is configured`},
+		{containerd2019, "mcr.microsoft.com/oss/kubernetes/pause:3.6", "runhcs-wcow-process", ""},
+		{containerd2019, "mcr.microsoft.com/oss/kubernetes/pause:3.6", "", ""},
+		{docker2019, "mcr.microsoft.com/oss/kubernetes/pause:3.6", "docker", ""},
+		{docker2019, "mcr.microsoft.com/oss/kubernetes/pause:3.6", "runhcs-wcow-process", `rpc error: code = Unknown desc = RuntimeHandler "runhcs-wcow-process" not supported`},
+		{linux, pause, "runc", ""},
+		{linux, pause, "kata", `rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "kata" is configured`},
+	} {
+		err := tc.rt.RunSandbox(tc.pause, "sb", tc.handler)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%s/%s RunSandbox(handler %q) = %q, want %q", tc.rt.Name, tc.rt.OS, tc.handler, got, tc.want)
+		}
 	}
 }
 
