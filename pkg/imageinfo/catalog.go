@@ -201,6 +201,12 @@ func buildCatalog() map[string]repoEntry {
 		"registry.example.com/windows/app":     {kind: windowsRepo, single: true},
 		"docker.io/sigwindowstools/flannel":    {kind: hostProcessRepo},
 		"docker.io/sigwindowstools/kube-proxy": {kind: hostProcessRepo},
+		// windows_exporter's release workflow builds windows/amd64 alone
+		// with buildx FROM the HostProcess base image (its Dockerfile), no
+		// per-release variants, and pushes it to three registries.
+		"ghcr.io/prometheus-community/windows-exporter":  {kind: hostProcessRepo},
+		"docker.io/prometheuscommunity/windows-exporter": {kind: hostProcessRepo},
+		"quay.io/prometheuscommunity/windows-exporter":   {kind: hostProcessRepo},
 	}
 	for _, name := range e2eImages {
 		c["registry.k8s.io/e2e-test-images/"+name] = repoEntry{kind: linuxRepo, linux: e2ePlatforms}

@@ -69,7 +69,14 @@ var defaultCommands = map[string]Command{
 	"docker.io/flannel/flannel-cni-plugin":       {Cmd: []string{"/bin/sh"}, Files: []string{"/flannel"}},
 	"ghcr.io/flannel-io/flannel-cni-plugin":      {Cmd: []string{"/bin/sh"}, Files: []string{"/flannel"}},
 	"mcr.microsoft.com/dotnet/framework/samples": iisMonitor,
+	// windows_exporter's Dockerfile: COPY to /windows_exporter.exe,
+	// ENTRYPOINT ["windows_exporter.exe"].
+	"ghcr.io/prometheus-community/windows-exporter":  windowsExporter,
+	"docker.io/prometheuscommunity/windows-exporter": windowsExporter,
+	"quay.io/prometheuscommunity/windows-exporter":   windowsExporter,
 }
+
+var windowsExporter = Command{Entrypoint: []string{"windows_exporter.exe"}, Files: []string{`/windows_exporter.exe`}}
 
 // DefaultCommand returns the default command of a catalog image; ok is
 // false when the catalog does not know it.

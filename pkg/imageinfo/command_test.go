@@ -27,3 +27,14 @@ func TestDefaultCommand(t *testing.T) {
 		t.Error("an image outside the catalog has a default command")
 	}
 }
+
+// windows-exporter's image runs windows_exporter.exe, as its Dockerfile's
+// ENTRYPOINT says, in every registry it is pushed to.
+func TestWindowsExporterEntrypoint(t *testing.T) {
+	for _, ref := range []string{"ghcr.io/prometheus-community/windows-exporter:0.31.8", "prometheuscommunity/windows-exporter:0.31.8", "quay.io/prometheuscommunity/windows-exporter:latest"} {
+		c, ok := DefaultCommand(ref)
+		if !ok || len(c.Entrypoint) != 1 || c.Entrypoint[0] != "windows_exporter.exe" {
+			t.Errorf("%s: %v %v", ref, c, ok)
+		}
+	}
+}

@@ -15,6 +15,7 @@ func TestHostProcessImagesRunOnAnyBuild(t *testing.T) {
 		"sigwindowstools/kube-proxy:v1.36.3-flannel-hostprocess",
 		"docker.io/sigwindowstools/flannel:v0.26.7-hostprocess",
 		"mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image:v1.0.0",
+		"ghcr.io/prometheus-community/windows-exporter:0.31.8",
 	} {
 		img := Lookup(ref)
 		if !img.Known {

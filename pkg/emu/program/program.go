@@ -147,6 +147,11 @@ type Sys struct {
 	// OS is what the OS says about itself (ver, uname, the registry):
 	// the node's facts.
 	OS OSInfo
+	// Machine reports the node's hardware, load, services and containers
+	// now, as the node's performance counters and runtime do; nil when
+	// the emulation has nothing to report (a program then leaves out
+	// what it would have read from them).
+	Machine func() MachineStats
 }
 
 // User is the identity of a container's processes.

@@ -28,7 +28,7 @@ func init() {
 		"restart-service add-type get-computeprocess get-eventlog " +
 		"get-winevent register-scheduledtask new-psdrive get-acl set-acl restart-computer stop-computer " +
 		"install-windowsfeature get-windowsfeature convertto-json convertfrom-json import-module " +
-		"set-executionpolicy get-counter new-netfirewallrule enable-psremoting get-credential " +
+		"set-executionpolicy get-counter enable-psremoting get-credential " +
 		"start-transcript stop-process wait-process") {
 		knownCmdlets[n] = true
 	}

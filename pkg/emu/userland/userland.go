@@ -20,6 +20,7 @@ import (
 	"github.com/winkube/winkube/pkg/emu/selfimage"
 	"github.com/winkube/winkube/pkg/emu/sh"
 	"github.com/winkube/winkube/pkg/emu/winexe"
+	"github.com/winkube/winkube/pkg/emu/winexporter"
 	"github.com/winkube/winkube/pkg/imageinfo"
 )
 
@@ -53,7 +54,7 @@ func daemonsTable() map[string]program.Main    { return daemonProgs }
 // Windows tools and (Server Core) PowerShell; Linux images a busybox or
 // coreutils userland with a shell; the e2e test images agnhost too (their
 // Windows variants ship busybox as well); winkube's own image runs winkube
-// (`webhook serve`). Tables are shared per kind of image, not made per
+// (`webhook serve`); windows-exporter's image windows_exporter.exe. Tables are shared per kind of image, not made per
 // container.
 func Of(ref string, win bool) map[string]program.Main {
 	repo := imageinfo.Repository(ref)
@@ -66,7 +67,10 @@ func Of(ref string, win bool) map[string]program.Main {
 		// jessie-dnsutils before: Debian with BIND's tools and glibc.
 		dnsutils: strings.HasSuffix(repo, "/jessie-dnsutils") || strings.HasSuffix(repo, "/glibc-dns-testing"),
 		winkube:  repo == selfimage.Repository,
-		windows:  win,
+		// windows-exporter's image (ghcr.io, Docker Hub and quay.io
+		// publish it) is windows_exporter.exe on the HostProcess base.
+		winexporter: strings.HasSuffix(repo, "/windows-exporter") && win,
+		windows:     win,
 	}
 	if t, ok := kindTables.Load(k); ok {
 		return t.(map[string]program.Main)
@@ -83,7 +87,7 @@ func E2ETestImage(ref string) bool {
 	return strings.HasPrefix(imageinfo.Repository(ref), "registry.k8s.io/e2e-test-images/")
 }
 
-type imageKind struct{ pause, busybox, agnhost, nnp, dnsutils, winkube, windows bool }
+type imageKind struct{ pause, busybox, agnhost, nnp, dnsutils, winkube, winexporter, windows bool }
 
 var kindTables sync.Map
 
@@ -135,6 +139,9 @@ func (k imageKind) table() map[string]program.Main {
 	}
 	if k.winkube {
 		add(selfimage.Table())
+	}
+	if k.winexporter {
+		add(winexporter.Table())
 	}
 	return out
 }

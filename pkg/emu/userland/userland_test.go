@@ -40,3 +40,16 @@ func TestDNSProberImagesHaveDigAndGetent(t *testing.T) {
 		}
 	}
 }
+
+// windows-exporter's image offers windows_exporter.exe (its entrypoint)
+// and, being a HostProcess image, the node's PowerShell its chart's init
+// container runs; other images do not have the exporter.
+func TestWindowsExporterImage(t *testing.T) {
+	t2 := Of("ghcr.io/prometheus-community/windows-exporter:0.31.8", true)
+	if t2["windows_exporter"] == nil || t2["powershell"] == nil {
+		t.Error("the windows-exporter image lacks windows_exporter.exe or powershell")
+	}
+	if Of("mcr.microsoft.com/windows/servercore:ltsc2022", true)["windows_exporter"] != nil {
+		t.Error("Server Core has windows_exporter.exe")
+	}
+}
