@@ -30,7 +30,7 @@ func commands() []command {
 	return []command{
 		{use: "audit-proxy", short: "Listens on port 8080 for incoming audit events", args: noArgs},
 		{use: "connect [host:port]", short: "Attempts a TCP, UDP or SCTP connection and returns useful errors", args: cobra.ExactArgs(1), setup: connectSetup},
-		{use: "crd-conversion-webhook", short: "Starts HTTP server on port 443 for testing CustomResourceConversionWebhook", args: noArgs, setup: tlsServerSetup(443)},
+		{use: "crd-conversion-webhook", short: "Starts HTTP server on port 443 for testing CustomResourceConversionWebhook", args: noArgs, setup: crdConversionWebhookSetup},
 		{use: "dns-server-list", short: "Prints the host's DNS Server list", long: "Prints the DNS Server list of this host.", args: noArgs, setup: plain(dnsServerList)},
 		{use: "dns-suffix", short: "Prints the host's DNS suffix list", long: "Prints the DNS suffixes of this host.", args: noArgs, setup: plain(dnsSuffix)},
 		{use: "entrypoint-tester", short: "Prints the args it's passed and exits", long: "Prints the args it's passed and exits.", setup: plain(entrypointTester)},
