@@ -60,7 +60,7 @@ func commands() []command {
 		{use: "serve-hostname", short: "Serves the hostname", long: "Serves the hostname through HTTP / TCP / UDP on the given port.", args: noArgs, setup: serveHostnameSetup},
 		{use: "stress", short: "Lightweight compute resource stress utlity", args: cobra.NoArgs},
 		{use: "tcp-reset", short: "Serves on a tcp port and RST the connections received", args: noArgs, setup: tcpResetSetup},
-		{use: "test-service-account-issuer-discovery", short: "Tests the ServiceAccountIssuerDiscovery feature", args: noArgs},
+		{use: "test-service-account-issuer-discovery", short: "Tests the ServiceAccountIssuerDiscovery feature", long: "Reads in a mounted token and attempts to verify it against the API server's OIDC endpoints, using a third-party OIDC implementation.", args: noArgs, setup: issuerDiscoverySetup},
 		{use: "test-webserver", short: "Starts a simple HTTP fileserver", long: "Starts a simple HTTP fileserver on the given --port, which serves any file specified in the URL path, if it exists.", args: noArgs, setup: testWebserverSetup},
 		{use: "webhook", short: "Starts a HTTP server, useful for testing MutatingAdmissionWebhook and ValidatingAdmissionWebhook", args: noArgs, setup: webhookSetup},
 	}

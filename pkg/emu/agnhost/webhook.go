@@ -14,10 +14,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"runtime/debug"
 	"sync"
-	"syscall"
 	_ "unsafe" // for go:linkname
 
 	"github.com/spf13/pflag"
@@ -147,13 +145,7 @@ func readyz(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok")) }
 func (a *app) keyPair(cert, key, site string) (tls.Certificate, bool) {
 	var pem [2][]byte
 	for i, name := range []string{cert, key} {
-		if name == "" {
-			// os.ReadFile("") fails; the container's FS would read
-			// its working directory.
-			a.log.line('F', site, goError(a.p, &os.PathError{Op: "open", Err: syscall.ENOENT}))
-			return tls.Certificate{}, false
-		}
-		b, err := readFile(a.p, name)
+		b, err := readNamed(a.p, name)
 		if err != nil {
 			a.log.line('F', site, goError(a.p, err))
 			return tls.Certificate{}, false
