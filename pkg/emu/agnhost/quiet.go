@@ -10,13 +10,6 @@ import (
 // run until stopped. traffic: each would listen on its port (flags
 // below) once its handlers are written.
 
-func guestbookSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
-	fs.String("http-port", "80", "HTTP Listen Port")
-	fs.String("backend-port", "6379", "Backend's HTTP Listen Port")
-	fs.String("replicaof", "", "The host's name to register to")
-	return func(ctx context.Context, _ *app, _ []string) int { return wait(ctx) }
-}
-
 // portServerSetup is no-snat-test and no-snat-test-proxy.
 func portServerSetup(port string) func(*pflag.FlagSet) func(context.Context, *app, []string) int {
 	return func(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
