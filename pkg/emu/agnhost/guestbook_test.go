@@ -64,7 +64,7 @@ func (h lanHost) Dial(ctx context.Context, network, address string) (io.ReadWrit
 	}
 	client, server := net.Pipe()
 	select {
-	case l.conns <- server:
+	case l.conns <- fromConn{server, &net.TCPAddr{IP: net.ParseIP(h.ip), Port: 40000}}:
 		return client, nil
 	case <-l.done:
 		return nil, errors.New("dial tcp " + address + ": connect: connection refused")
@@ -72,6 +72,15 @@ func (h lanHost) Dial(ctx context.Context, network, address string) (io.ReadWrit
 		return nil, ctx.Err()
 	}
 }
+
+// fromConn is the server's end of a dial, which sees the dialer's
+// address as its peer.
+type fromConn struct {
+	net.Conn
+	from net.Addr
+}
+
+func (c fromConn) RemoteAddr() net.Addr { return c.from }
 
 func (n *lan) waitListen(t *testing.T, hostPort string) {
 	t.Helper()

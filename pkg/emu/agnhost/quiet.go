@@ -6,22 +6,9 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// The servers here print nothing at start and do not answer yet: they
-// run until stopped. traffic: each would listen on its port (flags
-// below) once its handlers are written.
-
-// portServerSetup is no-snat-test and no-snat-test-proxy.
-func portServerSetup(port string) func(*pflag.FlagSet) func(context.Context, *app, []string) int {
-	return func(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
-		usage := "The port to serve /checknosnat endpoint on."
-		if port == "8080" {
-			usage = "The port to serve /checknosnat and /whoami endpoints on."
-		}
-		fs.String("port", port, usage)
-		return func(ctx context.Context, _ *app, _ []string) int { return wait(ctx) }
-	}
-}
-
+// consumerControllerSetup is resource-consumer-controller: it prints
+// nothing at start and does not answer yet, running until stopped.
+// traffic: it would listen on --port once its handlers are written.
 func consumerControllerSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
 	fs.Int("port", 8080, "Port number.")
 	fs.Int("consumer-port", 8080, "Port number of consumers.")
