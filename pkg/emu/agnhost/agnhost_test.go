@@ -96,7 +96,7 @@ func TestServersWithoutNetworkWait(t *testing.T) {
 		{[]string{"grpc-health-checking"}, []string{"Http server starting to listen on :8080", "gRPC server starting to listen on :5000"}},
 		{[]string{"nettest", "--service=x"}, nil},
 		{[]string{"guestbook"}, nil},
-		{[]string{"no-snat-test", "--port=8080"}, nil},
+		{[]string{"no-snat-test-proxy", "--port=8080"}, nil},
 		{[]string{"resource-consumer-controller"}, nil},
 	}
 	for _, tt := range tests {

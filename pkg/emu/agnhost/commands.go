@@ -30,7 +30,7 @@ func commands() []command {
 	return []command{
 		{use: "audit-proxy", short: "Listens on port 8080 for incoming audit events", args: noArgs},
 		{use: "connect [host:port]", short: "Attempts a TCP, UDP or SCTP connection and returns useful errors", args: cobra.ExactArgs(1), setup: connectSetup},
-		{use: "crd-conversion-webhook", short: "Starts HTTP server on port 443 for testing CustomResourceConversionWebhook", args: noArgs, setup: tlsServerSetup(443)},
+		{use: "crd-conversion-webhook", short: "Starts HTTP server on port 443 for testing CustomResourceConversionWebhook", args: noArgs, setup: crdConversionWebhookSetup},
 		{use: "dns-server-list", short: "Prints the host's DNS Server list", long: "Prints the DNS Server list of this host.", args: noArgs, setup: plain(dnsServerList)},
 		{use: "dns-suffix", short: "Prints the host's DNS suffix list", long: "Prints the DNS suffixes of this host.", args: noArgs, setup: plain(dnsSuffix)},
 		{use: "entrypoint-tester", short: "Prints the args it's passed and exits", long: "Prints the args it's passed and exits.", setup: plain(entrypointTester)},
@@ -49,8 +49,8 @@ func commands() []command {
 		{use: "net", short: "Creates webserver or runner for various networking tests", args: noArgs},
 		{use: "netexec", short: "Creates HTTP(S), UDP, and (optionally) SCTP servers with various endpoints", args: noArgs, setup: netexecSetup},
 		{use: "nettest", short: "Starts a tiny web server for checking networking connectivity", args: noArgs, setup: nettestSetup},
-		{use: "no-snat-test", short: "Creates the /checknosnat and /whoami endpoints", args: noArgs, setup: portServerSetup("8080")},
-		{use: "no-snat-test-proxy", short: "Creates a proxy for the /checknosnat endpoint", args: noArgs, setup: portServerSetup("31235")},
+		{use: "no-snat-test", short: "Creates the /checknosnat and /whoami endpoints", args: noArgs, setup: noSnatTestSetup},
+		{use: "no-snat-test-proxy", short: "Creates a proxy for the /checknosnat endpoint", args: noArgs, setup: noSnatTestProxySetup},
 		{use: "nonewprivs", short: "Prints the UID of the running process", long: "A go app that prints the UID of the process running to test security context features", args: noArgs, setup: plain(nonewprivs)},
 		{use: "pause", short: "Pauses the execution", long: "Pauses the execution. Useful for keeping the containers running, so other commands can be executed.", args: noArgs, setup: plain(pause)},
 		{use: "podcertificatesigner", short: "Sign PodCertificateRequests addressed to a given signer", args: noArgs},
@@ -60,7 +60,7 @@ func commands() []command {
 		{use: "serve-hostname", short: "Serves the hostname", long: "Serves the hostname through HTTP / TCP / UDP on the given port.", args: noArgs, setup: serveHostnameSetup},
 		{use: "stress", short: "Lightweight compute resource stress utlity", args: cobra.NoArgs},
 		{use: "tcp-reset", short: "Serves on a tcp port and RST the connections received", args: noArgs, setup: tcpResetSetup},
-		{use: "test-service-account-issuer-discovery", short: "Tests the ServiceAccountIssuerDiscovery feature", args: noArgs},
+		{use: "test-service-account-issuer-discovery", short: "Tests the ServiceAccountIssuerDiscovery feature", long: "Reads in a mounted token and attempts to verify it against the API server's OIDC endpoints, using a third-party OIDC implementation.", args: noArgs, setup: issuerDiscoverySetup},
 		{use: "test-webserver", short: "Starts a simple HTTP fileserver", long: "Starts a simple HTTP fileserver on the given --port, which serves any file specified in the URL path, if it exists.", args: noArgs, setup: testWebserverSetup},
 		{use: "webhook", short: "Starts a HTTP server, useful for testing MutatingAdmissionWebhook and ValidatingAdmissionWebhook", args: noArgs, setup: webhookSetup},
 	}

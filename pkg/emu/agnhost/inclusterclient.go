@@ -65,7 +65,13 @@ func (a *app) inClusterHTTP() *http.Client {
 	if pem, err := readFile(a.p, serviceAccountDir+"ca.crt"); err == nil {
 		roots.AppendCertsFromPEM(pem)
 	}
-	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+	return &http.Client{Timeout: 30 * time.Second, Transport: a.podTransport(roots)}
+}
+
+// podTransport dials through the pod's network, trusting roots (nil:
+// the system's, as http.DefaultTransport does).
+func (a *app) podTransport(roots *x509.CertPool) *http.Transport {
+	return &http.Transport{
 		TLSClientConfig: &tls.Config{RootCAs: roots},
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			if a.p.Sys.Net == nil {
@@ -73,7 +79,7 @@ func (a *app) inClusterHTTP() *http.Client {
 			}
 			return dialConn(ctx, a.p, network, addr)
 		},
-	}}
+	}
 }
 
 // healthz makes one call, logging the hashed Authorization header as

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/winkube/winkube/pkg/emu/program"
 )
@@ -129,6 +130,15 @@ func readFile(p *program.Proc, name string) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(f)
+}
+
+// readNamed is os.ReadFile: unlike the container FS, which would read
+// the working directory, it fails on an empty name.
+func readNamed(p *program.Proc, name string) ([]byte, error) {
+	if name == "" {
+		return nil, &os.PathError{Op: "open", Err: syscall.ENOENT}
+	}
+	return readFile(p, name)
 }
 
 // writeFile is os.WriteFile on the container's FS.
