@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -68,7 +69,7 @@ func (w *podWorker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled
 	if hpc {
 		// containerd 1.7 starts a HostProcess container in its image's
 		// mount and tells it where that is.
-		l.spec.env = append(l.spec.env, "CONTAINER_SANDBOX_MOUNT_POINT="+hostProcessMount+`\`)
+		l.spec.env = append(l.spec.env, sandboxMountVar+"="+sandboxMount)
 		if l.spec.dir == "" {
 			l.spec.dir = hostProcessMount
 		}
@@ -86,6 +87,9 @@ func (w *podWorker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled
 	argv, err := kubeletenv.Argv(&c.spec, img, env.Kubelet)
 	if err != nil {
 		return nil, err
+	}
+	if hpc {
+		argv = expandSandboxMount(argv)
 	}
 	l.spec.argv = argv
 	if what := pwsh.UnsupportedCommand(argv); what != "" {
@@ -193,4 +197,25 @@ func (w *podWorker) podIPs() []string {
 		return []string{w.ip.String()}
 	}
 	return []string{w.node.spec.ip}
+}
+
+// sandboxMountVar names where a HostProcess container's image is mounted;
+// hcsshim's job containers set it and expand it in the command line.
+const (
+	sandboxMountVar = "CONTAINER_SANDBOX_MOUNT_POINT"
+	sandboxMount    = hostProcessMount + `\`
+)
+
+// expandSandboxMount replaces %CONTAINER_SANDBOX_MOUNT_POINT% and
+// $env:CONTAINER_SANDBOX_MOUNT_POINT in a HostProcess container's command
+// line with the mount, as hcsshim does before it starts the process (the
+// program would otherwise see the literal text: the command line of a
+// container is not run through a shell).
+func expandSandboxMount(argv []string) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		a = strings.ReplaceAll(a, "%"+sandboxMountVar+"%", sandboxMount)
+		out[i] = strings.ReplaceAll(a, "$env:"+sandboxMountVar, sandboxMount)
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package node
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -30,5 +31,15 @@ func TestContainerPrivileges(t *testing.T) {
 		if got := containerPrivileges(&corev1.Container{SecurityContext: c.sc}); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%+v: %+v, want %+v", c.sc, got, c.want)
 		}
+	}
+}
+
+// hcsshim expands the sandbox mount point in a HostProcess container's
+// command line before it starts the process, in both spellings.
+func TestExpandSandboxMount(t *testing.T) {
+	got := expandSandboxMount([]string{`%CONTAINER_SANDBOX_MOUNT_POINT%/windows_exporter.exe`, `--config.file=$env:CONTAINER_SANDBOX_MOUNT_POINT/config.yml`, `plain`})
+	want := []string{`C:\hpc\/windows_exporter.exe`, `--config.file=C:\hpc\/config.yml`, `plain`}
+	if !slices.Equal(got, want) {
+		t.Errorf("expandSandboxMount = %q, want %q", got, want)
 	}
 }
