@@ -53,6 +53,7 @@ func (w *podWorker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled
 		// The cluster DNS program (CoreDNS) answers from the agent's view
 		// of the API, as its kubernetes plugin reads the API.
 		ClusterDNS: w.node.agent.router.AnswerDNS,
+		Machine:    w.node.machine,
 	}
 	if !win {
 		sys.Privileges = containerPrivileges(&c.spec)

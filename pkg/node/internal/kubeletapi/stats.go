@@ -8,6 +8,10 @@ import (
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 )
 
+// Summary is what GET /stats/summary answers for n at now; the node's
+// own metrics agents read the same numbers (pkg/node's machine stats).
+func (s *Server) Summary(n Node, now time.Time) *statsapi.Summary { return s.summary(n, now) }
+
 // summary is GET /stats/summary: the node and every pod with a running
 // container, shaped as the kubelet's CRI stats provider reports them on the
 // node's OS.
