@@ -108,8 +108,17 @@ var standard = []struct {
 }{
 	{"Application", []string{"Application", "Application Error", "Application Hang", "Windows Error Reporting", "MsiInstaller", "Wininit", "Winlogon", "WMI", "VSS", "ESENT", ".NET Runtime", "Desktop Window Manager"}},
 	{"Security", []string{"Security", "Microsoft-Windows-Security-Auditing"}},
-	{"Setup", []string{"Setup"}},
 	{"System", []string{"System", "Service Control Manager", "EventLog", "Microsoft-Windows-Kernel-General", "Microsoft-Windows-Kernel-Boot", "Tcpip", "W3SVC", "WAS", "IIS-W3SVC-WP"}},
+	{"Windows PowerShell", []string{"PowerShell"}},
+}
+
+// Info is what Get-EventLog -List says of a log.
+type Info struct {
+	Name       string
+	MaxKB      int
+	RetainDays int
+	Overflow   string // OverwriteAsNeeded, OverwriteOlder
+	Entries    int
 }
 
 // DefaultMaxKB is a new log's maximum size in kilobytes (Limit-EventLog's
@@ -190,6 +199,27 @@ func (s *Store) Logs() []string {
 		out[k] = l.name
 	}
 	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i]) < strings.ToLower(out[j]) })
+	return out
+}
+
+// List describes the logs in alphabetical order: the standard ones as
+// Windows Server sizes them, custom ones as New-EventLog makes them (512
+// KB, kept 7 days).
+func (s *Store) List() []Info {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Info
+	for _, l := range s.logs {
+		info := Info{Name: l.name, MaxKB: 20480, Overflow: "OverwriteAsNeeded", Entries: len(l.entries)}
+		switch {
+		case l.custom:
+			info.MaxKB, info.RetainDays, info.Overflow = DefaultMaxKB, 7, "OverwriteOlder"
+		case l.name == "Windows PowerShell":
+			info.MaxKB = 15360
+		}
+		out = append(out, info)
+	}
+	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i].Name) < strings.ToLower(out[j].Name) })
 	return out
 }
 

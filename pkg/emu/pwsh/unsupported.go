@@ -35,7 +35,7 @@ func init() {
 	for _, t := range strings.Fields("int int32 int64 long byte int16 uint32 uint64 double float single decimal string bool boolean " +
 		"switch array object[] string[] int[] void object psobject hashtable ordered pscustomobject char datetime regex " +
 		"scriptblock environment net.dns math io.file io.directory io.path convert byte[] " +
-		"net.httplistener text.encoding text.utf8encoding text.asciiencoding text.unicodeencoding io.streamreader io.streamwriter") {
+		"net.httplistener text.encoding text.utf8encoding text.asciiencoding text.unicodeencoding io.streamreader io.streamwriter diagnostics.eventlog") {
 		emulatedTypes[t] = true
 	}
 }
