@@ -1,4 +1,5 @@
-// Package logmonitor is Microsoft's LogMonitor.exe (2.1,
+// Package logmonitor is Microsoft's LogMonitor.exe (as of its v2.2
+// source, whose version.h still says 2.1.1;
 // github.com/microsoft/windows-container-tools), the entrypoint wrapper
 // Windows images use to get their event log, log files and ETW events to
 // STDOUT, where `kubectl logs` reads them:
@@ -132,6 +133,11 @@ func Main(ctx context.Context, p *program.Proc) int {
 	if forever {
 		context.AfterFunc(ctx, m.stop)
 		return program.Forever
+	}
+	if ctx.Err() != nil {
+		// The container is stopping: the console's CTRL_SHUTDOWN_EVENT,
+		// passed on to the child.
+		w.raw("\nCTRL signal received. The process will now terminate.\n")
 	}
 	m.stop()
 	if code >= 0 {

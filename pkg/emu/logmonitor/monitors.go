@@ -94,11 +94,9 @@ type fileMonitor struct {
 	m   *monitor
 	src fileSource
 	dir string // the directory as the filesystem names it
-	// fromStart: the directory did not exist at start, so the files
-	// found in it are read from their beginning.
-	fromStart bool
 	found     bool
-	waited    time.Duration
+	started   time.Time     // when it began to wait for the directory
+	tries     time.Duration // the 15-second steps it looked at
 	offsets   map[string]int64 // by path relative to dir, lower-case
 	unicode   map[string]bool  // files that start with a UTF-16LE BOM
 }
@@ -119,7 +117,8 @@ func (m *monitor) newFileMonitor(src fileSource) *fileMonitor {
 		}
 		return fm
 	}
-	fm.fromStart = true
+	// Files found once it exists are new: read from their start.
+	fm.started = m.w.now()
 	if src.wait == 0 {
 		m.w.traceError(fmt.Sprintf("Failed to start log file monitor. Log files in a directory '%s' will not be monitored. Error: 2", extended(src.directory)))
 		return nil
@@ -180,25 +179,27 @@ func dosMatch(pattern, name string) bool {
 }
 
 // scan reads what was added to the files since the last scan (a file
-// that shrank is read again from its start) and, while the directory
-// is missing, waits for it in LogMonitor's 15-second steps.
+// that shrank is read again from its start). While the directory is
+// missing it looks for it at LogMonitor's 15-second steps since start,
+// until waitInSeconds.
 func (fm *fileMonitor) scan() {
 	fsys := fm.m.p.Sys.FS
 	if !fm.found {
-		fm.waited += time.Second
-		if fm.waited%(15*time.Second) != 0 {
+		elapsed := fm.m.w.now().Sub(fm.started)
+		step := elapsed / (15 * time.Second)
+		if step <= fm.tries {
 			return
 		}
+		fm.tries = step
 		if st, err := fsys.Stat(fm.dir); err != nil || !st.IsDir() {
-			if !math.IsInf(fm.src.wait, 1) && fm.waited >= time.Duration(fm.src.wait*float64(time.Second)) {
+			if !math.IsInf(fm.src.wait, 1) && elapsed >= time.Duration(fm.src.wait*float64(time.Second)) {
 				fm.m.w.traceError(fmt.Sprintf("Failed to start log file monitor. Log files in a directory '%s' will not be monitored. Error: 2", extended(fm.src.directory)))
-				fm.found, fm.waited = true, -1 // given up: never looked at again
-				fm.dir = ""
+				fm.found, fm.dir = true, "" // given up: never looked at again
 			}
 			return
 		}
 		fm.found = true
-		fm.m.w.traceInfo(fmt.Sprintf("Log directory %s found after %d seconds.", extended(fm.src.directory), int(fm.waited/time.Second)-15))
+		fm.m.w.traceInfo(fmt.Sprintf("Log directory %s found after %d seconds.", extended(fm.src.directory), int(step-1)*15))
 	}
 	if fm.dir == "" {
 		return
