@@ -91,14 +91,14 @@ func jsonEscape(s string) string {
 // fileMonitor is LogFileMonitor: the files of a directory that match its
 // filter, each read from where it was last read.
 type fileMonitor struct {
-	m   *monitor
-	src fileSource
-	dir string // the directory as the filesystem names it
-	found     bool
-	started   time.Time     // when it began to wait for the directory
-	tries     time.Duration // the 15-second steps it looked at
-	offsets   map[string]int64 // by path relative to dir, lower-case
-	unicode   map[string]bool  // files that start with a UTF-16LE BOM
+	m       *monitor
+	src     fileSource
+	dir     string // the directory as the filesystem names it
+	found   bool
+	started time.Time        // when it began to wait for the directory
+	tries   time.Duration    // the 15-second steps it looked at
+	offsets map[string]int64 // by path relative to dir, lower-case
+	unicode map[string]bool  // files that start with a UTF-16LE BOM
 }
 
 func (m *monitor) newFileMonitor(src fileSource) *fileMonitor {
