@@ -66,3 +66,9 @@ Get-EventLog -List | Where-Object { $_.Log -eq 'MyLog' }`)
 		t.Errorf("got %q\n%s\nwant\n%s", errOut, out, want)
 	}
 }
+
+func TestUnsupportedThroughLogMonitor(t *testing.T) {
+	if what := UnsupportedCommand([]string{`C:\LogMonitor\LogMonitor.exe`, "/CONFIG", "x.json", "powershell", "-Command", "Get-Counter"}); what != "the cmdlet Get-Counter" {
+		t.Errorf("a script LogMonitor wraps: %q", what)
+	}
+}

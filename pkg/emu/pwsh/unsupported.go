@@ -241,6 +241,13 @@ func UnsupportedCommand(argv []string) string {
 		return ""
 	}
 	name := program.Name(argv[0])
+	if name == "logmonitor" {
+		// LogMonitor.exe [/CONFIG name] runs the rest as its child.
+		if len(argv) >= 3 && strings.EqualFold(argv[1], "/config") {
+			return UnsupportedCommand(argv[3:])
+		}
+		return UnsupportedCommand(argv[1:])
+	}
 	if name != "powershell" && name != "pwsh" {
 		return ""
 	}
