@@ -1,9 +1,17 @@
 package pwsh
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
+
+// at is the test clock's time as PowerShell shows it, in the local
+// zone as its other dates are.
+func at(layout string) string {
+	return time.Date(2024, 3, 5, 14, 7, 0, 0, time.UTC).Local().Format(layout)
+}
 
 func TestWriteEventLogThenGetEventLog(t *testing.T) {
 	sys := newSys()
@@ -14,8 +22,8 @@ Get-EventLog -LogName Application -Newest 5`)
 	want := "\r\n" +
 		"   Index Time          EntryType   Source                 InstanceID Message\r\n" +
 		"   ----- ----          ---------   ------                 ---------- -------\r\n" +
-		"       2 Mar 05 14:07  Information MyApp                        1002 second\r\n" +
-		"       1 Mar 05 14:07  Warning     MyApp                        1001 disk almost full\r\n" +
+		"       2 " + at("Jan 02 15:04") + "  Information MyApp                        1002 second\r\n" +
+		"       1 " + at("Jan 02 15:04") + "  Warning     MyApp                        1001 disk almost full\r\n" +
 		"\r\n\r\n"
 	if out != want || errOut != "" || code != 0 {
 		t.Errorf("got (%d) %q\n%s\nwant\n%s", code, errOut, out, want)
@@ -57,7 +65,7 @@ Get-EventLog -List | Where-Object { $_.Log -eq 'MyLog' }`)
 	want := "\r\n   ProviderName: Svc\r\n\r\n" +
 		"TimeCreated                     Id LevelDisplayName Message\r\n" +
 		"-----------                     -- ---------------- -------\r\n" +
-		"3/5/2024 2:07:00 PM              7 Information      started\r\n" +
+		fmt.Sprintf("%-23s %10s %-16s %s\r\n", at("1/2/2006 3:04:05 PM"), "7", "Information", "started") +
 		"\r\n\r\n" +
 		"\r\n  Max(K) Retain OverflowAction        Entries Log\r\n" +
 		"  ------ ------ --------------        ------- ---\r\n" +
