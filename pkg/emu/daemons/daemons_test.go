@@ -252,3 +252,18 @@ func TestWrappersSettleWithTheirServer(t *testing.T) {
 		cancel()
 	}
 }
+
+// ServiceMonitor.exe w3svc starts IIS, which the container's System log
+// records as the Service Control Manager does.
+func TestServiceMonitorLogsW3SVCStart(t *testing.T) {
+	base := runtime.NumGoroutine()
+	e := newEnv(`C:\ServiceMonitor.exe`, "w3svc")
+	e.p.Sys.Windows = true
+	e.runStopped(t)
+	settle(t, base)
+	entries, _ := e.p.Sys.EventLog().Entries("System")
+	if len(entries) != 1 || entries[0].Source != "Service Control Manager" || entries[0].EventID != 7036 ||
+		entries[0].Message != "The World Wide Web Publishing Service service entered the running state." {
+		t.Errorf("the System log holds %+v", entries)
+	}
+}

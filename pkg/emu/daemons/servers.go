@@ -6,13 +6,14 @@ import (
 	"os"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/eventlog"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
 // servers are the long-running programs by program.Name. Those without
 // a start print nothing at start-up (memcached, traefik, flanneld,
-// kube-proxy and IIS's ServiceMonitor.exe log nothing by default, or
-// only version-specific lines).
+// kube-proxy log nothing by default, or only version-specific lines;
+// IIS's ServiceMonitor.exe prints nothing).
 var servers = map[string]server{
 	"pause":       {},
 	"nginx":       {start: nginxStart, sites: []*site{&nginxSite}},
@@ -29,7 +30,18 @@ var servers = map[string]server{
 	"coredns":         {start: corednsStart, sites: []*site{&corednsHealth, &corednsReady}, dns: true},
 	"flanneld":        {},
 	"kube-proxy":      {},
-	"servicemonitor":  {sites: []*site{&iisSite}},
+	"servicemonitor":  {start: serviceMonitorStart, sites: []*site{&iisSite}},
+}
+
+// serviceMonitorStart starts the service it watches (w3svc), which the
+// Service Control Manager records in the container's System log, where
+// LogMonitor's System channel sees it; it prints nothing.
+func serviceMonitorStart(p *program.Proc) (int, bool) {
+	if p.Sys.Windows && len(p.Args) > 1 && strings.EqualFold(p.Args[1], "w3svc") {
+		p.Sys.EventLog().Write(eventlog.Entry{Source: "Service Control Manager", EventID: 7036, Type: eventlog.Information,
+			Message: "The World Wide Web Publishing Service service entered the running state."})
+	}
+	return 0, false
 }
 
 // nginxStart prints the master's notices (error_log is stderr in the

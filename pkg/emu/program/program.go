@@ -18,8 +18,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/winkube/winkube/pkg/emu/eventlog"
 )
 
 // Main is a program's entry point. It returns the process's exit status.
@@ -152,6 +155,26 @@ type Sys struct {
 	// the emulation has nothing to report (a program then leaves out
 	// what it would have read from them).
 	Machine func() MachineStats
+
+	// eventLog is the container's Windows event log, made at its first
+	// use (see EventLog): most containers never log an event.
+	eventLogOnce sync.Once
+	eventLog     *eventlog.Store
+}
+
+// EventLog is the container's Windows event log, which all its processes
+// share (Write-EventLog, eventcreate, LogMonitor). It is made empty at
+// the first use, stamped by the container's clock: the Sys is the
+// container's, so nothing else need make it.
+func (s *Sys) EventLog() *eventlog.Store {
+	s.eventLogOnce.Do(func() {
+		now := time.Now
+		if s.Clock != nil {
+			now = s.Clock.Now
+		}
+		s.eventLog = eventlog.New(now)
+	})
+	return s.eventLog
 }
 
 // User is the identity of a container's processes.

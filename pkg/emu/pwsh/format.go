@@ -79,6 +79,12 @@ func (f *formatter) object(o *object) {
 	case cimOSType:
 		f.tableRow("cimos", o, []column{{"SystemDirectory", 19, false}, {"Organization", 12, false}, {"BuildNumber", 11, false},
 			{"RegisteredUser", 14, false}, {"SerialNumber", 12, false}, {"Version", 0, false}})
+	case eventLogEntryType:
+		f.eventLogRow(o)
+	case eventLogType:
+		f.eventLogListRow(o)
+	case eventLogRecordType:
+		f.winEventRow(o)
 	case "System.Management.Automation.PathInfo":
 		f.tableRow("path", o, []column{{"Path", 0, false}})
 	default:

@@ -25,8 +25,8 @@ var knownCmdlets = map[string]bool{}
 func init() {
 	for _, n := range strings.Fields("start-job get-job wait-job receive-job " +
 		"get-volume get-disk get-partition invoke-command start-process get-service start-service stop-service " +
-		"restart-service add-type get-computeprocess get-eventlog " +
-		"get-winevent register-scheduledtask new-psdrive get-acl set-acl restart-computer stop-computer " +
+		"restart-service add-type get-computeprocess " +
+		"register-scheduledtask new-psdrive get-acl set-acl restart-computer stop-computer " +
 		"install-windowsfeature get-windowsfeature convertto-json convertfrom-json import-module " +
 		"set-executionpolicy get-counter enable-psremoting get-credential " +
 		"start-transcript stop-process wait-process") {

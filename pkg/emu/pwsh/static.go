@@ -169,6 +169,11 @@ func (i *interp) staticMethod(ctx context.Context, typ, name string, args []any)
 		}
 		return out, nil
 	}
+	if t == "diagnostics.eventlog" {
+		if v, ok, err := i.eventLogStatic(name, args); ok {
+			return v, err
+		}
+	}
 	return nil, &notEmulatedError{"[" + typ + "]::" + name + "()"}
 }
 

@@ -35,7 +35,7 @@ func init() {
 	for _, t := range strings.Fields("int int32 int64 long byte int16 uint32 uint64 double float single decimal string bool boolean " +
 		"switch array object[] string[] int[] void object psobject hashtable ordered pscustomobject char datetime regex " +
 		"scriptblock environment net.dns math io.file io.directory io.path convert byte[] " +
-		"net.httplistener text.encoding text.utf8encoding text.asciiencoding text.unicodeencoding io.streamreader io.streamwriter") {
+		"net.httplistener text.encoding text.utf8encoding text.asciiencoding text.unicodeencoding io.streamreader io.streamwriter diagnostics.eventlog") {
 		emulatedTypes[t] = true
 	}
 }
@@ -241,6 +241,13 @@ func UnsupportedCommand(argv []string) string {
 		return ""
 	}
 	name := program.Name(argv[0])
+	if name == "logmonitor" {
+		// LogMonitor.exe [/CONFIG name] runs the rest as its child.
+		if len(argv) >= 3 && strings.EqualFold(argv[1], "/config") {
+			return UnsupportedCommand(argv[3:])
+		}
+		return UnsupportedCommand(argv[1:])
+	}
 	if name != "powershell" && name != "pwsh" {
 		return ""
 	}

@@ -1,8 +1,8 @@
 // Package userland is what programs an image offers its containers, by
 // what winkube knows of the image: pause images their pause (and, on
 // Windows, cmd.exe and the system tools); Linux images a busybox
-// userland with a shell; Windows images cmd.exe, the Windows tools and
-// PowerShell; the e2e test images agnhost, dig and the like; the daemons of
+// userland with a shell; Windows images cmd.exe, the Windows tools,
+// PowerShell and LogMonitor.exe; the e2e test images agnhost, dig and the like; the daemons of
 // common images; winkube's own image winkube.
 package userland
 
@@ -15,6 +15,7 @@ import (
 	"github.com/winkube/winkube/pkg/emu/archive"
 	"github.com/winkube/winkube/pkg/emu/daemons"
 	"github.com/winkube/winkube/pkg/emu/dnsutils"
+	"github.com/winkube/winkube/pkg/emu/logmonitor"
 	"github.com/winkube/winkube/pkg/emu/netapplets"
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/selfimage"
@@ -115,6 +116,12 @@ func (k imageKind) table() map[string]program.Main {
 	}
 	if k.windows {
 		add(windowsUserland())
+		// LogMonitor.exe is no part of Windows: images COPY it in
+		// (C:\LogMonitor\LogMonitor.exe) and name it in their
+		// ENTRYPOINT. winkube cannot see an image's files, so every
+		// Windows image but pause offers it, and a command that names it
+		// runs it.
+		add(logmonitor.Table())
 		delete(out, "ip") // busybox-w32 has no ip applet
 		if k.busybox {
 			// The e2e test images' C:\bin, ahead of System32 on PATH:

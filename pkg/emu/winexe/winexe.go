@@ -1,6 +1,7 @@
 // Package winexe holds the executables of Windows images: whoami,
 // hostname, ipconfig, nslookup, ping, curl.exe, timeout, where,
-// findstr, more, sort, tasklist and net localgroup. Table adds cmd.exe and PowerShell.
+// findstr, more, sort, tasklist, net localgroup, and the event log's eventcreate
+// and wevtutil. Table adds cmd.exe and PowerShell.
 package winexe
 
 import (
@@ -23,6 +24,7 @@ func Table() map[string]program.Main {
 		"whoami": Whoami, "hostname": Hostname, "ipconfig": Ipconfig, "nslookup": Nslookup,
 		"ping": Ping, "curl": Curl, "timeout": Timeout, "where": Where, "findstr": Findstr,
 		"more": More, "sort": Sort, "tasklist": Tasklist, "net": Net, "systeminfo": Systeminfo,
+		"eventcreate": Eventcreate, "wevtutil": Wevtutil,
 	}
 }
 
