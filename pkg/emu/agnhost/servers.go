@@ -1,17 +1,22 @@
 package agnhost
 
 import (
+	"cmp"
 	"context"
+	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
+	"github.com/winkube/winkube/pkg/emu/program"
 )
 
 // A server prints what the real one prints at start and serves until
@@ -175,42 +180,81 @@ func porterSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
 }
 
 // porter serves the value of each SERVE_PORT_<n> (or SERVE_TCP_PORT_<n>)
-// variable on port n. UDP ports log their start; TLS and SCTP ports
-// are not served yet.
+// variable on port n, and of each SERVE_TLS_PORT_<n> over TLS with the
+// key pair CERT_FILE and KEY_FILE name (the image's localhost.crt and
+// localhost.key by default, read from the working directory as upstream
+// does). UDP ports log their start; SCTP ports are not served.
 func porter(ctx context.Context, a *app, jsonResponse bool) int {
-	var ports []int
+	var ls []net.Listener
 	var hs []http.Handler
 	for _, kv := range a.p.Env {
 		key, value, _ := strings.Cut(kv, "=")
-		port, ok := cutPort(key, "SERVE_PORT_", "SERVE_TCP_PORT_")
-		if ok {
-			ports = append(ports, port)
-			hs = append(hs, porterHandler(value, jsonResponse))
-			continue
-		}
 		if port, ok := cutPort(key, "SERVE_UDP_PORT_"); ok {
 			// traffic: serve UDP.
 			a.log.printf("Started UDP server on port %d", port)
-		}
-	}
-	if a.p.Sys.Net == nil || len(ports) == 0 {
-		return wait(ctx)
-	}
-	var ls []net.Listener
-	var live []http.Handler
-	for i, port := range ports {
-		l, err := listen(ctx, a.p, "tcp", port)
-		if err != nil {
-			a.log.printf("server on port %q failed: %v", strconv.Itoa(port), err)
 			continue
 		}
-		ls, live = append(ls, l), append(live, hs[i])
+		port, plain := cutPort(key, "SERVE_PORT_", "SERVE_TCP_PORT_")
+		tlsPort, secure := cutPort(key, "SERVE_TLS_PORT_")
+		if (!plain && !secure) || a.p.Sys.Net == nil {
+			continue
+		}
+		if secure {
+			port = tlsPort
+		}
+		l, err := listen(ctx, a.p, "tcp", port)
+		if err == nil && secure {
+			l, err = porterTLS(a, l)
+		}
+		if err != nil {
+			porterFailed(a, port, secure, err)
+			continue
+		}
+		ls, hs = append(ls, l), append(hs, porterHandler(value, jsonResponse))
 	}
 	if len(ls) == 0 {
 		return wait(ctx)
 	}
-	serveAll(ctx, ls, live, a.log, nil)
+	serveAll(ctx, ls, hs, a.log, nil)
 	return 0
+}
+
+// porterTLS wraps l with the key pair upstream's serveTLSPort loads.
+func porterTLS(a *app, l net.Listener) (net.Listener, error) {
+	cert, key := cmp.Or(a.p.Getenv("CERT_FILE"), "localhost.crt"), cmp.Or(a.p.Getenv("KEY_FILE"), "localhost.key")
+	certPEM, err := readAs(a.p, cert)
+	if err == nil {
+		var keyPEM []byte
+		if keyPEM, err = readAs(a.p, key); err == nil {
+			var pair tls.Certificate
+			if pair, err = tls.X509KeyPair(certPEM, keyPEM); err == nil {
+				return tls.NewListener(l, &tls.Config{Certificates: []tls.Certificate{pair}}), nil
+			}
+		}
+	}
+	l.Close()
+	return nil, fmt.Errorf("%s", goError(a.p, err))
+}
+
+// readAs reads a file and names it in an error as it was given, as
+// os.ReadFile does with a relative name.
+func readAs(p *program.Proc, name string) ([]byte, error) {
+	data, err := readFile(p, name)
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		pe.Path = name
+	}
+	return data, err
+}
+
+// porterFailed is upstream's log line for a server that could not start.
+func porterFailed(a *app, port int, secure bool, err error) {
+	if !secure {
+		a.log.printf("server on port %q failed: %v", strconv.Itoa(port), err)
+		return
+	}
+	cert, key := cmp.Or(a.p.Getenv("CERT_FILE"), "localhost.crt"), cmp.Or(a.p.Getenv("KEY_FILE"), "localhost.key")
+	a.log.printf("tls server on port %q with certFile=%q, keyFile=%q failed: %v", strconv.Itoa(port), cert, key, err)
 }
 
 func cutPort(key string, prefixes ...string) (int, bool) {

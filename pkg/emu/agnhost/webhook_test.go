@@ -231,3 +231,41 @@ func TestCRDConversionWebhookConverts(t *testing.T) {
 	}
 	settleGoroutines(t, base)
 }
+
+// porter serves SERVE_TLS_PORT_<n> over TLS with the pair CERT_FILE and
+// KEY_FILE name, next to its plain ports; a missing pair is upstream's
+// log line and the other ports still serve.
+func TestPorterTLSPort(t *testing.T) {
+	fsys, roots := tlsFS(t)
+	pn := &pipeNet{}
+	e := newEnv(fsys, "/agnhost", "porter")
+	e.p.Env = []string{"SERVE_TLS_PORT_443=secure", "SERVE_PORT_80=plain", "CERT_FILE=/certs/tls.crt", "KEY_FILE=/certs/tls.key"}
+	e.p.Sys.Net = pn
+	stop := e.start()
+	pn.waitListen(t, 443)
+	pn.waitListen(t, 80)
+	c, done := httpsClient(pn, roots, 5*time.Second)
+	defer done()
+	resp, err := c.Get("https://10.0.0.1/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != "secure" {
+		t.Errorf("TLS port answered %q", body)
+	}
+	if code, body := httpGet(t, pn, "http://10.0.0.1/"); code != 200 || body != "plain" {
+		t.Errorf("plain port answered %d %q", code, body)
+	}
+	stop()
+
+	e = newEnv(newMemFS(), "/agnhost", "porter")
+	e.p.Env = []string{"SERVE_TLS_PORT_460=x"}
+	e.p.Sys.Net = &pipeNet{}
+	stop = e.start()
+	stop()
+	if want := `tls server on port "460" with certFile="localhost.crt", keyFile="localhost.key" failed: open localhost.crt: no such file or directory`; !strings.Contains(e.stderr.String()+e.stdout.String(), want) {
+		t.Errorf("log %q, want %q", e.stderr.String()+e.stdout.String(), want)
+	}
+}
