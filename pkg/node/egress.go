@@ -140,6 +140,7 @@ func (a *Agent) serveAPIServerAt(ctx context.Context, addr string, port int) {
 		pipe(ctx, c, up)
 	})
 	if err == nil {
+		a.router.ControlPlane(netip.AddrPortFrom(ip, uint16(port)))
 		context.AfterFunc(ctx, func() { l.Close() })
 	}
 }

@@ -8,12 +8,14 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	spdystream "k8s.io/apimachinery/pkg/util/httpstream/spdy"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -335,5 +337,28 @@ func TestLinuxAgnhostHasCurl(t *testing.T) {
 	}
 	if out, err := execIn(t, ns, "client-busybox", "linux-1", []string{"sh", "-c", "curl -s http://web/"}, ""); err == nil || out != "sh: curl: not found\n" {
 		t.Errorf("curl in busybox: %q (%v), want sh: curl: not found", out, err)
+	}
+}
+
+// A pod reaches the API server at the address the "kubernetes" Service's
+// endpoints name, not only through the Service: on a real cluster that
+// is the control-plane node's address (the OIDC discovery document's
+// jwks_uri names it).
+func TestPodReachesAPIServerEndpoint(t *testing.T) {
+	needCluster(t)
+	ctx := context.Background()
+	slices, err := client.DiscoveryV1().EndpointSlices(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=kubernetes"})
+	if err != nil || len(slices.Items) == 0 || len(slices.Items[0].Endpoints) == 0 || len(slices.Items[0].Ports) == 0 {
+		t.Fatalf("kubernetes EndpointSlice: %v %v", slices, err)
+	}
+	es := slices.Items[0]
+	addr := net.JoinHostPort(es.Endpoints[0].Addresses[0], strconv.Itoa(int(*es.Ports[0].Port)))
+	ns := newNamespace(t)
+	pod := simplePod("dial", "linux-1", "registry.k8s.io/e2e-test-images/agnhost:2.59")
+	pod.Spec.RestartPolicy = corev1.RestartPolicyNever
+	pod.Spec.Containers[0].Args = []string{"connect", addr, "--timeout=5s"}
+	createPod(t, ns, pod)
+	if p := waitPod(t, ns, "dial", 60*time.Second, "done", podDone); p.Status.Phase != corev1.PodSucceeded {
+		t.Errorf("agnhost connect %s: %v\n%s", addr, statusOf(p), logsOf(t, ns, "dial", "linux-1", "main"))
 	}
 }

@@ -58,7 +58,15 @@ type Router struct {
 	// update follows), and a container's first connection (a postStart
 	// hook, an init container) must not wait for it.
 	running sync.Map
+	// controlPlane holds the API server's own addresses (the endpoints
+	// of the "kubernetes" Service): on a kubeadm cluster they are the
+	// control-plane node's, which every pod and node reaches directly
+	// too (the OIDC discovery document's jwks_uri names one).
+	controlPlane sync.Map
 }
+
+// ControlPlane records addr as one of the API server's addresses.
+func (r *Router) ControlPlane(addr netip.AddrPort) { r.controlPlane.Store(addr, true) }
 
 // NewRouter is the router of kubelets of Kubernetes minor version minor;
 // it routes once Watch has given it the informers.
@@ -215,6 +223,9 @@ func pickBackend(svc *corev1.Service, src netip.Addr, n int) int {
 
 // Route implements vnet.Router.
 func (r *Router) Route(src vnet.Host, proto string, dst netip.AddrPort) (netip.AddrPort, error) {
+	if _, ok := r.controlPlane.Load(dst); ok && proto == "tcp" {
+		return dst, nil
+	}
 	c := r.Model()
 	if !c.Known(dst.Addr()) {
 		return netip.AddrPort{}, &routeError{errno: syscall.ENETUNREACH, reason: dst.Addr().String() + " is outside the cluster, and the emulated cluster has no route out of this machine"}
