@@ -211,6 +211,11 @@ func buildCatalog() map[string]repoEntry {
 	for _, name := range e2eImages {
 		c["registry.k8s.io/e2e-test-images/"+name] = repoEntry{kind: linuxRepo, linux: e2ePlatforms}
 	}
+	// kitten and nautilus are built FROM agnhost for the platforms of
+	// their BASEIMAGE files: agnhost's without 32-bit arm.
+	for _, name := range []string{"kitten", "nautilus"} {
+		c["registry.k8s.io/e2e-test-images/"+name] = repoEntry{kind: linuxRepo, linux: join(linuxPlatforms(amd64, arm64, "ppc64le", "s390x"), windowsPlatforms("1809", "ltsc2022"))}
+	}
 	for _, name := range legacyHubRepos {
 		c[normaliseRepository(name)] = repoEntry{kind: windowsRepo, fallback: []Platform{windowsPlatform("ltsc2016")}}
 	}

@@ -42,6 +42,7 @@ var defaultCommands = map[string]Command{
 	"mcr.microsoft.com/k8s/core/pause":           {Entrypoint: []string{"/pause"}},
 	"registry.k8s.io/e2e-test-images/agnhost":    {Entrypoint: []string{"/agnhost"}, Cmd: []string{"pause"}, Files: agnhostFiles, Text: map[string]string{"/etc/os-release": alpineRelease}},
 	"registry.k8s.io/e2e-test-images/kitten":     kitten,
+	"registry.k8s.io/e2e-test-images/nautilus":   nautilus,
 	"docker.io/library/busybox":                  shCmd,
 	"registry.k8s.io/e2e-test-images/busybox":    shCmd,
 	"docker.io/library/alpine":                   {Cmd: []string{"/bin/sh"}},
@@ -90,13 +91,21 @@ func DefaultCommand(ref string) (Command, bool) {
 // certificate pair it serves with, on Alpine 3.22.
 var agnhostFiles = []string{"/agnhost", "/localhost.crt", "/localhost.key"}
 
-// kitten (test/images/kitten) is agnhost plus a picture and its
-// data.json, serving them with test-webserver: the image upstream's
-// ImageVolume e2e mounts as a volume.
-var kitten = Command{
-	Entrypoint: []string{"/agnhost"}, Cmd: []string{"test-webserver"},
-	Files: append(append([]string{}, agnhostFiles...), "/kitten.jpg"),
-	Text:  map[string]string{"/data.json": "{\n  \"image\": \"kitten.jpg\"\n}\n", "/etc/os-release": alpineRelease},
+// kitten and nautilus (test/images/kitten, test/images/nautilus) are
+// agnhost plus a picture and a data.json naming it, serving them with
+// test-webserver: upstream's ImageVolume e2e mounts kitten as a volume,
+// kubectl's update-demo serves both.
+var (
+	kitten   = pictureSite("kitten.jpg")
+	nautilus = pictureSite("nautilus.jpg")
+)
+
+func pictureSite(picture string) Command {
+	return Command{
+		Entrypoint: []string{"/agnhost"}, Cmd: []string{"test-webserver"},
+		Files: append(append([]string{}, agnhostFiles...), "/"+picture),
+		Text:  map[string]string{"/data.json": "{\n  \"image\": \"" + picture + "\"\n}\n", "/etc/os-release": alpineRelease},
+	}
 }
 
 // alpineRelease is /etc/os-release of alpine:3.22, the base of agnhost

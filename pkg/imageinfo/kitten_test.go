@@ -19,6 +19,9 @@ func TestKittenFiles(t *testing.T) {
 	if got := c.Text["/data.json"]; got != "{\n  \"image\": \"kitten.jpg\"\n}\n" {
 		t.Errorf("data.json %q", got)
 	}
+	if n, _ := DefaultCommand("registry.k8s.io/e2e-test-images/nautilus:1.7"); n.Text["/data.json"] != "{\n  \"image\": \"nautilus.jpg\"\n}\n" || n.Cmd[0] != "test-webserver" {
+		t.Errorf("nautilus %+v", n)
+	}
 	for _, ref := range []string{"registry.k8s.io/e2e-test-images/kitten:1.8", "registry.k8s.io/e2e-test-images/agnhost:2.63.0"} {
 		c, _ := DefaultCommand(ref)
 		if !strings.Contains(c.Text["/etc/os-release"], `PRETTY_NAME="Alpine Linux v3.22"`) {

@@ -62,7 +62,7 @@ func Of(ref string, win bool) map[string]program.Main {
 	k := imageKind{
 		pause:   strings.HasSuffix(repo, "/pause"),
 		busybox: !win || E2ETestImage(ref),
-		agnhost: strings.HasSuffix(repo, "/agnhost") || strings.HasSuffix(repo, "/kitten"), // kitten is agnhost with two files more
+		agnhost: strings.HasSuffix(repo, "/agnhost") || strings.HasSuffix(repo, "/kitten") || strings.HasSuffix(repo, "/nautilus"), // agnhost with two files more
 		nnp:     strings.HasSuffix(repo, "/nonewprivs"),
 		// glibc-dns-testing is the e2e DNS probers' image (v1.36's),
 		// jessie-dnsutils before: Debian with BIND's tools and glibc.
