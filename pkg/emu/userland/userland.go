@@ -3,10 +3,11 @@
 // Windows, cmd.exe and the system tools); Linux images a busybox
 // userland with a shell; Windows images cmd.exe, the Windows tools and
 // PowerShell; the e2e test images agnhost, dig and the like; the daemons of
-// common images; winkube's own image winkube.
+// common images; redis's images redis-cli; winkube's own image winkube.
 package userland
 
 import (
+	"path"
 	"strings"
 	"sync"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/winkube/winkube/pkg/emu/dnsutils"
 	"github.com/winkube/winkube/pkg/emu/netapplets"
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/redis"
 	"github.com/winkube/winkube/pkg/emu/selfimage"
 	"github.com/winkube/winkube/pkg/emu/sh"
 	"github.com/winkube/winkube/pkg/emu/winexe"
@@ -66,7 +68,9 @@ func Of(ref string, win bool) map[string]program.Main {
 		// jessie-dnsutils before: Debian with BIND's tools and glibc.
 		dnsutils: strings.HasSuffix(repo, "/jessie-dnsutils") || strings.HasSuffix(repo, "/glibc-dns-testing"),
 		winkube:  repo == selfimage.Repository,
-		windows:  win,
+		// redis's images (library/redis, bitnami/redis, ...) ship redis-cli.
+		redis:   path.Base(repo) == "redis",
+		windows: win,
 	}
 	if t, ok := kindTables.Load(k); ok {
 		return t.(map[string]program.Main)
@@ -83,7 +87,7 @@ func E2ETestImage(ref string) bool {
 	return strings.HasPrefix(imageinfo.Repository(ref), "registry.k8s.io/e2e-test-images/")
 }
 
-type imageKind struct{ pause, busybox, agnhost, nnp, dnsutils, winkube, windows bool }
+type imageKind struct{ pause, busybox, agnhost, nnp, dnsutils, winkube, redis, windows bool }
 
 var kindTables sync.Map
 
@@ -135,6 +139,9 @@ func (k imageKind) table() map[string]program.Main {
 	}
 	if k.winkube {
 		add(selfimage.Table())
+	}
+	if k.redis && !k.windows {
+		out["redis-cli"] = redis.CLI
 	}
 	return out
 }
