@@ -256,3 +256,19 @@ func TestWrappersSettleWithTheirServer(t *testing.T) {
 		cancel()
 	}
 }
+
+// redis's entrypoint runs a config file given first with redis-server; the
+// image is told by its redis-cli.
+func TestRedisEntrypointRunsAConfigFile(t *testing.T) {
+	e := newEnv("docker-entrypoint.sh", "/etc/redis.conf")
+	e.p.Sys.FS.(fakeFS).files["/etc/redis.conf"] = "port 7001\n"
+	e.p.Sys.Programs["redis-cli"] = e.p.Sys.Programs["app"]
+	e.runStopped(t)
+	if !strings.Contains(e.stdout.String(), "port=7001.") {
+		t.Errorf("stdout %q stderr %q", e.stdout, e.stderr)
+	}
+	e = newEnv("docker-entrypoint.sh", "/etc/app.conf")
+	if code := Table()["docker-entrypoint.sh"](context.Background(), e.p); code != 127 {
+		t.Errorf("another image ran %q: %d %q", e.p.Args, code, e.stdout)
+	}
+}
