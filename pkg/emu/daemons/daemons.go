@@ -4,7 +4,7 @@
 // dumb-init). A server prints the first lines its real counterpart
 // prints and waits; the web servers (nginx, httpd, IIS) serve their
 // document root on port 80 of the pod network, with no goroutine while
-// idle. A wrapper runs the rest of its argv through
+// idle, and redis-server (package redis) serves RESP on its port. A wrapper runs the rest of its argv through
 // Sys.Exec and exits with its status.
 //
 // Exit status when stopped: every server here handles SIGTERM and exits
@@ -18,6 +18,7 @@ import (
 	"context"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/redis"
 )
 
 // Table is the programs of this package by program.Name.
@@ -31,6 +32,8 @@ func Table() map[string]program.Main {
 	for name, s := range servers {
 		t[name] = s.main
 	}
+	// redis-server is a real server of its own package (miniredis).
+	t["redis-server"] = redis.Server
 	return t
 }
 

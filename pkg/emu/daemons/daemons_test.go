@@ -126,8 +126,12 @@ func TestServersRunUntilStopped(t *testing.T) {
 		{args: []string{"httpd-foreground"}, stderr: ah + ah},
 		{args: []string{"httpd", "-D", "FOREGROUND"}, stderr: ah + ah},
 		{args: []string{"redis-server", "--port", "7000"}, stdout: "1:C 04 Mar 2025 05:06:07.000 * oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo\n" +
-			"1:C 04 Mar 2025 05:06:07.000 # Warning: no config file specified, using the default config. In order to specify a config file use redis-server /path/to/redis.conf\n" +
-			"1:M 04 Mar 2025 05:06:07.000 * Running mode=standalone, port=7000.\n1:M 04 Mar 2025 05:06:07.000 * Ready to accept connections tcp\n"},
+			"1:C 04 Mar 2025 05:06:07.000 * Redis version=7.2.6, bits=64, commit=00000000, modified=0, pid=1, just started\n" +
+			"1:C 04 Mar 2025 05:06:07.000 * Configuration loaded\n" +
+			"1:M 04 Mar 2025 05:06:07.000 * monotonic clock: POSIX clock_gettime\n" +
+			"1:M 04 Mar 2025 05:06:07.000 * Running mode=standalone, port=7000.\n" +
+			"1:M 04 Mar 2025 05:06:07.000 * Server initialized\n" +
+			"1:M 04 Mar 2025 05:06:07.000 * Ready to accept connections tcp\n"},
 		{args: []string{"memcached"}},
 		{args: []string{"mongod"}, stdout: `{"t":{"$date":"2025-03-04T05:06:07.000+00:00"},"s":"I",  "c":"NETWORK",  "id":23016,   "ctx":"listener","msg":"Waiting for connections","attr":{"port":27017,"ssl":"off"}}` + "\n"},
 		{args: []string{"rabbitmq-server"}},
@@ -265,5 +269,21 @@ func TestServiceMonitorLogsW3SVCStart(t *testing.T) {
 	if len(entries) != 1 || entries[0].Source != "Service Control Manager" || entries[0].EventID != 7036 ||
 		entries[0].Message != "The World Wide Web Publishing Service service entered the running state." {
 		t.Errorf("the System log holds %+v", entries)
+	}
+}
+
+// redis's entrypoint runs a config file given first with redis-server; the
+// image is told by its redis-cli.
+func TestRedisEntrypointRunsAConfigFile(t *testing.T) {
+	e := newEnv("docker-entrypoint.sh", "/etc/redis.conf")
+	e.p.Sys.FS.(fakeFS).files["/etc/redis.conf"] = "port 7001\n"
+	e.p.Sys.Programs["redis-cli"] = e.p.Sys.Programs["app"]
+	e.runStopped(t)
+	if !strings.Contains(e.stdout.String(), "port=7001.") {
+		t.Errorf("stdout %q stderr %q", e.stdout, e.stderr)
+	}
+	e = newEnv("docker-entrypoint.sh", "/etc/app.conf")
+	if code := Table()["docker-entrypoint.sh"](context.Background(), e.p); code != 127 {
+		t.Errorf("another image ran %q: %d %q", e.p.Args, code, e.stdout)
 	}
 }

@@ -22,7 +22,6 @@ var servers = map[string]server{
 		return httpdStart(p, []string{"httpd", "-DFOREGROUND"})
 	}, sites: []*site{&httpdSite}},
 	"httpd":           {start: func(p *program.Proc) (int, bool) { return httpdStart(p, p.Args) }, sites: []*site{&httpdSite}},
-	"redis-server":    {start: redisStart},
 	"memcached":       {},
 	"mongod":          {start: mongodStart},
 	"rabbitmq-server": {},
@@ -94,24 +93,6 @@ func hostAddress(p *program.Proc) string {
 		}
 	}
 	return p.Sys.Hostname
-}
-
-// redisStart prints redis 7's first lines (pid 1, role C then M).
-func redisStart(p *program.Proc) (int, bool) {
-	t := p.Sys.Clock.Now().UTC().Format("02 Jan 2006 15:04:05.000")
-	port := "6379"
-	for i, a := range p.Args {
-		if a == "--port" && i+1 < len(p.Args) {
-			port = p.Args[i+1]
-		}
-	}
-	fmt.Fprintf(p.Stdout, "1:C %s * oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo\n", t)
-	if len(p.Args) == 1 || strings.HasPrefix(p.Args[1], "-") {
-		fmt.Fprintf(p.Stdout, "1:C %s # Warning: no config file specified, using the default config. In order to specify a config file use redis-server /path/to/redis.conf\n", t)
-	}
-	fmt.Fprintf(p.Stdout, "1:M %s * Running mode=standalone, port=%s.\n", t, port)
-	fmt.Fprintf(p.Stdout, "1:M %s * Ready to accept connections tcp\n", t)
-	return 0, false
 }
 
 // mongodStart prints the structured log line mongod ends its start with.

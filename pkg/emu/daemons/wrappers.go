@@ -34,7 +34,11 @@ var flagPrefixed = []string{"redis-server", "memcached", "mongod", "rabbitmq-ser
 // nothing to run it ends 0, as the script does.
 func dockerEntrypoint(ctx context.Context, p *program.Proc) int {
 	args := p.Args[1:]
-	if len(args) > 0 && strings.HasPrefix(args[0], "-") {
+	if _, redisImage := p.Sys.Programs["redis-cli"]; redisImage && len(args) > 0 && strings.HasSuffix(args[0], ".conf") {
+		// redis's entrypoint also runs a first argument naming a config
+		// file with redis-server ("docker run redis /etc/redis.conf").
+		args = append([]string{"redis-server"}, args...)
+	} else if len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		for _, name := range flagPrefixed {
 			if _, ok := p.Sys.Programs[name]; ok {
 				args = append([]string{name}, args...)

@@ -2,11 +2,14 @@
 // what winkube knows of the image: pause images their pause (and, on
 // Windows, cmd.exe and the system tools); Linux images a busybox
 // userland with a shell; Windows images cmd.exe, the Windows tools,
-// PowerShell and LogMonitor.exe; the e2e test images agnhost, dig and the like; the daemons of
-// common images; winkube's own image winkube.
+// PowerShell and LogMonitor.exe; the e2e test images agnhost, dig and the
+// like; the daemons of common images; redis's images redis-cli;
+// windows-exporter's image windows_exporter.exe; winkube's own image
+// winkube.
 package userland
 
 import (
+	"path"
 	"strings"
 	"sync"
 
@@ -18,6 +21,7 @@ import (
 	"github.com/winkube/winkube/pkg/emu/logmonitor"
 	"github.com/winkube/winkube/pkg/emu/netapplets"
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/redis"
 	"github.com/winkube/winkube/pkg/emu/selfimage"
 	"github.com/winkube/winkube/pkg/emu/sh"
 	"github.com/winkube/winkube/pkg/emu/winexe"
@@ -71,7 +75,9 @@ func Of(ref string, win bool) map[string]program.Main {
 		// windows-exporter's image (ghcr.io, Docker Hub and quay.io
 		// publish it) is windows_exporter.exe on the HostProcess base.
 		winexporter: strings.HasSuffix(repo, "/windows-exporter") && win,
-		windows:     win,
+		// redis's images (library/redis, bitnami/redis, ...) ship redis-cli.
+		redis:   path.Base(repo) == "redis",
+		windows: win,
 	}
 	if t, ok := kindTables.Load(k); ok {
 		return t.(map[string]program.Main)
@@ -88,7 +94,9 @@ func E2ETestImage(ref string) bool {
 	return strings.HasPrefix(imageinfo.Repository(ref), "registry.k8s.io/e2e-test-images/")
 }
 
-type imageKind struct{ pause, busybox, agnhost, nnp, dnsutils, winkube, winexporter, windows bool }
+type imageKind struct {
+	pause, busybox, agnhost, nnp, dnsutils, winkube, winexporter, redis, windows bool
+}
 
 var kindTables sync.Map
 
@@ -149,6 +157,9 @@ func (k imageKind) table() map[string]program.Main {
 	}
 	if k.winexporter {
 		add(winexporter.Table())
+	}
+	if k.redis && !k.windows {
+		out["redis-cli"] = redis.CLI
 	}
 	return out
 }

@@ -53,3 +53,15 @@ func TestWindowsExporterImage(t *testing.T) {
 		t.Error("Server Core has windows_exporter.exe")
 	}
 }
+
+// redis's images have redis-cli beside redis-server; other images do not.
+func TestRedisImagesHaveRedisCLI(t *testing.T) {
+	for _, ref := range []string{"redis:7.2", "redis:7.2-alpine", "docker.io/bitnami/redis:7.2"} {
+		if tab := Of(ref, false); tab["redis-cli"] == nil || tab["redis-server"] == nil {
+			t.Errorf("%s lacks redis-cli or redis-server", ref)
+		}
+	}
+	if Of("nginx:1.27", false)["redis-cli"] != nil {
+		t.Error("nginx has redis-cli")
+	}
+}

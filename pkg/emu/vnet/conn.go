@@ -165,6 +165,16 @@ func (n hostNet) Serve(ctx context.Context, network string, port int, handle fun
 	return nil
 }
 
+// ServeLoopback is Serve on the pod's loopback alone.
+func (n hostNet) ServeLoopback(ctx context.Context, network string, port int, handle func(io.ReadWriteCloser)) error {
+	l, err := n.f.ServeLoopback(*n.h, network, port, func(c net.Conn) { handle(c) })
+	if err != nil {
+		return err
+	}
+	closeWith(ctx, l)
+	return nil
+}
+
 var _ program.Server = hostNet{}
 
 // programListener narrows Accept to program.Listener's signature.

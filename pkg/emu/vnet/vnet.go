@@ -73,21 +73,30 @@ var loopback = netip.MustParseAddr("127.0.0.1")
 // on all addresses of its pod. A port bound twice in one pod fails as the
 // OS says it.
 func (f *Fabric) Listen(h Host, proto string, port int) (*Listener, error) {
-	return f.bind(h, proto, port, nil)
+	return f.bind(h, proto, port, nil, false)
 }
 
 // Serve binds port like Listen, but runs handle on a new goroutine for
 // each connection instead of queueing it for Accept.
 func (f *Fabric) Serve(h Host, proto string, port int, handle func(net.Conn)) (*Listener, error) {
-	return f.bind(h, proto, port, handle)
+	return f.bind(h, proto, port, handle, false)
 }
 
-func (f *Fabric) bind(h Host, proto string, port int, handle func(net.Conn)) (*Listener, error) {
+// ServeLoopback is Serve on h's loopback alone, as a server bound to
+// 127.0.0.1: only the programs of its own pod reach it.
+func (f *Fabric) ServeLoopback(h Host, proto string, port int, handle func(net.Conn)) (*Listener, error) {
+	return f.bind(h, proto, port, handle, true)
+}
+
+func (f *Fabric) bind(h Host, proto string, port int, handle func(net.Conn), loopbackOnly bool) (*Listener, error) {
 	proto = baseProto(proto)
 	l := &Listener{fabric: f, addr: netip.AddrPortFrom(h.IP, uint16(port))}
+	if loopbackOnly {
+		l.addr = netip.AddrPortFrom(loopback, uint16(port))
+	}
 	l.keyBuf[0] = key{scope: h.Scope, addr: loopback, proto: proto, port: port}
 	keys := l.keyBuf[:1]
-	if h.IP.IsValid() {
+	if h.IP.IsValid() && !loopbackOnly {
 		keys = append(keys, key{addr: h.IP, proto: proto, port: port})
 	}
 	l.keys = keys

@@ -176,3 +176,28 @@ func BenchmarkPodToServiceToPod(b *testing.B) {
 		resp.Body.Close()
 	}
 }
+
+// A port served on the loopback alone (a server bound to 127.0.0.1) is
+// reached from its own pod only, and still taken for a second bind.
+func TestServeLoopback(t *testing.T) {
+	f := New(router{})
+	l, err := f.ServeLoopback(podB, "tcp", 6379, func(c net.Conn) { c.Close() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if c, err := f.Dial(context.Background(), podB, "tcp", "127.0.0.1:6379"); err != nil {
+		t.Errorf("from its pod: %v", err)
+	} else {
+		c.Close()
+	}
+	if _, err := f.Dial(context.Background(), podA, "tcp", "10.244.2.7:6379"); !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("from another pod: %v, want connection refused", err)
+	}
+	if f.Listening(netip.AddrPortFrom(podB.IP, 6379)) {
+		t.Error("the pod's address listens")
+	}
+	if _, err := f.Listen(podB, "tcp", 6379); !errors.Is(err, syscall.EADDRINUSE) {
+		t.Errorf("second bind: %v", err)
+	}
+}
