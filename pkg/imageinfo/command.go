@@ -126,3 +126,10 @@ var (
 	}
 	iisStartPage = "<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\" \"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd\">\r\n<html xmlns=\"http://www.w3.org/1999/xhtml\">\r\n<head>\r\n<meta http-equiv=\"Content-Type\" content=\"text/html; charset=iso-8859-1\" />\r\n<title>IIS Windows Server</title>\r\n</head>\r\n<body>\r\n<div id=\"container\">\r\n<a href=\"http://go.microsoft.com/fwlink/?linkid=66138&amp;clcid=0x409\"><img src=\"iisstart.png\" alt=\"IIS\" width=\"960\" height=\"600\" /></a>\r\n</div>\r\n</body>\r\n</html>"
 )
+
+// EntrypointOf is the default ENTRYPOINT and CMD of an image the catalog
+// knows (windows.PodTarget.Entrypoint).
+func EntrypointOf(ref string) (entrypoint, cmd []string, ok bool) {
+	c, ok := DefaultCommand(ref)
+	return c.Entrypoint, c.Cmd, ok
+}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
@@ -17,7 +18,7 @@ import (
 // the pod can land on runs Docker.
 func (r *run) checkPodRules(p *podInfo) {
 	t := windows.PodTarget{Minor: r.target.Minor, AllowPrivileged: r.target.AllowPrivileged,
-		Windows: p.runsWindows(), Runtime: windows.RuntimeContainerd}
+		Windows: p.runsWindows(), Runtime: windows.RuntimeContainerd, Entrypoint: imageinfo.EntrypointOf}
 	if r.dockerReachable(p) {
 		t.Runtime = windows.RuntimeDocker
 	}

@@ -133,6 +133,10 @@ var limRules = []Rule{
 	{ID: "LIM-20", Title: "Linux-only security settings do nothing on Windows",
 		Text:     "SELinux, AppArmor, seccomp and capabilities have no effect on a Windows container, even on a pod without `spec.os` where the API server raises no error.",
 		Commands: []string{Lint}},
+	{ID: "LIM-21", Title: "Windows services log to the event log and files, not to STDOUT",
+		Text: "Windows workloads usually log to ETW, the event log or their own files, and a service such as IIS runs under `ServiceMonitor.exe`, which forwards none of it: " +
+			"`kubectl logs` shows nothing. Microsoft's LogMonitor (`LogMonitor.exe`, configured by `LogMonitorConfig.json`) wraps the entrypoint and pipes event log channels, ETW providers and log files to STDOUT (seed 003).",
+		Commands: []string{Lint}},
 }
 
 var stoRules = []Rule{

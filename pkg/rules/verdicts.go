@@ -29,6 +29,8 @@ var verdicts = map[string]ruleVerdict{
 	"IMG-4": {Verdict: Verdict{Severity: errs}},
 
 	"LIM-10": {Verdict: Verdict{Severity: warning}},
+	"LIM-21": {Verdict: Verdict{Severity: info,
+		Fix: "copy LogMonitor.exe and a LogMonitorConfig.json with the service's event log channels and log directory into the image (or mount the config) and make the entrypoint LogMonitor.exe followed by the current command"}},
 	"LIM-11": {Verdict: Verdict{Severity: errs}},
 	"LIM-12": {Verdict: Verdict{Severity: errs}},
 	"LIM-13": {Verdict: Verdict{Severity: errs}},

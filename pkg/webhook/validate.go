@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -115,7 +116,7 @@ func (h *Handler) findings(t *template, images []podImage) []*finding {
 	if oses != nil && len(oses) == 0 && t.kind != "Pod" {
 		out = append(out, mixedImages(images))
 	}
-	target := windows.PodTarget{Minor: h.cluster.kubernetesMinor(), AllowPrivileged: true, Admission: true}
+	target := windows.PodTarget{Minor: h.cluster.kubernetesMinor(), AllowPrivileged: true, Admission: true, Entrypoint: imageinfo.EntrypointOf}
 	if h.podOS(t, oses) == "windows" {
 		target.Windows, target.Runtime = true, h.windowsRuntime(t.spec)
 	}

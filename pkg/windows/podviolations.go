@@ -23,6 +23,10 @@ type PodTarget struct {
 	// Runtime is the Windows nodes' runtime, RuntimeContainerd or
 	// RuntimeDocker (LIM-7 and LIM-14 depend on it).
 	Runtime string
+	// Entrypoint is an image's default entrypoint and cmd, where the
+	// caller knows them (LIM-21 needs them for a container without a
+	// command); nil leaves such containers unchecked.
+	Entrypoint func(image string) (entrypoint, cmd []string, ok bool)
 }
 
 // PodViolations is every API-*, VER-* and LIM-* problem of a pod spec for
@@ -55,6 +59,7 @@ func PodViolations(spec *corev1.PodSpec, path *field.Path, t PodTarget) []Violat
 		}
 		out = append(out, v)
 	}
+	out = append(out, ServiceLogs(spec, path, t.Entrypoint)...)
 	return out
 }
 

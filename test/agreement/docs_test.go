@@ -39,8 +39,9 @@ func readDoc(t *testing.T, rel string) string {
 func TestDocsLintTranscripts(t *testing.T) {
 	target := cluster(t, kubeversion.DefaultMinor)
 
-	objs, _ := load.Load([]string{filepath.Join(repoRoot, "examples")}, load.Options{})
-	clean := transcript(t, lint.New(target).Lint(objs), "", "")
+	examples := filepath.Join(repoRoot, "examples")
+	objs, _ := load.Load([]string{examples}, load.Options{})
+	clean := transcript(t, lint.New(target).Lint(objs), examples, "examples")
 
 	// rule: IMG-2 (the IIS transcript: a 2022 image on 2019 nodes)
 	src, err := os.ReadFile(filepath.Join(repoRoot, "examples", "iis-2022-on-2019-fails.yaml"))
