@@ -119,5 +119,12 @@ func busyboxUsage(p *program.Proc, trivial, full string, t Options) {
 	fmt.Fprint(p.Stderr, b.String())
 }
 
+// BusyboxOptionError words a command line busybox's getopt refuses, as
+// the applet p runs under prints it (the usage, if any, is the caller's).
+func BusyboxOptionError(p *program.Proc, err error) { bbOptionError(p, err) }
+
+// BusyboxBanner is the first line of a busybox applet's usage.
+const BusyboxBanner = busyboxBanner
+
 // busyboxBanner is the first line of a busybox applet's usage.
 const busyboxBanner = "BusyBox v1.37.0 (2024-09-26 21:31:42 UTC) multi-call binary."

@@ -19,7 +19,8 @@ type Option struct {
 	Arg   string // the value's name in the usage ("SEC"); "" for a flag
 	Help  string // the usage's words for it
 	// Optional: the value is only what follows the letter in the same
-	// word (getopt's "n::", wget's -nv); never the next argument.
+	// word (getopt's "n::", wget's -nv), or --name=VALUE; never the next
+	// argument.
 	Optional bool
 	// Inert marks an option accepted that changes nothing in the
 	// emulation (a TCP tuning knob, a proxy setting for a network
@@ -54,7 +55,14 @@ type Parsed struct {
 	count  map[string]int
 	values map[string][]string
 	Args   []string // the operands
+	// Order is every option given, in command-line order, for programs
+	// whose options act in turn (hexdump's formats are cumulative).
+	Order []Given
 }
+
+// Given is one option on the command line: its Key and its value ("" for
+// a flag).
+type Given struct{ Key, Value string }
 
 // Has reports whether the option (by Key) was given and not negated.
 func (p Parsed) Has(key string) bool { return p.Count(key) > 0 }
@@ -167,7 +175,7 @@ func (t Options) long(p *Parsed, args []string, i int) (int, error) {
 	if !ok || (hasValue && o.Arg == "") {
 		return i, &ParseError{Opt: args[i]}
 	}
-	if o.Arg != "" && !hasValue {
+	if o.Arg != "" && !hasValue && !o.Optional {
 		if i+1 >= len(args) {
 			return i, &ParseError{Opt: "--" + name, Missing: true}
 		}
@@ -195,6 +203,7 @@ func (t Options) short(p *Parsed, args []string, i int) (int, error) {
 		if o.Optional {
 			p.count[o.Key()]++
 			p.values[o.Key()] = append(p.values[o.Key()], v)
+			p.Order = append(p.Order, Given{o.Key(), v})
 			return i, nil
 		}
 		if v == "" {
@@ -213,6 +222,7 @@ func (t Options) short(p *Parsed, args []string, i int) (int, error) {
 func (p *Parsed) set(o Option, v string) {
 	k := o.Key()
 	p.count[k]++
+	p.Order = append(p.Order, Given{k, v})
 	if o.Arg != "" {
 		p.values[k] = append(p.values[k], v)
 	}

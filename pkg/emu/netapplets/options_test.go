@@ -116,6 +116,21 @@ func TestParseBundles(t *testing.T) {
 	}
 }
 
+// Order keeps the options in command-line order (hexdump's formats
+// add up in turn); an optional long value is only ever --name=VALUE.
+func TestParseOrderAndOptionalLong(t *testing.T) {
+	tab := Options{LongEquals: true, List: []Option{{Short: 'e', Arg: "FMT"}, {Short: 'C'},
+		{Short: 'w', Long: "width", Arg: "N", Optional: true}}}
+	o, err := tab.Parse([]string{"-e", "a", "-C", "--width", "file", "-eb", "--width=8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Given{{"e", "a"}, {"C", ""}, {"width", ""}, {"e", "b"}, {"width", "8"}}
+	if fmt.Sprint(o.Order) != fmt.Sprint(want) || strings.Join(o.Args, " ") != "file" {
+		t.Errorf("parsed %+v %q, want %+v", o.Order, o.Args, want)
+	}
+}
+
 func (e *env) runCtx(t *testing.T, ctx context.Context, argv ...string) (string, string, int) {
 	t.Helper()
 	var out, errb syncBuffer

@@ -18,6 +18,7 @@ import (
 	"github.com/winkube/winkube/pkg/emu/archive"
 	"github.com/winkube/winkube/pkg/emu/daemons"
 	"github.com/winkube/winkube/pkg/emu/dnsutils"
+	"github.com/winkube/winkube/pkg/emu/dumpapplets"
 	"github.com/winkube/winkube/pkg/emu/logmonitor"
 	"github.com/winkube/winkube/pkg/emu/netapplets"
 	"github.com/winkube/winkube/pkg/emu/program"
@@ -38,13 +39,17 @@ var (
 	daemonProgs  = daemons.Table()
 )
 
-// buildLinuxTable is a busybox userland: the shell and its applets.
+// buildLinuxTable is a busybox userland: the shell and its applets
+// (hexdump, hd, xxd and od from dumpapplets).
 func buildLinuxTable() map[string]program.Main {
 	t := applets.Table()
 	for _, name := range []string{"sh", "bash", "ash", "dash"} {
 		t[name] = sh.Main
 	}
 	t["tar"] = archive.Tar
+	for name, m := range dumpapplets.Table() {
+		t[name] = m
+	}
 	return t
 }
 

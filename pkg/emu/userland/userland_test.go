@@ -65,3 +65,24 @@ func TestRedisImagesHaveRedisCLI(t *testing.T) {
 		t.Error("nginx has redis-cli")
 	}
 }
+
+// busybox's dumpers are in every busybox userland: Linux images and the
+// Windows e2e images' busybox.exe (the ConfigMap binary-data conformance
+// test runs hexdump -C there).
+func TestBusyboxDumpers(t *testing.T) {
+	for _, img := range []struct {
+		ref string
+		win bool
+	}{{"registry.k8s.io/e2e-test-images/busybox:1.37.0-1", false}, {"alpine:3.20", false},
+		{"registry.k8s.io/e2e-test-images/busybox:1.37.0-1", true}, {"registry.k8s.io/e2e-test-images/agnhost:2.53", true}} {
+		progs := Of(img.ref, img.win)
+		for _, name := range []string{"hexdump", "hd", "xxd", "od"} {
+			if progs[name] == nil {
+				t.Errorf("%s (windows %v) has no %s", img.ref, img.win, name)
+			}
+		}
+	}
+	if Of("mcr.microsoft.com/windows/nanoserver:ltsc2022", true)["hexdump"] != nil {
+		t.Error("Nano Server has no busybox")
+	}
+}
