@@ -91,8 +91,8 @@ func TestLinuxResolve(t *testing.T) {
 		{Path: "/csi", NS: vol, Dir: "/"},
 	}}
 	for in, want := range map[string]string{
-		"/registration/Smb-reg.sock":       "/var/lib/kubelet/plugins_registry/Smb-reg.sock",
-		"/registration":                    "/var/lib/kubelet/plugins_registry",
+		"/registration/Smb-reg.sock":        "/var/lib/kubelet/plugins_registry/Smb-reg.sock",
+		"/registration":                     "/var/lib/kubelet/plugins_registry",
 		"/var/lib/kubelet/plugins/x/a.sock": "/var/lib/kubelet/plugins/x/a.sock",
 		"/csi//csi.sock":                    "/csi.sock",
 	} {
