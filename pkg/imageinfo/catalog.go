@@ -50,6 +50,10 @@ type repoEntry struct {
 	// base OS images publish no latest): any other tag does not exist and
 	// its pull fails with "not found".
 	closed bool
+	// hostProcessTags, when set, is the suffix of the tags that are
+	// HostProcess images (csi-driver-smb's -windows-hp builds, FROM the
+	// HostProcess base image) beside the repository's other tags.
+	hostProcessTags string
 	// sharedWindows, for a mixed repository, lists the Windows entries of
 	// its multi-platform version tags ("6.0", "6.0.36") by major.minor.
 	sharedWindows map[string][]Platform
@@ -208,6 +212,24 @@ func buildCatalog() map[string]repoEntry {
 		"docker.io/prometheuscommunity/windows-exporter": {kind: hostProcessRepo},
 		"quay.io/prometheuscommunity/windows-exporter":   {kind: hostProcessRepo},
 	}
+	// The kubernetes-csi sidecars (release-tools' BUILD_PLATFORMS): five
+	// Linux architectures and Windows nanoserver 1809 and ltsc2022, each
+	// an index; their entrypoints are the binaries (command.go).
+	for _, name := range csiSidecars {
+		c[name] = repoEntry{kind: linuxRepo, linux: csiSidecarPlatforms}
+	}
+	// csi-driver-smb's smbplugin: Linux amd64/arm64/arm/v7 with Windows
+	// 1809 and ltsc2022 per release (its Makefile's ALL_OS_ARCH), and
+	// HostProcess builds tagged -windows-hp.
+	for _, name := range smbPluginRepos {
+		c[name] = repoEntry{kind: linuxRepo, linux: join(linuxPlatforms(amd64, arm64, "arm"), windowsPlatforms("1809", "ltsc2022")), hostProcessTags: "-windows-hp"}
+	}
+	// The Secrets Store CSI Driver: Linux amd64/arm64 and Windows
+	// nanoserver 1809 and ltsc2022 (docker/Makefile).
+	for _, name := range []string{"registry.k8s.io/csi-secrets-store/driver", "gcr.io/k8s-staging-csi-secrets-store/driver"} {
+		c[name] = repoEntry{kind: linuxRepo, linux: join(linuxPlatforms(amd64, arm64), windowsPlatforms("1809", "ltsc2022"))}
+	}
+	c["registry.k8s.io/csi-secrets-store/driver-crds"] = repoEntry{kind: linuxRepo, linux: linuxPlatforms(amd64, arm64)}
 	for _, name := range e2eImages {
 		c["registry.k8s.io/e2e-test-images/"+name] = repoEntry{kind: linuxRepo, linux: e2ePlatforms}
 	}
@@ -235,6 +257,19 @@ func buildCatalog() map[string]repoEntry {
 	}
 	return c
 }
+
+// csiSidecars are the kubernetes-csi sidecar images the CSI charts run
+// beside their drivers.
+var csiSidecars = []string{
+	"registry.k8s.io/sig-storage/csi-node-driver-registrar", "registry.k8s.io/sig-storage/livenessprobe",
+	"registry.k8s.io/sig-storage/csi-provisioner", "registry.k8s.io/sig-storage/csi-resizer",
+}
+
+// csiSidecarPlatforms are release-tools' CSI_PROW_BUILD_PLATFORMS.
+var csiSidecarPlatforms = join(linuxPlatforms(amd64, "ppc64le", "s390x", "arm", arm64), windowsPlatforms("1809", "ltsc2022"))
+
+// smbPluginRepos are csi-driver-smb's release and staging repositories.
+var smbPluginRepos = []string{"registry.k8s.io/sig-storage/smbplugin", "gcr.io/k8s-staging-sig-storage/smbplugin"}
 
 // e2eImages are the Kubernetes e2e test images (test/images/*) whose
 // BASEIMAGE lists Windows builds next to the Linux ones.

@@ -75,6 +75,14 @@ var defaultCommands = map[string]Command{
 	"ghcr.io/prometheus-community/windows-exporter":  windowsExporter,
 	"docker.io/prometheuscommunity/windows-exporter": windowsExporter,
 	"quay.io/prometheuscommunity/windows-exporter":   windowsExporter,
+	// The CSI images' Dockerfiles: COPY the binary to / and make it the
+	// ENTRYPOINT (the Windows builds' is the same name with .exe).
+	"registry.k8s.io/sig-storage/csi-node-driver-registrar": {Entrypoint: []string{"/csi-node-driver-registrar"}},
+	"registry.k8s.io/sig-storage/livenessprobe":             {Entrypoint: []string{"/livenessprobe"}},
+	"registry.k8s.io/sig-storage/smbplugin":                 {Entrypoint: []string{"/smbplugin"}},
+	"gcr.io/k8s-staging-sig-storage/smbplugin":              {Entrypoint: []string{"/smbplugin"}},
+	"registry.k8s.io/csi-secrets-store/driver":              {Entrypoint: []string{"/secrets-store-csi"}},
+	"gcr.io/k8s-staging-csi-secrets-store/driver":           {Entrypoint: []string{"/secrets-store-csi"}},
 }
 
 var windowsExporter = Command{Entrypoint: []string{"windows_exporter.exe"}, Files: []string{`/windows_exporter.exe`}}

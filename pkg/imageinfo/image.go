@@ -122,6 +122,9 @@ func (e repoEntry) platforms(tag string) ([]Platform, bool) {
 	if ps, ok := e.tags[tag]; ok {
 		return clonePlatforms(ps), true
 	}
+	if e.hostProcessTags != "" && strings.HasSuffix(tag, e.hostProcessTags) {
+		return []Platform{{OS: "windows", Architecture: amd64}}, true
+	}
 	switch e.kind {
 	case windowsRepo:
 		if _, b, ok := releaseFromTag(tag); ok {

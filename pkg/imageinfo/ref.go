@@ -83,3 +83,7 @@ func (r reference) String() string {
 // Repository is the normalised repository of an image reference
 // (registry host and path, lower case), without tag or digest.
 func Repository(ref string) string { return parseReference(ref).repository }
+
+// Tag is the tag of an image reference ("latest" when it names neither
+// tag nor digest, "" when it names a digest alone).
+func Tag(ref string) string { return parseReference(ref).tag }

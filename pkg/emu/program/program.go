@@ -155,6 +155,11 @@ type Sys struct {
 	// the emulation has nothing to report (a program then leaves out
 	// what it would have read from them).
 	Machine func() MachineStats
+	// Sockets are the Unix-domain sockets the container binds and
+	// reaches through its mounts (a CSI driver's socket, the kubelet's
+	// plugin registry); nil when the node provides none, and a program
+	// that needs one then fails as on an OS without AF_UNIX.
+	Sockets Sockets
 
 	// eventLog is the container's Windows event log, made at its first
 	// use (see EventLog): most containers never log an event.

@@ -5,7 +5,7 @@
 // PowerShell and LogMonitor.exe; the e2e test images agnhost, dig and the
 // like; the daemons of common images; redis's images redis-cli;
 // windows-exporter's image windows_exporter.exe; winkube's own image
-// winkube.
+// winkube; the CSI images their sidecar or driver (pkg/emu/csi).
 package userland
 
 import (
@@ -16,6 +16,7 @@ import (
 	"github.com/winkube/winkube/pkg/emu/agnhost"
 	"github.com/winkube/winkube/pkg/emu/applets"
 	"github.com/winkube/winkube/pkg/emu/archive"
+	"github.com/winkube/winkube/pkg/emu/csi"
 	"github.com/winkube/winkube/pkg/emu/daemons"
 	"github.com/winkube/winkube/pkg/emu/dnsutils"
 	"github.com/winkube/winkube/pkg/emu/dumpapplets"
@@ -84,6 +85,11 @@ func Of(ref string, win bool) map[string]program.Main {
 		redis:   path.Base(repo) == "redis",
 		windows: win,
 	}
+	if csi.Is(ref) {
+		// The CSI images' programs carry the version of the image's
+		// tag: a table per reference.
+		k.csi = ref
+	}
 	if t, ok := kindTables.Load(k); ok {
 		return t.(map[string]program.Main)
 	}
@@ -101,6 +107,9 @@ func E2ETestImage(ref string) bool {
 
 type imageKind struct {
 	pause, busybox, agnhost, nnp, dnsutils, winkube, winexporter, redis, windows bool
+	// csi is the reference of a CSI sidecar or driver image ("" for
+	// others).
+	csi string
 }
 
 var kindTables sync.Map
@@ -165,6 +174,9 @@ func (k imageKind) table() map[string]program.Main {
 	}
 	if k.redis && !k.windows {
 		out["redis-cli"] = redis.CLI
+	}
+	if k.csi != "" {
+		add(csi.Table(k.csi))
 	}
 	return out
 }

@@ -86,3 +86,23 @@ func TestBusyboxDumpers(t *testing.T) {
 		t.Error("Nano Server has no busybox")
 	}
 }
+
+// The CSI charts' images offer their programs on both OSes: the
+// HostProcess smb image its smbplugin.exe, the sidecars theirs.
+func TestCSIImagesOfferTheirPrograms(t *testing.T) {
+	for ref, name := range map[string]string{
+		"gcr.io/k8s-staging-sig-storage/smbplugin:canary-windows-hp":    "smbplugin",
+		"registry.k8s.io/sig-storage/csi-node-driver-registrar:v2.17.0": "csi-node-driver-registrar",
+		"registry.k8s.io/sig-storage/livenessprobe:v2.18.0":             "livenessprobe",
+		"registry.k8s.io/csi-secrets-store/driver:v1.6.0":               "secrets-store-csi",
+	} {
+		for _, win := range []bool{true, false} {
+			if _, ok := Of(ref, win)[name]; !ok {
+				t.Errorf("%s (windows %v) lacks %s", ref, win, name)
+			}
+		}
+	}
+	if _, ok := Of("registry.k8s.io/sig-storage/csi-provisioner:v6.3.0", false)["csi-provisioner"]; ok {
+		t.Error("csi-provisioner is not emulated")
+	}
+}
