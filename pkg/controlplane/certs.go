@@ -51,7 +51,10 @@ func leafSpecs(l *layout) []leafSpec {
 	apiserver := serving("kube-apiserver")
 	apiserver.DNSNames = append(apiserver.DNSNames, "kubernetes", "kubernetes.default",
 		"kubernetes.default.svc", "kubernetes.default.svc.cluster.local")
-	apiserver.IPs = append(apiserver.IPs, net.IP(firstServiceIP(l.opts.ServiceCIDR).AsSlice()))
+	// As kubeadm's, the serving certificate covers the address the
+	// apiserver advertises: the "kubernetes" endpoints name it, and a
+	// client that follows them (OIDC discovery's jwks_uri) verifies it.
+	apiserver.IPs = append(apiserver.IPs, net.IP(firstServiceIP(l.opts.ServiceCIDR).AsSlice()), net.ParseIP(advertiseAddress()))
 	etcd := serving("etcd")
 	etcd.Client = true // etcd's peer listener uses it both ways
 

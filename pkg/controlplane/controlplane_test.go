@@ -2,7 +2,9 @@ package controlplane_test
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"net"
@@ -533,4 +535,35 @@ func alive(pids map[string]int) map[string]int {
 		}
 	}
 	return running
+}
+
+// The apiserver's serving certificate covers the address the "kubernetes"
+// endpoints advertise, as kubeadm's does: a pod that follows them (OIDC
+// discovery's jwks_uri) verifies the certificate with its service
+// account's CA.
+func TestServingCertificateCoversAdvertisedAddress(t *testing.T) {
+	ctx := ctxFor(t, 30*time.Second)
+	cs := kubernetes.NewForConfigOrDie(shared.RESTConfig())
+	var ep *corev1.Endpoints
+	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		e, err := cs.CoreV1().Endpoints(metav1.NamespaceDefault).Get(ctx, "kubernetes", metav1.GetOptions{})
+		ep = e
+		return err == nil && len(e.Subsets) > 0 && len(e.Subsets[0].Addresses) > 0, nil
+	})
+	if err != nil {
+		t.Fatalf("kubernetes endpoints: %v", err)
+	}
+	ip := ep.Subsets[0].Addresses[0].IP
+	pemData, err := os.ReadFile(filepath.Join(filepath.Dir(shared.KubeconfigPath()), "pki", "kube-apiserver-serving.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(pemData)
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cert.VerifyHostname(ip); err != nil {
+		t.Errorf("the serving certificate does not cover the advertised %s: %v", ip, err)
+	}
 }
