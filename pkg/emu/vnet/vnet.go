@@ -35,6 +35,14 @@ type Host struct {
 	Outside bool
 }
 
+// HostPorter is what a Router may also do: forward a node's host ports
+// to the pods that expose them (hostPort), before the node's own
+// listeners see the connection, as the DNAT of the portmap CNI plugin
+// (and HNS's port mappings on Windows) comes first.
+type HostPorter interface {
+	HostPort(src Host, proto string, dst netip.AddrPort) (netip.AddrPort, bool)
+}
+
 // Router decides where a connection goes once it leaves its own host.
 type Router interface {
 	// Route answers a connection from src to ip:port over proto ("tcp",
@@ -124,6 +132,11 @@ func (f *Fabric) Dial(ctx context.Context, h Host, proto, address string) (net.C
 	dst, err := f.resolve(ctx, h, proto, address)
 	if err != nil {
 		return nil, err
+	}
+	if hp, ok := f.router.(HostPorter); ok && !h.Outside {
+		if to, ok := hp.HostPort(h, proto, dst); ok {
+			return f.connect(ctx, h, proto, dst, key{addr: to.Addr(), proto: proto, port: int(to.Port())})
+		}
 	}
 	if dst.Addr().IsLoopback() && !h.Outside {
 		return f.connect(ctx, h, proto, dst, key{scope: h.Scope, addr: loopback, proto: proto, port: int(dst.Port())})

@@ -63,6 +63,11 @@ type Router struct {
 	// control-plane node's, which every pod and node reaches directly
 	// too (the OIDC discovery document's jwks_uri names one).
 	controlPlane sync.Map
+
+	// hostPorts are the host ports of the pods that have them, by
+	// namespace/name (hostport.go).
+	hpMu      sync.Mutex
+	hostPorts map[string]podPorts
 }
 
 // ControlPlane records addr as one of the API server's addresses.
@@ -119,6 +124,9 @@ func (r *Router) Watch(ctx context.Context, client kubernetes.Interface, all, po
 	}) {
 		r.dss = system.Apps().V1().DaemonSets().Lister()
 		watched = append(watched, system.Apps().V1().DaemonSets().Informer())
+	}
+	if _, err := pods.Core().V1().Pods().Informer().AddEventHandler(r.hostPortEvents()); err != nil {
+		return fmt.Errorf("watch for the pod network: %w", err)
 	}
 	for _, inf := range watched {
 		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{

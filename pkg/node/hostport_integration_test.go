@@ -1,0 +1,51 @@
+package node
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Host ports forward the node's addresses to the pods that expose them,
+// by host IP and protocol: one port number, three pods (127.0.0.1 TCP,
+// the node's IP TCP, the node's IP UDP), reached from the node's own
+// network namespace, as upstream's HostPort conformance test does.
+func TestHostPortsByHostIPAndProtocol(t *testing.T) {
+	needCluster(t)
+	ns := newNamespace(t)
+	node, err := client.CoreV1().Nodes().Get(context.Background(), "linux-1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodeIP := node.Status.Addresses[0].Address
+	const agnhost = "registry.k8s.io/e2e-test-images/agnhost:2.59"
+	for _, p := range []struct {
+		name, hostIP string
+		proto        corev1.Protocol
+	}{{"pod1", "127.0.0.1", corev1.ProtocolTCP}, {"pod2", nodeIP, corev1.ProtocolTCP}, {"pod3", nodeIP, corev1.ProtocolUDP}} {
+		pod := simplePod(p.name, "linux-1", agnhost)
+		pod.Spec.Containers[0].Args = []string{"netexec", "--http-port=8080", "--udp-port=8080"}
+		pod.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 8080, HostPort: 54323, HostIP: p.hostIP, Protocol: p.proto}}
+		createPod(t, ns, pod)
+	}
+	exec := simplePod("exec", "linux-1", agnhost)
+	exec.Spec.HostNetwork = true
+	createPod(t, ns, exec)
+	for _, name := range []string{"pod1", "pod2", "pod3", "exec"} {
+		waitPod(t, ns, name, 60*time.Second, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+	}
+	for _, tc := range []struct{ cmd, want string }{
+		{"curl -g --connect-timeout 5 --interface " + nodeIP + " http://127.0.0.1:54323/hostname", "pod1"},
+		{"curl -g --connect-timeout 5 http://" + nodeIP + ":54323/hostname", "pod2"},
+		{"echo hostname | nc -u -w 5 " + nodeIP + " 54323", "pod3"},
+	} {
+		out, err := execIn(t, ns, "exec", "linux-1", []string{"/bin/sh", "-c", tc.cmd}, "")
+		if err != nil || strings.TrimSpace(out) != tc.want {
+			t.Errorf("%s = %q, %v; want %s", tc.cmd, out, err, tc.want)
+		}
+	}
+}
