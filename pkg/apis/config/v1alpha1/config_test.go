@@ -123,7 +123,7 @@ func TestInvalidFiles(t *testing.T) {
 			`activeDirectory.domain: Invalid value: "contoso": want a DNS name of two or more labels`,
 			`activeDirectory.netBIOSName: Invalid value: "CONTOSO:CORP": want 1 to 15 characters`,
 		},
-		"invalid-ipv6.yaml":                {"network.clusterCIDR", "LIM-13"},
+		"invalid-ipv6.yaml": {"network.clusterCIDR", "LIM-13"},
 		"invalid-too-many-pods.yaml": {
 			"network.clusterCIDR: Invalid value: \"10.244.0.0/22\": holds 4 node subnets of /24 but the pools have 5 nodes",
 			"nodePools[0].maxPods: Invalid value: 300: a /24 node subnet holds only 253 pod addresses",

@@ -24,10 +24,10 @@ const (
 	// has no activeDirectory: the domain Microsoft's and Kubernetes' GMSA
 	// documentation and windows-gmsa's tests use, so that their credential
 	// specs name the emulated domain unchanged.
-	DefaultDomain = "contoso.com"
-	DefaultCPU              = 4
-	DefaultMemory           = "8Gi"
-	DefaultMaxPods          = 110
+	DefaultDomain  = "contoso.com"
+	DefaultCPU     = 4
+	DefaultMemory  = "8Gi"
+	DefaultMaxPods = 110
 	// DefaultKubernetesVersion is the emulated control plane's release.
 	DefaultKubernetesVersion = kubeversion.Default
 	// DefaultInterfaceName is start.ps1's -InterfaceName default (PLAN-3).
