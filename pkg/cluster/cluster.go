@@ -136,13 +136,9 @@ func (c *Cluster) start(ctx context.Context, o Options) error {
 	if err := c.startServices(ctx, client); err != nil {
 		return err
 	}
-	if o.GMSA {
-		if err := c.startGMSA(ctx); err != nil {
-			return err
-		}
-	} else {
-		c.removeStaleGMSA(ctx)
-	}
+	// A killed `up --gmsa` left configurations that fail closed: remove
+	// them before anything creates pods.
+	c.removeStaleGMSA(ctx)
 	if err := c.removeStaleNodes(ctx, client, c.pools); err != nil {
 		return err
 	}
@@ -151,6 +147,13 @@ func (c *Cluster) start(ctx context.Context, o Options) error {
 	}
 	if err := c.installAddons(ctx, client); err != nil {
 		return err
+	}
+	if o.GMSA {
+		// After the add-ons: the default service account exists by now,
+		// so the dry-run probe that waits for the first call is admitted.
+		if err := c.startGMSA(ctx); err != nil {
+			return err
+		}
 	}
 	if o.Webhook {
 		return c.startWebhook(ctx, client, o.Images)
