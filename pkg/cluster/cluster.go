@@ -39,6 +39,9 @@ type Options struct {
 	Out        io.Writer     // progress lines
 	// Webhook runs the admission webhook in-process and registers it.
 	Webhook bool
+	// GMSA installs the GMSACredentialSpec CRD and runs the windows-gmsa
+	// webhook in-process, registered with the API server.
+	GMSA bool
 	// Images answers image platforms for the nodes and the webhook; nil is
 	// the built-in catalog.
 	Images imageinfo.Resolver
@@ -65,6 +68,7 @@ type Cluster struct {
 	services   []service
 	dnsAddr    string
 	webhookURL string // empty without Options.Webhook
+	gmsaURL    string // empty without Options.GMSA
 	manifests  *Manifests
 	pools      *poolPlan
 	out        io.Writer
@@ -102,6 +106,9 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 	if c.webhookURL != "" {
 		c.say("Admission webhook: %s (places pods by their images' OS and Windows build; unregistered on stop)", c.webhookURL)
 	}
+	if c.gmsaURL != "" {
+		c.say("GMSA webhook: %s (resolves gmsaCredentialSpecName, checks the service account may `use` the spec; unregistered on stop)", c.gmsaURL)
+	}
 	return c, nil
 }
 
@@ -129,6 +136,9 @@ func (c *Cluster) start(ctx context.Context, o Options) error {
 	if err := c.startServices(ctx, client); err != nil {
 		return err
 	}
+	// A killed `up --gmsa` left configurations that fail closed: remove
+	// them before anything creates pods.
+	c.removeStaleGMSA(ctx)
 	if err := c.removeStaleNodes(ctx, client, c.pools); err != nil {
 		return err
 	}
@@ -137,6 +147,13 @@ func (c *Cluster) start(ctx context.Context, o Options) error {
 	}
 	if err := c.installAddons(ctx, client); err != nil {
 		return err
+	}
+	if o.GMSA {
+		// After the add-ons: the default service account exists by now,
+		// so the dry-run probe that waits for the first call is admitted.
+		if err := c.startGMSA(ctx); err != nil {
+			return err
+		}
 	}
 	if o.Webhook {
 		return c.startWebhook(ctx, client, o.Images)

@@ -46,7 +46,7 @@ rule; a rule without commands is background that other rules refer to.
 A test that proves a rule names its ID in a comment (` + "`// rule: KLT-5`" + `), so
 the rules the tests cover can be listed with
 
-    grep -rhoE '(API|LIM|STO|SCH|IMG|KLT|NET|KP|DNS|PLAN|TS|VER)-[0-9]+' --include='*_test.go' . | sort -u
+    grep -rhoE '(API|LIM|STO|SCH|IMG|KLT|NET|KP|DNS|PLAN|TS|VER|GMSA)-[0-9]+' --include='*_test.go' . | sort -u
 
 This page is generated from the package ` + "`pkg/rules`" + ` by
 ` + "`go test ./pkg/rules -run TestDoc -update`" + `; edit the package, not this page.
@@ -112,7 +112,7 @@ func TestAnchors(t *testing.T) {
 	}
 }
 
-var idPattern = regexp.MustCompile(`\b(API|LIM|STO|SCH|IMG|KLT|NET|KP|DNS|PLAN|TS|VER)-[0-9]+\b`)
+var idPattern = regexp.MustCompile(`\b(API|LIM|STO|SCH|IMG|KLT|NET|KP|DNS|PLAN|TS|VER|GMSA)-[0-9]+\b`)
 
 // TestEveryIDInCodeIsDocumented walks the non-test Go files under pkg/ and
 // fails for a rule ID the rule book does not explain, so a message can never
@@ -153,7 +153,7 @@ func TestEveryIDInCodeIsDocumented(t *testing.T) {
 // TestTable checks the table's own shape: IDs unique, numbered under the
 // right family, in order, each with a title and text, and commands known.
 func TestTable(t *testing.T) {
-	known := map[string]bool{Lint: true, Net: true, Doctor: true, Plan: true, Up: true, Describe: true, Webhook: true, Image: true}
+	known := map[string]bool{Lint: true, Net: true, Doctor: true, Plan: true, Up: true, Describe: true, Webhook: true, Image: true, GMSA: true}
 	seen := map[string]bool{}
 	var prev Rule
 	for _, r := range All() {

@@ -28,4 +28,8 @@ var families = []Family{
 		Text: "Common failures of Windows nodes, each with its usual cause. `winkube doctor` turns every one into a check."},
 	{ID: "VER", Name: "Versions",
 		Text: "Which Windows Server releases each Kubernetes version supports, and from which Kubernetes version each Windows feature is available."},
+	{ID: "GMSA", Name: "Active Directory identity (GMSA)",
+		Text: "Windows pods and containers can run with a group managed service account: a cluster-scoped GMSACredentialSpec holds the credential spec, " +
+			"the windows-gmsa admission webhook (kubernetes-sigs/windows-gmsa) resolves a pod's `gmsaCredentialSpecName` into it and checks the pod may use it, " +
+			"and the Windows node hands it to the runtime. `winkube up --gmsa` runs that webhook and emulates the cluster's domain."},
 }

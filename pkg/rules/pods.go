@@ -16,6 +16,7 @@ var table = map[string][]Rule{
 	"PLAN": planRules,
 	"TS":   tsRules,
 	"VER":  verRules,
+	"GMSA": gmsaRules,
 }
 
 var apiRules = []Rule{

@@ -47,6 +47,7 @@ const (
 	Describe = "describe"
 	Webhook  = "webhook"
 	Image    = "image"
+	GMSA     = "gmsa"
 )
 
 // webhookRules are the rules `winkube webhook` acts on besides the API-*

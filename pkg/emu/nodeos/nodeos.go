@@ -39,3 +39,27 @@ func Release(name, hostname string) *corev1.Node {
 	n.Status.NodeInfo = windows.NodeSystemInfo(r.Version(), "amd64", "", "")
 	return n
 }
+
+// GMSA is the identity of a Windows container whose credential spec is
+// spec (windows.GMSACredentialSpecOf) on a node joined to domain: the
+// spec's account in the spec's domain, reaching the domain's controller
+// only when that is the node's domain. nil for an empty spec; an error
+// for a spec that is not one.
+func GMSA(spec string, domain windows.Domain) (*program.GMSAIdentity, error) {
+	if spec == "" {
+		return nil, nil
+	}
+	cs, err := windows.ParseCredentialSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	dj := cs.DomainJoinConfig
+	id := &program.GMSAIdentity{Account: dj.MachineAccountName, DNSName: dj.DnsName, NetBIOSName: dj.NetBiosName}
+	if id.NetBIOSName == "" {
+		id.NetBIOSName = windows.NetBIOSNameOf(dj.DnsName)
+	}
+	if domain.Names(dj.DnsName) {
+		id.DomainController = domain.DomainController()
+	}
+	return id, nil
+}

@@ -160,6 +160,10 @@ type Sys struct {
 	// plugin registry); nil when the node provides none, and a program
 	// that needs one then fails as on an OS without AF_UNIX.
 	Sockets Sockets
+	// GMSA is the Active Directory identity of a Windows container whose
+	// pod or container names a GMSA credential spec; nil for a container
+	// without one (a workgroup machine). whoami still prints User.
+	GMSA *GMSAIdentity
 
 	// eventLog is the container's Windows event log, made at its first
 	// use (see EventLog): most containers never log an event.
@@ -180,6 +184,23 @@ func (s *Sys) EventLog() *eventlog.Store {
 		s.eventLog = eventlog.New(now)
 	})
 	return s.eventLog
+}
+
+// GMSAIdentity is what a Windows container runs with when its
+// gmsaCredentialSpec names a group managed service account: its processes
+// keep the container's user, but the machine talks to the domain as the
+// gMSA (nltest's secure channel, klist's tickets).
+type GMSAIdentity struct {
+	// Account is the gMSA's SAM account name without the trailing $
+	// (DomainJoinConfig.MachineAccountName), such as webapp01.
+	Account string
+	// DNSName and NetBIOSName name the gMSA's domain (DomainJoinConfig's
+	// DnsName and NetBiosName).
+	DNSName, NetBIOSName string
+	// DomainController is the fully qualified name of the domain
+	// controller the container reaches; empty when the node cannot reach
+	// the spec's domain (it is not the cluster's).
+	DomainController string
 }
 
 // User is the identity of a container's processes.

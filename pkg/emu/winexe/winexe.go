@@ -1,6 +1,7 @@
 // Package winexe holds the executables of Windows images: whoami,
 // hostname, ipconfig, nslookup, ping, curl.exe, timeout, where,
-// findstr, more, sort, tasklist, net localgroup, and the event log's eventcreate
+// findstr, more, sort, tasklist, net localgroup, nltest and klist (a gMSA
+// container's domain), and the event log's eventcreate
 // and wevtutil. Table adds cmd.exe and PowerShell.
 package winexe
 
@@ -24,7 +25,7 @@ func Table() map[string]program.Main {
 		"whoami": Whoami, "hostname": Hostname, "ipconfig": Ipconfig, "nslookup": Nslookup,
 		"ping": Ping, "curl": Curl, "timeout": Timeout, "where": Where, "findstr": Findstr,
 		"more": More, "sort": Sort, "tasklist": Tasklist, "net": Net, "systeminfo": Systeminfo,
-		"eventcreate": Eventcreate, "wevtutil": Wevtutil,
+		"eventcreate": Eventcreate, "wevtutil": Wevtutil, "nltest": Nltest, "klist": Klist,
 	}
 }
 

@@ -119,7 +119,11 @@ func TestInvalidFiles(t *testing.T) {
 		// Unknown fields and validation problems come in one report.
 		"invalid-unknown-and-invalid.yaml": {"2 problem(s):", `unknown field "nodePools[0].cpus"`, `nodePools[0].release: Invalid value: "2012"`},
 		"invalid-empty-pools.yaml":         {"nodePools: Required value"},
-		"invalid-ipv6.yaml":                {"network.clusterCIDR", "LIM-13"},
+		"invalid-domain.yaml": {
+			`activeDirectory.domain: Invalid value: "contoso": want a DNS name of two or more labels`,
+			`activeDirectory.netBIOSName: Invalid value: "CONTOSO:CORP": want 1 to 15 characters`,
+		},
+		"invalid-ipv6.yaml": {"network.clusterCIDR", "LIM-13"},
 		"invalid-too-many-pods.yaml": {
 			"network.clusterCIDR: Invalid value: \"10.244.0.0/22\": holds 4 node subnets of /24 but the pools have 5 nodes",
 			"nodePools[0].maxPods: Invalid value: 300: a /24 node subnet holds only 253 pod addresses",
@@ -196,5 +200,26 @@ func TestDefaultPauseImageMatchesBuild(t *testing.T) {
 	setPoolDefaults(&p, pauseK8sMinor)
 	if p.PauseImage != windows.DefaultPauseImage(pauseK8sMinor) {
 		t.Errorf("linux pause image = %s", p.PauseImage)
+	}
+}
+
+// The emulated domain: activeDirectory's, else contoso.com; its NetBIOS
+// name defaults from the first label, its GUID and SID from the DNS name.
+func TestDomain(t *testing.T) {
+	d := DefaultCluster().Domain()
+	if d.DNSName != DefaultDomain || d.NetBIOSName != "CONTOSO" || d.DomainController() != "dc01.contoso.com" || d.Realm() != "CONTOSO.COM" {
+		t.Errorf("default domain %+v", d)
+	}
+	c := &Cluster{ActiveDirectory: &ActiveDirectory{Domain: "Corp.Example.org"}}
+	SetDefaults(c)
+	if errs := Validate(c); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	d = c.Domain()
+	if d.DNSName != "corp.example.org" || d.NetBIOSName != "CORP" || !d.Names("CORP") || !d.Names("corp.example.org.") || d.Names("example.org") {
+		t.Errorf("domain %+v", d)
+	}
+	if d.SID == DefaultCluster().Domain().SID || !strings.HasPrefix(d.SID, "S-1-5-21-") || len(d.GUID) != 36 {
+		t.Errorf("derived SID %s, GUID %s", d.SID, d.GUID)
 	}
 }

@@ -20,9 +20,14 @@ const (
 	DefaultManagementCIDR   = "10.127.130.0/24"
 	DefaultNodeCIDRMaskSize = 24
 	DefaultName             = "winkube"
-	DefaultCPU              = 4
-	DefaultMemory           = "8Gi"
-	DefaultMaxPods          = 110
+	// DefaultDomain is the Active Directory domain of a cluster whose config
+	// has no activeDirectory: the domain Microsoft's and Kubernetes' GMSA
+	// documentation and windows-gmsa's tests use, so that their credential
+	// specs name the emulated domain unchanged.
+	DefaultDomain  = "contoso.com"
+	DefaultCPU     = 4
+	DefaultMemory  = "8Gi"
+	DefaultMaxPods = 110
 	// DefaultKubernetesVersion is the emulated control plane's release.
 	DefaultKubernetesVersion = kubeversion.Default
 	// DefaultInterfaceName is start.ps1's -InterfaceName default (PLAN-3).
@@ -227,4 +232,13 @@ func defaultPauseImage(p *NodePool, k8sMinor int) string {
 		}
 	}
 	return candidates[0]
+}
+
+// Domain is the cluster's emulated Active Directory domain, which its
+// Windows nodes are joined to: activeDirectory's, else DefaultDomain.
+func (c *Cluster) Domain() windows.Domain {
+	if c.ActiveDirectory == nil || c.ActiveDirectory.Domain == "" {
+		return windows.NewDomain(DefaultDomain, "")
+	}
+	return windows.NewDomain(c.ActiveDirectory.Domain, c.ActiveDirectory.NetBIOSName)
 }

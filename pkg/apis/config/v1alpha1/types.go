@@ -58,6 +58,19 @@ type Cluster struct {
 	// kube-controller-manager) and flag name, over the values winkube sizes
 	// from the node count.
 	ControlPlane map[string]ComponentFlags `json:"controlPlane,omitempty"`
+	// ActiveDirectory is the domain the emulated Windows nodes are joined
+	// to, which GMSA credential specs name (DomainJoinConfig.DnsName);
+	// absent: DefaultDomain.
+	ActiveDirectory *ActiveDirectory `json:"activeDirectory,omitempty"`
+}
+
+// ActiveDirectory is the cluster's emulated Active Directory domain.
+type ActiveDirectory struct {
+	// Domain is the domain's DNS name (contoso.com).
+	Domain string `json:"domain"`
+	// NetBIOSName is its NetBIOS name; empty: the first label of Domain,
+	// upper-cased and cut to 15 characters (CONTOSO).
+	NetBIOSName string `json:"netBIOSName,omitempty"`
 }
 
 // Proxy holds the proxy variables a node behind a proxy needs at machine

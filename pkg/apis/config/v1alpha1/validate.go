@@ -44,6 +44,24 @@ func ValidateInput(c *Cluster) field.ErrorList {
 	errs = append(errs, validateNodes(c, field.NewPath("nodePools"))...)
 	errs = append(errs, validateProxy(c.Proxy, field.NewPath("proxy"))...)
 	errs = append(errs, validateControlPlane(c.ControlPlane, field.NewPath("controlPlane"))...)
+	errs = append(errs, validateActiveDirectory(c.ActiveDirectory, field.NewPath("activeDirectory"))...)
+	return errs
+}
+
+func validateActiveDirectory(ad *ActiveDirectory, path *field.Path) field.ErrorList {
+	if ad == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	switch {
+	case ad.Domain == "":
+		errs = append(errs, field.Required(path.Child("domain"), "the domain's DNS name, such as "+DefaultDomain))
+	case !windows.ValidDNSDomain(ad.Domain) || !strings.Contains(ad.Domain, "."):
+		errs = append(errs, field.Invalid(path.Child("domain"), ad.Domain, "want a DNS name of two or more labels of letters, digits and inner hyphens, such as "+DefaultDomain))
+	}
+	if ad.NetBIOSName != "" && !windows.ValidNetBIOSDomain(ad.NetBIOSName) {
+		errs = append(errs, field.Invalid(path.Child("netBIOSName"), ad.NetBIOSName, `want 1 to 15 characters, not starting with a dot, none of \ / : * ? " < > |`))
+	}
 	return errs
 }
 

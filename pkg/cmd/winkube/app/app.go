@@ -14,6 +14,7 @@ import (
 	"github.com/winkube/winkube/pkg/cmd/winkube/describe"
 	"github.com/winkube/winkube/pkg/cmd/winkube/doctor"
 	"github.com/winkube/winkube/pkg/cmd/winkube/down"
+	"github.com/winkube/winkube/pkg/cmd/winkube/gmsa"
 	"github.com/winkube/winkube/pkg/cmd/winkube/image"
 	"github.com/winkube/winkube/pkg/cmd/winkube/kubeconfig"
 	"github.com/winkube/winkube/pkg/cmd/winkube/lint"
@@ -125,6 +126,7 @@ func subcommands(streams cmd.IOStreams) []*cobra.Command {
 		image.NewCommand(streams),
 		doctor.NewCommand(streams),
 		webhook.NewCommand(streams),
+		gmsa.NewCommand(streams),
 		net.NewCommand(streams),
 		version.NewCommand(streams),
 		component.NewCommand(streams),

@@ -27,6 +27,7 @@ type flags struct {
 	apply   []string
 	timeout time.Duration
 	webhook bool
+	gmsa    bool
 	images  registry.Flags
 	// unknownImages is --image-resolution.
 	unknownImages string
@@ -52,7 +53,7 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 			"Kubernetes) on loopback, then the emulated Linux and Windows Server nodes of the cluster " +
 			"config (default: 1 Linux node, 2 Windows Server 2019 nodes, 1 Windows Server 2022 node). " +
 			"State lives in the data dir, so the next `winkube up` resumes the same cluster.",
-		Example: "  winkube up\n  winkube up --config cluster.yaml --apply examples/windows-web-server.yaml\n  winkube up --webhook\n" +
+		Example: "  winkube up\n  winkube up --config cluster.yaml --apply examples/windows-web-server.yaml\n  winkube up --webhook\n  winkube up --gmsa --apply examples/gmsa.yaml\n" +
 			"  winkube up --detach --name dev   # in the background; winkube stop dev / winkube down dev",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -73,6 +74,7 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 	c.Flags().IntVar(&f.port, "port", 6443, "loopback port of kube-apiserver")
 	c.Flags().StringArrayVar(&f.apply, "apply", nil, "manifest file or directory to apply once the cluster is ready (repeatable); prints where the pods landed")
 	c.Flags().BoolVar(&f.webhook, "webhook", false, "run the winkube admission webhook in-process and register it, so pods without selectors land on nodes that can run their images")
+	c.Flags().BoolVar(&f.gmsa, "gmsa", false, "install the GMSACredentialSpec CRD and run the windows-gmsa admission webhook in-process (resolves gmsaCredentialSpecName; refuses specs the pod's service account may not `use`)")
 	f.images.AddFlags(c.Flags(), registry.ModeCatalog)
 	c.Flags().StringVar(&f.unknownImages, "image-resolution", node.UnknownImagesUnverified, "what a pull does with an image neither the catalog nor a registry can answer for: unverified (run it where it landed, with a Warning event) or strict (fail the pull, as an unreachable registry does)")
 	c.Flags().DurationVar(&f.timeout, "wait", 3*time.Minute, "how long to wait for the cluster and applied pods to be ready")
@@ -137,6 +139,7 @@ func (f *flags) options(out io.Writer) (cluster.Options, error) {
 		Timeout:       f.timeout,
 		Out:           out,
 		Webhook:       f.webhook,
+		GMSA:          f.gmsa,
 		Apply:         f.apply,
 	}, nil
 }
