@@ -34,6 +34,7 @@ import (
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletapi"
 	"github.com/winkube/winkube/pkg/node/internal/podnet"
+	"github.com/winkube/winkube/pkg/node/internal/podworker"
 )
 
 // Options configure an agent.
@@ -106,7 +107,7 @@ type Agent struct {
 
 	// clock drives the queues and the pod workers.
 	clock      clock.WithTicker
-	pods       workqueue.TypedDelayingInterface[*podWorker]
+	pods       workqueue.TypedDelayingInterface[*podworker.Worker]
 	beats      workqueue.TypedDelayingInterface[beatJob]
 	podWorkers int
 	images     imageinfo.Resolver
@@ -201,7 +202,7 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 		images:   o.Images,
 
 		unknownImages: o.UnknownImages,
-		syncPeriod:    cmp.Or(o.syncPeriod, volumeSyncPeriod),
+		syncPeriod:    cmp.Or(o.syncPeriod, podworker.VolumeSyncPeriod),
 
 		readyNodes: map[string]bool{},
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
+	"github.com/winkube/winkube/pkg/node/internal/podworker"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 )
@@ -98,7 +99,7 @@ func clientLimits(nodes int) (qps float32, burst int) {
 
 // newQueues makes the two queues on the agent's clock.
 func (a *Agent) newQueues() {
-	a.pods = workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[*podWorker]{Clock: a.clock})
+	a.pods = workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[*podworker.Worker]{Clock: a.clock})
 	a.beats = workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[beatJob]{Clock: a.clock})
 }
 
@@ -138,7 +139,7 @@ func (a *Agent) nextPod(ctx context.Context) bool {
 	if ctx.Err() != nil {
 		return true
 	}
-	if wake := w.step(ctx); !wake.IsZero() {
+	if wake := w.Step(ctx); !wake.IsZero() {
 		a.pods.AddAfter(w, max(wake.Sub(a.clock.Now()), minWake))
 	}
 	return true
