@@ -66,8 +66,9 @@ type Options struct {
 	// default, "") or UnknownImagesStrict.
 	UnknownImages string
 
-	// syncPeriod replaces the kubelet's sync period (volumesync.go) in
-	// tests, which cannot wait a minute for a volume to follow its object.
+	// syncPeriod replaces the kubelet's sync period (podworker's
+	// VolumeSyncPeriod) in tests, which cannot wait a minute for a volume
+	// to follow its object.
 	syncPeriod time.Duration
 }
 
@@ -86,7 +87,7 @@ type Agent struct {
 	podFactory informers.SharedInformerFactory
 	nodeLister listerscorev1.NodeLister
 	podLister  listerscorev1.PodLister
-	// claims hold the data of PersistentVolumeClaims (volumefs.go).
+	// claims hold the data of PersistentVolumeClaims (workernode.go).
 	claimMu sync.Mutex
 	claims  map[string]*vfs.Volume
 	// serviceLister feeds the service link variables of containers.
@@ -111,10 +112,11 @@ type Agent struct {
 	beats      workqueue.TypedDelayingInterface[beatJob]
 	podWorkers int
 	images     imageinfo.Resolver
-	// unknownImages is Options.UnknownImages (images.go).
+	// unknownImages is Options.UnknownImages (podworker.Node's
+	// StrictImages).
 	unknownImages string
 	// syncPeriod is how often a running pod's volumes are written again
-	// from their sources (volumesync.go).
+	// from their sources (internal/podworker's volumesync.go).
 	syncPeriod time.Duration
 
 	// readyMu guards readyNodes and allReady (nodeSeen).

@@ -65,7 +65,7 @@ type emuNode struct {
 	osOnce sync.Once
 	os     program.OSInfo
 	// hostRoot is the node's own filesystem, which hostPath volumes
-	// mount and HostProcess containers see as their root (volumefs.go).
+	// mount and HostProcess containers see as their root (workernode.go).
 	hostRoot *vfs.Volume
 	// groups are the node's local groups, which HostProcess containers
 	// add to and log on with.

@@ -17,10 +17,10 @@ import (
 // goroutines, so it costs goroutines in proportion to the pool sizes, not
 // to nodes × pods (the shape of kwok's node and pod controllers):
 //
-//   - the pod queue holds pod workers (podworker.go). An informer event
-//     queues the pod at once; a step returns when the pod is next due (an
-//     exit, a back-off, the end of a pull or a grace period) and is queued
-//     again for then. A queued pod is handed to one goroutine at a time, and
+//   - the pod queue holds pod workers (internal/podworker). An informer
+//     event queues the pod at once; a step returns when the pod is next due
+//     (an exit, a back-off, the end of a pull or a grace period) and is
+//     queued again for then. A queued pod is handed to one goroutine at a time, and
 //     a pod that changes while it is being handled is handled again after.
 //     Terminal pods are not queued at all.
 //   - the heartbeat queue holds three jobs per node: lease renewal, the
