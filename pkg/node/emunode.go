@@ -316,7 +316,7 @@ func (n *emuNode) podRemoved(pod *corev1.Pod) {
 	if ok {
 		w.MarkRemoved()
 		n.agent.router.Forget(pod)
-		w.StopContainers(n.agent.clock.Now())
+		w.StopContainers(n.agent.clock.Now)
 	}
 	if m != nil {
 		m.Release(string(pod.UID))

@@ -157,10 +157,11 @@ func (w *Worker) Removed() bool { return w.removed.Load() }
 // nothing.
 func (w *Worker) MarkRemoved() { w.removed.Store(true) }
 
-// StopContainers stops the process of every container at once.
-func (w *Worker) StopContainers(now time.Time) {
+// StopContainers stops the process of every container at once, each at
+// the time now says.
+func (w *Worker) StopContainers(now func() time.Time) {
 	for _, c := range w.containers() {
-		c.stopProcess(now)
+		c.stopProcess(now())
 	}
 }
 
