@@ -34,6 +34,7 @@ import (
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletapi"
 	"github.com/winkube/winkube/pkg/node/internal/podnet"
+	"github.com/winkube/winkube/pkg/node/internal/podworker"
 )
 
 // Options configure an agent.
@@ -65,8 +66,9 @@ type Options struct {
 	// default, "") or UnknownImagesStrict.
 	UnknownImages string
 
-	// syncPeriod replaces the kubelet's sync period (volumesync.go) in
-	// tests, which cannot wait a minute for a volume to follow its object.
+	// syncPeriod replaces the kubelet's sync period (podworker's
+	// VolumeSyncPeriod) in tests, which cannot wait a minute for a volume
+	// to follow its object.
 	syncPeriod time.Duration
 }
 
@@ -85,7 +87,7 @@ type Agent struct {
 	podFactory informers.SharedInformerFactory
 	nodeLister listerscorev1.NodeLister
 	podLister  listerscorev1.PodLister
-	// claims hold the data of PersistentVolumeClaims (volumefs.go).
+	// claims hold the data of PersistentVolumeClaims (workernode.go).
 	claimMu sync.Mutex
 	claims  map[string]*vfs.Volume
 	// serviceLister feeds the service link variables of containers.
@@ -106,14 +108,15 @@ type Agent struct {
 
 	// clock drives the queues and the pod workers.
 	clock      clock.WithTicker
-	pods       workqueue.TypedDelayingInterface[*podWorker]
+	pods       workqueue.TypedDelayingInterface[*podworker.Worker]
 	beats      workqueue.TypedDelayingInterface[beatJob]
 	podWorkers int
 	images     imageinfo.Resolver
-	// unknownImages is Options.UnknownImages (images.go).
+	// unknownImages is Options.UnknownImages (podworker.Node's
+	// StrictImages).
 	unknownImages string
 	// syncPeriod is how often a running pod's volumes are written again
-	// from their sources (volumesync.go).
+	// from their sources (internal/podworker's volumesync.go).
 	syncPeriod time.Duration
 
 	// readyMu guards readyNodes and allReady (nodeSeen).
@@ -201,7 +204,7 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 		images:   o.Images,
 
 		unknownImages: o.UnknownImages,
-		syncPeriod:    cmp.Or(o.syncPeriod, volumeSyncPeriod),
+		syncPeriod:    cmp.Or(o.syncPeriod, podworker.VolumeSyncPeriod),
 
 		readyNodes: map[string]bool{},
 	}

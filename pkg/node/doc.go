@@ -30,12 +30,23 @@
 //     starts; NFS, in-tree iSCSI and Fibre Channel, raw block devices and
 //     CSI drivers without csi-proxy fail there with the kubelet's
 //     FailedMount/FailedMapVolume events and the pod stays
-//     ContainerCreating (volumes.go, internal/volume).
+//     ContainerCreating (internal/podworker's volumes.go, internal/volume).
 //
 // Other LIM rules (emptyDir medium Memory, mount propagation, subPath files
 // on Docker, ...) are silently accepted here, as a real node accepts them
 // too or fails in ways not worth imitating; `winkube lint` reports them
 // before deployment.
+//
+// Components: this package is the wiring — the agent (agent.go), its nodes'
+// registration, heartbeats and status (emunode.go, lease.go, nodestatus.go,
+// internal/nodestatus), the informers' dispatch (dispatch.go), the queues
+// (queue.go), the pod network's egress (egress.go, internal/podnet) and API
+// trouble reports (trouble.go). Each component below it gets a small config
+// or interface of what it needs, never the agent: the pod worker
+// (internal/podworker, the kubelet's per-pod state machine and each
+// container's OS) gets a podworker.Node (workernode.go), the kubelet API
+// gets kubeletapi.Node (kubeletnode.go); internal/admission, internal/prober,
+// internal/volume, internal/ctrlog and internal/atomicwrite are pure.
 //
 // Cost: the agent runs on two delaying work queues with fixed goroutine
 // pools, one stepping pods and one for node heartbeats (queue.go), so its
@@ -44,14 +55,15 @@
 // patch of pods/status that also carries the Windows resources annotation.
 //
 // Programs: each container runs its command as Kubernetes and the node's
-// OS define it (process.go, containeros.go): the image's programs
+// OS define it (internal/podworker: process.go, containeros.go,
+// fsbuild.go): the image's programs
 // (pkg/emu/...) against a virtual OS made from the pod spec and the API
 // objects (internal/kubeletenv: environment, mounts, hosts, resolv.conf,
 // identity; pkg/emu/vfs: the filesystem, made at a program's first file
 // access). Nothing touches the host. What the process prints is its log
 // (internal/ctrlog); its exit is the container's; kubectl exec and attach
 // run beside it through the CRI streaming server (internal/kubeletapi,
-// exec.go); exec probes and hooks run the same way (probes.go,
+// podworker's exec.go); exec probes and hooks run the same way (probes.go,
 // lifecycle.go). A program that only waits to be stopped (pause, a
 // daemon) holds no goroutine.
 //

@@ -25,6 +25,7 @@ import (
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
 	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
 	"github.com/winkube/winkube/pkg/node/internal/podnet"
+	"github.com/winkube/winkube/pkg/node/internal/podworker"
 )
 
 // Heartbeat timing, as the kubelet's defaults: the lease is renewed every
@@ -49,9 +50,13 @@ type emuNode struct {
 	ref      *corev1.ObjectReference
 
 	mu      sync.Mutex
-	workers map[types.UID]*podWorker
+	workers map[types.UID]*podworker.Worker
 	ipam    *podnet.IPAM
 	images  map[string]bool
+	// worker is what the node's pod workers use of it, made once
+	// (workernode.go).
+	workerOnce sync.Once
+	worker     *podworker.Node
 	// kubeletInfo is kubeletNode's answer, made once.
 	kubeletOnce sync.Once
 	kubeletInfo kubeletenv.Node
@@ -60,7 +65,7 @@ type emuNode struct {
 	osOnce sync.Once
 	os     program.OSInfo
 	// hostRoot is the node's own filesystem, which hostPath volumes
-	// mount and HostProcess containers see as their root (volumefs.go).
+	// mount and HostProcess containers see as their root (workernode.go).
 	hostRoot *vfs.Volume
 	// groups are the node's local groups, which HostProcess containers
 	// add to and log on with.
@@ -94,7 +99,7 @@ func newEmuNode(a *Agent, spec *nodeSpec, recorder record.EventRecorder) *emuNod
 		recorder: recorder,
 		// The kubelet refers to its node by name, with the name as UID.
 		ref:     &corev1.ObjectReference{Kind: "Node", Name: spec.name, UID: types.UID(spec.name)},
-		workers: map[types.UID]*podWorker{},
+		workers: map[types.UID]*podworker.Worker{},
 		images:  map[string]bool{},
 		groups:  program.NewLocalGroups(),
 	}
@@ -292,11 +297,11 @@ func (n *emuNode) podChanged(pod *corev1.Pod) {
 	}
 	w, ok := n.workers[pod.UID]
 	if !ok {
-		w = newPodWorker(n, pod)
+		w = podworker.New(n.workerNode(), pod)
 		n.workers[pod.UID] = w
 	}
 	n.mu.Unlock()
-	w.update(pod)
+	w.Update(pod)
 	n.agent.pods.Add(w)
 }
 
@@ -309,11 +314,9 @@ func (n *emuNode) podRemoved(pod *corev1.Pod) {
 	m := n.ipam
 	n.mu.Unlock()
 	if ok {
-		w.removed.Store(true)
+		w.MarkRemoved()
 		n.agent.router.Forget(pod)
-		for _, c := range w.containers() {
-			c.stopProcess(n.agent.clock.Now())
-		}
+		w.StopContainers(n.agent.clock.Now)
 	}
 	if m != nil {
 		m.Release(string(pod.UID))
@@ -322,7 +325,7 @@ func (n *emuNode) podRemoved(pod *corev1.Pod) {
 
 // admit runs pod admission against the node as the API has it and the pods
 // already admitted here (KLT-4).
-func (n *emuNode) admit(w *podWorker, pod *corev1.Pod) admission.Result {
+func (n *emuNode) admit(w *podworker.Worker, pod *corev1.Pod) admission.Result {
 	n.admitMu.Lock()
 	defer n.admitMu.Unlock()
 	node, err := n.agent.nodeLister.Get(n.spec.name)
@@ -331,20 +334,20 @@ func (n *emuNode) admit(w *podWorker, pod *corev1.Pod) admission.Result {
 	}
 	r := admission.Admit(pod, node, n.spec.host.OS(), n.activeBesides(w))
 	if r.Admit {
-		w.admitted.Store(true)
+		w.MarkAdmitted()
 	}
 	return r
 }
 
 // activeBesides are the pods of the node's active workers other than w:
 // what admission counts as already on the node.
-func (n *emuNode) activeBesides(w *podWorker) []*corev1.Pod {
+func (n *emuNode) activeBesides(w *podworker.Worker) []*corev1.Pod {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	var others []*corev1.Pod
 	for _, o := range n.workers {
-		if o != w && o.isActive() {
-			others = append(others, o.latest())
+		if o != w && o.IsActive() {
+			others = append(others, o.Latest())
 		}
 	}
 	return others

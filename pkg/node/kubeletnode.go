@@ -17,10 +17,8 @@ import (
 
 	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
-	"github.com/winkube/winkube/pkg/node/internal/ctrlog"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletapi"
 	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
-	"github.com/winkube/winkube/pkg/windows"
 )
 
 // The kubelet API (internal/kubeletapi) as the agent's callers see it.
@@ -168,33 +166,12 @@ func (k kubeletNode) Pod(namespace, name string) *corev1.Pod {
 
 func (k kubeletNode) Running(namespace, name string) kubeletapi.Pod {
 	if w := k.n.workerByName(namespace, name); w != nil {
-		return &podTarget{w: w}
+		return w.Target()
 	}
 	return nil
 }
 
 func (k kubeletNode) Counters() *kubeletapi.Counters { return k.n.startCounters() }
-
-// Status is the status the node last wrote for the pod.
-func (t *podTarget) Status() *corev1.PodStatus { return t.w.shown.Load() }
-
-// Log is the log of the container's current or previous run.
-func (t *podTarget) Log(container string, previous bool) *ctrlog.Log {
-	for _, c := range t.w.containers() {
-		if c.spec.Name != container {
-			continue
-		}
-		live := c.live.Load()
-		switch {
-		case live == nil:
-			return nil
-		case previous:
-			return live.prevLog
-		}
-		return live.proc.log
-	}
-	return nil
-}
 
 // nodeCounters holds each node's counters beside the node, keyed weakly
 // (emuNode has no field for them).
@@ -207,19 +184,6 @@ func (n *emuNode) startCounters() *kubeletapi.Counters {
 		runtime.AddCleanup(n, func(k weak.Pointer[emuNode]) { nodeCounters.Delete(k) }, key)
 	}
 	return v.(*kubeletapi.Counters)
-}
-
-// countStart records one attempt to start c once its image is there, as
-// kuberuntime's startContainer counts it: code is "" when the container
-// started, else the reason the attempt failed with (CreateContainerConfigError,
-// CreateContainerError, RunContainerError, PreStartHookError).
-func (n *emuNode) countStart(pod *corev1.Pod, c *ctr, code string) {
-	kind := "container"
-	if c.init {
-		kind = "init_container"
-	}
-	hostProcess := n.spec.host.OS() == "windows" && windows.IsHostProcessPod(&pod.Spec)
-	n.startCounters().Count(kind, hostProcess, code)
 }
 
 // KubeletEndpoints lists each node's kubelet address, by node name; empty

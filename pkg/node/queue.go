@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
+	"github.com/winkube/winkube/pkg/node/internal/podworker"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 )
@@ -16,10 +17,10 @@ import (
 // goroutines, so it costs goroutines in proportion to the pool sizes, not
 // to nodes × pods (the shape of kwok's node and pod controllers):
 //
-//   - the pod queue holds pod workers (podworker.go). An informer event
-//     queues the pod at once; a step returns when the pod is next due (an
-//     exit, a back-off, the end of a pull or a grace period) and is queued
-//     again for then. A queued pod is handed to one goroutine at a time, and
+//   - the pod queue holds pod workers (internal/podworker). An informer
+//     event queues the pod at once; a step returns when the pod is next due
+//     (an exit, a back-off, the end of a pull or a grace period) and is
+//     queued again for then. A queued pod is handed to one goroutine at a time, and
 //     a pod that changes while it is being handled is handled again after.
 //     Terminal pods are not queued at all.
 //   - the heartbeat queue holds three jobs per node: lease renewal, the
@@ -98,7 +99,7 @@ func clientLimits(nodes int) (qps float32, burst int) {
 
 // newQueues makes the two queues on the agent's clock.
 func (a *Agent) newQueues() {
-	a.pods = workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[*podWorker]{Clock: a.clock})
+	a.pods = workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[*podworker.Worker]{Clock: a.clock})
 	a.beats = workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[beatJob]{Clock: a.clock})
 }
 
@@ -138,7 +139,7 @@ func (a *Agent) nextPod(ctx context.Context) bool {
 	if ctx.Err() != nil {
 		return true
 	}
-	if wake := w.step(ctx); !wake.IsZero() {
+	if wake := w.Step(ctx); !wake.IsZero() {
 		a.pods.AddAfter(w, max(wake.Sub(a.clock.Now()), minWake))
 	}
 	return true

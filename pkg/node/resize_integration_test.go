@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/winkube/winkube/pkg/node/internal/podworker"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -107,8 +108,8 @@ func TestInPlaceResizeLinux(t *testing.T) {
 			t.Errorf("condition %s observedGeneration %d, want 2", c.Type, c.ObservedGeneration)
 		}
 	}
-	waitEvent(t, ns, "resize", eventResizeStarted, `"generation":2`, 10*time.Second)
-	waitEvent(t, ns, "resize", eventResizeCompleted, `"generation":2`, 10*time.Second)
+	waitEvent(t, ns, "resize", podworker.EventResizeStarted, `"generation":2`, 10*time.Second)
+	waitEvent(t, ns, "resize", podworker.EventResizeCompleted, `"generation":2`, 10*time.Second)
 
 	// kube-apiserver itself refuses a resize beyond the node's allocatable
 	// (and any resize on Windows); one that fits the node but not beside
@@ -129,7 +130,7 @@ func TestInPlaceResizeLinux(t *testing.T) {
 	if s := p.Status.ContainerStatuses[0]; !equality.Semantic.DeepEqual(*s.Resources, second) {
 		t.Errorf("a deferred resize changed the status resources to %+v", *s.Resources)
 	}
-	waitEvent(t, ns, "resize", eventResizeDeferred, "Node didn't have enough resource", 10*time.Second)
+	waitEvent(t, ns, "resize", podworker.EventResizeDeferred, "Node didn't have enough resource", 10*time.Second)
 
 	// Reverting the spec clears the pending resize.
 	resizePatch(t, ns, "resize", "main", second)

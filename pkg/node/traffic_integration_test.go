@@ -211,7 +211,7 @@ func BenchmarkPodToServiceToPod(b *testing.B) {
 	var from vnet.Host
 	for _, n := range agent.nodes {
 		if w := n.workerByName(ns, "cli"); w != nil {
-			from = *w.netHost.Load()
+			from = *w.NetHost()
 		}
 	}
 	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true, DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {

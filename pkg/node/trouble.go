@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
+	"github.com/winkube/winkube/pkg/node/internal/podworker"
 	"k8s.io/klog/v2"
 )
 
@@ -21,9 +22,9 @@ const (
 	opLease      apiOp = "renew its lease"
 	opNodeStatus apiOp = "update its node status"
 	opNodePatch  apiOp = "patch its Node object"
-	opPodStatus  apiOp = "update pod status"
+	opPodStatus  apiOp = podworker.OpPodStatus
 	opPodPatch   apiOp = "patch pods"
-	opPodDelete  apiOp = "delete pods"
+	opPodDelete  apiOp = podworker.OpPodDelete
 )
 
 // troubles tracks the operations of one node that fail right now.

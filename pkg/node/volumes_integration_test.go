@@ -431,3 +431,14 @@ func TestVolumeOfAnotherNodeFailsAffinity(t *testing.T) {
 	waitEvent(t, ns, "db", "FailedMount", want, 30*time.Second)
 	waitCreating(t, ns, "db")
 }
+
+// hasCondition reports whether the pod has condition t with status s (as
+// the pod worker's own hasCondition reads it).
+func hasCondition(pod *corev1.Pod, t corev1.PodConditionType, s corev1.ConditionStatus) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == t {
+			return c.Status == s
+		}
+	}
+	return false
+}

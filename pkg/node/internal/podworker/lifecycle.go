@@ -1,0 +1,291 @@
+package podworker
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/clock"
+
+	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/vfs"
+	"github.com/winkube/winkube/pkg/node/internal/ctrlog"
+)
+
+// launchSpec is what prepare decided for one container start: the
+// container's OS and main process, or, when the emulation has no program
+// to run (an image it does not know and no command), why not: the
+// container then runs as the pod's annotations say.
+type launchSpec struct {
+	sys  *program.Sys
+	spec procSpec
+	// steered: the process's run time and exit come from the pod's
+	// annotations (or their defaults) instead of a program.
+	steered bool
+	why     string
+	// standIn, for a steered container, runs in place of its program
+	// and listens on its ports (standin.go); nil: nothing runs.
+	standIn program.Main
+	// exitCode, for a steered container, is the code it exits with at
+	// once (annotations.UnknownProgram "exit CODE").
+	exitCode *int32
+}
+
+// launch starts the container's main process (or its steered stand-in)
+// and publishes the container's live state for exec, attach and logs.
+func (w *Worker) launch(pod *corev1.Pod, c *ctr, l *launchSpec, id string, now time.Time) error {
+	var prevLog *ctrlog.Log
+	if prev := c.live.Load(); prev != nil {
+		prevLog = prev.proc.log
+	}
+	return w.launchRun(pod, c, l, id, now, prevLog)
+}
+
+// launchRun is launch with the log kubectl logs --previous shows; now is
+// when the run started, from which a steered exit and the probes count.
+func (w *Worker) launchRun(pod *corev1.Pod, c *ctr, l *launchSpec, id string, now time.Time, prevLog *ctrlog.Log) error {
+	live := &liveCtr{id: id, sys: l.sys, env: l.spec.env, dir: l.spec.dir, stdinOnce: c.spec.StdinOnce, steered: l.steered, prevLog: prevLog}
+	c.exitAt = time.Time{}
+	if l.steered {
+		live.proc = idleProcess(w.clock)
+		c.exitAt, c.exitCode = exitPlan(pod, c, now)
+		if l.exitCode != nil {
+			c.exitAt, c.exitCode = now, *l.exitCode
+		}
+		if l.standIn != nil {
+			argv := l.spec.argv
+			if len(argv) == 0 {
+				argv = []string{"winkube-stand-in"} // the image's command is unknown
+			}
+			proc, err := w.startProcess(c, l.sys, procSpec{argv: argv, env: l.spec.env, dir: l.spec.dir, main: l.standIn})
+			if err != nil {
+				return err
+			}
+			live.proc, live.standIn = proc, true
+		}
+		if l.why != "" && !c.toldWhy {
+			c.toldWhy = true
+			w.node.Recorder.Eventf(containerRef(pod, c), corev1.EventTypeNormal, "Emulated", "%s", l.why)
+		}
+	} else {
+		proc, err := w.startProcess(c, l.sys, l.spec)
+		if err != nil {
+			return w.notFoundError(l.spec.argv[0])
+		}
+		live.proc = proc
+	}
+	c.live.Store(live)
+	c.probes = newProbeStates(&c.spec, now)
+	return nil
+}
+
+// notFoundError is the runtime's failure to start a program the image
+// does not have: runc's words under containerd, HCS's on Windows.
+func (w *Worker) notFoundError(name string) error {
+	if w.node.Host.Runtime().OS == "windows" {
+		return fmt.Errorf("failed to create containerd task: failed to create shim task: hcs::System::CreateProcess: The system cannot find the file specified.: unknown")
+	}
+	return fmt.Errorf("failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: exec: %q: executable file not found in $PATH: unknown", name)
+}
+
+// idleProcess stands in for a container whose program the emulation does
+// not run: it has an empty log and ends when the pod worker says so.
+func idleProcess(c clock.PassiveClock) *process {
+	return &process{cancelCtx: func() {}, log: ctrlog.New(c), forever: true}
+}
+
+// hasExited reports whether the container's process has ended by itself.
+func (c *ctr) hasExited(now time.Time) bool {
+	if live := c.live.Load(); live != nil && live.proc != nil {
+		if _, _, done := live.proc.exited(); done {
+			return true
+		}
+	}
+	return !c.exitAt.IsZero() && !now.Before(c.exitAt)
+}
+
+// exitNow records the end of the container's process: the program's own
+// status and time, or the steered exit.
+func (w *Worker) exitNow(pod *corev1.Pod, c *ctr, now time.Time) {
+	code, at := c.exitCode, now
+	if live := c.live.Load(); live != nil && live.proc != nil {
+		if status, ended, done := live.proc.exited(); done {
+			code, at = int32(status), ended
+		}
+	}
+	w.exit(pod, c, code, at)
+}
+
+// stopProcess ends the container's process, if it still runs.
+func (c *ctr) stopProcess(now time.Time) {
+	if live := c.live.Load(); live != nil && live.proc != nil {
+		live.proc.kill(now)
+	}
+}
+
+// Termination message limits (the kubelet's maxTerminationMessageLength
+// and FallbackToLogsOnError's tail).
+const (
+	maxTerminationMessage = 4096
+	fallbackLogLines      = 80
+	fallbackLogBytes      = 2048
+)
+
+// terminationMessage is what the kubelet reads back when a container
+// ends: the file at terminationMessagePath, or, with
+// FallbackToLogsOnError, the tail of the log of a failed run.
+func terminationMessage(c *ctr, code int32) string {
+	live := c.live.Load()
+	if live == nil || live.sys == nil {
+		return ""
+	}
+	msg := ""
+	// A filesystem no program touched holds no message: reading it
+	// would only make it (and request the pod's tokens) for nothing.
+	lf, lazy := live.sys.FS.(*vfs.Lazy)
+	if path := c.spec.TerminationMessagePath; path != "" && (!lazy || lf.Built()) {
+		msg = readFileLimit(live.sys.FS, path, maxTerminationMessage)
+	}
+	if msg == "" && code != 0 && c.spec.TerminationMessagePolicy == corev1.TerminationMessageFallbackToLogsOnError {
+		msg = live.proc.log.Tail(fallbackLogLines, fallbackLogBytes)
+	}
+	return msg
+}
+
+// readFileLimit reads at most limit bytes of a file of the container.
+func readFileLimit(fs program.FS, path string, limit int) string {
+	f, err := fs.OpenFile(path, 0, 0)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, limit)
+	n, _ := readFull(f, buf)
+	return string(buf[:n])
+}
+
+func readFull(f program.File, buf []byte) (int, error) {
+	total := 0
+	for total < len(buf) {
+		n, err := f.Read(buf[total:])
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// hookTimeout bounds an exec hook; the kubelet bounds it by the grace
+// period, which the emulation keeps for the stop itself.
+const hookTimeout = 30 * time.Second
+
+// postStart runs the container's postStart exec hook. A hook that fails
+// kills the container, as the kubelet does, with its event.
+func (w *Worker) postStart(pod *corev1.Pod, c *ctr, now time.Time) {
+	h := c.spec.Lifecycle
+	if h == nil || h.PostStart == nil {
+		return
+	}
+	var msg string
+	switch {
+	case h.PostStart.Exec != nil:
+		out, code, err := w.runIn(c, h.PostStart.Exec.Command, hookTimeout)
+		if err == nil && code == 0 {
+			return
+		}
+		msg = execFailure(h.PostStart.Exec.Command, out, code, err)
+	case h.PostStart.HTTPGet != nil:
+		err := w.httpHook(pod, c, h.PostStart.HTTPGet)
+		if err == nil {
+			return
+		}
+		msg = err.Error()
+	default:
+		return
+	}
+	w.node.Recorder.Eventf(containerRef(pod, c), corev1.EventTypeWarning, "FailedPostStartHook",
+		"PostStartHook failed: %s", msg)
+	w.exit(pod, c, 137, now)
+	w.scheduleRestart(pod, c, now)
+}
+
+// preStop runs the container's preStop exec hook before it is stopped.
+func (w *Worker) preStop(pod *corev1.Pod, c *ctr) {
+	h := c.spec.Lifecycle
+	if h == nil || h.PreStop == nil {
+		return
+	}
+	var msg string
+	switch {
+	case h.PreStop.Exec != nil:
+		out, code, err := w.runIn(c, h.PreStop.Exec.Command, hookTimeout)
+		if err == nil && code == 0 {
+			return
+		}
+		msg = execFailure(h.PreStop.Exec.Command, out, code, err)
+	case h.PreStop.HTTPGet != nil:
+		err := w.httpHook(pod, c, h.PreStop.HTTPGet)
+		if err == nil {
+			return
+		}
+		msg = err.Error()
+	default:
+		return
+	}
+	w.node.Recorder.Eventf(containerRef(pod, c), corev1.EventTypeWarning, "FailedPreStopHook",
+		"PreStopHook failed: %s", msg)
+}
+
+// runIn runs a command in a running container, as exec probes and hooks
+// do, and returns its combined output.
+func (w *Worker) runIn(c *ctr, cmd []string, timeout time.Duration) (string, int, error) {
+	live := c.live.Load()
+	if live == nil || live.sys == nil || len(cmd) == 0 {
+		return "", 0, nil
+	}
+	ctx, cancel := context.WithTimeout(w.node.RunCtx, timeout)
+	defer cancel()
+	var out limitedBuffer
+	p := &program.Proc{Args: cmd, Env: live.env, Dir: live.dir, Stdout: &out, Stderr: &out}
+	code, err := live.sys.Exec(ctx, p)
+	if err != nil {
+		return "", 0, fmt.Errorf("exec: %q: executable file not found in $PATH", cmd[0])
+	}
+	if ctx.Err() != nil && w.node.RunCtx.Err() == nil {
+		return out.String(), code, fmt.Errorf("command %q timed out", strings.Join(cmd, " "))
+	}
+	return out.String(), code, nil
+}
+
+func execFailure(cmd []string, out string, code int, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("command '%s' exited with %d: %s", strings.Join(cmd, " "), code, out)
+}
+
+// limitedBuffer keeps the first 10 KiB of a probe's or hook's output, as
+// the kubelet's exec prober reads at most that much.
+type limitedBuffer struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if room := 10<<10 - len(l.b); room > 0 {
+		l.b = append(l.b, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+func (l *limitedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return string(l.b)
+}

@@ -1,0 +1,76 @@
+package podworker
+
+import (
+	"context"
+	"net"
+	"net/netip"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/kubernetes/pkg/probe"
+
+	"github.com/winkube/winkube/pkg/emu/vnet"
+	"github.com/winkube/winkube/pkg/node/internal/prober"
+)
+
+// The kubelet's HTTP, TCP and gRPC probes and HTTP hooks reach the pod's
+// emulated servers through the pod network, from the node
+// (internal/prober).
+
+// nodeHost is the node's own place on the pod network (the kubelet's).
+func (w *Worker) nodeHost() vnet.Host {
+	ip, _ := netip.ParseAddr(w.node.IP)
+	return vnet.Host{IP: ip, Scope: "node/" + w.node.Name, Source: "node/" + w.node.Name}
+}
+
+// dialFromNode connects the kubelet to addr: a pod's or a node's address,
+// or a name, which the node resolves with its own (not the cluster's)
+// resolver and so only when it is an IP.
+func (w *Worker) dialFromNode(ctx context.Context, addr string) (net.Conn, error) {
+	ap, err := netip.ParseAddrPort(addr)
+	if err != nil {
+		host, _, _ := net.SplitHostPort(addr)
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}}
+	}
+	return w.node.Fabric.DialFrom(ctx, w.nodeHost(), ap)
+}
+
+// netProbe runs an httpGet, tcpSocket or grpc probe; handled is false for
+// an exec probe.
+func (w *Worker) netProbe(c *ctr, p *corev1.Probe) (ok bool, out string, handled bool) {
+	if p.Exec != nil {
+		return false, "", false
+	}
+	if live := c.live.Load(); live != nil && live.steered && !live.standIn {
+		return true, "", true
+	}
+	timeout := time.Duration(max(p.TimeoutSeconds, 1)) * time.Second
+	podIP := w.podIPs()[0]
+	var res probe.Result
+	var err error
+	pr := w.prober()
+	switch {
+	case p.HTTPGet != nil:
+		res, out, err = pr.HTTPGet(p.HTTPGet, &c.spec, podIP, timeout)
+	case p.TCPSocket != nil:
+		res, out, err = pr.TCP(p.TCPSocket, &c.spec, podIP, timeout)
+	case p.GRPC != nil:
+		res, out, err = pr.GRPC(p.GRPC, podIP, timeout)
+	default:
+		return false, "", false
+	}
+	if err != nil {
+		return false, err.Error(), true
+	}
+	return res == probe.Success || res == probe.Warning, out, true
+}
+
+// prober sends the node's probes and HTTP hooks.
+func (w *Worker) prober() *prober.Prober {
+	return &prober.Prober{Ctx: w.node.RunCtx, Dial: w.dialFromNode, KubeletVersion: w.node.Kubelet}
+}
+
+// httpHook runs an httpGet lifecycle handler of c (prober.HTTPHook).
+func (w *Worker) httpHook(pod *corev1.Pod, c *ctr, a *corev1.HTTPGetAction) error {
+	return w.prober().HTTPHook(pod, &c.spec, a, w.podIPs()[0], hookTimeout)
+}

@@ -1,0 +1,127 @@
+package podworker
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/winkube/winkube/pkg/apis/annotations"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+// terminate stops the pod after its deletion was requested: Killing events,
+// the grace period the runtime really grants (LIM-14), a final status, and
+// the final delete with grace 0 that lets the API server remove the pod.
+// It returns when to look again: the end of the grace period while the
+// containers stop, a retry after a failed delete, else zero.
+func (w *Worker) terminate(ctx context.Context, pod *corev1.Pod) time.Time {
+	if !w.terminal.Load() {
+		if !w.stopContainers(pod) {
+			return w.pauseUntil
+		}
+		w.writeStatus(ctx, w.latest())
+	}
+	if m := w.node.Network(); m != nil {
+		m.Release(string(pod.UID))
+	}
+	opts := metav1.DeleteOptions{
+		GracePeriodSeconds: ptr.To[int64](0),
+		Preconditions:      &metav1.Preconditions{UID: &pod.UID},
+	}
+	err := w.node.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, opts)
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) && ctx.Err() == nil {
+		w.node.Failed(OpPodDelete, err)
+		return w.clock.Now().Add(statusRetryPeriod)
+	}
+	if err == nil {
+		w.node.Succeeded(OpPodDelete)
+	}
+	w.finished = true
+	return time.Time{}
+}
+
+// stopContainers sends every running container the stop signal and lets
+// it stop as the program would: a prompt exit, or, when it ignores the
+// signal, the whole grace period before the runtime kills it. It reports
+// whether they have stopped; until then the pod is paused (pauseStop) and
+// the step that ends the wait calls it again.
+func (w *Worker) stopContainers(pod *corev1.Pod) bool {
+	var running []*ctr
+	for _, c := range w.containers() {
+		if c.status.State.Running != nil {
+			running = append(running, c)
+		}
+	}
+	if len(running) == 0 {
+		w.markNeverStarted()
+		return true
+	}
+	if w.pauseKey != pauseStop {
+		for _, c := range stopOrder(running) {
+			w.preStop(pod, c)
+			w.node.Recorder.Eventf(containerRef(pod, c), corev1.EventTypeNormal, "Killing", "Stopping container %s", c.spec.Name)
+			if live := c.live.Load(); live != nil {
+				live.proc.stop(w.clock.Now())
+			}
+		}
+	}
+	grace := w.node.Host.GracePeriod(gracePeriod(pod))
+	wait := gracefulStopTime
+	code := int32(0)
+	if pod.Annotations[annotations.IgnoreSIGTERM] == "true" {
+		wait = time.Duration(grace) * time.Second
+		code = w.node.Host.KilledExitCode()
+	}
+	if !w.wait(pauseStop, wait) {
+		return false
+	}
+	now := w.clock.Now()
+	for _, c := range running {
+		w.exit(pod, c, code, now)
+	}
+	w.markNeverStarted()
+	return true
+}
+
+// markNeverStarted leaves containers that never ran waiting with the reason
+// the kubelet shows once the pod is being torn down.
+func (w *Worker) markNeverStarted() {
+	for _, c := range append(append([]*ctr(nil), w.initCtrs...), w.ctrs...) {
+		if c.status.State.Waiting != nil && c.status.LastTerminationState.Terminated == nil {
+			c.status.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+				ExitCode: 137, Reason: "ContainerStatusUnknown", Message: "The container could not be located when the pod was terminated",
+			}}
+		}
+	}
+}
+
+// gracePeriod is the grace period the deletion asked for.
+func gracePeriod(pod *corev1.Pod) int64 {
+	if pod.DeletionGracePeriodSeconds != nil {
+		return *pod.DeletionGracePeriodSeconds
+	}
+	if pod.Spec.TerminationGracePeriodSeconds != nil {
+		return *pod.Spec.TerminationGracePeriodSeconds
+	}
+	return defaultGracePeriod
+}
+
+// stopOrder is the order the kubelet stops a pod's containers in: the
+// regular containers first (their preStop hooks may still use a sidecar,
+// such as a proxy), then the sidecars (restartable init containers) in
+// reverse order of their start.
+func stopOrder(running []*ctr) []*ctr {
+	var regular, sidecars []*ctr
+	for _, c := range running {
+		if c.init && c.spec.RestartPolicy != nil {
+			sidecars = append(sidecars, c)
+		} else {
+			regular = append(regular, c)
+		}
+	}
+	slices.Reverse(sidecars)
+	return append(regular, sidecars...)
+}

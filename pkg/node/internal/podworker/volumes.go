@@ -1,0 +1,141 @@
+package podworker
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/winkube/winkube/pkg/node/internal/volume"
+)
+
+// The kubelet's volume manager timing (v1.36).
+const (
+	// A failed mount is retried after 500 ms, doubling up to 2m2s
+	// (nestedpendingoperations' exponential back-off).
+	mountRetryInitial = 500 * time.Millisecond
+	mountRetryMax     = 2*time.Minute + 2*time.Second
+	// A pod whose volumes cannot be processed is synced again after the
+	// pod worker's back-off (workerBackOffPeriod).
+	volumeSyncRetry = 10 * time.Second
+)
+
+// volumeWait is the emulated volume manager's state for one pod: the
+// kubelet starts a pod's sandbox only once every volume its containers use
+// is mounted (SyncPod's WaitForAttachAndMount).
+type volumeWait struct {
+	mounted bool
+	// syncAt is the next pod sync, which reports volumes that cannot be
+	// processed at all.
+	syncAt time.Time
+	// retries holds each failing volume's next mount attempt.
+	retries map[string]*mountRetry
+}
+
+type mountRetry struct {
+	at    time.Time
+	delay time.Duration
+}
+
+// volumesReady reports whether every volume the pod's containers use is
+// mounted, emitting the kubelet's events for those that cannot be (STO-2).
+// It does the work only when a retry is due, so the caller may call it at
+// every wake-up.
+func (w *Worker) volumesReady(ctx context.Context, pod *corev1.Pod) bool {
+	v := &w.volumes
+	now := time.Now()
+	if v.mounted || !v.due(now) {
+		return v.mounted
+	}
+	issues := w.node.VolumeIssues(ctx, pod)
+	if len(issues) == 0 {
+		v.mounted = true
+		return true
+	}
+	w.reportMountFailures(pod, issues, now)
+	if !now.Before(v.syncAt) {
+		w.reportUnprocessed(pod, issues)
+		v.syncAt = now.Add(volumeSyncRetry)
+	}
+	return false
+}
+
+// due reports whether the pod sync or a mount retry is due.
+func (v *volumeWait) due(now time.Time) bool {
+	if !now.Before(v.syncAt) {
+		return true
+	}
+	for _, r := range v.retries {
+		if !now.Before(r.at) {
+			return true
+		}
+	}
+	return false
+}
+
+// wake is when the next retry is due; zero once the volumes are mounted.
+func (v *volumeWait) wake() time.Time {
+	if v.mounted {
+		return time.Time{}
+	}
+	next := v.syncAt
+	for _, r := range v.retries {
+		if r.at.Before(next) {
+			next = r.at
+		}
+	}
+	return next
+}
+
+// reportMountFailures emits one event per failing volume whose retry is
+// due, and backs its next attempt off.
+func (w *Worker) reportMountFailures(pod *corev1.Pod, issues []volume.Issue, now time.Time) {
+	v := &w.volumes
+	failing := map[string]*mountRetry{}
+	for _, is := range issues {
+		if is.Message == "" {
+			continue
+		}
+		r := v.retries[is.Name]
+		if r == nil {
+			r = &mountRetry{at: now}
+		}
+		failing[is.Name] = r
+		if now.Before(r.at) {
+			continue
+		}
+		w.node.Recorder.Event(pod, corev1.EventTypeWarning, is.Reason, is.Message)
+		r.delay = min(max(2*r.delay, mountRetryInitial), mountRetryMax)
+		r.at = now.Add(r.delay)
+	}
+	v.retries = failing
+}
+
+// reportUnprocessed emits the pod sync's event when some volumes could not
+// be processed, in the kubelet's words (kubelet.go and volume_manager.go).
+// Volumes that only fail to mount make the sync time out instead, and the
+// kubelet reports no timeout event.
+func (w *Worker) reportUnprocessed(pod *corev1.Pod, issues []volume.Issue) {
+	var unmounted, unattached, unprocessed, errs []string
+	for _, is := range issues {
+		unmounted = append(unmounted, is.Name)
+		if is.Attach {
+			unattached = append(unattached, is.Name)
+		}
+		if is.Process != "" {
+			unprocessed = append(unprocessed, is.Name)
+			errs = append(errs, is.Process)
+		}
+	}
+	if len(errs) == 0 {
+		return
+	}
+	for _, list := range [][]string{unmounted, unattached, unprocessed, errs} {
+		slices.Sort(list)
+	}
+	w.node.Recorder.Eventf(pod, corev1.EventTypeWarning, volume.ReasonFailedMount,
+		"Unable to attach or mount volumes: unmounted volumes=%v, unattached volumes=%v, failed to process volumes=%v: %s",
+		unmounted, unattached, unprocessed, strings.Join(slices.Compact(errs), "; "))
+}

@@ -1,0 +1,185 @@
+package node
+
+// The pod workers (internal/podworker) as the agent runs them: the
+// podworker.Node each node gives its workers, and what of the node only
+// its workers use.
+
+import (
+	"context"
+	"path"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/winkube/winkube/pkg/emu/vfs"
+	"github.com/winkube/winkube/pkg/imageinfo"
+	"github.com/winkube/winkube/pkg/imageinfo/registry"
+	"github.com/winkube/winkube/pkg/node/internal/admission"
+	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
+	"github.com/winkube/winkube/pkg/node/internal/podnet"
+	"github.com/winkube/winkube/pkg/node/internal/podworker"
+	"github.com/winkube/winkube/pkg/node/internal/volume"
+)
+
+// workerNode is what the node's pod workers use of it and of the agent,
+// made at the node's first pod (the agent runs by then).
+func (n *emuNode) workerNode() *podworker.Node {
+	n.workerOnce.Do(func() {
+		a := n.agent
+		n.worker = &podworker.Node{
+			Name:          n.spec.name,
+			IP:            n.spec.ip,
+			Host:          n.spec.host,
+			CPUs:          n.spec.pool.CPU,
+			PauseImage:    n.spec.pauseImage(),
+			Kubelet:       n.spec.kubelet,
+			Client:        a.client,
+			Recorder:      n.recorder,
+			Objects:       a.objects(),
+			Clock:         a.clock,
+			RunCtx:        a.runCtx,
+			Fabric:        a.fabric,
+			Router:        a.router,
+			Groups:        n.groups,
+			SyncPeriod:    a.syncPeriod,
+			StrictImages:  a.unknownImages == UnknownImagesStrict,
+			Queue:         func(w *podworker.Worker) { a.pods.Add(w) },
+			Network:       n.network,
+			KubeletNode:   n.kubeletNode,
+			OSInfo:        n.osInfo,
+			Machine:       n.machine,
+			Disk:          n.disk,
+			ClaimVolume:   a.claimVolume,
+			ResolveImage:  a.resolveImage,
+			HasImage:      n.hasImage,
+			AddImage:      n.addImage,
+			StartCounters: n.startCounters,
+			VolumeIssues:  n.volumeIssues,
+			Admit:         n.admit,
+			ResizeFit:     n.resizeFit,
+			ReportErr:     n.reportErr,
+			Succeeded:     func(op string) { n.succeeded(apiOp(op)) },
+			Failed:        func(op string, err error) { n.failed(apiOp(op), err) },
+		}
+	})
+	return n.worker
+}
+
+// kubeletNode is what the node's kubelet knows of itself, made once: it
+// does not change while the agent runs, and every container start needs it.
+func (n *emuNode) kubeletNode() kubeletenv.Node {
+	n.kubeletOnce.Do(func() { n.kubeletInfo = n.makeKubeletNode() })
+	return n.kubeletInfo
+}
+
+func (n *emuNode) makeKubeletNode() kubeletenv.Node {
+	node := kubeletenv.Node{
+		Name: n.spec.name, Allocatable: n.spec.allocatable(), Windows: n.spec.host.Runtime().OS == "windows",
+		ClusterDomain: podnet.ClusterDomain, HostIPs: []string{n.spec.ip},
+	}
+	if cl := n.agent.cluster; cl != nil && cl.Network.DNSServiceIP != "" {
+		node.ClusterDNS = []string{cl.Network.DNSServiceIP}
+	}
+	return node
+}
+
+// workerByName is the worker of a pod of this node.
+func (n *emuNode) workerByName(namespace, name string) *podworker.Worker {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, w := range n.workers {
+		p := w.Latest()
+		if p.Namespace == namespace && p.Name == name && !w.Removed() {
+			return w
+		}
+	}
+	return nil
+}
+
+// disk is the node's own filesystem, made at first use: what hostPath
+// volumes mount and HostProcess containers see as their root. It starts
+// with the node's hosts file where its OS keeps it.
+func (n *emuNode) disk() *vfs.Volume {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.hostRoot == nil {
+		n.hostRoot = vfs.NewVolume()
+		hosts := "etc/hosts"
+		if n.spec.host.Runtime().OS == "windows" {
+			hosts = "Windows/System32/drivers/etc/hosts"
+		}
+		_ = n.hostRoot.MkdirAll(path.Dir(hosts), 0o755)
+		_ = n.hostRoot.WriteFile(hosts, kubeletenv.DefaultNodeHosts(n.spec.name), 0o644)
+	}
+	return n.hostRoot
+}
+
+// claimVolume is the data of a PersistentVolumeClaim, kept for as long as
+// the agent runs, whichever pod mounts it.
+func (a *Agent) claimVolume(namespace, claim string) *vfs.Volume {
+	a.claimMu.Lock()
+	defer a.claimMu.Unlock()
+	key := namespace + "/" + claim
+	if a.claims == nil {
+		a.claims = map[string]*vfs.Volume{}
+	}
+	v, ok := a.claims[key]
+	if !ok {
+		v = vfs.NewVolume()
+		a.claims[key] = v
+	}
+	return v
+}
+
+// volumeIssues checks every volume the pod's containers use on the node.
+func (n *emuNode) volumeIssues(ctx context.Context, pod *corev1.Pod) []volume.Issue {
+	node, _ := n.agent.nodeLister.Get(n.spec.name)
+	host := volume.HostOf(node, n.spec.host.OS() == "windows")
+	return (&volume.Checker{Client: n.agent.client}).Issues(ctx, pod, host)
+}
+
+// resolveImage is what the node's runtime would find for ref: the
+// catalog's answer, or with Options.Images the registry's, read with the
+// pod's pull secrets as the kubelet passes them. A registry that answers
+// "not found" or 401 makes the pull fail as it would on a real node; one
+// that does not answer at all leaves the catalog's answer, so an offline
+// machine behaves as without a registry.
+func (a *Agent) resolveImage(ctx context.Context, pod *corev1.Pod, ref string) imageinfo.Answer {
+	if a.images == nil {
+		return imageinfo.CatalogAnswer(ref)
+	}
+	// Missing secrets are skipped, as the kubelet does; a Forbidden read
+	// (a node without RBAC for secrets) leaves the ones that were read.
+	secrets, _ := registry.SecretsFor(ctx, a.client, pod)
+	ans := a.images.Resolve(ctx, imageinfo.Request{Ref: ref, PullSecrets: secrets})
+	if m := registry.Missing(ans.Err); m != nil {
+		ans.Image.Missing = m
+	}
+	return ans
+}
+
+// Values of Options.UnknownImages.
+const (
+	// UnknownImagesUnverified pulls an image nobody can answer for as
+	// made for the node, with a Warning event (the default).
+	UnknownImagesUnverified = "unverified"
+	// UnknownImagesStrict fails such a pull, as a node whose runtime
+	// cannot reach the image's registry fails it.
+	UnknownImagesStrict = "strict"
+)
+
+// resizeFit is the kubelet's admission of a resize on a node that allows
+// it (podworker's resizeFit refuses every resize on Windows): the desired
+// pod must fit the node's allocatable beside the other pods. Any reason
+// makes the resize Deferred.
+func (n *emuNode) resizeFit(w *podworker.Worker, pod *corev1.Pod) (reason, message string) {
+	n.admitMu.Lock()
+	defer n.admitMu.Unlock()
+	node, err := n.agent.nodeLister.Get(n.spec.name)
+	if err != nil {
+		return corev1.PodReasonDeferred, "Kubelet cannot get node info."
+	}
+	if r := admission.FitResources(pod, node, n.activeBesides(w)); !r.Admit {
+		return corev1.PodReasonDeferred, r.Message
+	}
+	return "", ""
+}
