@@ -70,6 +70,8 @@ type emuNode struct {
 	// groups are the node's local groups, which HostProcess containers
 	// add to and log on with.
 	groups *program.LocalGroups
+	// plugins are the node's Unix sockets and plugin manager (plugins.go).
+	plugins nodePlugins
 	// admitMu serialises admission so resource accounting sees every
 	// admitted pod.
 	admitMu sync.Mutex
@@ -93,7 +95,7 @@ type emuNode struct {
 }
 
 func newEmuNode(a *Agent, spec *nodeSpec, recorder record.EventRecorder) *emuNode {
-	return &emuNode{
+	n := &emuNode{
 		agent:    a,
 		spec:     spec,
 		recorder: recorder,
@@ -103,6 +105,8 @@ func newEmuNode(a *Agent, spec *nodeSpec, recorder record.EventRecorder) *emuNod
 		images:  map[string]bool{},
 		groups:  program.NewLocalGroups(),
 	}
+	n.watchPlugins()
+	return n
 }
 
 // register creates the node, or updates it when it already exists (an agent

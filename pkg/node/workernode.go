@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/imageinfo/registry"
@@ -18,6 +19,7 @@ import (
 	"github.com/winkube/winkube/pkg/node/internal/podnet"
 	"github.com/winkube/winkube/pkg/node/internal/podworker"
 	"github.com/winkube/winkube/pkg/node/internal/volume"
+	"github.com/winkube/winkube/pkg/windows"
 )
 
 // workerNode is what the node's pod workers use of it and of the agent,
@@ -40,6 +42,8 @@ func (n *emuNode) workerNode() *podworker.Node {
 			Fabric:        a.fabric,
 			Router:        a.router,
 			Groups:        n.groups,
+			Sockets:       n.plugins.sockets,
+			Domain:        a.domain(),
 			SyncPeriod:    a.syncPeriod,
 			StrictImages:  a.unknownImages == UnknownImagesStrict,
 			Queue:         func(w *podworker.Worker) { a.pods.Add(w) },
@@ -182,4 +186,13 @@ func (n *emuNode) resizeFit(w *podworker.Worker, pod *corev1.Pod) (reason, messa
 		return corev1.PodReasonDeferred, r.Message
 	}
 	return "", ""
+}
+
+// domain is the Active Directory domain the cluster's Windows nodes are
+// joined to (GMSA).
+func (a *Agent) domain() windows.Domain {
+	if a.cluster == nil {
+		return v1alpha1.DefaultCluster().Domain()
+	}
+	return a.cluster.Domain()
 }

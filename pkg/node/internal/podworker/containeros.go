@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"path"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/winkube/winkube/pkg/emu/nodeos"
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/pwsh"
+	"github.com/winkube/winkube/pkg/emu/unixsock"
 	"github.com/winkube/winkube/pkg/emu/userland"
 	"github.com/winkube/winkube/pkg/emu/vnet"
 	"github.com/winkube/winkube/pkg/imageinfo"
@@ -63,6 +66,17 @@ func (w *Worker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled cr
 		sys.Groups = w.node.Groups
 	} else if win {
 		sys.Groups = program.NewLocalGroups()
+	}
+	sys.Sockets = w.socketView(pod, mounts, win, hpc)
+	if win && !hpc {
+		// A GMSA credential spec gives the container the domain
+		// identity its programs (nltest, klist) see; whoami stays the
+		// container user.
+		gmsa, err := nodeos.GMSA(windows.GMSACredentialSpecOf(&pod.Spec, &c.spec), w.node.Domain)
+		if err != nil {
+			return nil, err
+		}
+		sys.GMSA = gmsa
 	}
 	sys.FS = w.lazyFS(fsPlan{c: c, mounts: mounts, id: id, win: win, hostProcess: hpc, busybox: userland.E2ETestImage(c.spec.Image), imageFiles: cmd.Files, imageText: cmd.Text})
 	l := &launchSpec{sys: sys, spec: procSpec{env: env.Process, dir: kubeletenv.WorkingDir(&c.spec, img)}}
@@ -200,4 +214,55 @@ func expandSandboxMount(argv []string) []string {
 		out[i] = strings.ReplaceAll(a, "$env:"+sandboxMountVar, sandboxMount)
 	}
 	return out
+}
+
+// socketView is what Unix sockets a container reaches: the node's through
+// its hostPath volumes (a HostProcess container: all of C:\), the pod's
+// through its emptyDirs (sidecars sharing a socket directory), and its
+// own for every other path, made per container run as its filesystem is.
+func (w *Worker) socketView(pod *corev1.Pod, mounts []kubeletenv.Mount, win, hpc bool) *unixsock.View {
+	v := &unixsock.View{Windows: win, Own: unixsock.NewNamespace(win)}
+	if hpc && w.node.Sockets != nil {
+		v.Mounts = append(v.Mounts, unixsock.Mount{Path: `C:\`, NS: w.node.Sockets, Dir: `C:\`})
+	}
+	for _, m := range mounts {
+		vol, ok := findVolume(pod, m.Volume)
+		if !ok {
+			continue
+		}
+		switch {
+		case vol.HostPath != nil && w.node.Sockets != nil:
+			v.Mounts = append(v.Mounts, unixsock.Mount{Path: m.Path, NS: w.node.Sockets, Dir: joinSub(vol.HostPath.Path, m.SubPath, win)})
+		case vol.EmptyDir != nil:
+			v.Mounts = append(v.Mounts, unixsock.Mount{Path: m.Path, NS: w.podSockets(m.Volume, win), Dir: joinSub("/", m.SubPath, win)})
+		}
+	}
+	return v
+}
+
+// joinSub is a volume's directory with the mount's subPath under it.
+func joinSub(dir, sub string, win bool) string {
+	if sub == "" {
+		return dir
+	}
+	if win {
+		return strings.TrimRight(dir, `\/`) + `\` + strings.ReplaceAll(sub, "/", `\`)
+	}
+	return path.Join(dir, sub)
+}
+
+// podSockets is the socket namespace of one of the pod's emptyDir
+// volumes, shared by the containers that mount it.
+func (w *Worker) podSockets(volume string, win bool) *unixsock.Namespace {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.sockets == nil {
+		w.sockets = map[string]*unixsock.Namespace{}
+	}
+	ns, ok := w.sockets[volume]
+	if !ok {
+		ns = unixsock.NewNamespace(win)
+		w.sockets[volume] = ns
+	}
+	return ns
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/unixsock"
 	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/emu/vnet"
 	"github.com/winkube/winkube/pkg/imageinfo"
@@ -51,6 +52,13 @@ type Node struct {
 	Router *podnet.Router
 	// Groups are the node's local groups (HostProcess containers).
 	Groups *program.LocalGroups
+	// Sockets are the Unix sockets of the node's filesystem, which
+	// containers reach through hostPath volumes and HostProcess
+	// containers at C:\ (CSI drivers, the kubelet's plugin registry).
+	Sockets *unixsock.Namespace
+	// Domain is the Active Directory domain the node is joined to
+	// (GMSA credential specs name it).
+	Domain windows.Domain
 	// SyncPeriod is how often a running pod's volumes are written again
 	// from their sources (volumesync.go).
 	SyncPeriod time.Duration

@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
+	"github.com/winkube/winkube/pkg/emu/unixsock"
 	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/emu/vnet"
 	"github.com/winkube/winkube/pkg/node/internal/admission"
@@ -79,6 +80,9 @@ type Worker struct {
 	// vols are the pod's volumes as its containers see them (guarded by
 	// mu: a program's first file access makes them).
 	vols map[string]*vfs.Volume
+	// sockets are the Unix socket namespaces of the pod's emptyDir
+	// volumes (guarded by mu; containeros.go).
+	sockets map[string]*unixsock.Namespace
 	// volFiles is what the atomic writer last wrote in each of vols made
 	// from API objects (guarded by mu); volumeSync (volumesync.go)
 	// compares the objects' current content with it.
