@@ -239,7 +239,7 @@ func getChildItem(_ context.Context, c *call) error {
 			continue
 		}
 		for _, p := range paths {
-			if err := c.list(p, strings.ContainsAny(toStr(name), "*?")); err != nil {
+			if err := c.list(p, "", strings.ContainsAny(toStr(name), "*?")); err != nil {
 				return err
 			}
 		}
@@ -247,8 +247,10 @@ func getChildItem(_ context.Context, c *call) error {
 	return nil
 }
 
-// list emits a directory's children (or a file itself).
-func (c *call) list(path string, matched bool) error {
+// list emits a directory's children (or a file itself); with -Recurse
+// the subdirectories follow, each after its parent's listing, and -Name
+// gives names relative to the listed directory (rel).
+func (c *call) list(path, rel string, matched bool) error {
 	fi, err := c.i.sys.FS.Stat(path)
 	if err != nil {
 		return c.notFound(path)
@@ -259,20 +261,24 @@ func (c *call) list(path string, matched bool) error {
 	} else if items, err = c.i.children(path); err != nil {
 		return c.ioError(err, path)
 	}
+	var subdirs []*object
 	for _, it := range items {
 		isDir := toBool(property(it, "PSIsContainer"))
 		name := toStr(property(it, "Name"))
 		show := !(c.flag("File") && isDir) && !(c.flag("Directory") && !isDir) &&
 			(!c.has("Filter") || wildcard(c.str("Filter"), name, true))
 		if show && c.flag("Name") {
-			c.emit(name)
+			c.emit(rel + name)
 		} else if show {
 			c.emit(it)
 		}
 		if isDir && c.flag("Recurse") && fi.IsDir() {
-			if err := c.list(toStr(property(it, "FullName")), false); err != nil {
-				return err
-			}
+			subdirs = append(subdirs, it)
+		}
+	}
+	for _, it := range subdirs {
+		if err := c.list(toStr(property(it, "FullName")), rel+toStr(property(it, "Name"))+`\`, false); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -98,7 +98,7 @@ func setLocation(_ context.Context, c *call) error {
 	if err != nil || !fi.IsDir() {
 		return c.notFound(path)
 	}
-	c.i.dir = path
+	c.i.dir, c.i.loc = path, ""
 	return nil
 }
 

@@ -68,6 +68,9 @@ func (f *formatter) end() {
 func (f *formatter) flush() { f.end() }
 
 func (f *formatter) object(o *object) {
+	if f.providerRow(o) {
+		return
+	}
 	switch o.typeName {
 	case "System.IO.FileInfo", "System.IO.DirectoryInfo":
 		f.fileRow(o)

@@ -21,9 +21,10 @@ type interp struct {
 	funcs    map[string]*functionStmt
 	env      []string
 	dir      string
-	ok       bool // $?: whether the last pipeline succeeded
-	failed   bool // the running pipeline had an error
-	lastExit int  // $LASTEXITCODE
+	loc      string // the location when on a provider drive (Env:\), else ""
+	ok       bool   // $?: whether the last pipeline succeeded
+	failed   bool   // the running pipeline had an error
+	lastExit int    // $LASTEXITCODE
 	src      []rune
 	out      io.Writer // the console
 	errOut   func(*errorRecord)
@@ -84,7 +85,7 @@ func (i *interp) getVar(name string) (any, bool) {
 	case "lastexitcode":
 		return i.lastExit, true
 	case "pwd":
-		return newObject("System.Management.Automation.PathInfo", "Path", i.dir), true
+		return newObject("System.Management.Automation.PathInfo", "Path", i.location()), true
 	case "home":
 		return i.getenvOr("USERPROFILE", `C:\Users\`+i.sys.User.Account), true
 	case "pid":

@@ -107,6 +107,9 @@ func getItemPropertyValue(_ context.Context, c *call) error {
 // key is the registry key a path names; a file path is not emulated, a
 // missing key is PathNotFound.
 func (c *call) key(path string) (*object, error) {
+	if pp, ok := c.i.providerPath(path); ok && pp.drv != nil && pp.drv.provider == "Registry" {
+		path = pp.drv.name + `:\` + pp.rest // relative to a location on HKLM:
+	}
 	if key, ok := c.i.registryKey(path); ok {
 		return key, nil
 	}

@@ -94,8 +94,12 @@ func (p *parser) expect(s string) {
 }
 
 func (p *parser) skipNewlines() {
-	for p.err == nil && p.peek(false).kind == tNewline {
-		p.next(false)
+	for p.err == nil { // by the runes: what follows may be a command word (?) no expression starts with
+		p.lx.skip()
+		if c := p.lx.peekRune(0); c != '\n' && c != ';' {
+			return
+		}
+		p.lx.pos++
 	}
 }
 
@@ -105,7 +109,7 @@ func (p *parser) statements(end string) []stmt {
 	var list []stmt
 	for p.err == nil {
 		p.skipNewlines()
-		t := p.peek(false)
+		t := p.peek(true) // command mode: a statement may start with ? (Where-Object)
 		if t.kind == tEOF || (end != "" && isPunct(t, end)) {
 			return list
 		}

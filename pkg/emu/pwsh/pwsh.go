@@ -237,7 +237,7 @@ func (i *interp) interact(ctx context.Context, noLogo bool) int {
 	for ctx.Err() == nil {
 		if i.p.TTY {
 			if pending == "" {
-				fmt.Fprintf(i.out, "PS %s> ", i.dir)
+				fmt.Fprintf(i.out, "PS %s> ", i.location())
 			} else {
 				io.WriteString(i.out, ">> ")
 			}

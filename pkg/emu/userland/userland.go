@@ -151,6 +151,7 @@ func (k imageKind) table() map[string]program.Main {
 			// busybox's timeout rather than Windows' timeout.exe.
 			out["nc"] = netapplets.NcWin32
 			out["timeout"] = netapplets.Timeout
+			out["tar"] = archive.Tar // busybox's tar, ahead of System32's tar.exe (bsdtar)
 		}
 	}
 	if k.nnp {

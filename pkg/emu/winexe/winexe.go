@@ -2,7 +2,8 @@
 // hostname, ipconfig, nslookup, ping, curl.exe, timeout, where,
 // findstr, more, sort, tasklist, net localgroup, nltest and klist (a gMSA
 // container's domain), and the event log's eventcreate
-// and wevtutil. Table adds cmd.exe and PowerShell.
+// and wevtutil. Table adds cmd.exe, PowerShell and tar.exe (bsdtar, in
+// pkg/emu/archive), which kubectl cp runs.
 package winexe
 
 import (
@@ -11,6 +12,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/archive"
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/pwsh"
 	"github.com/winkube/winkube/pkg/emu/wincmd"
@@ -26,6 +28,7 @@ func Table() map[string]program.Main {
 		"ping": Ping, "curl": Curl, "timeout": Timeout, "where": Where, "findstr": Findstr,
 		"more": More, "sort": Sort, "tasklist": Tasklist, "net": Net, "systeminfo": Systeminfo,
 		"eventcreate": Eventcreate, "wevtutil": Wevtutil, "nltest": Nltest, "klist": Klist,
+		"tar": archive.BSDTar,
 	}
 }
 
