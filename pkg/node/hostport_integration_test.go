@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // Host ports forward the node's addresses to the pods that expose them,
@@ -48,4 +49,19 @@ func TestHostPortsByHostIPAndProtocol(t *testing.T) {
 			t.Errorf("%s = %q, %v; want %s", tc.cmd, out, err, tc.want)
 		}
 	}
+}
+
+// A probe with host: localhost on a host-network pod reaches the server
+// on the node's loopback, as the kubelet's resolver and the node's
+// network namespace make it (the CSI node plugins' liveness probes).
+func TestLocalhostProbeOfHostNetworkPod(t *testing.T) {
+	needCluster(t)
+	ns := newNamespace(t)
+	pod := simplePod("local", "linux-1", "registry.k8s.io/e2e-test-images/agnhost:2.59")
+	pod.Spec.HostNetwork = true
+	pod.Spec.Containers[0].Args = []string{"netexec", "--http-port=29641"}
+	pod.Spec.Containers[0].ReadinessProbe = &corev1.Probe{PeriodSeconds: 1, ProbeHandler: corev1.ProbeHandler{
+		HTTPGet: &corev1.HTTPGetAction{Host: "localhost", Path: "/healthz", Port: intstr.FromInt32(29641)}}}
+	createPod(t, ns, pod)
+	waitPod(t, ns, "local", 60*time.Second, "Ready", podReady)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/netip"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -25,12 +26,20 @@ func (w *Worker) nodeHost() vnet.Host {
 
 // dialFromNode connects the kubelet to addr: a pod's or a node's address,
 // or a name, which the node resolves with its own (not the cluster's)
-// resolver and so only when it is an IP.
+// resolver: its hosts file's localhost, else only an IP. The node's
+// loopback is its own network namespace's, where a host-network pod's
+// servers listen (a probe with host: localhost).
 func (w *Worker) dialFromNode(ctx context.Context, addr string) (net.Conn, error) {
+	host, port, _ := net.SplitHostPort(addr)
+	if strings.EqualFold(host, "localhost") {
+		addr = net.JoinHostPort("127.0.0.1", port)
+	}
 	ap, err := netip.ParseAddrPort(addr)
 	if err != nil {
-		host, _, _ := net.SplitHostPort(addr)
 		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}}
+	}
+	if ap.Addr().IsLoopback() {
+		return w.node.Fabric.Dial(ctx, w.nodeHost(), "tcp", addr)
 	}
 	return w.node.Fabric.DialFrom(ctx, w.nodeHost(), ap)
 }
