@@ -10,7 +10,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/vnet"
 )
 
 // connectionLoggingInterval is csi-lib-utils' interval between "Still
@@ -124,43 +124,5 @@ func serveHTTP(ctx context.Context, p *program.Proc, addr string, mux http.Handl
 
 // serveConn serves one connection with net/http's server.
 func serveConn(rwc io.ReadWriteCloser, mux http.Handler) {
-	c, ok := rwc.(net.Conn)
-	if !ok {
-		rwc.Close()
-		return
-	}
-	s := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	_ = s.Serve(&oneConn{c: c, done: make(chan struct{})})
-}
-
-// oneConn is a listener that yields one connection, then waits for it
-// to close.
-type oneConn struct {
-	c    net.Conn
-	done chan struct{}
-	used bool
-}
-
-func (l *oneConn) Accept() (net.Conn, error) {
-	if !l.used {
-		l.used = true
-		return &closeNotify{Conn: l.c, done: l.done}, nil
-	}
-	<-l.done
-	return nil, net.ErrClosed
-}
-
-func (l *oneConn) Close() error   { return nil }
-func (l *oneConn) Addr() net.Addr { return l.c.LocalAddr() }
-
-type closeNotify struct {
-	net.Conn
-	done chan struct{}
-	once sync.Once
-}
-
-func (c *closeNotify) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(func() { close(c.done) })
-	return err
+	vnet.ServeHTTP(rwc, &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second})
 }

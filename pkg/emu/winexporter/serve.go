@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"strconv"
-	"sync"
 	"syscall"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/vnet"
 )
 
 // serve binds each --web.listen-address on the container's network and
@@ -138,45 +138,7 @@ func (h *metricsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serveConn serves one connection with net/http's server and upstream's
 // timeouts.
 func serveConn(rwc io.ReadWriteCloser, mux http.Handler) {
-	c, ok := rwc.(net.Conn)
-	if !ok {
-		rwc.Close()
-		return
-	}
-	s := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 60 * time.Second, ReadTimeout: 5 * time.Second, WriteTimeout: 5 * time.Minute}
-	_ = s.Serve(&oneConn{c: c, done: make(chan struct{})})
-}
-
-// oneConn is a listener that yields one connection, then waits for it to
-// close, so Serve returns when the client is done.
-type oneConn struct {
-	c    net.Conn
-	done chan struct{}
-	used bool
-}
-
-func (l *oneConn) Accept() (net.Conn, error) {
-	if !l.used {
-		l.used = true
-		return &closeNotify{Conn: l.c, done: l.done}, nil
-	}
-	<-l.done
-	return nil, net.ErrClosed
-}
-
-func (l *oneConn) Close() error   { return nil }
-func (l *oneConn) Addr() net.Addr { return l.c.LocalAddr() }
-
-type closeNotify struct {
-	net.Conn
-	done chan struct{}
-	once sync.Once
-}
-
-func (c *closeNotify) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(func() { close(c.done) })
-	return err
+	vnet.ServeHTTP(rwc, &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 60 * time.Second, ReadTimeout: 5 * time.Second, WriteTimeout: 5 * time.Minute})
 }
 
 // bindError words a failed bind as Go's net package on Windows does
