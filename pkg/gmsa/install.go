@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -20,6 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/winkube/winkube/pkg/kubeapply"
+	"github.com/winkube/winkube/pkg/webhook"
 )
 
 // WebhookName is the name of both webhooks inside their configurations
@@ -64,7 +64,7 @@ func Configurations(name, ownNamespace string, clientConfig admissionregistratio
 		ObjectMeta: meta,
 		Webhooks: []admissionregistrationv1.MutatingWebhook{{
 			Name:                    WebhookName,
-			ClientConfig:            withPath(clientConfig, MutatePath),
+			ClientConfig:            webhook.WithPath(clientConfig, MutatePath),
 			Rules:                   rule(admissionregistrationv1.Create),
 			FailurePolicy:           &fail,
 			AdmissionReviewVersions: versions,
@@ -77,7 +77,7 @@ func Configurations(name, ownNamespace string, clientConfig admissionregistratio
 		ObjectMeta: *meta.DeepCopy(),
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
 			Name:                    WebhookName,
-			ClientConfig:            withPath(clientConfig, ValidatePath),
+			ClientConfig:            webhook.WithPath(clientConfig, ValidatePath),
 			Rules:                   rule(admissionregistrationv1.Create, admissionregistrationv1.Update),
 			FailurePolicy:           &fail,
 			AdmissionReviewVersions: versions,
@@ -86,22 +86,6 @@ func Configurations(name, ownNamespace string, clientConfig admissionregistratio
 		}},
 	}
 	return mut, val
-}
-
-func withPath(cc admissionregistrationv1.WebhookClientConfig, path string) admissionregistrationv1.WebhookClientConfig {
-	out := cc
-	out.CABundle = append([]byte(nil), cc.CABundle...)
-	if cc.Service != nil {
-		svc := *cc.Service
-		p := path
-		svc.Path = &p
-		out.Service = &svc
-	}
-	if cc.URL != nil {
-		u := strings.TrimRight(*cc.URL, "/") + path
-		out.URL = &u
-	}
-	return out
 }
 
 var kinds = []kubeapply.Kind{

@@ -52,7 +52,7 @@ func Configurations(name, namespace string, clientConfig admissionregistrationv1
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Webhooks: []admissionregistrationv1.MutatingWebhook{{
 			Name:                    PlacementWebhookName,
-			ClientConfig:            withPath(clientConfig, MutatePath),
+			ClientConfig:            WithPath(clientConfig, MutatePath),
 			Rules:                   []admissionregistrationv1.RuleWithOperations{rule([]admissionregistrationv1.OperationType{admissionregistrationv1.Create}, "", "pods", namespaced)},
 			FailurePolicy:           &failurePolicy,
 			MatchPolicy:             &equivalent,
@@ -69,7 +69,7 @@ func Configurations(name, namespace string, clientConfig admissionregistrationv1
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
 			Name:         RulesWebhookName,
-			ClientConfig: withPath(clientConfig, ValidatePath),
+			ClientConfig: WithPath(clientConfig, ValidatePath),
 			Rules: []admissionregistrationv1.RuleWithOperations{
 				rule([]admissionregistrationv1.OperationType{admissionregistrationv1.Create}, "", "pods", namespaced),
 				rule(createUpdate, "", "replicationcontrollers", namespaced),
@@ -100,8 +100,8 @@ func rule(ops []admissionregistrationv1.OperationType, group, resource string, s
 	}
 }
 
-// withPath adds the endpoint's path to a Service reference or a URL.
-func withPath(cc admissionregistrationv1.WebhookClientConfig, path string) admissionregistrationv1.WebhookClientConfig {
+// WithPath adds the endpoint's path to a Service reference or a URL.
+func WithPath(cc admissionregistrationv1.WebhookClientConfig, path string) admissionregistrationv1.WebhookClientConfig {
 	out := cc
 	out.CABundle = append([]byte(nil), cc.CABundle...)
 	if cc.Service != nil {
