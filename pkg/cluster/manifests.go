@@ -12,6 +12,7 @@ import (
 	clientscheme "k8s.io/client-go/kubernetes/scheme"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
+	"github.com/winkube/winkube/pkg/gmsa"
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/lint/load"
 )
@@ -31,13 +32,18 @@ type Manifests struct {
 // must come from a CustomResourceDefinition among the inputs; when
 // clusterExists (a resumed data dir may hold CRDs of its own) they are
 // left for the API server to judge. The error lists every problem, one
-// "file:line: ..." per line.
-func LoadManifests(paths []string, clusterExists bool) (*Manifests, error) {
+// "file:line: ..." per line. installed are the kinds whose
+// CustomResourceDefinitions `up` installs itself before it applies
+// (--gmsa: GMSACredentialSpec).
+func LoadManifests(paths []string, clusterExists bool, installed ...schema.GroupVersionKind) (*Manifests, error) {
 	if len(paths) == 0 {
 		return &Manifests{}, nil
 	}
 	objs, errs := load.Load(paths, load.Options{})
 	crds := definedKinds(objs)
+	for _, gvk := range installed {
+		crds[gvk] = true
+	}
 	for _, o := range objs {
 		if err := checkObject(o, crds, clusterExists); err != nil {
 			errs = append(errs, &load.InputError{File: o.File, Line: o.Line, Err: err})
@@ -81,6 +87,9 @@ func checkObject(o load.Object, crds map[schema.GroupVersionKind]bool, clusterEx
 	if !scheme.IsGroupRegistered(gvk.Group) {
 		if crds[gvk] || clusterExists {
 			return nil
+		}
+		if gvk.Group == gmsa.Group && gvk.Kind == gmsa.Kind {
+			return fmt.Errorf("%w (winkube up --gmsa installs its CustomResourceDefinition)", noMatch)
 		}
 		return fmt.Errorf("%w (no CustomResourceDefinition among the --apply inputs serves it)", noMatch)
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/winkube/winkube/pkg/gmsa"
 )
 
 func writeManifest(t *testing.T, dir, name, text string) string {
@@ -123,9 +125,13 @@ func TestLoadManifestsOfTheExamples(t *testing.T) {
 	if len(paths) < 2 {
 		t.Fatalf("no examples found: %v", paths)
 	}
+	gmsaKind := gmsa.GVR.GroupVersion().WithKind(gmsa.Kind) // examples/gmsa.yaml is for up --gmsa
 	for _, path := range paths {
-		if _, err := LoadManifests([]string{path}, false); err != nil {
+		if _, err := LoadManifests([]string{path}, false, gmsaKind); err != nil {
 			t.Errorf("%s: %v", path, err)
 		}
+	}
+	if _, err := LoadManifests([]string{"../../examples/gmsa.yaml"}, false); err == nil || !strings.Contains(err.Error(), "winkube up --gmsa installs its CustomResourceDefinition") {
+		t.Errorf("gmsa.yaml without --gmsa's CRD: %v", err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/controlplane"
 	"github.com/winkube/winkube/pkg/datadir"
+	"github.com/winkube/winkube/pkg/gmsa"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // InputError is a problem with what `winkube up` was given — the data dir,
@@ -64,7 +66,11 @@ func prepare(o Options) (*prepared, error) {
 			return nil, &InputError{Err: fmt.Errorf("--name: %w", err)}
 		}
 	}
-	if in.manifests, err = LoadManifests(o.Apply, !in.fresh); err != nil {
+	var installed []schema.GroupVersionKind
+	if o.GMSA {
+		installed = append(installed, gmsa.GVR.GroupVersion().WithKind(gmsa.Kind))
+	}
+	if in.manifests, err = LoadManifests(o.Apply, !in.fresh, installed...); err != nil {
 		return nil, &InputError{Err: err}
 	}
 	return in, nil
