@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 
+	"github.com/winkube/winkube/pkg/windows"
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -18,11 +19,15 @@ type runtimeClass struct {
 // every pod that names it, SCH-4) selects no node of the target cluster,
 // or selects only nodes whose taints it does not tolerate (SCH-3, PLAN-6).
 func (r *run) checkRuntimeClass(c *runtimeClass) {
+	spec := corev1.PodSpec{}
+	if c.rc.Scheduling != nil {
+		spec = corev1.PodSpec{NodeSelector: c.rc.Scheduling.NodeSelector, Tolerations: c.rc.Scheduling.Tolerations}
+	}
+	matched, reachable := r.target.reachable(&spec)
+	r.checkHandler(c, matched)
 	if c.rc.Scheduling == nil {
 		return
 	}
-	spec := corev1.PodSpec{NodeSelector: c.rc.Scheduling.NodeSelector, Tolerations: c.rc.Scheduling.Tolerations}
-	matched, reachable := r.target.reachable(&spec)
 	sel := field.NewPath("scheduling", "nodeSelector")
 	switch {
 	case len(matched) == 0:
@@ -36,4 +41,33 @@ func (r *run) checkRuntimeClass(c *runtimeClass) {
 			fmt.Sprintf("the selected nodes (%s) are tainted %s, so pods using RuntimeClass %s need their own toleration", describeNodes(matched), taint.ToString(), c.rc.Name),
 			fmt.Sprintf("add to %s: {key: %s, operator: Equal, value: %q, effect: %s}", tol, taint.Key, taint.Value, taint.Effect))
 	}
+}
+
+// checkHandler reports a handler the runtime of the nodes the class
+// selects has no runtime for (KLT-11): every pod using the class fails
+// its sandbox there. Nodes of an unknown runtime are not judged.
+func (r *run) checkHandler(c *runtimeClass, nodes []*Node) {
+	var refused []*Node
+	var why string
+	judged := 0
+	for _, n := range nodes {
+		if n.Runtime == "" {
+			continue
+		}
+		judged++
+		if msg := windows.HandlerError(n.Runtime, n.OS, c.rc.Handler); msg != "" {
+			refused, why = append(refused, n), msg
+		}
+	}
+	if len(refused) == 0 {
+		return
+	}
+	kase, share := "", "every node it selects"
+	if len(refused) < judged {
+		kase, share = "some-nodes", fmt.Sprintf("%d of the %d nodes it selects", len(refused), judged)
+	}
+	r.report(&c.object, "KLT-11", kase, "handler",
+		fmt.Sprintf("the runtime of %s (%s) has no runtime for handler %q, so the sandbox of every pod using RuntimeClass %s fails there: %s",
+			share, describeNodes(refused), c.rc.Handler, c.rc.Name, why),
+		fmt.Sprintf("set handler to %q (the runtime's default) or configure the handler in the nodes' runtime", windows.RuntimeHandlers(refused[0].Runtime, refused[0].OS)[0]))
 }

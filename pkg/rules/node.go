@@ -79,5 +79,5 @@ var kltRules = []Rule{
 			"cri-dockerd accepts `docker` alone, the name seed 003's RuntimeClass uses. " +
 			"Any other handler fails the sandbox: `FailedCreatePodSandBox` with containerd's `failed to get sandbox runtime: no runtime for \"<handler>\" is configured` " +
 			"(or cri-dockerd's `RuntimeHandler \"<handler>\" not supported`), retried at every sync while the pod stays `ContainerCreating`.",
-		Commands: []string{Up}},
+		Commands: []string{Lint, Up}},
 }

@@ -22,6 +22,8 @@ var verdicts = map[string]ruleVerdict{
 		{Name: "unknown-image", Text: "a DaemonSet reaches the Windows nodes with an image winkube does not know", Verdict: Verdict{Severity: warning}}}},
 
 	"IMG-2": {Verdict: Verdict{Severity: errs}},
+	"KLT-11": {Verdict: Verdict{Severity: errs}, Cases: []Case{
+		{Name: "some-nodes", Text: "only some of the nodes the RuntimeClass selects lack the handler", Verdict: Verdict{Severity: warning}}}},
 	"IMG-3": {Verdict: Verdict{Severity: info}, Cases: []Case{
 		{Name: "no-repository", Text: "the name is in Docker Hub's library namespace but no official image", Verdict: Verdict{Severity: warning}},
 		{Name: "unpullable", Text: "the registry has no such image or tag", Verdict: Verdict{Severity: errs}},
