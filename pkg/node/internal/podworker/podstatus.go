@@ -168,7 +168,7 @@ func (w *Worker) conditions(pod *corev1.Pod, phase corev1.PodPhase) []corev1.Pod
 			fmt.Sprintf("containers with incomplete status: [%s]", strings.Join(pending, " ")))
 	}
 	ready := cond(corev1.ContainersReady, true, "", "")
-	switch unready := unready(w.ctrs); {
+	switch unready := unready(append(sidecars(w.initCtrs), w.ctrs...)); {
 	case phase == corev1.PodSucceeded:
 		ready = cond(corev1.ContainersReady, false, reasonPodCompleted, "")
 	case phase == corev1.PodFailed:
@@ -207,6 +207,19 @@ func incomplete(ctrs []*ctr) []string {
 		sidecarUp := c.spec.RestartPolicy != nil && c.status.State.Running != nil
 		if !sidecarUp && (t == nil || t.ExitCode != 0) {
 			out = append(out, c.spec.Name)
+		}
+	}
+	return out
+}
+
+// sidecars are the restartable init containers, whose readiness gates
+// the pod's as the regular containers' does (GenerateContainersReadyCondition
+// lists them first).
+func sidecars(inits []*ctr) []*ctr {
+	var out []*ctr
+	for _, c := range inits {
+		if c.spec.RestartPolicy != nil && *c.spec.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			out = append(out, c)
 		}
 	}
 	return out

@@ -185,3 +185,26 @@ func TestStopOrder(t *testing.T) {
 		t.Errorf("stop order %v", got)
 	}
 }
+
+// A sidecar (restartable init container) that is not ready keeps the pod
+// from being Ready, named first, as GenerateContainersReadyCondition
+// does; a ready one does not.
+func TestUnreadySidecarGatesPodReady(t *testing.T) {
+	pod := twoContainerPod(corev1.RestartPolicyAlways)
+	pod.Spec.InitContainers = []corev1.Container{{Name: "side", Image: "busybox", RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways)}}
+	w := workerWith(pod, running, running)
+	side := newCtr(pod.Spec.InitContainers[0], true)
+	side.status.State = running
+	w.initCtrs = []*ctr{side}
+	for _, sideReady := range []bool{false, true} {
+		side.status.Ready = sideReady
+		conds := w.conditions(pod, corev1.PodRunning)
+		ready := conds[2]
+		if (ready.Status == corev1.ConditionTrue) != sideReady {
+			t.Errorf("sidecar ready %v: pod Ready %s (%s)", sideReady, ready.Status, ready.Message)
+		}
+		if !sideReady && ready.Message != "containers with unready status: [side]" {
+			t.Errorf("message %q", ready.Message)
+		}
+	}
+}
