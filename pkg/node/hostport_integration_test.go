@@ -65,3 +65,36 @@ func TestLocalhostProbeOfHostNetworkPod(t *testing.T) {
 	createPod(t, ns, pod)
 	waitPod(t, ns, "local", 60*time.Second, "Ready", podReady)
 }
+
+// A sidecar (restartable init container) is probed like a regular
+// container: its readiness gates the pod's, and a failing liveness probe
+// restarts it while the main container keeps running.
+func TestSidecarProbes(t *testing.T) {
+	needCluster(t)
+	ns := newNamespace(t)
+	always := corev1.ContainerRestartPolicyAlways
+	mk := func(name string, readyPort, livePort int32) *corev1.Pod {
+		pod := simplePod(name, "linux-1", "registry.k8s.io/e2e-test-images/agnhost:2.59")
+		pod.Spec.Containers[0].Args = []string{"pause"}
+		pod.Spec.InitContainers = []corev1.Container{{
+			Name: "side", Image: "registry.k8s.io/e2e-test-images/agnhost:2.59", RestartPolicy: &always,
+			Args:           []string{"netexec", "--http-port=8080"},
+			ReadinessProbe: &corev1.Probe{PeriodSeconds: 1, ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/", Port: intstr.FromInt32(readyPort)}}},
+			LivenessProbe:  &corev1.Probe{PeriodSeconds: 1, FailureThreshold: 1, ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(livePort)}}},
+		}}
+		return pod
+	}
+	createPod(t, ns, mk("ok", 8080, 8080))
+	createPod(t, ns, mk("unready", 8081, 8080))
+	createPod(t, ns, mk("dying", 8080, 8081))
+	waitPod(t, ns, "ok", 60*time.Second, "Ready", podReady)
+	waitPod(t, ns, "dying", 60*time.Second, "sidecar restarted", func(p *corev1.Pod) bool {
+		return len(p.Status.InitContainerStatuses) == 1 && p.Status.InitContainerStatuses[0].RestartCount > 0
+	})
+	p := waitPod(t, ns, "unready", 60*time.Second, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+	time.Sleep(3 * time.Second)
+	p, _ = client.CoreV1().Pods(ns).Get(context.Background(), "unready", metav1.GetOptions{})
+	if podReady(p) {
+		t.Errorf("pod Ready with its sidecar's readiness probe failing: %v", statusOf(p))
+	}
+}

@@ -218,7 +218,7 @@ func incomplete(ctrs []*ctr) []string {
 func sidecars(inits []*ctr) []*ctr {
 	var out []*ctr
 	for _, c := range inits {
-		if c.spec.RestartPolicy != nil && *c.spec.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+		if c.sidecar() {
 			out = append(out, c)
 		}
 	}

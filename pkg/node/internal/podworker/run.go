@@ -25,13 +25,28 @@ func (w *Worker) runInitContainers(ctx context.Context, pod *corev1.Pod, now tim
 		if c.resume {
 			w.resumeContainer(ctx, pod, c)
 		}
-		sidecar := c.spec.RestartPolicy != nil && *c.spec.RestartPolicy == corev1.ContainerRestartPolicyAlways
+		sidecar := c.sidecar()
 		s := c.status.State
 		due := resync || !now.Before(c.retryAt)
 		switch {
 		case s.Terminated != nil && s.Terminated.ExitCode == 0 && !sidecar:
 			continue
 		case s.Running != nil && sidecar:
+			// A started sidecar runs beside what follows it: it is
+			// probed, and restarted when it exits, without holding
+			// the other containers back.
+			if c.hasExited(now) {
+				w.exitNow(pod, c, now)
+				w.scheduleRestart(pod, c, now)
+			} else {
+				w.probe(pod, c, now)
+			}
+			continue
+		case s.Terminated != nil && sidecar && !s.Terminated.StartedAt.IsZero():
+			// It started once: what follows it has started too.
+			if due {
+				w.startOrBackOff(ctx, pod, c, now)
+			}
 			continue
 		case s.Running != nil && c.hasExited(now):
 			w.exitNow(pod, c, now)
@@ -177,7 +192,7 @@ func (w *Worker) startContainer(ctx context.Context, pod *corev1.Pod, c *ctr) {
 	c.status.Started = ptr.To(true)
 	c.status.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(now)}}
 	c.readyAt = readyTime(c, now)
-	c.status.Ready = !c.init && !now.Before(c.readyAt) && c.spec.ReadinessProbe == nil
+	c.status.Ready = (!c.init || c.sidecar()) && !now.Before(c.readyAt) && c.spec.ReadinessProbe == nil
 	w.postStart(pod, c, now)
 }
 
@@ -383,4 +398,9 @@ func containerRef(pod *corev1.Pod, c *ctr) *corev1.ObjectReference {
 		Kind: "Pod", APIVersion: "v1", Namespace: pod.Namespace, Name: pod.Name,
 		UID: pod.UID, ResourceVersion: pod.ResourceVersion, FieldPath: field,
 	}
+}
+
+// sidecar reports whether c is a restartable init container.
+func (c *ctr) sidecar() bool {
+	return c.init && c.spec.RestartPolicy != nil && *c.spec.RestartPolicy == corev1.ContainerRestartPolicyAlways
 }
