@@ -93,3 +93,29 @@ func TestConnect(t *testing.T) {
 		})
 	}
 }
+
+// dnsNet is a pod network that knows the pod's resolver settings.
+type dnsNet struct {
+	*pipeNet
+	servers, search []string
+}
+
+func (n dnsNet) DNSServers() []string { return n.servers }
+func (n dnsNet) DNSSearch() []string  { return n.search }
+
+// On Windows, dns-suffix and dns-server-list read the adapter's settings
+// (the registry's SearchList, GetNetworkParams), not a resolv.conf
+// Windows does not have.
+func TestWindowsDNSSettings(t *testing.T) {
+	for _, tc := range []struct{ cmd, want string }{
+		{"dns-suffix", "ns.svc.cluster.local,svc.cluster.local,cluster.local\n"},
+		{"dns-server-list", "10.96.0.10\n"},
+	} {
+		e := newEnv(newMemFS(), "/agnhost", tc.cmd)
+		e.p.Sys.Windows = true
+		e.p.Sys.Net = dnsNet{pipeNet: &pipeNet{}, servers: []string{"10.96.0.10"}, search: []string{"ns.svc.cluster.local", "svc.cluster.local", "cluster.local"}}
+		if code := e.run(t, context.Background()); code != 0 || e.stdout.String() != tc.want {
+			t.Errorf("%s: %d %q %q, want %q", tc.cmd, code, e.stdout, e.stderr, tc.want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/winexe/winutil"
 )
 
 // entrypointTester prints the whole argv, as the real one prints
@@ -68,12 +69,25 @@ func etcHosts(_ context.Context, a *app, _ []string) int {
 // Windows image asks the registry instead; the emulation reads the
 // resolv.conf the node writes for both.
 func dnsSuffix(_ context.Context, a *app, _ []string) int {
+	if a.p.Sys.Windows {
+		// dns_windows.go reads the SearchList values of the TCP/IP
+		// registry keys: the pod adapter's suffixes.
+		_, search := winutil.DNS(a.p.Sys)
+		fmt.Fprintln(a.p.Stdout, strings.Join(search, ","))
+		return 0
+	}
 	return printResolvConf(a, "search")
 }
 
 // dnsServerList prints the nameservers (Linux: the first nameserver
 // line's; Windows: every server of the adapter's list).
 func dnsServerList(_ context.Context, a *app, _ []string) int {
+	if a.p.Sys.Windows {
+		// dns_windows.go asks GetNetworkParams: the adapter's servers.
+		servers, _ := winutil.DNS(a.p.Sys)
+		fmt.Fprintln(a.p.Stdout, strings.Join(servers, ","))
+		return 0
+	}
 	return printResolvConf(a, "nameserver")
 }
 
