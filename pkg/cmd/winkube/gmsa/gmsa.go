@@ -7,15 +7,12 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/winkube/winkube/pkg/cmd"
@@ -160,27 +157,7 @@ func printObjects(streams cmd.IOStreams, f *installFlags, certs *install.Certs) 
 
 // serveCommand is the `gmsa serve` line for a --url install.
 func serveCommand(f *installFlags, certDir string) string {
-	u, _ := url.Parse(f.url)
-	port := u.Port()
-	if port == "" {
-		port = "443"
-	}
-	listen := ":" + port
-	if net.ParseIP(u.Hostname()) != nil {
-		listen = net.JoinHostPort(u.Hostname(), port)
-	}
-	parts := []string{"winkube gmsa serve", "--listen " + listen,
-		"--tls-cert-file " + filepath.Join(certDir, install.CertFile),
-		"--tls-private-key-file " + filepath.Join(certDir, install.KeyFile)}
-	if f.cluster.Kubeconfig != "" {
-		parts = append(parts, "--kubeconfig "+f.cluster.Kubeconfig)
-	} else if f.cluster.DataDir != "" {
-		parts = append(parts, "--data-dir "+f.cluster.DataDir)
-	}
-	if f.cluster.Context != "" {
-		parts = append(parts, "--context "+f.cluster.Context)
-	}
-	return strings.Join(parts, " ")
+	return install.ServeLine("winkube gmsa serve", f.url, certDir, f.cluster.Args()...)
 }
 
 func (f *installFlags) defaultCertDir() (string, error) {
@@ -235,7 +212,7 @@ func runServe(ctx context.Context, streams cmd.IOStreams, f *serveFlags) error {
 	if err != nil {
 		return fmt.Errorf("--tls-cert-file %s, --tls-private-key-file %s: %w", f.certFile, f.keyFile, err)
 	}
-	cfg, err := restConfig(&f.cluster)
+	cfg, err := f.cluster.InPodRESTConfig()
 	if err != nil {
 		return err
 	}
@@ -251,15 +228,6 @@ func runServe(ctx context.Context, streams cmd.IOStreams, f *serveFlags) error {
 	}
 	fmt.Fprintln(streams.Out, "Stopped.")
 	return nil
-}
-
-// restConfig is the flags' cluster, else the pod's service account in a
-// pod.
-func restConfig(f *kubeflags.Flags) (*rest.Config, error) {
-	if !f.Given() && os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
-		return rest.InClusterConfig()
-	}
-	return f.RESTConfig()
 }
 
 func newUninstallCommand(streams cmd.IOStreams) *cobra.Command {

@@ -4,11 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -167,30 +164,7 @@ func summary(out io.Writer, o install.Options, res *install.Result, certDir stri
 // serveCommand is the `webhook serve` line for a --url install.
 func serveCommand(o install.Options, certDir string, f *installFlags) string {
 	// Options checked the URL already.
-	u, _ := url.Parse(o.URL)
-	port := u.Port()
-	if port == "" {
-		port = "443"
-	}
-	// An IP address is where to listen; a name may resolve to an address
-	// this machine does not own (a load balancer), so listen on all then.
-	listen := ":" + port
-	if net.ParseIP(u.Hostname()) != nil {
-		listen = net.JoinHostPort(u.Hostname(), port)
-	}
-	parts := []string{"winkube webhook serve", "--listen " + listen,
-		"--tls-cert-file " + filepath.Join(certDir, install.CertFile),
-		"--tls-private-key-file " + filepath.Join(certDir, install.KeyFile)}
-	if f.cluster.Kubeconfig != "" {
-		parts = append(parts, "--kubeconfig "+f.cluster.Kubeconfig)
-	} else if f.cluster.DataDir != "" {
-		parts = append(parts, "--data-dir "+f.cluster.DataDir)
-	}
-	if f.cluster.Context != "" {
-		parts = append(parts, "--context "+f.cluster.Context)
-	}
-	parts = append(parts, o.ServeArgs...)
-	return strings.Join(parts, " ")
+	return install.ServeLine("winkube webhook serve", o.URL, certDir, append(f.cluster.Args(), o.ServeArgs...)...)
 }
 
 // defaultCertDir is --cert-dir, else the webhook directory of the winkube

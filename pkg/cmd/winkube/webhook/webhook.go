@@ -3,9 +3,6 @@
 package webhook
 
 import (
-	"fmt"
-	"os"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
@@ -70,12 +67,8 @@ func (c *clusterFlags) add(fs *pflag.FlagSet) { c.AddFlags(fs) }
 // adds the pod's service account when running in a cluster with no flag
 // set.
 func (c *clusterFlags) restConfig(inPod bool) (*rest.Config, error) {
-	if !c.Given() && inPod && os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
-		cfg, err := rest.InClusterConfig()
-		if err != nil {
-			return nil, fmt.Errorf("in-cluster config (or set --kubeconfig): %w", err)
-		}
-		return cfg, nil
+	if inPod {
+		return c.InPodRESTConfig()
 	}
 	return c.RESTConfig()
 }

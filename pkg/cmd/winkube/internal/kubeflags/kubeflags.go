@@ -153,3 +153,31 @@ func contextNames(raw clientcmdapi.Config) string {
 	sort.Strings(names)
 	return strings.Join(names, ", ")
 }
+
+// Args are the flags that name the same cluster on another winkube
+// command line: --kubeconfig (else --data-dir) and --context.
+func (f *Flags) Args() []string {
+	var out []string
+	if f.Kubeconfig != "" {
+		out = append(out, "--kubeconfig "+f.Kubeconfig)
+	} else if f.DataDir != "" {
+		out = append(out, "--data-dir "+f.DataDir)
+	}
+	if f.Context != "" {
+		out = append(out, "--context "+f.Context)
+	}
+	return out
+}
+
+// InPodRESTConfig is RESTConfig, except that in a pod with no flag set it
+// is the pod's service account (a webhook's server run in its cluster).
+func (f *Flags) InPodRESTConfig() (*rest.Config, error) {
+	if !f.Given() && os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
+		cfg, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("in-cluster config (or set --kubeconfig): %w", err)
+		}
+		return cfg, nil
+	}
+	return f.RESTConfig()
+}
