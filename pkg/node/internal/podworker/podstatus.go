@@ -218,7 +218,7 @@ func incomplete(ctrs []*ctr) []string {
 func sidecars(inits []*ctr) []*ctr {
 	var out []*ctr
 	for _, c := range inits {
-		if c.sidecar() {
+		if isSidecar(c) {
 			out = append(out, c)
 		}
 	}

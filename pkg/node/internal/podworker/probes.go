@@ -62,7 +62,7 @@ func (w *Worker) probe(pod *corev1.Pod, c *ctr, now time.Time) {
 		return
 	}
 	switch {
-	case c.init && !c.sidecar():
+	case c.init && !isSidecar(c):
 	case ps.readiness == nil:
 		c.status.Ready = !now.Before(c.readyAt)
 	default:

@@ -25,7 +25,7 @@ func (w *Worker) runInitContainers(ctx context.Context, pod *corev1.Pod, now tim
 		if c.resume {
 			w.resumeContainer(ctx, pod, c)
 		}
-		sidecar := c.sidecar()
+		sidecar := isSidecar(c)
 		s := c.status.State
 		due := resync || !now.Before(c.retryAt)
 		switch {
@@ -192,7 +192,7 @@ func (w *Worker) startContainer(ctx context.Context, pod *corev1.Pod, c *ctr) {
 	c.status.Started = ptr.To(true)
 	c.status.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(now)}}
 	c.readyAt = readyTime(c, now)
-	c.status.Ready = (!c.init || c.sidecar()) && !now.Before(c.readyAt) && c.spec.ReadinessProbe == nil
+	c.status.Ready = (!c.init || isSidecar(c)) && !now.Before(c.readyAt) && c.spec.ReadinessProbe == nil
 	w.postStart(pod, c, now)
 }
 
@@ -398,9 +398,4 @@ func containerRef(pod *corev1.Pod, c *ctr) *corev1.ObjectReference {
 		Kind: "Pod", APIVersion: "v1", Namespace: pod.Namespace, Name: pod.Name,
 		UID: pod.UID, ResourceVersion: pod.ResourceVersion, FieldPath: field,
 	}
-}
-
-// sidecar reports whether c is a restartable init container.
-func (c *ctr) sidecar() bool {
-	return c.init && c.spec.RestartPolicy != nil && *c.spec.RestartPolicy == corev1.ContainerRestartPolicyAlways
 }

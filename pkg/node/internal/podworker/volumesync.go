@@ -47,16 +47,16 @@ type volumeSync struct {
 // with the current content when first read.
 func (w *Worker) syncVolumes(ctx context.Context, pod *corev1.Pod) {
 	w.mu.Lock()
-	names := slices.Sorted(maps.Keys(w.volFiles))
+	written := len(w.volFiles)
 	w.mu.Unlock()
 	s := &w.volumeSync
-	if len(names) == 0 {
+	if written == 0 {
 		s.at = time.Time{}
 		return
 	}
 	now := w.clock.Now()
-	changed := s.at.IsZero() || !maps.Equal(pod.Labels, s.labels) || !maps.Equal(pod.Annotations, s.annotations)
-	if !s.at.IsZero() && now.Before(s.at) && !changed {
+	metaChanged := !maps.Equal(pod.Labels, s.labels) || !maps.Equal(pod.Annotations, s.annotations)
+	if now.Before(s.at) && !metaChanged {
 		return
 	}
 	first := s.at.IsZero()
@@ -65,6 +65,9 @@ func (w *Worker) syncVolumes(ctx context.Context, pod *corev1.Pod) {
 	if first {
 		return // just written from the pod and objects as they are now
 	}
+	w.mu.Lock()
+	names := slices.Sorted(maps.Keys(w.volFiles))
+	w.mu.Unlock()
 	for _, name := range names {
 		w.rewriteVolume(ctx, pod, name)
 	}
