@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
+	"k8s.io/utils/ptr"
 
 	"github.com/winkube/winkube/pkg/emu/program"
 )
@@ -32,14 +33,14 @@ func (n *emuNode) machine() program.MachineStats {
 	}
 	if net := sum.Node.Network; net != nil {
 		m.Adapter = program.Adapter{Description: net.Name, IP: n.spec.ip,
-			BytesReceived: deref(net.RxBytes), BytesSent: deref(net.TxBytes)}
+			BytesReceived: ptr.Deref(net.RxBytes, 0), BytesSent: ptr.Deref(net.TxBytes, 0)}
 	}
 	kn := kubeletNode{n}
 	for _, ps := range sum.Pods {
 		pod := kn.Pod(ps.PodRef.Namespace, ps.PodRef.Name)
 		for _, cs := range ps.Containers {
 			c := containerStats(ps, cs)
-			c.ID = containerID(pod, cs.Name)
+			c.ID = n.containerID(pod, cs.Name)
 			m.Containers = append(m.Containers, c)
 		}
 	}
@@ -58,13 +59,13 @@ func containerStats(ps statsapi.PodStats, cs statsapi.ContainerStats) program.Co
 		c.CPUUser = c.CPU * 3 / 4
 	}
 	if cs.Memory != nil {
-		c.WorkingSetBytes = deref(cs.Memory.WorkingSetBytes)
-		c.CommitBytes = deref(cs.Memory.UsageBytes)
+		c.WorkingSetBytes = ptr.Deref(cs.Memory.WorkingSetBytes, 0)
+		c.CommitBytes = ptr.Deref(cs.Memory.UsageBytes, 0)
 		c.CommitPeakBytes = c.CommitBytes
 	}
 	if ps.Network != nil {
 		c.Interface = ps.Network.Name
-		c.BytesReceived, c.BytesSent = deref(ps.Network.RxBytes), deref(ps.Network.TxBytes)
+		c.BytesReceived, c.BytesSent = ptr.Deref(ps.Network.RxBytes, 0), ptr.Deref(ps.Network.TxBytes, 0)
 	}
 	return c
 }
@@ -80,23 +81,15 @@ func (n *emuNode) services(boot time.Time) []program.Service {
 }
 
 // containerID is the running container's ID as the pod's status shows
-// it, without the runtime's scheme.
-func containerID(pod *corev1.Pod, name string) string {
+// it, without the runtime's scheme (cri.Runtime.IDPrefix).
+func (n *emuNode) containerID(pod *corev1.Pod, name string) string {
 	if pod == nil {
 		return ""
 	}
 	for _, st := range pod.Status.ContainerStatuses {
 		if st.Name == name {
-			_, id, _ := strings.Cut(st.ContainerID, "://")
-			return id
+			return strings.TrimPrefix(st.ContainerID, n.spec.host.Runtime().IDPrefix())
 		}
 	}
 	return ""
-}
-
-func deref(p *uint64) uint64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
