@@ -32,9 +32,8 @@ type Manifests struct {
 // must come from a CustomResourceDefinition among the inputs; when
 // clusterExists (a resumed data dir may hold CRDs of its own) they are
 // left for the API server to judge. The error lists every problem, one
-// "file:line: ..." per line. installed are the kinds whose
-// CustomResourceDefinitions `up` installs itself before it applies
-// (--gmsa: GMSACredentialSpec).
+// "file:line: ..." per line. installed are the kinds of upInstalls that
+// this `up` installs before it applies.
 func LoadManifests(paths []string, clusterExists bool, installed ...schema.GroupVersionKind) (*Manifests, error) {
 	if len(paths) == 0 {
 		return &Manifests{}, nil
@@ -57,6 +56,12 @@ func LoadManifests(paths []string, clusterExists bool, installed ...schema.Group
 		return nil, fmt.Errorf("--apply: %d problem(s), nothing started:\n  %s", len(errs), strings.Join(msgs, "\n  "))
 	}
 	return &Manifests{Paths: paths, Objects: objs}, nil
+}
+
+// upInstalls are the kinds whose CustomResourceDefinitions `up`
+// installs itself, by the flag that asks for them.
+var upInstalls = map[schema.GroupVersionKind]string{
+	gmsa.GVR.GroupVersion().WithKind(gmsa.Kind): "--gmsa",
 }
 
 // scheme knows every built-in kind: client-go's, plus the two groups whose
@@ -88,8 +93,8 @@ func checkObject(o load.Object, crds map[schema.GroupVersionKind]bool, clusterEx
 		if crds[gvk] || clusterExists {
 			return nil
 		}
-		if gvk.Group == gmsa.Group && gvk.Kind == gmsa.Kind {
-			return fmt.Errorf("%w (winkube up --gmsa installs its CustomResourceDefinition)", noMatch)
+		if flag, ok := upInstalls[gvk]; ok {
+			return fmt.Errorf("%w (winkube up %s installs its CustomResourceDefinition)", noMatch, flag)
 		}
 		return fmt.Errorf("%w (no CustomResourceDefinition among the --apply inputs serves it)", noMatch)
 	}
