@@ -45,17 +45,17 @@ func (w *Worker) dialFromNode(ctx context.Context, addr string) (net.Conn, error
 }
 
 // netProbe runs an httpGet, tcpSocket or grpc probe; handled is false for
-// an exec probe.
-func (w *Worker) netProbe(c *ctr, p *corev1.Probe) (ok bool, out string, handled bool) {
+// an exec probe. The result is the kubelet's: Warning is a success that
+// says something (a redirect the prober did not follow).
+func (w *Worker) netProbe(c *ctr, p *corev1.Probe) (res probe.Result, out string, handled bool) {
 	if p.Exec != nil {
-		return false, "", false
+		return probe.Unknown, "", false
 	}
 	if live := c.live.Load(); live != nil && live.steered && !live.standIn {
-		return true, "", true
+		return probe.Success, "", true
 	}
 	timeout := time.Duration(max(p.TimeoutSeconds, 1)) * time.Second
 	podIP := w.podIPs()[0]
-	var res probe.Result
 	var err error
 	pr := w.prober()
 	switch {
@@ -66,12 +66,12 @@ func (w *Worker) netProbe(c *ctr, p *corev1.Probe) (ok bool, out string, handled
 	case p.GRPC != nil:
 		res, out, err = pr.GRPC(p.GRPC, podIP, timeout)
 	default:
-		return false, "", false
+		return probe.Unknown, "", false
 	}
 	if err != nil {
-		return false, err.Error(), true
+		return probe.Failure, err.Error(), true
 	}
-	return res == probe.Success || res == probe.Warning, out, true
+	return res, out, true
 }
 
 // prober sends the node's probes and HTTP hooks.

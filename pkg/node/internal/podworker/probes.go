@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/kubernetes/pkg/probe"
 )
 
 // probeState is one probe of a running container, as the kubelet's prober
@@ -77,8 +78,13 @@ func (w *Worker) runProbe(pod *corev1.Pod, c *ctr, ps *probeState, now time.Time
 		return false
 	}
 	ps.next = now.Add(time.Duration(max(ps.spec.PeriodSeconds, 1)) * time.Second)
-	ok, out := w.check(c, ps.spec)
-	if ok {
+	res, out := w.check(c, ps.spec)
+	if res == probe.Warning {
+		// pkg/kubelet/prober/prober.go: a warning is a success, said once
+		// per probe run in an event.
+		w.node.Recorder.Eventf(containerRef(pod, c), corev1.EventTypeWarning, "ProbeWarning", "%s probe warning: %s", ps.kind, out)
+	}
+	if res == probe.Success || res == probe.Warning {
 		ps.successes++
 		ps.failures = 0
 		if ps.successes >= threshold(ps.spec.SuccessThreshold, 1) {
@@ -104,22 +110,22 @@ func threshold(v, def int32) int32 {
 
 // check runs a probe's handler: exec probes in the container's OS, HTTP,
 // TCP and gRPC probes over the pod network (probenet.go).
-func (w *Worker) check(c *ctr, p *corev1.Probe) (bool, string) {
-	if ok, out, handled := w.netProbe(c, p); handled {
-		return ok, out
+func (w *Worker) check(c *ctr, p *corev1.Probe) (probe.Result, string) {
+	if res, out, handled := w.netProbe(c, p); handled {
+		return res, out
 	}
 	if p.Exec == nil {
-		return true, ""
+		return probe.Success, ""
 	}
 	timeout := time.Duration(max(p.TimeoutSeconds, 1)) * time.Second
 	out, code, err := w.runIn(c, p.Exec.Command, timeout)
 	switch {
 	case err != nil:
-		return false, err.Error()
+		return probe.Failure, err.Error()
 	case code != 0:
-		return false, out
+		return probe.Failure, out
 	}
-	return true, out
+	return probe.Success, out
 }
 
 // killForProbe stops a container whose liveness or startup probe failed,
