@@ -34,7 +34,7 @@ func (w *Worker) pastDeadline(now time.Time) bool {
 // write carries the reason. While the containers stop the pod is paused
 // and the step after the wait comes back here, so the event goes out once.
 func (w *Worker) enforceDeadline(pod *corev1.Pod) {
-	if w.pauseKey != pauseStop {
+	if !w.stopping() {
 		w.node.Recorder.Event(pod, corev1.EventTypeNormal, reasonDeadlineExceeded, deadlineMessage)
 	}
 	if !w.stopContainers(pod) {

@@ -213,8 +213,9 @@ func earliest(a, b time.Time) time.Time {
 
 // Pauses a pod can be in.
 const (
-	pausePull = "pull"
-	pauseStop = "stop"
+	pausePull    = "pull"
+	pausePreStop = "prestop"
+	pauseStop    = "stop"
 )
 
 // wait reports whether d has passed since the pod began waiting for key.

@@ -45,9 +45,13 @@ func (w *Worker) terminate(ctx context.Context, pod *corev1.Pod) time.Time {
 
 // stopContainers sends every running container the stop signal and lets
 // it stop as the program would: a prompt exit, or, when it ignores the
-// signal, the whole grace period before the runtime kills it. It reports
-// whether they have stopped; until then the pod is paused (pauseStop) and
-// the step that ends the wait calls it again.
+// signal, the whole grace period before the runtime kills it. Before the
+// signal come the preStop hooks; a sleep hook holds the signal back for
+// its seconds, cut at the grace period (the kubelet runs preStop hooks
+// with the grace period as their timeout and stops the container with
+// what is left, kuberuntime_container.go killContainer). It reports
+// whether they have stopped; until then the pod is paused (pausePreStop,
+// pauseStop) and the step that ends the wait calls it again.
 func (w *Worker) stopContainers(pod *corev1.Pod) bool {
 	var running []*ctr
 	for _, c := range w.containers() {
@@ -59,20 +63,29 @@ func (w *Worker) stopContainers(pod *corev1.Pod) bool {
 		w.markNeverStarted()
 		return true
 	}
-	if w.pauseKey != pauseStop {
+	grace := time.Duration(w.node.Host.GracePeriod(gracePeriod(pod))) * time.Second
+	slept := preStopSleep(running, grace)
+	switch w.pauseKey {
+	case pauseStop:
+	case pausePreStop:
+		if !w.wait(pausePreStop, slept) {
+			return false
+		}
+		w.signalStop(running)
+	default:
 		for _, c := range stopOrder(running) {
 			w.preStop(pod, c)
 			w.node.Recorder.Eventf(containerRef(pod, c), corev1.EventTypeNormal, "Killing", "Stopping container %s", c.spec.Name)
-			if live := c.live.Load(); live != nil {
-				live.proc.stop(w.clock.Now())
-			}
 		}
+		if !w.wait(pausePreStop, slept) {
+			return false
+		}
+		w.signalStop(running)
 	}
-	grace := w.node.Host.GracePeriod(gracePeriod(pod))
 	wait := gracefulStopTime
 	code := int32(0)
 	if pod.Annotations[annotations.IgnoreSIGTERM] == "true" {
-		wait = time.Duration(grace) * time.Second
+		wait = max(grace-slept, minimumGracePeriod)
 		code = w.node.Host.KilledExitCode()
 	}
 	if !w.wait(pauseStop, wait) {
@@ -85,6 +98,38 @@ func (w *Worker) stopContainers(pod *corev1.Pod) bool {
 	w.markNeverStarted()
 	return true
 }
+
+// minimumGracePeriod is what the kubelet leaves a container after a
+// preStop hook that used up the grace period
+// (minimumGracePeriodInSeconds).
+const minimumGracePeriod = 2 * time.Second
+
+// signalStop sends the running containers' programs the stop signal.
+func (w *Worker) signalStop(running []*ctr) {
+	for _, c := range stopOrder(running) {
+		if live := c.live.Load(); live != nil {
+			live.proc.stop(w.clock.Now())
+		}
+	}
+}
+
+// preStopSleep is how long the containers' sleep hooks hold the stop
+// signal back: the longest, at most the grace period. The kubelet stops
+// containers in parallel, each after its own hook; here the pod's
+// containers are signalled together after the longest, so a container
+// without a sleep hook beside one with it stops late by that much.
+func preStopSleep(running []*ctr, grace time.Duration) time.Duration {
+	var d time.Duration
+	for _, c := range running {
+		if h := c.spec.Lifecycle; h != nil && h.PreStop != nil && h.PreStop.Sleep != nil {
+			d = max(d, time.Duration(h.PreStop.Sleep.Seconds)*time.Second)
+		}
+	}
+	return min(d, grace)
+}
+
+// stopping reports whether the pod waits for its containers to stop.
+func (w *Worker) stopping() bool { return w.pauseKey == pauseStop || w.pauseKey == pausePreStop }
 
 // markNeverStarted leaves containers that never ran waiting with the reason
 // the kubelet shows once the pod is being torn down.
