@@ -274,7 +274,7 @@ var smbPluginRepos = []string{"registry.k8s.io/sig-storage/smbplugin", "gcr.io/k
 // e2eImages are the Kubernetes e2e test images (test/images/*) whose
 // BASEIMAGE lists Windows builds next to the Linux ones.
 var e2eImages = []string{
-	"agnhost", "busybox", "httpd", "nginx", "jessie-dnsutils", "nonroot",
+	"agnhost", "busybox", "httpd", "nginx", "jessie-dnsutils", "glibc-dns-testing", "nonroot",
 	"resource-consumer", "sample-apiserver",
 }
 

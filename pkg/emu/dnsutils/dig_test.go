@@ -221,3 +221,36 @@ func TestGetentHosts(t *testing.T) {
 		})
 	}
 }
+
+// adapterNet is a Windows pod's network whose adapter carries the DNS
+// settings the kubelet gave the pod (winutil.DNSConfiger).
+type adapterNet struct {
+	program.Net
+	servers, search []string
+}
+
+func (n adapterNet) DNSServers() []string { return n.servers }
+func (n adapterNet) DNSSearch() []string  { return n.search }
+
+// On Windows there is no resolv.conf: BIND's dig takes the adapter's
+// servers and search list, as the e2e DNS probers on Windows pods use it.
+func TestDigOnWindowsUsesTheAdapter(t *testing.T) {
+	f := vnet.New(router{})
+	serveDNS(t, f)
+	out := &syncbuf.Buffer{}
+	host := &vnet.Host{IP: podIP, Scope: "pod", Source: "pod/ns1/querier"}
+	p := &program.Proc{
+		Args: []string{"dig", "+notcp", "+noall", "+answer", "+search", "kubernetes.default", "A"},
+		Dir:  "/", Stdin: strings.NewReader(""), Stdout: out, Stderr: out,
+		Sys: &program.Sys{
+			FS: vfs.New(vfs.Options{}), Clock: clock.RealClock{}, Windows: true, Programs: Table(),
+			Net: adapterNet{Net: f.Net(host), servers: []string{dnsIP.String()}, search: []string{"ns1.svc.cluster.local", "svc.cluster.local", "cluster.local"}},
+		},
+	}
+	if code := Dig(context.Background(), p); code != 0 {
+		t.Fatalf("status %d: %s", code, out)
+	}
+	if want := "kubernetes.default.svc.cluster.local.\t30\tIN\tA\t10.96.0.1\n"; out.String() != want {
+		t.Errorf("output %q, want %q", out, want)
+	}
+}

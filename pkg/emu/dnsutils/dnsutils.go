@@ -12,6 +12,7 @@ import (
 	miekg "github.com/miekg/dns"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/winexe/winutil"
 )
 
 // Table is the programs, by program.Name.
@@ -20,9 +21,15 @@ func Table() map[string]program.Main {
 }
 
 // resolvConf is the container's /etc/resolv.conf, parsed as the stub
-// resolver does; a missing file is the resolver's defaults.
+// resolver does; a missing file is the resolver's defaults. Windows has
+// no resolv.conf: BIND's dig there asks the system (GetNetworkParams) for
+// the adapter's servers and search list.
 func resolvConf(p *program.Proc) *miekg.ClientConfig {
 	conf := &miekg.ClientConfig{Port: "53", Ndots: 1, Timeout: 5, Attempts: 2}
+	if p.Sys.Windows {
+		conf.Servers, conf.Search = winutil.DNS(p.Sys)
+		return conf
+	}
 	f, err := p.Sys.FS.OpenFile(p.Sys.FS.Abs(p.Dir, "/etc/resolv.conf"), os.O_RDONLY, 0)
 	if err != nil {
 		return conf

@@ -152,6 +152,10 @@ func (k imageKind) table() map[string]program.Main {
 			out["nc"] = netapplets.NcWin32
 			out["timeout"] = netapplets.Timeout
 			out["tar"] = archive.Tar // busybox's tar, ahead of System32's tar.exe (bsdtar)
+			// The e2e images' own hostname.exe (a Go program) in C:\bin,
+			// and ISC BIND's dig in C:\dig, both ahead of System32.
+			out["hostname"] = winexe.E2EHostname
+			out["dig"] = dnsutils.Dig
 		}
 	}
 	if k.nnp {

@@ -106,3 +106,18 @@ func TestCSIImagesOfferTheirPrograms(t *testing.T) {
 		t.Error("csi-provisioner is not emulated")
 	}
 }
+
+// The Windows e2e images carry BIND's dig in C:\dig and their own
+// hostname.exe in C:\bin, ahead of System32 (test/images/busybox's
+// Dockerfile_windows); glibc-dns-testing is built on that image.
+func TestWindowsE2EImagesDigAndHostname(t *testing.T) {
+	for _, ref := range []string{"registry.k8s.io/e2e-test-images/glibc-dns-testing:2.0.0", "registry.k8s.io/e2e-test-images/agnhost:2.59"} {
+		tab := Of(ref, true)
+		if tab["dig"] == nil || tab["hostname"] == nil {
+			t.Fatalf("%s on Windows lacks dig or hostname", ref)
+		}
+		if fmt.Sprintf("%p", tab["hostname"]) == fmt.Sprintf("%p", Of("mcr.microsoft.com/windows/servercore:ltsc2022", true)["hostname"]) {
+			t.Errorf("%s: hostname is System32's, not the image's C:\\bin\\hostname.exe", ref)
+		}
+	}
+}

@@ -138,3 +138,25 @@ func TestTogether(t *testing.T) {
 		t.Errorf("powershell whoami: %q %d", out, code)
 	}
 }
+
+// The e2e images' hostname.exe is a Go program: the name, the pod's
+// address with -i, and Go's flag error for anything else (so `hostname -f`
+// prints nothing on stdout, as on a real Windows node).
+func TestE2EHostname(t *testing.T) {
+	sys := wintest.Sys(Table())
+	sys.Net = stubNet()
+	sys.Hostname = "querier"
+	call := func(args ...string) (string, string, int) {
+		return wintest.Run(context.Background(), sys, E2EHostname, "", args...)
+	}
+	if out, _, code := call("hostname"); out != "querier" || code != 0 {
+		t.Errorf("hostname: %q (%d)", out, code)
+	}
+	if out, _, code := call("hostname", "-i"); out != "10.244.1.7" || code != 0 {
+		t.Errorf("hostname -i: %q (%d)", out, code)
+	}
+	out, errOut, code := call("hostname", "-f")
+	if out != "" || code != 2 || errOut != "flag provided but not defined: -f\nUsage of hostname:\n  -i\ta string\n" {
+		t.Errorf("hostname -f: %q %q (%d)", out, errOut, code)
+	}
+}
