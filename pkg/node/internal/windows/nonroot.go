@@ -47,7 +47,8 @@ func effectiveRunAsNonRoot(pod *corev1.Pod, c *corev1.Container) bool {
 // ImageUser is the default user of a Windows base image as far as
 // the emulation knows it: Server Core and Server images (and the images
 // built on them, whose tags say windowsservercore) run as
-// ContainerAdministrator, Nano Server as ContainerUser. Other images give
+// ContainerAdministrator, Nano Server as ContainerUser, the e2e test
+// images as their Dockerfiles say. Other images give
 // "", which the kubelet does not check, as it skips an image without a
 // user.
 func ImageUser(ref string) string {
@@ -60,6 +61,11 @@ func ImageUser(ref string) string {
 		// The e2e nonroot image's Windows variant says USER ContainerUser.
 		strings.HasSuffix(repo, "/e2e-test-images/nonroot"):
 		return "ContainerUser"
+	case strings.HasPrefix(repo, "registry.k8s.io/e2e-test-images/"):
+		// The other e2e images' Windows variants are built on the e2e
+		// busybox image, whose Dockerfile_windows ends with USER
+		// ContainerAdministrator, and keep it.
+		return RootUser
 	case strings.Contains(repo, "servercore") || strings.Contains(tag, "windowsservercore"),
 		repo == "mcr.microsoft.com/windows/server", repo == "mcr.microsoft.com/windows":
 		return RootUser
