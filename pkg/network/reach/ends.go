@@ -93,7 +93,7 @@ func (c *Checker) target(w *walk, src *source, ref string) (*target, bool, error
 		if !ok {
 			return nil, false, inputErr("target %s: no Service %q in namespace %q", ref, parts[1], parts[0])
 		}
-		return c.serviceTarget(w, s)
+		return c.serviceTarget(w, src, s)
 	case kind == "node" && len(parts) == 1:
 		n := c.m.Node(parts[0])
 		if n == nil {
@@ -113,8 +113,16 @@ func (c *Checker) target(w *walk, src *source, ref string) (*target, bool, error
 }
 
 // serviceTarget is a Service's ClusterIP; a headless Service has none, so
-// its first ready pod stands in, as its DNS name would answer.
-func (c *Checker) serviceTarget(w *walk, s *corev1.Service) (*target, bool, error) {
+// its first ready pod stands in, as its DNS name would answer. From
+// outside the cluster the ClusterIP is no way in: a load balancer's
+// ingress IP or an external IP is, when the Service has one.
+func (c *Checker) serviceTarget(w *walk, src *source, s *corev1.Service) (*target, bool, error) {
+	if src.external() {
+		if ip, how, ok := outsideAddress(s); ok {
+			w.hop("external", "Service %s/%s: %s %s", s.Namespace, s.Name, how, ip)
+			return c.byIP(ip), true, nil
+		}
+	}
 	switch {
 	case s.Spec.Type == corev1.ServiceTypeExternalName:
 		w.hop("dns", "Service %s/%s is ExternalName: %s", s.Namespace, s.Name, s.Spec.ExternalName)
@@ -135,6 +143,22 @@ func (c *Checker) serviceTarget(w *walk, s *corev1.Service) (*target, bool, erro
 		return nil, false, inputErr("Service %s/%s has no ClusterIP yet", s.Namespace, s.Name)
 	}
 	return c.byIP(ip), true, nil
+}
+
+// outsideAddress is the first address a client outside the cluster can
+// use for s: its load balancer's ingress IP, else an external IP.
+func outsideAddress(s *corev1.Service) (netip.Addr, string, bool) {
+	for _, in := range s.Status.LoadBalancer.Ingress {
+		if ip, err := netip.ParseAddr(in.IP); err == nil {
+			return ip, "load balancer ingress", true
+		}
+	}
+	for _, e := range s.Spec.ExternalIPs {
+		if ip, err := netip.ParseAddr(e); err == nil {
+			return ip, "external IP", true
+		}
+	}
+	return netip.Addr{}, "", false
 }
 
 func selects(s *corev1.Service, p *corev1.Pod) bool {

@@ -193,6 +193,7 @@ func TestInternalTrafficPolicyLocal(t *testing.T) {
 	expect(t, check(t, c, "pod/default/win-client-2", "svc/default/web", 80, TCP), true)
 }
 
+// rule: KP-3
 // A LoadBalancer ingress IP takes external traffic to a node's load
 // balancer; ClusterIPs and pod IPs are not reachable from outside.
 func TestFromOutside(t *testing.T) {
@@ -201,6 +202,9 @@ func TestFromOutside(t *testing.T) {
 	svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "10.127.131.1"}}
 	c := f.build()
 	expect(t, check(t, c, "external", "10.127.131.1", 80, TCP), true, "KP-3")
+	// From outside, a LoadBalancer Service by name is its ingress IP; a
+	// ClusterIP-only Service has no way in.
+	expect(t, check(t, c, "external", "svc/default/web-lb", 80, TCP), true, "KP-3")
 	expect(t, check(t, c, "external", "svc/default/web", 80, TCP), false)
 	expect(t, check(t, c, "external", "pod/default/web-a", 80, TCP), false)
 }
