@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +41,7 @@ func TestSampleAPIServerBehindTheAggregator(t *testing.T) {
 		t.Skip("integration test: needs the control plane (not in -short mode)")
 	}
 	ctx := context.Background()
-	before := privateDirs(t)
+	before, running := privateDirs(t), programGoroutines()
 	ns := newNamespace(t)
 	ca := deploy(t, ns)
 	agg := aggregator.NewForConfigOrDie(restConfig)
@@ -106,11 +107,33 @@ func TestSampleAPIServerBehindTheAggregator(t *testing.T) {
 	}
 	err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		_, err := client.CoreV1().Pods(ns).Get(ctx, "wardle", metav1.GetOptions{})
-		return apierrors.IsNotFound(err) && len(privateDirs(t)) <= len(before), nil
+		return apierrors.IsNotFound(err) && len(privateDirs(t)) <= len(before) && len(programGoroutines()) <= len(running), nil
 	})
 	if err != nil {
-		t.Errorf("after the pod's deletion the programs' host directories remain: %v (before: %v)", privateDirs(t), before)
+		t.Errorf("after the pod's deletion the programs remain: host directories %v (before: %v), %d goroutines of theirs (before: %d):\n%s",
+			privateDirs(t), before, len(programGoroutines()), len(running), strings.Join(programGoroutines(), "\n\n"))
 	}
+}
+
+// programGoroutines are the goroutines running the two programs' code
+// (wardle's generic API server, the etcd program); the control plane's
+// own etcd, in this process too, is not counted, nor the log health
+// check's flusher, which k8s.io/apiserver starts once per process
+// (healthz.LogHealthz) for every server it will ever run.
+func programGoroutines() []string {
+	buf := make([]byte, 8<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "healthz.(*log).Check") {
+			continue
+		}
+		if strings.Contains(g, "k8s.io/apiserver/") || strings.Contains(g, "k8s.io/sample-apiserver/") ||
+			strings.Contains(g, "/pkg/emu/wardle.") || strings.Contains(g, "/pkg/emu/etcd.") {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // deploy creates the Secret, the RBAC the wardle server needs to
