@@ -58,9 +58,9 @@ func Main(ctx context.Context, p *program.Proc) int {
 	return 0
 }
 
-// parse reads etcd's flags as etcdmain does from a command line (its
-// environment variables and config file are not read). cfg is nil after
-// --version, which has printed what etcd prints.
+// parse reads etcd's flags as etcdmain does from a command line and the
+// container's ETCD_* variables (a config file is not read). cfg is nil
+// after --version, which has printed what etcd prints.
 func parse(p *program.Proc) (*embed.Config, int, error) {
 	cfg := embed.NewConfig()
 	fs := flag.NewFlagSet("etcd", flag.ContinueOnError)
@@ -79,6 +79,9 @@ func parse(p *program.Proc) (*embed.Config, int, error) {
 	}
 	if fs.NArg() != 0 {
 		return nil, 1, fmt.Errorf("%q is not a valid flag", fs.Arg(0))
+	}
+	if err := fromEnv(p, fs); err != nil {
+		return nil, 1, err
 	}
 	if *printVersion {
 		fmt.Fprintf(p.Stdout, "etcd Version: %s\nGit SHA: %s\nGo Version: %s\nGo OS/Arch: %s/%s\n", version.Version, version.GitSHA, runtime.Version(), goos(p), runtime.GOARCH)
@@ -99,6 +102,26 @@ func parse(p *program.Proc) (*embed.Config, int, error) {
 	}
 	fs.Visit(func(f *flag.Flag) { cfg.FlagsExplicitlySet[f.Name] = true })
 	return cfg, 0, nil
+}
+
+// fromEnv sets each flag the command line left unset from its ETCD_*
+// variable, as etcd's flags.SetFlagsFromEnv does from the process's
+// environment (here the container's).
+func fromEnv(p *program.Proc, fs *flag.FlagSet) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		key := flags.FlagToEnv("ETCD", f.Name)
+		val, ok := p.LookupEnv(key)
+		if err != nil || set[f.Name] || !ok || val == "" {
+			return
+		}
+		if serr := fs.Set(f.Name, val); serr != nil {
+			err = fmt.Errorf("invalid value %q for %s: %v", val, key, serr)
+		}
+	})
+	return err
 }
 
 func goos(p *program.Proc) string {

@@ -59,11 +59,15 @@ func (s *syncBuf) String() string {
 // run starts etcd with args in pod a and returns its stderr and a
 // function that waits for its exit status.
 func run(t *testing.T, ctx context.Context, f *vnet.Fabric, args ...string) (*syncBuf, func() int) {
+	return runEnv(t, ctx, f, nil, args...)
+}
+
+func runEnv(t *testing.T, ctx context.Context, f *vnet.Fabric, env []string, args ...string) (*syncBuf, func() int) {
 	t.Helper()
 	h := podA
 	stderr := &syncBuf{}
 	sys := &program.Sys{Net: f.Net(&h)}
-	p := &program.Proc{Args: append([]string{"/usr/local/bin/etcd"}, args...), Stdout: stderr, Stderr: stderr, Sys: sys}
+	p := &program.Proc{Args: append([]string{"/usr/local/bin/etcd"}, args...), Env: env, Stdout: stderr, Stderr: stderr, Sys: sys}
 	done := make(chan int, 1)
 	go func() { done <- Main(ctx, p) }()
 	return stderr, func() int {
@@ -136,6 +140,34 @@ func TestEtcdServesThePodLoopback(t *testing.T) {
 	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "winkube-etcd-*"))
 	if len(after) > len(before) {
 		t.Errorf("etcd's data directory was left: %v", after)
+	}
+}
+
+// The container's ETCD_* variables set the flags the command line
+// leaves unset: etcd listens where ETCD_LISTEN_CLIENT_URLS says.
+func TestEtcdFlagsFromTheEnvironment(t *testing.T) {
+	f := vnet.New(router{})
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	stderr, wait := runEnv(t, ctx, f, []string{"ETCD_LISTEN_CLIENT_URLS=http://0.0.0.0:12379", "ETCD_ADVERTISE_CLIENT_URLS=http://10.244.0.5:12379"})
+	c := client(t, f, podB, podA.IP.String()+":12379")
+	var err error
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		tctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, err = c.Put(tctx, "k", "v")
+		cancel()
+		if err == nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Errorf("put from another pod to port 12379: %v\n%s", err, stderr)
+	}
+	stop()
+	wait()
+	stderr, wait = runEnv(t, context.Background(), f, []string{"ETCD_SNAPSHOT_COUNT=many"})
+	if code := wait(); code != 1 || !strings.Contains(stderr.String(), `invalid value "many" for ETCD_SNAPSHOT_COUNT`) {
+		t.Errorf("bad variable: status %d, %q", code, stderr)
 	}
 }
 
