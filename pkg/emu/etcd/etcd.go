@@ -4,9 +4,9 @@
 // AddFlags). What a container's etcd would bind in its pod is served on
 // the pod network instead: each client URL's port on the pod's loopback
 // (127.0.0.1) or on all its addresses (0.0.0.0, the pod IP), forwarded to
-// a Unix socket etcd listens on in a private directory of the host. Its
-// data lives in that directory too, removed when the container stops, as
-// a container's writable layer goes with it. A single-member etcd talks to
+// a Unix socket etcd listens on in a private directory of the host
+// (package hostdir). Its data lives in that directory too, removed when
+// the container stops, as a container's writable layer goes with it. A single-member etcd talks to
 // no peer, so no peer port is bound at all.
 package etcd
 
@@ -31,6 +31,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/winkube/winkube/pkg/emu/hostdir"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -134,7 +135,7 @@ func goos(p *program.Proc) string {
 // serve starts etcd with its ports on the pod network and its data in a
 // private directory, and runs it until ctx is done or etcd fails.
 func serve(ctx context.Context, p *program.Proc, cfg *embed.Config) error {
-	dir, err := os.MkdirTemp("", "winkube-etcd-")
+	dir, err := hostdir.Make("etcd")
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apiserver/pkg/server/egressselector"
 	"k8s.io/sample-apiserver/pkg/cmd/server"
 
+	"github.com/winkube/winkube/pkg/emu/hostdir"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -71,7 +72,7 @@ func enterPod(ctx context.Context, p *program.Proc, fs flagSet, o *server.Wardle
 	if path := fs.Lookup("audit-log-path").Value.String(); path == "-" && fs.Lookup("audit-policy-file").Changed {
 		return nil, errors.New("--audit-log-path -: the emulated sample-apiserver cannot write audit events to the container's stdout; give a file")
 	}
-	dir, err := os.MkdirTemp("", "winkube-wardle-")
+	dir, err := hostdir.Make("wardle")
 	if err != nil {
 		return nil, err
 	}
