@@ -238,6 +238,9 @@ func buildCatalog() map[string]repoEntry {
 	for _, name := range []string{"kitten", "nautilus"} {
 		c["registry.k8s.io/e2e-test-images/"+name] = repoEntry{kind: linuxRepo, linux: join(linuxPlatforms(amd64, arm64, "ppc64le", "s390x"), windowsPlatforms("1809", "ltsc2022"))}
 	}
+	// etcd (cluster/images/etcd's Makefile): five Linux architectures and
+	// Windows nanoserver 1809 and ltsc2022, as the e2e images.
+	c["registry.k8s.io/etcd"] = repoEntry{kind: linuxRepo, linux: e2ePlatforms}
 	for _, name := range legacyHubRepos {
 		c[normaliseRepository(name)] = repoEntry{kind: windowsRepo, fallback: []Platform{windowsPlatform("ltsc2016")}}
 	}
@@ -301,7 +304,7 @@ var commonLinuxImages = []string{
 	"golang", "centos", "fedora", "traefik", "rabbitmq",
 	"registry.k8s.io/coredns/coredns", "registry.k8s.io/kube-proxy",
 	"registry.k8s.io/kube-apiserver", "registry.k8s.io/kube-scheduler",
-	"registry.k8s.io/kube-controller-manager", "registry.k8s.io/etcd",
+	"registry.k8s.io/kube-controller-manager",
 	"docker.io/flannel/flannel", "quay.io/coreos/flannel", "ghcr.io/flannel-io/flannel",
 	"docker.io/flannel/flannel-cni-plugin", "ghcr.io/flannel-io/flannel-cni-plugin",
 }

@@ -83,6 +83,12 @@ var defaultCommands = map[string]Command{
 	"gcr.io/k8s-staging-sig-storage/smbplugin":              {Entrypoint: []string{"/smbplugin"}},
 	"registry.k8s.io/csi-secrets-store/driver":              {Entrypoint: []string{"/secrets-store-csi"}},
 	"gcr.io/k8s-staging-csi-secrets-store/driver":           {Entrypoint: []string{"/secrets-store-csi"}},
+	// cluster/images/etcd: distroless with etcd in /usr/local/bin and no
+	// ENTRYPOINT or CMD; its users give the command.
+	"registry.k8s.io/etcd": {Files: []string{"/usr/local/bin/etcd"}},
+	// test/images/sample-apiserver: ADD sample-apiserver /sample-apiserver,
+	// ENTRYPOINT ["/sample-apiserver"].
+	"registry.k8s.io/e2e-test-images/sample-apiserver": {Entrypoint: []string{"/sample-apiserver"}, Files: []string{"/sample-apiserver"}},
 }
 
 var windowsExporter = Command{Entrypoint: []string{"windows_exporter.exe"}, Files: []string{`/windows_exporter.exe`}}

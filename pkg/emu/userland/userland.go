@@ -4,6 +4,8 @@
 // userland with a shell; Windows images cmd.exe, the Windows tools,
 // PowerShell and LogMonitor.exe; the e2e test images agnhost, dig and the
 // like; the daemons of common images; redis's images redis-cli;
+// etcd's images etcd (pkg/emu/etcd); the sample-apiserver image wardle
+// (pkg/emu/wardle);
 // windows-exporter's image windows_exporter.exe; winkube's own image
 // winkube; the CSI images their sidecar or driver (pkg/emu/csi).
 package userland
@@ -20,12 +22,14 @@ import (
 	"github.com/winkube/winkube/pkg/emu/daemons"
 	"github.com/winkube/winkube/pkg/emu/dnsutils"
 	"github.com/winkube/winkube/pkg/emu/dumpapplets"
+	"github.com/winkube/winkube/pkg/emu/etcd"
 	"github.com/winkube/winkube/pkg/emu/logmonitor"
 	"github.com/winkube/winkube/pkg/emu/netapplets"
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/redis"
 	"github.com/winkube/winkube/pkg/emu/selfimage"
 	"github.com/winkube/winkube/pkg/emu/sh"
+	"github.com/winkube/winkube/pkg/emu/wardle"
 	"github.com/winkube/winkube/pkg/emu/winexe"
 	"github.com/winkube/winkube/pkg/emu/winexporter"
 	"github.com/winkube/winkube/pkg/imageinfo"
@@ -82,8 +86,13 @@ func Of(ref string, win bool) map[string]program.Main {
 		// publish it) is windows_exporter.exe on the HostProcess base.
 		winexporter: strings.HasSuffix(repo, "/windows-exporter") && win,
 		// redis's images (library/redis, bitnami/redis, ...) ship redis-cli.
-		redis:   path.Base(repo) == "redis",
-		windows: win,
+		redis: path.Base(repo) == "redis",
+		// etcd's images (registry.k8s.io/etcd, quay.io/coreos/etcd, ...)
+		// ship the etcd server.
+		etcd: path.Base(repo) == "etcd",
+		// The e2e sample-apiserver image is the wardle server alone.
+		sampleAPIServer: strings.HasSuffix(repo, "/sample-apiserver"),
+		windows:         win,
 	}
 	if csi.Is(ref) {
 		// The CSI images' programs carry the version of the image's
@@ -106,7 +115,7 @@ func E2ETestImage(ref string) bool {
 }
 
 type imageKind struct {
-	pause, busybox, agnhost, nnp, dnsutils, winkube, winexporter, redis, windows bool
+	pause, busybox, agnhost, nnp, dnsutils, winkube, winexporter, redis, etcd, sampleAPIServer, windows bool
 	// csi is the reference of a CSI sidecar or driver image ("" for
 	// others).
 	csi string
@@ -179,6 +188,12 @@ func (k imageKind) table() map[string]program.Main {
 	}
 	if k.redis && !k.windows {
 		out["redis-cli"] = redis.CLI
+	}
+	if k.etcd {
+		add(etcd.Table())
+	}
+	if k.sampleAPIServer {
+		add(wardle.Table())
 	}
 	if k.csi != "" {
 		add(csi.Table(k.csi))
