@@ -122,6 +122,9 @@ func (c *ControlPlane) start(ctx, bg context.Context) error {
 		return err
 	}
 	started := time.Now()
+	if err := createControllerAccounts(ctx, c.restCfg); err != nil {
+		return fmt.Errorf("controllers' service accounts: %w", err)
+	}
 	for _, comp := range components[1:] {
 		if _, err := c.startComponent(comp); err != nil {
 			return err
