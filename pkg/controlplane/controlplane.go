@@ -199,7 +199,7 @@ func (c *ControlPlane) startEtcd(ctx context.Context) error {
 }
 
 func (c *ControlPlane) startComponent(comp component) (*child, error) {
-	ch, err := startChild(c.l.opts.Executable, comp.name, componentArgs(c.l, comp), c.l.logFile(comp.name), comp.grace, false)
+	ch, err := startChild(c.l.opts.Executable, comp.name, componentArgs(c.l, comp), componentEnv(c.l.opts.Nodes), c.l.logFile(comp.name), comp.grace, false)
 	if err != nil {
 		return nil, err
 	}
