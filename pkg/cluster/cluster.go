@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -72,6 +73,9 @@ type Cluster struct {
 	manifests  *Manifests
 	pools      *poolPlan
 	out        io.Writer
+	// When the control plane and the nodes began to start, for their
+	// progress lines, which come after other steps.
+	cpStarted, nodesStarted time.Time
 }
 
 // savedConfig is the config of the last `up` in a data dir, so that a later
@@ -88,7 +92,7 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{Config: in.cfg, DataDir: in.dir, out: o.Out, manifests: in.manifests, pools: in.pools}
+	c := &Cluster{Config: in.cfg, DataDir: in.dir, out: syncWriter(o.Out), manifests: in.manifests, pools: in.pools}
 	name := in.cfg.Name
 	if o.Name != "" {
 		name = o.Name
@@ -112,7 +116,11 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 	return c, nil
 }
 
-// start starts every part in order; the caller stops them on error.
+// start starts every part in order; the caller stops them on error. Once
+// kube-apiserver is ready, the services, the nodes and the add-ons start
+// while kube-scheduler and kube-controller-manager come up: none of them
+// needs those two to start, and a node waits for its pod CIDR from the
+// controller-manager anyway.
 func (c *Cluster) start(ctx context.Context, o Options) error {
 	if err := c.startControlPlane(ctx, o); err != nil {
 		return err
@@ -145,7 +153,13 @@ func (c *Cluster) start(ctx context.Context, o Options) error {
 	if err := c.startNodes(ctx, o); err != nil {
 		return err
 	}
-	if err := c.installAddons(ctx, client); err != nil {
+	if err := c.installAddons(ctx); err != nil {
+		return err
+	}
+	if err := c.waitControlPlane(ctx, o); err != nil {
+		return err
+	}
+	if err := c.waitNodes(ctx, o); err != nil {
 		return err
 	}
 	if o.GMSA {
@@ -184,10 +198,17 @@ func (c *Cluster) startControlPlane(ctx context.Context, o Options) error {
 		return err
 	}
 	c.cp = cp
-	if err := waitReady(ctx, cp.Ready(), cp.Err(), o.Timeout, "the control plane"); err != nil {
+	c.cpStarted = step
+	return nil
+}
+
+// waitControlPlane waits until pods can be created: every component
+// healthy and the default service account there.
+func (c *Cluster) waitControlPlane(ctx context.Context, o Options) error {
+	if err := waitReady(ctx, c.cp.Ready(), c.cp.Err(), o.Timeout, "the control plane"); err != nil {
 		return err
 	}
-	c.done("control plane ready", time.Since(step))
+	c.done("control plane ready", time.Since(c.cpStarted))
 	return nil
 }
 
@@ -198,20 +219,28 @@ func (c *Cluster) startNodes(ctx context.Context, o Options) error {
 		c.say("No emulated nodes: every node pool has count 0, so the control plane runs alone.")
 		return nil
 	}
-	step := time.Now()
+	c.nodesStarted = time.Now()
 	agent, err := node.Start(ctx, node.Options{Config: AgentConfig(c.cp.RESTConfig()), Cluster: c.Config, Progress: indent{c.out}, Images: o.Images, UnknownImages: o.UnknownImages})
 	if err != nil {
 		return fmt.Errorf("starting the emulated nodes: %w", err)
 	}
 	c.agent = agent
 	c.kubelets.Store(agent)
-	if err := waitReady(ctx, agent.Ready(), nil, o.Timeout, "the nodes"); err != nil {
-		if notReady := agent.NotReady(); len(notReady) > 0 {
+	return nil
+}
+
+// waitNodes waits until every node started by startNodes is Ready.
+func (c *Cluster) waitNodes(ctx context.Context, o Options) error {
+	if c.agent == nil {
+		return nil
+	}
+	if err := waitReady(ctx, c.agent.Ready(), c.cp.Err(), o.Timeout, "the nodes"); err != nil {
+		if notReady := c.agent.NotReady(); len(notReady) > 0 {
 			err = fmt.Errorf("%w:\n  %s", err, strings.Join(notReady, "\n  "))
 		}
 		return err
 	}
-	c.done(fmt.Sprintf("%d nodes Ready", c.Config.NodeCount()), time.Since(step))
+	c.done(fmt.Sprintf("%d nodes Ready", c.Config.NodeCount()), time.Since(c.nodesStarted))
 	return nil
 }
 
@@ -389,6 +418,26 @@ func logToFile(path string) {
 	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(fs)
 	_ = fs.Set("stderrthreshold", "FATAL")
+}
+
+// lockedWriter serialises the progress lines, which the control plane's
+// and the node agent's goroutines print while the cluster starts.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func syncWriter(w io.Writer) io.Writer {
+	if w == nil {
+		return nil
+	}
+	return &lockedWriter{w: w}
 }
 
 // indent prefixes the node agent's progress lines.

@@ -122,6 +122,9 @@ func (c *ControlPlane) start(ctx, bg context.Context) error {
 		return err
 	}
 	started := time.Now()
+	if err := createControllerAccounts(ctx, c.restCfg); err != nil {
+		return fmt.Errorf("controllers' service accounts: %w", err)
+	}
 	for _, comp := range components[1:] {
 		if _, err := c.startComponent(comp); err != nil {
 			return err
@@ -196,7 +199,7 @@ func (c *ControlPlane) startEtcd(ctx context.Context) error {
 }
 
 func (c *ControlPlane) startComponent(comp component) (*child, error) {
-	ch, err := startChild(c.l.opts.Executable, comp.name, componentArgs(c.l, comp), c.l.logFile(comp.name), comp.grace, false)
+	ch, err := startChild(c.l.opts.Executable, comp.name, componentArgs(c.l, comp), componentEnv(c.l.opts.Nodes), c.l.logFile(comp.name), comp.grace, false)
 	if err != nil {
 		return nil, err
 	}

@@ -567,3 +567,21 @@ func TestServingCertificateCoversAdvertisedAddress(t *testing.T) {
 		t.Errorf("the serving certificate does not cover the advertised %s: %v", ip, err)
 	}
 }
+
+// TestComponentsRunWithSizedGOGC reads the running components'
+// environment: the shared control plane is sized for 1,000 nodes, where
+// they collect at Go's default growth.
+func TestComponentsRunWithSizedGOGC(t *testing.T) {
+	if _, set := os.LookupEnv("GOGC"); set {
+		t.Skip("GOGC is set in the environment, which the components inherit")
+	}
+	for name, pid := range shared.PIDs() {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		if err != nil {
+			t.Fatalf("read environment of %s: %v", name, err)
+		}
+		if env := strings.Split(string(data), "\x00"); !slices.Contains(env, "GOGC=100") {
+			t.Errorf("%s runs without GOGC=100", name)
+		}
+	}
+}

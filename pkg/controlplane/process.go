@@ -25,7 +25,7 @@ type child struct {
 // startChild runs "<exe> component <name> <args...>" with its output in
 // logPath, which a first start truncates and a restart appends to (the
 // crashed run's last lines are what a user needs).
-func startChild(exe, name string, args []string, logPath string, grace time.Duration, restart bool) (*child, error) {
+func startChild(exe, name string, args, env []string, logPath string, grace time.Duration, restart bool) (*child, error) {
 	mode := os.O_TRUNC
 	if restart {
 		mode = os.O_APPEND
@@ -41,6 +41,7 @@ func startChild(exe, name string, args []string, logPath string, grace time.Dura
 	// as on any cluster, not "winkube" as if winkube wrote them.
 	cmd.Args[0] = name
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		// Own process group: a terminal's Ctrl-C reaches only the parent, which
 		// then stops the components in order; and stop can signal the group.

@@ -129,3 +129,20 @@ func TestCheckFlagsAsksUpstream(t *testing.T) {
 		t.Errorf("no overrides: %v", err)
 	}
 }
+
+// TestComponentGOGCGrowsWithTheCluster: a small cluster's components
+// collect at half Go's default growth, a cluster of twice smallCluster
+// nodes and more at Go's default; a GOGC of the environment wins.
+func TestComponentGOGCGrowsWithTheCluster(t *testing.T) {
+	t.Setenv("GOGC", "")
+	os.Unsetenv("GOGC")
+	for nodes, want := range map[int]string{0: "GOGC=50", 4: "GOGC=50", 100: "GOGC=50", 150: "GOGC=75", 200: "GOGC=100", 1000: "GOGC=100"} {
+		if got := componentEnv(nodes); len(got) != 1 || got[0] != want {
+			t.Errorf("%d nodes: environment %v, want [%s]", nodes, got, want)
+		}
+	}
+	t.Setenv("GOGC", "off")
+	if got := componentEnv(4); len(got) != 0 {
+		t.Errorf("with GOGC=off in the environment: %v, want nothing added", got)
+	}
+}

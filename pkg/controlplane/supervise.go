@@ -111,7 +111,7 @@ func (c *ControlPlane) startReplacement(i int, comp component) (*child, error) {
 		return nil, nil
 	default:
 	}
-	ch, err := startChild(c.l.opts.Executable, comp.name, componentArgs(c.l, comp), c.l.logFile(comp.name), comp.grace, true)
+	ch, err := startChild(c.l.opts.Executable, comp.name, componentArgs(c.l, comp), componentEnv(c.l.opts.Nodes), c.l.logFile(comp.name), comp.grace, true)
 	if err != nil {
 		return nil, fmt.Errorf("restarting %s: %w", comp.name, err)
 	}

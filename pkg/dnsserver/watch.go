@@ -23,7 +23,7 @@ func (s *Server) watch(ctx context.Context, client kubernetes.Interface) error {
 	}{
 		{s.factory.Core().V1().Services().Informer(), handlerFor(r.SetService, r.DeleteService)},
 		{s.factory.Discovery().V1().EndpointSlices().Informer(), handlerFor(r.SetEndpointSlice, r.DeleteEndpointSlice)},
-		{s.factory.Core().V1().Pods().Informer(), handlerFor(r.SetPod, r.DeletePod)},
+		{s.factory.Core().V1().Pods().Informer(), handlerFor(fromAddrs(r.SetPod), fromAddrs(r.DeletePod))},
 		{s.factory.Core().V1().Namespaces().Informer(), handlerFor(r.SetNamespace, r.DeleteNamespace)},
 	}
 	var synced []cache.InformerSynced
@@ -62,17 +62,35 @@ func apply[T any](f func(*T), obj any) {
 	}
 }
 
+// podAddrs is what the pod informer keeps of a pod: its name and
+// addresses, as CoreDNS keeps them. Not a Pod with the rest left empty: an
+// empty Pod still takes 1.2 KB (its spec and status structs), four times
+// this, for every pod in the cluster, beside the records' own copy of the
+// addresses.
+type podAddrs struct {
+	metav1.ObjectMeta
+	podIP  string
+	podIPs []corev1.PodIP
+}
+
+// fromAddrs gives the records, which read pods, what the informer keeps.
+func fromAddrs(f func(*corev1.Pod)) func(*podAddrs) {
+	return func(p *podAddrs) {
+		f(&corev1.Pod{ObjectMeta: p.ObjectMeta, Status: corev1.PodStatus{PodIP: p.podIP, PodIPs: p.podIPs}})
+	}
+}
+
 // slim drops what the records never read before the informers cache the
-// objects: pods shrink to their name and addresses, as CoreDNS keeps them.
+// objects: pods shrink to podAddrs.
 func slim(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *corev1.Pod:
-		return &corev1.Pod{
+		return &podAddrs{
 			ObjectMeta: metav1.ObjectMeta{
 				Name: o.Name, Namespace: o.Namespace, UID: o.UID,
 				ResourceVersion: o.ResourceVersion, DeletionTimestamp: o.DeletionTimestamp,
 			},
-			Status: corev1.PodStatus{PodIP: o.Status.PodIP, PodIPs: o.Status.PodIPs},
+			podIP: o.Status.PodIP, podIPs: o.Status.PodIPs,
 		}, nil
 	case *discoveryv1.EndpointSlice:
 		o.ManagedFields = nil
