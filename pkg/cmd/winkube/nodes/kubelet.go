@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/pflag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/rest"
 
 	"github.com/winkube/winkube/pkg/cmd"
 	"github.com/winkube/winkube/pkg/node"
@@ -33,9 +34,6 @@ type kubeletFlags struct {
 	clientCAFile string
 	// clientCA is --kubelet-client-ca's PEM, read by validate.
 	clientCA []byte
-	// flags are the command's, whose --kubeconfig and --context give the
-	// default client CA (kubeconfigCA).
-	flags *pflag.FlagSet
 }
 
 func (k *kubeletFlags) addFlags(fs *pflag.FlagSet) {
@@ -49,7 +47,6 @@ func (k *kubeletFlags) addFlags(fs *pflag.FlagSet) {
 		"it must have signed the API server's --kubelet-client-certificate (default: the kubeconfig's certificate authority, "+
 		"which does for kubeadm, kind and winkube up; k3s: /var/lib/rancher/k3s/server/tls/client-ca.crt). "+
 		"Other callers need a bearer token; the kubeconfig's identity must create tokenreviews and subjectaccessreviews (ClusterRole system:auth-delegator)")
-	k.flags = fs
 }
 
 // validate checks what needs no cluster; its errors are usage errors.
@@ -78,9 +75,10 @@ func (k *kubeletFlags) validate() error {
 	return nil
 }
 
-// serving builds the agent's listener options for the API server at host
-// (a URL, as in a kubeconfig).
-func (k *kubeletFlags) serving(host string, nodes int) (*node.KubeletServing, error) {
+// serving builds the agent's listener options for the cluster of cfg,
+// which source (a flag or variable) named.
+func (k *kubeletFlags) serving(cfg *rest.Config, source string, nodes int) (*node.KubeletServing, error) {
+	host := cfg.Host
 	if k.port > 0 && k.port+nodes-1 > 65535 {
 		return nil, &cmd.ExitError{Code: 2, Err: fmt.Errorf("--kubelet-port %d: %d nodes need ports up to %d", k.port, nodes, k.port+nodes-1)}
 	}
@@ -107,7 +105,7 @@ func (k *kubeletFlags) serving(host string, nodes int) (*node.KubeletServing, er
 		}
 		s.Cert = &cert
 	}
-	ca, err := k.clientCAPEM()
+	ca, err := k.clientCAPEM(cfg, source)
 	if err != nil {
 		return nil, err
 	}
@@ -117,11 +115,11 @@ func (k *kubeletFlags) serving(host string, nodes int) (*node.KubeletServing, er
 
 // clientCAPEM is the CA bundle the kubelet API verifies client
 // certificates with: --kubelet-client-ca, else the kubeconfig's.
-func (k *kubeletFlags) clientCAPEM() ([]byte, error) {
+func (k *kubeletFlags) clientCAPEM(cfg *rest.Config, source string) ([]byte, error) {
 	if k.clientCA != nil {
 		return k.clientCA, nil
 	}
-	ca, source, err := k.kubeconfigCA()
+	ca, source, err := kubeconfigCA(cfg, source)
 	if err != nil {
 		return nil, fmt.Errorf("--kubelet-client-ca defaults to the certificate authority of %s: %w", source, err)
 	}
@@ -135,28 +133,11 @@ func (k *kubeletFlags) clientCAPEM() ([]byte, error) {
 	return ca, nil
 }
 
-// kubeconfigCA is the certificate authority the kubeconfig of --kubeconfig
-// and --context (or the pod's in-cluster config) trusts the API server
-// with; nil when it names none. kubeadm, kind and winkube up sign the API
-// server's kubelet client certificate with that same CA.
-func (k *kubeletFlags) kubeconfigCA() (ca []byte, source string, err error) {
-	kubeconfig, kubeContext := "", ""
-	if k.flags != nil {
-		if f := k.flags.Lookup("kubeconfig"); f != nil {
-			kubeconfig = f.Value.String()
-		}
-		if f := k.flags.Lookup("context"); f != nil {
-			kubeContext = f.Value.String()
-		}
-	}
-	rules, source, err := loadingRules(kubeconfig)
-	if err != nil {
-		return nil, "the kubeconfig", err
-	}
-	cfg, err := restConfig(rules, kubeContext)
-	if err != nil {
-		return nil, source, err
-	}
+// kubeconfigCA is the certificate authority the kubeconfig (or the pod's
+// in-cluster config) trusts the API server with; nil when it names none.
+// kubeadm, kind and winkube up sign the API server's kubelet client
+// certificate with that same CA.
+func kubeconfigCA(cfg *rest.Config, source string) (ca []byte, from string, err error) {
 	if len(cfg.CAData) > 0 || cfg.CAFile == "" {
 		return cfg.CAData, source, nil
 	}
