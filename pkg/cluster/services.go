@@ -168,7 +168,7 @@ func dnsPort(addr string) string {
 // the nodes then run their pods.
 func (c *Cluster) installAddons(ctx context.Context, client kubernetes.Interface) error {
 	step := time.Now()
-	if err := addons.Apply(ctx, client, c.Config); err != nil {
+	if err := addons.Apply(ctx, c.cp.RESTConfig(), c.Config); err != nil {
 		return fmt.Errorf("installing the kube-system add-ons: %w", err)
 	}
 	c.done("kube-system add-ons", time.Since(step))
