@@ -1,24 +1,21 @@
 package nodes
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/netip"
 	"net/url"
 	"os"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/pflag"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/rest"
 
+	"github.com/winkube/winkube/pkg/cluster"
 	"github.com/winkube/winkube/pkg/cmd"
 	"github.com/winkube/winkube/pkg/node"
 )
@@ -221,48 +218,18 @@ func (k *kubeletFlags) listenError(err error) error {
 	return fmt.Errorf("--kubelet-address %s: %w (use an address of this machine)", le.Addr, err)
 }
 
-// checkReachable fails when the API server cannot reach the kubelets, so
-// that no node is left registered but answering nothing. A kubeconfig
-// without nodes/proxy permission skips the check.
-func (k *kubeletFlags) checkReachable(ctx context.Context, out io.Writer, agent *node.Agent) error {
-	err := agent.CheckKubeletReachable(ctx)
-	if apierrors.IsForbidden(err) {
-		fmt.Fprintf(out, "Not checking that the API server reaches the kubelets (no nodes/proxy permission): %v\n", err)
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("--kubelet-address: %w\n  pass an address of this machine that the API server can reach; "+
-			"for kind, the gateway of its docker network (docker network inspect kind)", err)
-	}
-	return nil
-}
-
-// requestCerts files the nodes' serving certificate requests and says
-// what the user must approve.
-func (k *kubeletFlags) requestCerts(ctx context.Context, out io.Writer, agent *node.Agent) error {
-	csrs, err := agent.RequestServingCerts(ctx, k.approveCSR)
-	if err != nil {
-		if apierrors.IsForbidden(err) {
-			fmt.Fprintf(out, "The nodes serve self-signed certificates: %v\n", err)
-			return nil
-		}
+// joinError names the flag that fixes a failed join.
+func (k *kubeletFlags) joinError(err error) error {
+	var je *cluster.JoinError
+	if !errors.As(err, &je) {
 		return err
 	}
-	var pending []string
-	for _, c := range csrs {
-		if !c.Approved {
-			pending = append(pending, c.Name)
-		}
-		if c.ApproveErr != nil {
-			fmt.Fprintf(out, "Cannot approve %s (--approve-csr): %v\n", c.Name, c.ApproveErr)
-		}
+	switch je.Step {
+	case cluster.JoinStart:
+		return fmt.Errorf("starting the emulated nodes: %w", k.listenError(je.Err))
+	case cluster.JoinReach:
+		return fmt.Errorf("--kubelet-address: %w\n  pass an address of this machine that the API server can reach; "+
+			"for kind, the gateway of its docker network (docker network inspect kind)", je.Err)
 	}
-	if n := len(csrs) - len(pending); n > 0 {
-		fmt.Fprintf(out, "Approved %d kubelet serving certificate requests.\n", n)
-	}
-	if len(pending) > 0 {
-		fmt.Fprintf(out, "The nodes serve self-signed certificates until their kubelet serving certificate requests are approved:\n"+
-			"  kubectl certificate approve %s\n", strings.Join(pending, " "))
-	}
-	return nil
+	return je.Err
 }

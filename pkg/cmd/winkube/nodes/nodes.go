@@ -17,6 +17,7 @@ import (
 	"github.com/winkube/winkube/pkg/cluster"
 	"github.com/winkube/winkube/pkg/cmd"
 	"github.com/winkube/winkube/pkg/cmd/winkube/internal/kubeflags"
+	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/imageinfo/registry"
 	"github.com/winkube/winkube/pkg/node"
 )
@@ -100,22 +101,11 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 	}
 	start := time.Now()
 	fmt.Fprintf(streams.Out, "Joining %d nodes to %s\n", cfg.NodeCount(), rest.Host)
-	agent, err := node.Start(ctx, node.Options{Config: cluster.AgentConfig(rest), Cluster: cfg, Progress: streams.Out, Images: images, Kubelet: serving, UnknownImages: f.unknownImages})
+	agent, err := cluster.Join(ctx, f.joinOptions(rest, cfg, serving, images, streams.Out))
 	if err != nil {
-		return fmt.Errorf("starting the emulated nodes: %w", f.kubelet.listenError(err))
+		return f.kubelet.joinError(err)
 	}
 	defer agent.Close()
-	printEndpoints(streams.Out, agent)
-	if err := f.kubelet.checkReachable(ctx, streams.Out, agent); err != nil {
-		agent.Close()
-		if removed := agent.RemoveNodesSince(context.WithoutCancel(ctx), start); len(removed) > 0 {
-			fmt.Fprintf(streams.Out, "Removed the nodes that registered: %s\n", strings.Join(removed, ", "))
-		}
-		return err
-	}
-	if err := f.kubelet.requestCerts(ctx, streams.Out, agent); err != nil {
-		return err
-	}
 	select {
 	case <-agent.Ready():
 		fmt.Fprintf(streams.Out, "%d nodes Ready in %s. Press Ctrl-C to stop them.\n", cfg.NodeCount(), time.Since(start).Round(100*time.Millisecond))
@@ -132,22 +122,11 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 	return nil
 }
 
-// printEndpoints says where the nodes' kubelet API listens: per node for
-// a few nodes, as a port range for many.
-func printEndpoints(out io.Writer, agent *node.Agent) {
-	eps := agent.KubeletEndpoints()
-	names := agent.NodeNames()
-	if len(eps) == 0 {
-		return
-	}
-	if len(names) > 10 {
-		lo, hi := eps[names[0]], eps[names[len(names)-1]]
-		fmt.Fprintf(out, "Kubelet API of %d nodes on %s, ports %d (%s) to %d (%s)\n", len(names), lo.Addr(), lo.Port(), names[0], hi.Port(), names[len(names)-1])
-		return
-	}
-	for _, name := range names {
-		fmt.Fprintf(out, "  node %s: kubelet API on %s\n", name, eps[name])
-	}
+// joinOptions are the join of every node, or of a shard's (Nodes set by
+// the caller).
+func (f *flags) joinOptions(rest *restclient.Config, cfg *v1alpha1.Cluster, serving *node.KubeletServing, images imageinfo.Resolver, out io.Writer) cluster.JoinOptions {
+	return cluster.JoinOptions{Config: rest, Cluster: cfg, Kubelet: serving, Images: images, UnknownImages: f.unknownImages,
+		ApproveCSR: f.kubelet.approveCSR, Progress: out}
 }
 
 // notReadyError names the nodes that are not Ready and why.

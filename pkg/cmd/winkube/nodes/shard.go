@@ -189,22 +189,11 @@ func (s *sharded) start(ctx context.Context, i int) (io.Closer, error) {
 		serving.Port += shard.Offset(len(s.names), len(s.blocks), i)
 	}
 	began := time.Now()
-	agent, err := node.Start(ctx, node.Options{Config: cluster.AgentConfig(s.rest), Cluster: s.cfg, Progress: s.out,
-		Images: s.images, UnknownImages: s.f.unknownImages, Kubelet: &serving, Nodes: func(name string) bool { return nodes[name] }})
+	o := s.f.joinOptions(s.rest, s.cfg, &serving, s.images, s.out)
+	o.Nodes = func(name string) bool { return nodes[name] }
+	agent, err := cluster.Join(ctx, o)
 	if err != nil {
-		return nil, fmt.Errorf("starting the emulated nodes: %w", s.f.kubelet.listenError(err))
-	}
-	printEndpoints(s.out, agent)
-	if err := s.f.kubelet.checkReachable(ctx, s.out, agent); err != nil {
-		agent.Close()
-		if removed := agent.RemoveNodesSince(context.WithoutCancel(ctx), began); len(removed) > 0 {
-			fmt.Fprintf(s.out, "Removed the nodes that registered: %s\n", strings.Join(removed, ", "))
-		}
-		return nil, err
-	}
-	if err := s.f.kubelet.requestCerts(ctx, s.out, agent); err != nil {
-		agent.Close()
-		return nil, err
+		return nil, s.f.kubelet.joinError(err)
 	}
 	r := &runningShard{agent: agent, stopped: make(chan struct{})}
 	go r.sayReady(s.out, fmt.Sprintf("shard %d/%d", i, len(s.blocks)), began, s.f.timeout)
