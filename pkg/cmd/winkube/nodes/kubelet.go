@@ -2,14 +2,9 @@ package nodes
 
 import (
 	"crypto/tls"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
-	"net"
 	"net/netip"
-	"net/url"
-	"os"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -63,7 +58,7 @@ func (k *kubeletFlags) validate() error {
 		return errors.New("--approve-csr has nothing to approve with --kubelet-tls-cert")
 	}
 	if k.clientCAFile != "" {
-		ca, err := readCA(k.clientCAFile)
+		ca, err := cluster.ReadCA(k.clientCAFile)
 		if err != nil {
 			return fmt.Errorf("--kubelet-client-ca %s: %w", k.clientCAFile, err)
 		}
@@ -84,7 +79,7 @@ func (k *kubeletFlags) serving(cfg *rest.Config, source string, nodes int) (*nod
 		s.Listen = netip.MustParseAddr(k.address)
 	}
 	if !s.Listen.IsValid() || s.Listen.IsUnspecified() {
-		route, err := routeTo(host)
+		route, err := cluster.RouteTo(host)
 		if err != nil {
 			return nil, fmt.Errorf("no address of this machine routes to the API server %s (set --kubelet-address): %w", host, err)
 		}
@@ -124,86 +119,20 @@ func (k *kubeletFlags) clientCAPEM(cfg *rest.Config, source string) ([]byte, err
 		return nil, fmt.Errorf("--kubelet-client-ca is needed: %s names no certificate authority to default to (insecure-skip-tls-verify?); "+
 			"give the CA that signed the API server's --kubelet-client-certificate", source)
 	}
-	if _, err := parseCA(ca); err != nil {
+	if err := cluster.CheckCA(ca); err != nil {
 		return nil, fmt.Errorf("--kubelet-client-ca defaults to the certificate authority of %s, which is unusable: %w", source, err)
 	}
 	return ca, nil
 }
 
-// kubeconfigCA is the certificate authority the kubeconfig (or the pod's
-// in-cluster config) trusts the API server with; nil when it names none.
-// kubeadm, kind and winkube up sign the API server's kubelet client
-// certificate with that same CA.
-func kubeconfigCA(cfg *rest.Config, source string) (ca []byte, from string, err error) {
-	if len(cfg.CAData) > 0 || cfg.CAFile == "" {
-		return cfg.CAData, source, nil
+// kubeconfigCA is cluster.ServerCA, and where it came from: source, with
+// the CA file the kubeconfig names.
+func kubeconfigCA(cfg *rest.Config, source string) ([]byte, string, error) {
+	if len(cfg.CAData) == 0 && cfg.CAFile != "" {
+		source += " (" + cfg.CAFile + ")"
 	}
-	ca, err = os.ReadFile(cfg.CAFile)
-	return ca, source + " (" + cfg.CAFile + ")", err
-}
-
-// readCA reads a PEM CA bundle and checks it.
-func readCA(path string) ([]byte, error) {
-	pemBytes, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := parseCA(pemBytes); err != nil {
-		return nil, err
-	}
-	return pemBytes, nil
-}
-
-// parseCA checks that pemBytes holds PEM certificates, all of them CAs:
-// a leaf here (the API server's client certificate itself, say) would
-// verify nothing.
-func parseCA(pemBytes []byte) ([]*x509.Certificate, error) {
-	var cas []*x509.Certificate
-	for rest := pemBytes; ; {
-		var block *pem.Block
-		block, rest = pem.Decode(rest)
-		if block == nil {
-			break
-		}
-		if block.Type != "CERTIFICATE" {
-			return nil, fmt.Errorf("holds a %s, not only CA certificates", block.Type)
-		}
-		cert, err := x509.ParseCertificate(block.Bytes)
-		if err != nil {
-			return nil, fmt.Errorf("not a PEM CA certificate: %w", err)
-		}
-		if !cert.IsCA {
-			return nil, fmt.Errorf("the certificate of %q is not a CA's; give the CA that signed it", cert.Subject.CommonName)
-		}
-		cas = append(cas, cert)
-	}
-	if len(cas) == 0 {
-		return nil, errors.New("no PEM certificate in it (want the CA bundle, -----BEGIN CERTIFICATE-----)")
-	}
-	return cas, nil
-}
-
-// routeTo is this machine's address on the route to the API server: the
-// local address of a UDP socket "connected" to it (no packet is sent).
-func routeTo(host string) (netip.Addr, error) {
-	u, err := url.Parse(host)
-	if err != nil {
-		return netip.Addr{}, err
-	}
-	port := u.Port()
-	if port == "" {
-		port = "443"
-	}
-	c, err := net.Dial("udp", net.JoinHostPort(u.Hostname(), port))
-	if err != nil {
-		return netip.Addr{}, err
-	}
-	defer c.Close()
-	ap, err := netip.ParseAddrPort(c.LocalAddr().String())
-	if err != nil {
-		return netip.Addr{}, err
-	}
-	return ap.Addr().Unmap(), nil
+	ca, err := cluster.ServerCA(cfg)
+	return ca, source, err
 }
 
 // listenError names the flag to change when a listener cannot be bound.

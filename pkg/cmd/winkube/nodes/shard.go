@@ -14,9 +14,6 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	coordinationv1 "k8s.io/api/coordination/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
@@ -131,12 +128,12 @@ func runSharded(ctx context.Context, streams cmd.IOStreams, f *flags, cfg *v1alp
 		return &cmd.ExitError{Code: 2, Err: fmt.Errorf("--shards %d: the config has only %d nodes", f.shard.shards, len(s.names))}
 	}
 	s.blocks = shard.Split(s.names, f.shard.shards)
-	client, err := kubernetes.NewForConfig(leaseConfig(rest, f.shard.shards, f.shard.retry))
+	client, err := kubernetes.NewForConfig(shard.ClientConfig(rest, f.shard.shards, f.shard.retry))
 	if err != nil {
 		return err
 	}
-	if err := canWriteLeases(ctx, client, f.shard.namespace); err != nil {
-		return err
+	if err := shard.CanWriteLeases(ctx, client, f.shard.namespace, shardGroup); err != nil {
+		return fmt.Errorf("--shard-namespace %s: cannot create Leases there: %w", f.shard.namespace, err)
 	}
 	o := shard.Options{
 		Client: client, Namespace: f.shard.namespace, Group: shardGroup, Identity: f.shard.identity,
@@ -151,29 +148,6 @@ func runSharded(ctx context.Context, streams cmd.IOStreams, f *flags, cfg *v1alp
 	err = shard.Run(ctx, o)
 	fmt.Fprintln(s.out, "Stopping the nodes.")
 	return err
-}
-
-// leaseConfig gives the Lease client room for every renewal: a replica
-// writes each held shard's Lease, its member Lease and one List every retry
-// period, and a renewal held back by the client's own rate limiter past the
-// renew deadline would stop a shard for nothing.
-func leaseConfig(rest *restclient.Config, shards int, retry time.Duration) *restclient.Config {
-	cfg := restclient.CopyConfig(rest)
-	perSecond := float32(shards+2) / float32(retry.Seconds())
-	cfg.QPS = max(5, 2*perSecond)
-	cfg.Burst = max(10, int(4*perSecond)+shards)
-	return cfg
-}
-
-// canWriteLeases fails at once, naming the flag, when the kubeconfig's
-// identity cannot write Leases in the namespace or it does not exist.
-func canWriteLeases(ctx context.Context, client kubernetes.Interface, ns string) error {
-	probe := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: shardGroup + "-probe"}}
-	_, err := client.CoordinationV1().Leases(ns).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("--shard-namespace %s: cannot create Leases there: %w", ns, err)
-	}
-	return nil
 }
 
 // start runs shard i: a node agent for its nodes, on the kubelet ports
