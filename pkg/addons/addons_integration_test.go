@@ -24,7 +24,7 @@ func TestApplyRunsEveryAddOn(t *testing.T) {
 	if v, err := client.Discovery().ServerVersion(); err != nil || v.GitVersion != KubernetesVersion {
 		t.Errorf("API server version = %v (%v), KubernetesVersion = %s", v, err, KubernetesVersion)
 	}
-	if err := Apply(ctx, client, cluster); err != nil {
+	if err := Apply(ctx, restConfig, cluster); err != nil {
 		t.Fatalf("apply: %v", err)
 	}
 	nodesByOS := nodeOS(t)
@@ -79,7 +79,7 @@ func checkResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := generations(t)
-	if err := Apply(ctx, client, cluster); err != nil {
+	if err := Apply(ctx, restConfig, cluster); err != nil {
 		t.Fatalf("second apply: %v", err)
 	}
 	cm, err = cms.Get(ctx, FlannelConfigMap, metav1.GetOptions{})

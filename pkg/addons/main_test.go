@@ -19,14 +19,16 @@ import (
 // One control plane and the default cluster's emulated nodes serve the
 // integration tests.
 var (
-	client  kubernetes.Interface
-	cluster *v1alpha1.Cluster
-	agent   *node.Agent
+	client     kubernetes.Interface
+	restConfig *rest.Config
+	cluster    *v1alpha1.Cluster
+	agent      *node.Agent
 )
 
 func TestMain(m *testing.M) {
 	os.Exit(cptest.Main(m, func(cp *controlplane.ControlPlane, cfg *rest.Config) (func(), error) {
 		client = kubernetes.NewForConfigOrDie(cfg)
+		restConfig = cfg
 		cluster = v1alpha1.DefaultCluster()
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()

@@ -6,8 +6,11 @@ import (
 	"time"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/winkube/winkube/pkg/deploy"
+	"github.com/winkube/winkube/pkg/kubeapply"
+	"github.com/winkube/winkube/pkg/lint/load"
 )
 
 // ApplyAndReport applies the manifests of Options.Apply (read and checked
@@ -42,4 +45,19 @@ func (c *Cluster) ApplyAndReport(ctx context.Context, timeout time.Duration) err
 	}
 	c.say("Where the pods landed:")
 	return reportPlacement(ctx, cs, workloads, timeout, c.out)
+}
+
+// applyObjects applies the manifests' objects with kubeapply.ApplyAll,
+// counting them on p.
+func applyObjects(ctx context.Context, cfg *rest.Config, objs []load.Object, p *progress) (kubeapply.Summary, error) {
+	in := make([]kubeapply.Object, len(objs))
+	for i, o := range objs {
+		in[i] = kubeapply.Object{Obj: o.Obj, File: o.File, Line: o.Line}
+	}
+	sum, err := kubeapply.ApplyAll(ctx, cfg, in, p.add)
+	p.finish()
+	if err != nil && ctx.Err() == nil {
+		err = fmt.Errorf("--apply: %w", err)
+	}
+	return sum, err
 }

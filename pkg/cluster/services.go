@@ -168,15 +168,11 @@ func dnsPort(addr string) string {
 // the nodes then run their pods.
 func (c *Cluster) installAddons(ctx context.Context) error {
 	step := time.Now()
-	// A client of its own without client-go's 5 requests/s: the add-ons
-	// are some twenty objects written by the admin, once.
+	// Without client-go's 5 requests/s: the add-ons are some twenty
+	// objects written by the admin, once.
 	cfg := c.cp.RESTConfig()
 	cfg.QPS, cfg.Burst = -1, 0
-	client, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("API client: %w", err)
-	}
-	if err := addons.Apply(ctx, client, c.Config); err != nil {
+	if err := addons.Apply(ctx, cfg, c.Config); err != nil {
 		return fmt.Errorf("installing the kube-system add-ons: %w", err)
 	}
 	c.done("kube-system add-ons", time.Since(step))

@@ -56,7 +56,7 @@ func upCluster(ctx context.Context, agent *node.Agent, cluster *v1alpha1.Cluster
 	case <-ctx.Done():
 		return fmt.Errorf("nodes not Ready: %v", agent.NotReady())
 	}
-	if err := addons.Apply(ctx, client, cluster); err != nil {
+	if err := addons.Apply(ctx, restConfig, cluster); err != nil {
 		return fmt.Errorf("apply add-ons: %w", err)
 	}
 	return wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {

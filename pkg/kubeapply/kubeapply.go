@@ -1,7 +1,10 @@
-// Package kubeapply applies and removes the objects an installer owns
-// (`winkube webhook install`, `winkube nodes install`): server-side apply
-// in a fixed kind order, removal by label in the reverse order, and a
-// namespace that existed before the install is used but never deleted.
+// Package kubeapply is winkube's one way to put objects into a cluster:
+// server-side apply with field manager "winkube". The installers
+// (`winkube webhook install`, `winkube nodes install`, gmsa) and the
+// kube-system add-ons apply a fixed list of kinds in order and remove
+// theirs by label in the reverse order, using but never deleting a
+// namespace that existed before; `winkube up --apply` applies any kind the
+// cluster serves, many at a time (ApplyAll).
 package kubeapply
 
 import (
@@ -12,13 +15,18 @@ import (
 	"io"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 )
 
 // FieldManager owns the fields the installers apply.
@@ -45,10 +53,31 @@ func KindOf(kinds []Kind, name string) (Kind, bool) {
 type Applier struct {
 	Dynamic dynamic.Interface
 	Kinds   []Kind
+	// Mapper finds the resource of a kind not in Kinds from the cluster's
+	// discovery; nil allows only Kinds.
+	Mapper meta.RESTMapper
+	// LastApplied adds the annotation kubectl's client-side apply keeps, for
+	// objects a user may later `kubectl apply -f` from the same files.
+	LastApplied bool
 	// Owned are the labels of the installer's objects. A namespace without
 	// them existed before: it is used as it is and never deleted.
 	Owned labels.Set
 	Out   io.Writer // progress lines; nil for none
+}
+
+// NewApplier is an Applier for any kind the cluster behind cfg serves, as
+// `kubectl apply` is.
+func NewApplier(cfg *rest.Config) (*Applier, error) {
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("creating discovery client: %w", err)
+	}
+	client, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("creating dynamic client: %w", err)
+	}
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
+	return &Applier{Dynamic: client, Mapper: mapper}, nil
 }
 
 func (a *Applier) say(format string, args ...any) {
@@ -59,21 +88,26 @@ func (a *Applier) say(format string, args ...any) {
 
 // Apply server-side applies obj and returns "Kind namespace/name", or ""
 // for a namespace that existed before and is not the installer's to own.
+// A namespaced object without a namespace goes to "default", as with
+// kubectl (an unstructured obj is changed to say so).
 func (a *Applier) Apply(ctx context.Context, obj runtime.Object) (string, error) {
 	u, err := ToUnstructured(obj)
 	if err != nil {
 		return "", err
 	}
-	k, ok := KindOf(a.Kinds, u.GetKind())
-	if !ok {
-		return "", fmt.Errorf("no resource for kind %s", u.GetKind())
+	k, err := a.kindOf(u)
+	if err != nil {
+		return "", err
+	}
+	if k.Namespaced && u.GetNamespace() == "" {
+		u.SetNamespace(metav1.NamespaceDefault)
 	}
 	name := Describe(k, u.GetNamespace(), u.GetName())
-	if k.Name == "Namespace" && a.foreignNamespace(ctx, k, u.GetName()) {
+	if k.Name == "Namespace" && a.Owned != nil && a.foreignNamespace(ctx, k, u.GetName()) {
 		a.say(" - %s exists; left as it is", name)
 		return "", nil
 	}
-	data, err := json.Marshal(u)
+	data, err := a.body(u)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
@@ -84,6 +118,54 @@ func (a *Applier) Apply(ctx context.Context, obj runtime.Object) (string, error)
 	}
 	a.say(" ✓ %s", name)
 	return name, nil
+}
+
+// kindOf is the resource of u's kind: from Kinds, else from the Mapper.
+func (a *Applier) kindOf(u *unstructured.Unstructured) (Kind, error) {
+	if k, ok := KindOf(a.Kinds, u.GetKind()); ok {
+		return k, nil
+	}
+	if a.Mapper == nil {
+		return Kind{}, fmt.Errorf("no resource for kind %s", u.GetKind())
+	}
+	gvk := u.GroupVersionKind()
+	m, err := a.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return Kind{}, fmt.Errorf("%s %s: unknown kind: %w", gvk.Kind, u.GetName(), err)
+	}
+	return Kind{Name: gvk.Kind, GVR: m.Resource, Namespaced: m.Scope.Name() == meta.RESTScopeNameNamespace}, nil
+}
+
+// body is u as the apply request's body.
+func (a *Applier) body(u *unstructured.Unstructured) ([]byte, error) {
+	if a.LastApplied {
+		return withLastApplied(u)
+	}
+	return json.Marshal(u)
+}
+
+// LastAppliedAnnotation is where kubectl's client-side apply keeps the
+// configuration it applied last.
+const LastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+
+// withLastApplied returns obj as JSON with the last-applied annotation that
+// `kubectl apply` would have written, so a later `kubectl apply -f` of the
+// same files merges cleanly instead of warning that the annotation is missing.
+func withLastApplied(obj *unstructured.Unstructured) ([]byte, error) {
+	plain := obj.DeepCopy()
+	annotations := plain.GetAnnotations()
+	delete(annotations, LastAppliedAnnotation)
+	plain.SetAnnotations(annotations)
+	last, err := json.Marshal(plain.Object)
+	if err != nil {
+		return nil, err
+	}
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[LastAppliedAnnotation] = string(last) + "\n"
+	plain.SetAnnotations(annotations)
+	return json.Marshal(plain.Object)
 }
 
 // foreignNamespace is true when the namespace exists without the owned
@@ -113,8 +195,10 @@ func ToUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
 	}
 	u := &unstructured.Unstructured{Object: m}
 	// Typed objects carry creationTimestamp: null, which apply rejects as a
-	// field it cannot own.
+	// field it cannot own, and a zero status (DaemonSet's counters are not
+	// omitempty), which is not the applier's to set.
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	unstructured.RemoveNestedField(u.Object, "status")
 	return u, nil
 }
 

@@ -8,24 +8,20 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/rest"
 
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
-// TargetFromKubeconfig reads a live cluster's node inventory (labels,
+// TargetFromLive reads a live cluster's node inventory (labels,
 // taints, runtime, Windows build), its RuntimeClasses and its version.
 // The network mode and DSR cannot be read from the API, so they stay
 // unknown.
-func TargetFromKubeconfig(ctx context.Context, kubeconfig string) (*Target, error) {
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return nil, fmt.Errorf("reading kubeconfig %s: %w", kubeconfig, err)
-	}
+func TargetFromLive(ctx context.Context, cfg *rest.Config) (*Target, error) {
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("creating client from %s: %w", kubeconfig, err)
+		return nil, fmt.Errorf("creating client for %s: %w", cfg.Host, err)
 	}
 	version, err := client.Discovery().ServerVersion()
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/winkube/winkube/pkg/lint/load"
 	"github.com/winkube/winkube/pkg/lint/report"
 	"github.com/winkube/winkube/pkg/rules"
+	"k8s.io/client-go/rest"
 )
 
 // Exit codes of `winkube lint`.
@@ -33,10 +34,11 @@ type Options struct {
 	Paths []string
 	// Load carries stdin and the Helm options.
 	Load load.Options
-	// ClusterConfig is a Cluster file; Kubeconfig a live cluster. Neither
-	// means winkube's default cluster.
+	// ClusterConfig is a Cluster file; Cluster a live cluster's client
+	// config (--kubeconfig, --context, --data-dir). Neither means winkube's
+	// default cluster.
 	ClusterConfig string
-	Kubeconfig    string
+	Cluster       *rest.Config
 	// KubernetesVersion overrides the target's version ("1.26").
 	KubernetesVersion string
 	// Formats and Outputs pair by position; a missing or "-" output is stdout.
@@ -122,7 +124,7 @@ func (o *Options) validate() ([]output, rules.Severity, error) {
 	if len(o.Paths) == 0 {
 		return nil, 0, errors.New("no input: pass manifest files, directories, Helm charts, Kustomize directories or - for stdin")
 	}
-	if o.ClusterConfig != "" && o.Kubeconfig != "" {
+	if o.ClusterConfig != "" && o.Cluster != nil {
 		return nil, 0, errors.New("--cluster-config and --kubeconfig are exclusive: pick the cluster file or the live cluster")
 	}
 	if o.DryRun && !o.Fix {
@@ -171,8 +173,8 @@ func (o *Options) target(ctx context.Context) (*lint.Target, error) {
 		}
 		minor = m
 	}
-	if o.Kubeconfig != "" {
-		live, err := lint.TargetFromKubeconfig(ctx, o.Kubeconfig)
+	if o.Cluster != nil {
+		live, err := lint.TargetFromLive(ctx, o.Cluster)
 		if err != nil {
 			return nil, fmt.Errorf("--kubeconfig: %w", err)
 		}

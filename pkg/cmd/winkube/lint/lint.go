@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
 
 	"github.com/winkube/winkube/pkg/cmd"
 	"github.com/winkube/winkube/pkg/cmd/winkube/internal/kubeflags"
@@ -89,20 +90,18 @@ func run(c *cobra.Command, streams cmd.IOStreams, flags *flagpole, args []string
 	if flags.Fix {
 		noteRendered(streams.ErrOut, args)
 	}
-	kubeconfig := ""
+	var cluster *rest.Config
 	if flags.Cluster.Given() {
-		path, cleanup, err := flags.Cluster.KubeconfigFile()
+		cluster, err = flags.Cluster.RESTConfig()
 		if err != nil {
 			return &cmd.ExitError{Code: runner.ExitUsage, Err: err}
 		}
-		defer cleanup()
-		kubeconfig = path
 	}
 	o := runner.Options{
 		Images:            images,
 		Paths:             args,
 		ClusterConfig:     flags.ClusterConfig,
-		Kubeconfig:        kubeconfig,
+		Cluster:           cluster,
 		KubernetesVersion: flags.KubernetesVersion,
 		Formats:           formats,
 		Outputs:           files,

@@ -2,19 +2,20 @@ package nodes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/cmd/winkube/internal/kubeflags"
 	"github.com/winkube/winkube/pkg/cmd/winkube/version"
 	"github.com/winkube/winkube/pkg/nodes/install"
 	"github.com/winkube/winkube/pkg/webhook"
 )
 
 type installFlags struct {
-	kubeconfig string
-	context    string
+	cluster    kubeflags.Flags
 	namespace  string
 	image      string
 	config     string
@@ -42,8 +43,7 @@ func newInstallCommand(streams cmd.IOStreams) *cobra.Command {
 		},
 	}
 	fs := c.Flags()
-	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to install into (default $KUBECONFIG; one of them is required)")
-	fs.StringVar(&f.context, "context", "", "kubeconfig context to use (default: the current context)")
+	f.cluster.AddJoinFlags(fs, "kubeconfig of the cluster to install into (default $KUBECONFIG; one of them is required)")
 	fs.StringVarP(&f.namespace, "namespace", "n", install.DefaultNamespace, "namespace of the agent's Deployment, service account and ConfigMap")
 	fs.StringVar(&f.image, "image", webhook.ImageRepository+":"+version.Winkube(), "winkube image the Deployment runs, REPOSITORY[:TAG] (its entrypoint is winkube)")
 	fs.StringVar(&f.config, "config", "", "cluster config file whose nodePools the agent runs (default: the chart's pools, winkube's default ones)")
@@ -77,7 +77,7 @@ func runInstall(ctx context.Context, streams cmd.IOStreams, f *installFlags) err
 		}
 		return install.YAML(streams.Out, objs)
 	}
-	client, host, err := installClient(f.kubeconfig, f.context, streams)
+	client, host, err := installClient(&f.cluster, streams)
 	if err != nil {
 		return err
 	}
@@ -92,21 +92,20 @@ func runInstall(ctx context.Context, streams cmd.IOStreams, f *installFlags) err
 
 // installClient connects to the cluster of --kubeconfig or $KUBECONFIG,
 // as `winkube nodes` does.
-func installClient(kubeconfig, context string, streams cmd.IOStreams) (*install.Client, string, error) {
-	rules, source, err := loadingRules(kubeconfig)
-	if err != nil {
+func installClient(cluster *kubeflags.Flags, streams cmd.IOStreams) (*install.Client, string, error) {
+	rest, err := cluster.RESTConfig()
+	if errors.Is(err, kubeflags.ErrNotNamed) {
 		return nil, "", &cmd.ExitError{Code: 2, Err: err}
 	}
-	rest, err := restConfig(rules, context)
 	if err != nil {
-		return nil, "", fmt.Errorf("reading %s: %w", source, err)
+		return nil, "", err
 	}
 	client, err := install.NewClient(rest, streams.Out)
 	return client, rest.Host, err
 }
 
 func newUninstallCommand(streams cmd.IOStreams) *cobra.Command {
-	var kubeconfig, context string
+	var cluster kubeflags.Flags
 	c := &cobra.Command{
 		Use:   "uninstall",
 		Short: "Remove what `winkube nodes install` applied",
@@ -116,7 +115,7 @@ func newUninstallCommand(streams cmd.IOStreams) *cobra.Command {
 		Example: "  winkube nodes uninstall --kubeconfig kind.kubeconfig",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			client, host, err := installClient(kubeconfig, context, streams)
+			client, host, err := installClient(&cluster, streams)
 			if err != nil {
 				return err
 			}
@@ -131,7 +130,6 @@ func newUninstallCommand(streams cmd.IOStreams) *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig of the cluster (default $KUBECONFIG; one of them is required)")
-	c.Flags().StringVar(&context, "context", "", "kubeconfig context to use (default: the current context)")
+	cluster.AddJoinFlags(c.Flags(), "kubeconfig of the cluster (default $KUBECONFIG; one of them is required)")
 	return c
 }

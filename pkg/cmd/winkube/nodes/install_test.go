@@ -10,40 +10,6 @@ import (
 	"github.com/winkube/winkube/pkg/cmd"
 )
 
-// In a pod with neither --kubeconfig nor $KUBECONFIG, the agent uses the
-// pod's service account; elsewhere it still asks for a kubeconfig.
-func TestInClusterConfig(t *testing.T) {
-	t.Setenv("KUBECONFIG", "")
-	t.Setenv("KUBERNETES_SERVICE_HOST", "")
-	t.Setenv("KUBERNETES_SERVICE_PORT", "")
-	if _, _, err := loadingRules(""); err == nil || !strings.Contains(err.Error(), "set --kubeconfig or $KUBECONFIG") {
-		t.Errorf("outside a pod: err = %v", err)
-	}
-
-	t.Setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1")
-	t.Setenv("KUBERNETES_SERVICE_PORT", "443")
-	rules, source, err := loadingRules("")
-	if err != nil || rules != nil || !strings.Contains(source, "service account") {
-		t.Fatalf("in a pod: rules %v, source %q, err %v", rules, source, err)
-	}
-	cfg, err := restConfig(rules, "")
-	if err == nil {
-		// This machine is a pod with a service account token: the config
-		// must point at the service variables.
-		if cfg.Host != "https://10.96.0.1:443" {
-			t.Errorf("host = %s", cfg.Host)
-		}
-		return
-	}
-	if !strings.Contains(err.Error(), "token") {
-		t.Errorf("in a pod without a token: err = %v, want it to name the token file", err)
-	}
-	// A kubeconfig still wins in a pod.
-	if rules, _, _ := loadingRules("/some/kubeconfig"); rules == nil || rules.ExplicitPath != "/some/kubeconfig" {
-		t.Errorf("--kubeconfig in a pod: rules = %+v", rules)
-	}
-}
-
 func TestInstallDryRun(t *testing.T) {
 	out, err := runNodes("install", "--dry-run", "--image", "winkube:dev", "--replicas", "1")
 	if err != nil {

@@ -1,23 +1,16 @@
 package nodes
 
 import (
-	"context"
 	"crypto/tls"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/netip"
-	"net/url"
-	"os"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/pflag"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/rest"
 
+	"github.com/winkube/winkube/pkg/cluster"
 	"github.com/winkube/winkube/pkg/cmd"
 	"github.com/winkube/winkube/pkg/node"
 )
@@ -33,9 +26,6 @@ type kubeletFlags struct {
 	clientCAFile string
 	// clientCA is --kubelet-client-ca's PEM, read by validate.
 	clientCA []byte
-	// flags are the command's, whose --kubeconfig and --context give the
-	// default client CA (kubeconfigCA).
-	flags *pflag.FlagSet
 }
 
 func (k *kubeletFlags) addFlags(fs *pflag.FlagSet) {
@@ -49,7 +39,6 @@ func (k *kubeletFlags) addFlags(fs *pflag.FlagSet) {
 		"it must have signed the API server's --kubelet-client-certificate (default: the kubeconfig's certificate authority, "+
 		"which does for kubeadm, kind and winkube up; k3s: /var/lib/rancher/k3s/server/tls/client-ca.crt). "+
 		"Other callers need a bearer token; the kubeconfig's identity must create tokenreviews and subjectaccessreviews (ClusterRole system:auth-delegator)")
-	k.flags = fs
 }
 
 // validate checks what needs no cluster; its errors are usage errors.
@@ -69,7 +58,7 @@ func (k *kubeletFlags) validate() error {
 		return errors.New("--approve-csr has nothing to approve with --kubelet-tls-cert")
 	}
 	if k.clientCAFile != "" {
-		ca, err := readCA(k.clientCAFile)
+		ca, err := cluster.ReadCA(k.clientCAFile)
 		if err != nil {
 			return fmt.Errorf("--kubelet-client-ca %s: %w", k.clientCAFile, err)
 		}
@@ -78,9 +67,10 @@ func (k *kubeletFlags) validate() error {
 	return nil
 }
 
-// serving builds the agent's listener options for the API server at host
-// (a URL, as in a kubeconfig).
-func (k *kubeletFlags) serving(host string, nodes int) (*node.KubeletServing, error) {
+// serving builds the agent's listener options for the cluster of cfg,
+// which source (a flag or variable) named.
+func (k *kubeletFlags) serving(cfg *rest.Config, source string, nodes int) (*node.KubeletServing, error) {
+	host := cfg.Host
 	if k.port > 0 && k.port+nodes-1 > 65535 {
 		return nil, &cmd.ExitError{Code: 2, Err: fmt.Errorf("--kubelet-port %d: %d nodes need ports up to %d", k.port, nodes, k.port+nodes-1)}
 	}
@@ -89,7 +79,7 @@ func (k *kubeletFlags) serving(host string, nodes int) (*node.KubeletServing, er
 		s.Listen = netip.MustParseAddr(k.address)
 	}
 	if !s.Listen.IsValid() || s.Listen.IsUnspecified() {
-		route, err := routeTo(host)
+		route, err := cluster.RouteTo(host)
 		if err != nil {
 			return nil, fmt.Errorf("no address of this machine routes to the API server %s (set --kubelet-address): %w", host, err)
 		}
@@ -107,7 +97,7 @@ func (k *kubeletFlags) serving(host string, nodes int) (*node.KubeletServing, er
 		}
 		s.Cert = &cert
 	}
-	ca, err := k.clientCAPEM()
+	ca, err := k.clientCAPEM(cfg, source)
 	if err != nil {
 		return nil, err
 	}
@@ -117,11 +107,11 @@ func (k *kubeletFlags) serving(host string, nodes int) (*node.KubeletServing, er
 
 // clientCAPEM is the CA bundle the kubelet API verifies client
 // certificates with: --kubelet-client-ca, else the kubeconfig's.
-func (k *kubeletFlags) clientCAPEM() ([]byte, error) {
+func (k *kubeletFlags) clientCAPEM(cfg *rest.Config, source string) ([]byte, error) {
 	if k.clientCA != nil {
 		return k.clientCA, nil
 	}
-	ca, source, err := k.kubeconfigCA()
+	ca, source, err := kubeconfigCA(cfg, source)
 	if err != nil {
 		return nil, fmt.Errorf("--kubelet-client-ca defaults to the certificate authority of %s: %w", source, err)
 	}
@@ -129,103 +119,20 @@ func (k *kubeletFlags) clientCAPEM() ([]byte, error) {
 		return nil, fmt.Errorf("--kubelet-client-ca is needed: %s names no certificate authority to default to (insecure-skip-tls-verify?); "+
 			"give the CA that signed the API server's --kubelet-client-certificate", source)
 	}
-	if _, err := parseCA(ca); err != nil {
+	if err := cluster.CheckCA(ca); err != nil {
 		return nil, fmt.Errorf("--kubelet-client-ca defaults to the certificate authority of %s, which is unusable: %w", source, err)
 	}
 	return ca, nil
 }
 
-// kubeconfigCA is the certificate authority the kubeconfig of --kubeconfig
-// and --context (or the pod's in-cluster config) trusts the API server
-// with; nil when it names none. kubeadm, kind and winkube up sign the API
-// server's kubelet client certificate with that same CA.
-func (k *kubeletFlags) kubeconfigCA() (ca []byte, source string, err error) {
-	kubeconfig, kubeContext := "", ""
-	if k.flags != nil {
-		if f := k.flags.Lookup("kubeconfig"); f != nil {
-			kubeconfig = f.Value.String()
-		}
-		if f := k.flags.Lookup("context"); f != nil {
-			kubeContext = f.Value.String()
-		}
+// kubeconfigCA is cluster.ServerCA, and where it came from: source, with
+// the CA file the kubeconfig names.
+func kubeconfigCA(cfg *rest.Config, source string) ([]byte, string, error) {
+	if len(cfg.CAData) == 0 && cfg.CAFile != "" {
+		source += " (" + cfg.CAFile + ")"
 	}
-	rules, source, err := loadingRules(kubeconfig)
-	if err != nil {
-		return nil, "the kubeconfig", err
-	}
-	cfg, err := restConfig(rules, kubeContext)
-	if err != nil {
-		return nil, source, err
-	}
-	if len(cfg.CAData) > 0 || cfg.CAFile == "" {
-		return cfg.CAData, source, nil
-	}
-	ca, err = os.ReadFile(cfg.CAFile)
-	return ca, source + " (" + cfg.CAFile + ")", err
-}
-
-// readCA reads a PEM CA bundle and checks it.
-func readCA(path string) ([]byte, error) {
-	pemBytes, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := parseCA(pemBytes); err != nil {
-		return nil, err
-	}
-	return pemBytes, nil
-}
-
-// parseCA checks that pemBytes holds PEM certificates, all of them CAs:
-// a leaf here (the API server's client certificate itself, say) would
-// verify nothing.
-func parseCA(pemBytes []byte) ([]*x509.Certificate, error) {
-	var cas []*x509.Certificate
-	for rest := pemBytes; ; {
-		var block *pem.Block
-		block, rest = pem.Decode(rest)
-		if block == nil {
-			break
-		}
-		if block.Type != "CERTIFICATE" {
-			return nil, fmt.Errorf("holds a %s, not only CA certificates", block.Type)
-		}
-		cert, err := x509.ParseCertificate(block.Bytes)
-		if err != nil {
-			return nil, fmt.Errorf("not a PEM CA certificate: %w", err)
-		}
-		if !cert.IsCA {
-			return nil, fmt.Errorf("the certificate of %q is not a CA's; give the CA that signed it", cert.Subject.CommonName)
-		}
-		cas = append(cas, cert)
-	}
-	if len(cas) == 0 {
-		return nil, errors.New("no PEM certificate in it (want the CA bundle, -----BEGIN CERTIFICATE-----)")
-	}
-	return cas, nil
-}
-
-// routeTo is this machine's address on the route to the API server: the
-// local address of a UDP socket "connected" to it (no packet is sent).
-func routeTo(host string) (netip.Addr, error) {
-	u, err := url.Parse(host)
-	if err != nil {
-		return netip.Addr{}, err
-	}
-	port := u.Port()
-	if port == "" {
-		port = "443"
-	}
-	c, err := net.Dial("udp", net.JoinHostPort(u.Hostname(), port))
-	if err != nil {
-		return netip.Addr{}, err
-	}
-	defer c.Close()
-	ap, err := netip.ParseAddrPort(c.LocalAddr().String())
-	if err != nil {
-		return netip.Addr{}, err
-	}
-	return ap.Addr().Unmap(), nil
+	ca, err := cluster.ServerCA(cfg)
+	return ca, source, err
 }
 
 // listenError names the flag to change when a listener cannot be bound.
@@ -240,48 +147,18 @@ func (k *kubeletFlags) listenError(err error) error {
 	return fmt.Errorf("--kubelet-address %s: %w (use an address of this machine)", le.Addr, err)
 }
 
-// checkReachable fails when the API server cannot reach the kubelets, so
-// that no node is left registered but answering nothing. A kubeconfig
-// without nodes/proxy permission skips the check.
-func (k *kubeletFlags) checkReachable(ctx context.Context, out io.Writer, agent *node.Agent) error {
-	err := agent.CheckKubeletReachable(ctx)
-	if apierrors.IsForbidden(err) {
-		fmt.Fprintf(out, "Not checking that the API server reaches the kubelets (no nodes/proxy permission): %v\n", err)
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("--kubelet-address: %w\n  pass an address of this machine that the API server can reach; "+
-			"for kind, the gateway of its docker network (docker network inspect kind)", err)
-	}
-	return nil
-}
-
-// requestCerts files the nodes' serving certificate requests and says
-// what the user must approve.
-func (k *kubeletFlags) requestCerts(ctx context.Context, out io.Writer, agent *node.Agent) error {
-	csrs, err := agent.RequestServingCerts(ctx, k.approveCSR)
-	if err != nil {
-		if apierrors.IsForbidden(err) {
-			fmt.Fprintf(out, "The nodes serve self-signed certificates: %v\n", err)
-			return nil
-		}
+// joinError names the flag that fixes a failed join.
+func (k *kubeletFlags) joinError(err error) error {
+	var je *cluster.JoinError
+	if !errors.As(err, &je) {
 		return err
 	}
-	var pending []string
-	for _, c := range csrs {
-		if !c.Approved {
-			pending = append(pending, c.Name)
-		}
-		if c.ApproveErr != nil {
-			fmt.Fprintf(out, "Cannot approve %s (--approve-csr): %v\n", c.Name, c.ApproveErr)
-		}
+	switch je.Step {
+	case cluster.JoinStart:
+		return fmt.Errorf("starting the emulated nodes: %w", k.listenError(je.Err))
+	case cluster.JoinReach:
+		return fmt.Errorf("--kubelet-address: %w\n  pass an address of this machine that the API server can reach; "+
+			"for kind, the gateway of its docker network (docker network inspect kind)", je.Err)
 	}
-	if n := len(csrs) - len(pending); n > 0 {
-		fmt.Fprintf(out, "Approved %d kubelet serving certificate requests.\n", n)
-	}
-	if len(pending) > 0 {
-		fmt.Fprintf(out, "The nodes serve self-signed certificates until their kubelet serving certificate requests are approved:\n"+
-			"  kubectl certificate approve %s\n", strings.Join(pending, " "))
-	}
-	return nil
+	return je.Err
 }

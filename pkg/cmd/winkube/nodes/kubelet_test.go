@@ -18,8 +18,10 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/client-go/rest"
 
 	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/cmd/winkube/internal/kubeflags"
 	"github.com/winkube/winkube/pkg/node"
 )
 
@@ -48,22 +50,22 @@ func TestKubeletFlagUsageErrors(t *testing.T) {
 // loopback API server, loopback.
 func TestKubeletDefaultAddress(t *testing.T) {
 	k := &kubeletFlags{port: 10250, clientCA: []byte("ca")}
-	s, err := k.serving("https://127.0.0.1:6443", 4)
+	s, err := k.serving(localAPI, "", 4)
 	if err != nil || s.Listen != netip.MustParseAddr("127.0.0.1") || s.Advertise != s.Listen {
 		t.Fatalf("serving = %+v, %v", s, err)
 	}
 	// 0.0.0.0 binds every interface and advertises the routed address.
 	k.address = "0.0.0.0"
-	s, err = k.serving("https://127.0.0.1:6443", 4)
+	s, err = k.serving(localAPI, "", 4)
 	if err != nil || !s.Listen.IsUnspecified() || s.Advertise != netip.MustParseAddr("127.0.0.1") {
 		t.Fatalf("0.0.0.0: serving = %+v, %v", s, err)
 	}
 	k.port = 65535
-	if _, err := k.serving("https://127.0.0.1:6443", 4); err == nil || !strings.Contains(err.Error(), "4 nodes need ports up to 65538") {
+	if _, err := k.serving(localAPI, "", 4); err == nil || !strings.Contains(err.Error(), "4 nodes need ports up to 65538") {
 		t.Errorf("ports past 65535: %v", err)
 	}
 	k = &kubeletFlags{certFile: "/nonexistent/c.pem", keyFile: "/nonexistent/k.pem", clientCA: []byte("ca")}
-	if _, err := k.serving("https://127.0.0.1:6443", 1); err == nil || !strings.Contains(err.Error(), "--kubelet-tls-cert /nonexistent/c.pem") {
+	if _, err := k.serving(localAPI, "", 1); err == nil || !strings.Contains(err.Error(), "--kubelet-tls-cert /nonexistent/c.pem") {
 		t.Errorf("missing certificate: %v", err)
 	}
 }
@@ -113,35 +115,39 @@ current-context: c
 		t.Errorf("--kubelet-client-ca: client CA %q, want the file's", got)
 	}
 	insecure, _ := unreachableKubeconfig(t)
-	k, fs := kubeletFlagSet()
-	_ = fs.Parse([]string{"--kubeconfig", insecure})
-	_, err := k.serving("https://127.0.0.1:6443", 1)
+	_, err := servingOf(t, "--kubeconfig", insecure)
 	if err == nil || !strings.Contains(err.Error(), "--kubelet-client-ca is needed: --kubeconfig "+insecure+" names no certificate authority") {
 		t.Errorf("kubeconfig without a CA: %v", err)
 	}
 }
 
-// kubeletFlagSet is the kubelet flags beside --kubeconfig and --context,
-// as the command has them.
-func kubeletFlagSet() (*kubeletFlags, *pflag.FlagSet) {
+// localAPI is an API server on loopback.
+var localAPI = &rest.Config{Host: "https://127.0.0.1:6443"}
+
+// servingOf is the kubelet serving options of the command's flags.
+func servingOf(t *testing.T, args ...string) (*node.KubeletServing, error) {
+	t.Helper()
 	fs := pflag.NewFlagSet("nodes", pflag.ContinueOnError)
-	fs.String("kubeconfig", "", "")
-	fs.String("context", "", "")
+	var cluster kubeflags.Flags
+	cluster.AddJoinFlags(fs, "")
 	k := &kubeletFlags{}
 	k.addFlags(fs)
-	return k, fs
-}
-
-func servingWith(t *testing.T, args ...string) *node.KubeletServing {
-	t.Helper()
-	k, fs := kubeletFlagSet()
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
 	if err := k.validate(); err != nil {
 		t.Fatal(err)
 	}
-	s, err := k.serving("https://127.0.0.1:6443", 1)
+	cfg, err := cluster.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k.serving(cfg, cluster.Source(), 1)
+}
+
+func servingWith(t *testing.T, args ...string) *node.KubeletServing {
+	t.Helper()
+	s, err := servingOf(t, args...)
 	if err != nil {
 		t.Fatal(err)
 	}

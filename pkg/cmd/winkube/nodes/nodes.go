@@ -6,29 +6,27 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/discovery"
 	restclient "k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/cluster"
 	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/cmd/winkube/internal/kubeflags"
+	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/imageinfo/registry"
 	"github.com/winkube/winkube/pkg/node"
 )
 
 type flags struct {
-	kubeconfig string
-	context    string
-	config     string
-	timeout    time.Duration
-	images     registry.Flags
+	cluster kubeflags.Flags
+	config  string
+	timeout time.Duration
+	images  registry.Flags
 	// unknownImages is --image-resolution.
 	unknownImages string
 	kubelet       kubeletFlags
@@ -54,8 +52,7 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 			return run(c.Context(), streams, f)
 		},
 	}
-	c.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to join (default $KUBECONFIG; one of them is required)")
-	c.Flags().StringVar(&f.context, "context", "", "kubeconfig context to use (default: the current context)")
+	f.cluster.AddJoinFlags(c.Flags(), "kubeconfig of the cluster to join (default $KUBECONFIG; one of them is required)")
 	c.Flags().StringVar(&f.config, "config", "", "cluster config file whose nodePools to run (default: the default pools)")
 	c.Flags().DurationVar(&f.timeout, "wait", 2*time.Minute, "how long to wait for the nodes to be Ready")
 	f.images.AddFlags(c.Flags(), registry.ModeCatalog)
@@ -67,10 +64,14 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 }
 
 func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
-	rules, source, err := loadingRules(f.kubeconfig)
-	if err != nil {
+	rest, err := f.cluster.RESTConfig()
+	if errors.Is(err, kubeflags.ErrNotNamed) {
 		return &cmd.ExitError{Code: 2, Err: err}
 	}
+	if err != nil {
+		return err
+	}
+	source := f.cluster.Source()
 	images, err := f.images.Resolver()
 	if err != nil {
 		return &cmd.ExitError{Code: 2, Err: err}
@@ -88,14 +89,10 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 	if err != nil {
 		return err
 	}
-	rest, err := restConfig(rules, f.context)
-	if err != nil {
-		return fmt.Errorf("reading %s: %w", source, err)
-	}
 	if err := reachable(rest); err != nil {
 		return fmt.Errorf("cannot reach the cluster at %s (%s): %w", rest.Host, source, err)
 	}
-	serving, err := f.kubelet.serving(rest.Host, cfg.NodeCount())
+	serving, err := f.kubelet.serving(rest, source, cfg.NodeCount())
 	if err != nil {
 		return err
 	}
@@ -104,22 +101,11 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 	}
 	start := time.Now()
 	fmt.Fprintf(streams.Out, "Joining %d nodes to %s\n", cfg.NodeCount(), rest.Host)
-	agent, err := node.Start(ctx, node.Options{Config: cluster.AgentConfig(rest), Cluster: cfg, Progress: streams.Out, Images: images, Kubelet: serving, UnknownImages: f.unknownImages})
+	agent, err := cluster.Join(ctx, f.joinOptions(rest, cfg, serving, images, streams.Out))
 	if err != nil {
-		return fmt.Errorf("starting the emulated nodes: %w", f.kubelet.listenError(err))
+		return f.kubelet.joinError(err)
 	}
 	defer agent.Close()
-	printEndpoints(streams.Out, agent)
-	if err := f.kubelet.checkReachable(ctx, streams.Out, agent); err != nil {
-		agent.Close()
-		if removed := agent.RemoveNodesSince(context.WithoutCancel(ctx), start); len(removed) > 0 {
-			fmt.Fprintf(streams.Out, "Removed the nodes that registered: %s\n", strings.Join(removed, ", "))
-		}
-		return err
-	}
-	if err := f.kubelet.requestCerts(ctx, streams.Out, agent); err != nil {
-		return err
-	}
 	select {
 	case <-agent.Ready():
 		fmt.Fprintf(streams.Out, "%d nodes Ready in %s. Press Ctrl-C to stop them.\n", cfg.NodeCount(), time.Since(start).Round(100*time.Millisecond))
@@ -136,58 +122,11 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 	return nil
 }
 
-// printEndpoints says where the nodes' kubelet API listens: per node for
-// a few nodes, as a port range for many.
-func printEndpoints(out io.Writer, agent *node.Agent) {
-	eps := agent.KubeletEndpoints()
-	names := agent.NodeNames()
-	if len(eps) == 0 {
-		return
-	}
-	if len(names) > 10 {
-		lo, hi := eps[names[0]], eps[names[len(names)-1]]
-		fmt.Fprintf(out, "Kubelet API of %d nodes on %s, ports %d (%s) to %d (%s)\n", len(names), lo.Addr(), lo.Port(), names[0], hi.Port(), names[len(names)-1])
-		return
-	}
-	for _, name := range names {
-		fmt.Fprintf(out, "  node %s: kubelet API on %s\n", name, eps[name])
-	}
-}
-
-// loadingRules picks the kubeconfig as kubectl does: --kubeconfig, else
-// the files of $KUBECONFIG (merged). Unlike kubectl there is no fallback to
-// ~/.kube/config: joining nodes to a cluster nobody named would be a
-// surprise. source names where the kubeconfig came from, for errors.
-func loadingRules(flag string) (*clientcmd.ClientConfigLoadingRules, string, error) {
-	if flag != "" {
-		return &clientcmd.ClientConfigLoadingRules{ExplicitPath: flag}, "--kubeconfig " + flag, nil
-	}
-	env := os.Getenv(clientcmd.RecommendedConfigPathEnvVar)
-	if env == "" && inPod() {
-		// The agent installed in the cluster (`winkube nodes install`, the
-		// chart) joins the cluster it runs in, as its service account.
-		return nil, "the pod's service account (in-cluster config)", nil
-	}
-	if env == "" {
-		return nil, "", errors.New("no cluster to join: set --kubeconfig or $KUBECONFIG")
-	}
-	return &clientcmd.ClientConfigLoadingRules{Precedence: filepath.SplitList(env)}, "$KUBECONFIG " + env, nil
-}
-
-// inPod reports whether this process runs in a Kubernetes pod, which the
-// kubelet tells by the API server's service variables.
-func inPod() bool {
-	return os.Getenv("KUBERNETES_SERVICE_HOST") != "" && os.Getenv("KUBERNETES_SERVICE_PORT") != ""
-}
-
-// restConfig reads the kubeconfig of rules, or the pod's in-cluster
-// config when rules is nil (see loadingRules).
-func restConfig(rules *clientcmd.ClientConfigLoadingRules, context string) (*restclient.Config, error) {
-	if rules == nil {
-		return restclient.InClusterConfig()
-	}
-	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-		rules, &clientcmd.ConfigOverrides{CurrentContext: context}).ClientConfig()
+// joinOptions are the join of every node, or of a shard's (Nodes set by
+// the caller).
+func (f *flags) joinOptions(rest *restclient.Config, cfg *v1alpha1.Cluster, serving *node.KubeletServing, images imageinfo.Resolver, out io.Writer) cluster.JoinOptions {
+	return cluster.JoinOptions{Config: rest, Cluster: cfg, Kubelet: serving, Images: images, UnknownImages: f.unknownImages,
+		ApproveCSR: f.kubelet.approveCSR, Progress: out}
 }
 
 // notReadyError names the nodes that are not Ready and why.

@@ -14,9 +14,6 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	coordinationv1 "k8s.io/api/coordination/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
@@ -131,12 +128,12 @@ func runSharded(ctx context.Context, streams cmd.IOStreams, f *flags, cfg *v1alp
 		return &cmd.ExitError{Code: 2, Err: fmt.Errorf("--shards %d: the config has only %d nodes", f.shard.shards, len(s.names))}
 	}
 	s.blocks = shard.Split(s.names, f.shard.shards)
-	client, err := kubernetes.NewForConfig(leaseConfig(rest, f.shard.shards, f.shard.retry))
+	client, err := kubernetes.NewForConfig(shard.ClientConfig(rest, f.shard.shards, f.shard.retry))
 	if err != nil {
 		return err
 	}
-	if err := canWriteLeases(ctx, client, f.shard.namespace); err != nil {
-		return err
+	if err := shard.CanWriteLeases(ctx, client, f.shard.namespace, shardGroup); err != nil {
+		return fmt.Errorf("--shard-namespace %s: cannot create Leases there: %w", f.shard.namespace, err)
 	}
 	o := shard.Options{
 		Client: client, Namespace: f.shard.namespace, Group: shardGroup, Identity: f.shard.identity,
@@ -153,29 +150,6 @@ func runSharded(ctx context.Context, streams cmd.IOStreams, f *flags, cfg *v1alp
 	return err
 }
 
-// leaseConfig gives the Lease client room for every renewal: a replica
-// writes each held shard's Lease, its member Lease and one List every retry
-// period, and a renewal held back by the client's own rate limiter past the
-// renew deadline would stop a shard for nothing.
-func leaseConfig(rest *restclient.Config, shards int, retry time.Duration) *restclient.Config {
-	cfg := restclient.CopyConfig(rest)
-	perSecond := float32(shards+2) / float32(retry.Seconds())
-	cfg.QPS = max(5, 2*perSecond)
-	cfg.Burst = max(10, int(4*perSecond)+shards)
-	return cfg
-}
-
-// canWriteLeases fails at once, naming the flag, when the kubeconfig's
-// identity cannot write Leases in the namespace or it does not exist.
-func canWriteLeases(ctx context.Context, client kubernetes.Interface, ns string) error {
-	probe := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: shardGroup + "-probe"}}
-	_, err := client.CoordinationV1().Leases(ns).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("--shard-namespace %s: cannot create Leases there: %w", ns, err)
-	}
-	return nil
-}
-
 // start runs shard i: a node agent for its nodes, on the kubelet ports
 // they have whichever replica runs them (the port of the node's position
 // in name order).
@@ -189,22 +163,11 @@ func (s *sharded) start(ctx context.Context, i int) (io.Closer, error) {
 		serving.Port += shard.Offset(len(s.names), len(s.blocks), i)
 	}
 	began := time.Now()
-	agent, err := node.Start(ctx, node.Options{Config: cluster.AgentConfig(s.rest), Cluster: s.cfg, Progress: s.out,
-		Images: s.images, UnknownImages: s.f.unknownImages, Kubelet: &serving, Nodes: func(name string) bool { return nodes[name] }})
+	o := s.f.joinOptions(s.rest, s.cfg, &serving, s.images, s.out)
+	o.Nodes = func(name string) bool { return nodes[name] }
+	agent, err := cluster.Join(ctx, o)
 	if err != nil {
-		return nil, fmt.Errorf("starting the emulated nodes: %w", s.f.kubelet.listenError(err))
-	}
-	printEndpoints(s.out, agent)
-	if err := s.f.kubelet.checkReachable(ctx, s.out, agent); err != nil {
-		agent.Close()
-		if removed := agent.RemoveNodesSince(context.WithoutCancel(ctx), began); len(removed) > 0 {
-			fmt.Fprintf(s.out, "Removed the nodes that registered: %s\n", strings.Join(removed, ", "))
-		}
-		return nil, err
-	}
-	if err := s.f.kubelet.requestCerts(ctx, s.out, agent); err != nil {
-		agent.Close()
-		return nil, err
+		return nil, s.f.kubelet.joinError(err)
 	}
 	r := &runningShard{agent: agent, stopped: make(chan struct{})}
 	go r.sayReady(s.out, fmt.Sprintf("shard %d/%d", i, len(s.blocks)), began, s.f.timeout)

@@ -1,11 +1,16 @@
 // Package kubeflags is the one way winkube's commands pick the cluster they
 // talk to: --kubeconfig, $KUBECONFIG and --context as kubectl reads them,
-// plus --data-dir for a winkube cluster on this machine.
+// plus --data-dir for a winkube cluster on this machine, or the pod's
+// service account for a command that runs in its cluster. It gives a
+// *rest.Config and writes nothing: no command copies a kubeconfig, or the
+// credentials in it, anywhere.
 package kubeflags
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -24,6 +29,9 @@ type Flags struct {
 	Context    string
 	DataDir    string
 
+	// join: the cluster must be named (AddJoinFlags).
+	join bool
+
 	// What the last load used, for Explain.
 	dir    string // the winkube data dir, when the kubeconfig is its own
 	from   string // which flag or variable named the kubeconfig
@@ -38,6 +46,24 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.DataDir, "data-dir", "", "data dir of a winkube cluster on this machine, used when no kubeconfig is given (default ~/.winkube/default)")
 }
 
+// AddJoinFlags defines --kubeconfig and --context for a command that
+// changes the cluster it is given (`winkube nodes` joins nodes to it): the
+// cluster is --kubeconfig, else $KUBECONFIG, else, in a pod, the pod's
+// service account. Unlike kubectl there is no fallback to ~/.kube/config
+// or a winkube data dir: joining nodes to a cluster nobody named would be
+// a surprise. usage is --kubeconfig's help.
+func (f *Flags) AddJoinFlags(fs *pflag.FlagSet, usage string) {
+	f.join = true
+	fs.StringVar(&f.Kubeconfig, "kubeconfig", "", usage)
+	fs.StringVar(&f.Context, "context", "", "kubeconfig context to use (default: the current context)")
+}
+
+// ErrNotNamed is the error of join flags that name no cluster.
+var ErrNotNamed = errors.New("no cluster to join: set --kubeconfig or $KUBECONFIG")
+
+// inClusterSource names the pod's service account as the source.
+const inClusterSource = "the pod's service account (in-cluster config)"
+
 // Given reports whether any flag names a cluster.
 func (f *Flags) Given() bool {
 	return f.Kubeconfig != "" || f.Context != "" || f.DataDir != ""
@@ -48,6 +74,9 @@ func (f *Flags) Given() bool {
 // kubectl's ~/.kube/config (where `winkube up` merges winkube-NAME); else
 // the default winkube cluster's kubeconfig.
 func (f *Flags) rules() (*clientcmd.ClientConfigLoadingRules, string, error) {
+	if f.join {
+		return f.joinRules()
+	}
 	switch {
 	case f.Kubeconfig != "":
 		return &clientcmd.ClientConfigLoadingRules{ExplicitPath: f.Kubeconfig}, "--kubeconfig " + f.Kubeconfig, nil
@@ -68,8 +97,33 @@ func (f *Flags) rules() (*clientcmd.ClientConfigLoadingRules, string, error) {
 	return &clientcmd.ClientConfigLoadingRules{ExplicitPath: path}, "--data-dir " + dir, nil
 }
 
+// joinRules are the rules of AddJoinFlags; nil rules stand for the pod's
+// service account.
+func (f *Flags) joinRules() (*clientcmd.ClientConfigLoadingRules, string, error) {
+	env := os.Getenv(clientcmd.RecommendedConfigPathEnvVar)
+	switch {
+	case f.Kubeconfig != "":
+		return &clientcmd.ClientConfigLoadingRules{ExplicitPath: f.Kubeconfig}, "--kubeconfig " + f.Kubeconfig, nil
+	case env != "":
+		return &clientcmd.ClientConfigLoadingRules{Precedence: filepath.SplitList(env)}, "$KUBECONFIG " + env, nil
+	case inPod():
+		return nil, inClusterSource, nil
+	}
+	return nil, "", ErrNotNamed
+}
+
+// inPod reports whether this process runs in a Kubernetes pod, which the
+// kubelet tells by the API server's service variables.
+func inPod() bool {
+	return os.Getenv("KUBERNETES_SERVICE_HOST") != "" && os.Getenv("KUBERNETES_SERVICE_PORT") != ""
+}
+
+// Source names where the last RESTConfig came from, for messages: the
+// flag or variable, or the pod's service account.
+func (f *Flags) Source() string { return f.from }
+
 func (f *Flags) clientConfig() (clientcmd.ClientConfig, string, error) {
-	f.dir, f.ctx, f.server = "", "", ""
+	f.dir, f.ctx, f.server, f.from = "", "", "", ""
 	rules, from, err := f.rules()
 	if err != nil {
 		return nil, "", err
@@ -92,6 +146,11 @@ func (f *Flags) clientConfig() (clientcmd.ClientConfig, string, error) {
 
 // RESTConfig is the client config of the chosen cluster and context.
 func (f *Flags) RESTConfig() (*rest.Config, error) {
+	if f.join {
+		if _, from, err := f.joinRules(); err == nil && from == inClusterSource {
+			return f.inCluster()
+		}
+	}
 	cc, from, err := f.clientConfig()
 	if err != nil {
 		return nil, err
@@ -111,35 +170,6 @@ func (f *Flags) Client() (kubernetes.Interface, error) {
 		return nil, err
 	}
 	return kubernetes.NewForConfig(cfg)
-}
-
-// KubeconfigFile is a kubeconfig file holding the chosen context as the
-// current one, for code that takes a path: the path itself without
-// --context, else a temporary copy that cleanup removes.
-func (f *Flags) KubeconfigFile() (path string, cleanup func(), err error) {
-	cc, _, err := f.clientConfig()
-	if err != nil {
-		return "", nil, err
-	}
-	raw, err := cc.RawConfig()
-	if err != nil {
-		return "", nil, err
-	}
-	raw.CurrentContext = f.ctx
-	if err := clientcmdapi.FlattenConfig(&raw); err != nil {
-		return "", nil, err
-	}
-	tmp, err := os.CreateTemp("", "winkube-kubeconfig-")
-	if err != nil {
-		return "", nil, err
-	}
-	tmp.Close()
-	cleanup = func() { os.Remove(tmp.Name()) }
-	if err := clientcmd.WriteToFile(raw, tmp.Name()); err != nil {
-		cleanup()
-		return "", nil, err
-	}
-	return tmp.Name(), cleanup, nil
 }
 
 func contextNames(raw clientcmdapi.Config) string {
@@ -172,12 +202,19 @@ func (f *Flags) Args() []string {
 // InPodRESTConfig is RESTConfig, except that in a pod with no flag set it
 // is the pod's service account (a webhook's server run in its cluster).
 func (f *Flags) InPodRESTConfig() (*rest.Config, error) {
-	if !f.Given() && os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
-		cfg, err := rest.InClusterConfig()
-		if err != nil {
-			return nil, fmt.Errorf("in-cluster config (or set --kubeconfig): %w", err)
-		}
-		return cfg, nil
+	if !f.Given() && inPod() {
+		return f.inCluster()
 	}
 	return f.RESTConfig()
+}
+
+// inCluster is the pod's service account's config.
+func (f *Flags) inCluster() (*rest.Config, error) {
+	f.dir, f.ctx, f.from = "", "", inClusterSource
+	cfg, err := rest.InClusterConfig()
+	if err != nil {
+		return nil, fmt.Errorf("in-cluster config (or set --kubeconfig): %w", err)
+	}
+	f.server = cfg.Host
+	return cfg, nil
 }

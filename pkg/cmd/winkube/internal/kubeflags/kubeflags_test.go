@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -124,22 +125,64 @@ func TestExplainAStoppedCluster(t *testing.T) {
 	}
 }
 
-// KubeconfigFile hands code that takes a path the chosen context as the
-// current one, in a file that cleanup removes.
-func TestKubeconfigFileCarriesTheContext(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "config")
-	kubeconfig(t, path, map[string]string{"a": "https://127.0.0.1:1", "b": "https://127.0.0.1:2"}, "a")
-	f := Flags{Kubeconfig: path, Context: "b"}
-	file, cleanup, err := f.KubeconfigFile()
-	if err != nil {
+// joinFlags are flags as AddJoinFlags defines them.
+func joinFlags(t *testing.T, args ...string) *Flags {
+	t.Helper()
+	f := &Flags{}
+	fs := pflag.NewFlagSet("nodes", pflag.ContinueOnError)
+	f.AddJoinFlags(fs, "")
+	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := (&Flags{Kubeconfig: file}).RESTConfig()
-	if err != nil || cfg.Host != "https://127.0.0.1:2" {
-		t.Errorf("host %v, err %v; want context b's", cfg, err)
+	return f
+}
+
+// Join flags take --kubeconfig, else $KUBECONFIG (a list, merged as
+// kubectl does), else in a pod its service account; never ~/.kube/config
+// nor a winkube data dir, and naming none is ErrNotNamed.
+func TestJoinFlagsNeedANamedCluster(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("HOME", tmp)
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	t.Setenv("KUBERNETES_SERVICE_PORT", "")
+	flagFile, envFile := filepath.Join(tmp, "flag"), filepath.Join(tmp, "env")
+	kubeconfig(t, flagFile, map[string]string{"f": "https://127.0.0.1:1"}, "f")
+	kubeconfig(t, envFile, map[string]string{"e": "https://127.0.0.1:2"}, "e")
+	kubeconfig(t, filepath.Join(tmp, ".kube", "config"), map[string]string{"h": "https://127.0.0.1:3"}, "h")
+	kubeconfig(t, filepath.Join(tmp, ".winkube", "default", "kubeconfig"), map[string]string{"d": "https://127.0.0.1:4"}, "d")
+
+	t.Setenv("KUBECONFIG", "")
+	f := joinFlags(t)
+	if _, err := f.RESTConfig(); !errors.Is(err, ErrNotNamed) {
+		t.Errorf("nothing named: err = %v, want ErrNotNamed", err)
 	}
-	cleanup()
-	if _, err := os.Stat(file); !os.IsNotExist(err) {
-		t.Errorf("%s left behind", file)
+	f = joinFlags(t, "--kubeconfig", flagFile)
+	if cfg, err := f.RESTConfig(); err != nil || cfg.Host != "https://127.0.0.1:1" || f.Source() != "--kubeconfig "+flagFile {
+		t.Errorf("--kubeconfig: %v %v from %q", cfg, err, f.Source())
+	}
+	t.Setenv("KUBECONFIG", filepath.Join(tmp, "missing")+string(filepath.ListSeparator)+envFile)
+	f = joinFlags(t)
+	if cfg, err := f.RESTConfig(); err != nil || cfg.Host != "https://127.0.0.1:2" || !strings.HasPrefix(f.Source(), "$KUBECONFIG ") {
+		t.Errorf("$KUBECONFIG: %v %v from %q", cfg, err, f.Source())
+	}
+
+	// In a pod the service account is used; a kubeconfig still wins.
+	t.Setenv("KUBECONFIG", "")
+	t.Setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1")
+	t.Setenv("KUBERNETES_SERVICE_PORT", "443")
+	f = joinFlags(t)
+	cfg, err := f.RESTConfig()
+	switch {
+	case err == nil && cfg.Host != "https://10.96.0.1:443":
+		t.Errorf("in a pod: host %s", cfg.Host) // this machine is a pod with a token
+	case err != nil && !strings.Contains(err.Error(), "token"):
+		t.Errorf("in a pod without a token: err = %v, want it to name the token file", err)
+	}
+	if !strings.Contains(f.Source(), "service account") {
+		t.Errorf("in a pod: source %q", f.Source())
+	}
+	f = joinFlags(t, "--kubeconfig", flagFile)
+	if cfg, err := f.RESTConfig(); err != nil || cfg.Host != "https://127.0.0.1:1" {
+		t.Errorf("--kubeconfig in a pod: %v %v", cfg, err)
 	}
 }

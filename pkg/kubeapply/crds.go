@@ -1,4 +1,4 @@
-package cluster
+package kubeapply
 
 import (
 	"context"
@@ -10,8 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-
-	"github.com/winkube/winkube/pkg/lint/load"
 )
 
 // crdEstablishTimeout bounds the wait for the API server to serve the
@@ -23,7 +21,7 @@ var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Ver
 // waitEstablished waits until every CustomResourceDefinition among objs is
 // Established, so the custom resources applied next are served (kubectl
 // users do this with `kubectl wait --for condition=established`).
-func waitEstablished(ctx context.Context, cfg *rest.Config, objs []load.Object) error {
+func waitEstablished(ctx context.Context, cfg *rest.Config, objs []Object) error {
 	var names []string
 	for _, o := range objs {
 		if o.Obj.GetKind() == "CustomResourceDefinition" {

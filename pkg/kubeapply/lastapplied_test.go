@@ -1,4 +1,4 @@
-package deploy
+package kubeapply
 
 import (
 	"encoding/json"

@@ -1,9 +1,8 @@
-package cluster
+package kubeapply
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 	"sync"
@@ -13,14 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
-
-	"github.com/winkube/winkube/pkg/deploy"
-	"github.com/winkube/winkube/pkg/lint/load"
 )
 
 // Apply tuning. kubectl applies one object at a time under client-go's
 // default 5 requests/s, about 5 objects/s; the control plane takes far more.
-// As for the node agent (AgentConfig), the client's limits are sized so
+// As for the node agent (cluster.AgentConfig), the client's limits are sized so
 // that the API server's priority and fairness, not the client, decides how
 // fast objects go in: at the agent's floor of 200/400 the client was the
 // bottleneck (5,000 ConfigMaps in 23 s on 2 cores; 10 s at 1000/2000).
@@ -43,8 +39,15 @@ func applyConfig(cfg *rest.Config) *rest.Config {
 	return cfg
 }
 
-// applySummary is what applyObjects did.
-type applySummary struct {
+// Object is an object to apply and where it was read, for errors.
+type Object struct {
+	Obj  *unstructured.Unstructured
+	File string
+	Line int // 0 when unknown
+}
+
+// Summary is what ApplyAll did.
+type Summary struct {
 	Applied int
 	Kinds   map[string]int // applied objects per kind
 	Took    time.Duration
@@ -52,7 +55,7 @@ type applySummary struct {
 
 // String is the summary line, e.g. "5002 objects applied in 9.8s (510/s):
 // 5000 ConfigMap, 1 Deployment, 1 Service".
-func (s applySummary) String() string {
+func (s Summary) String() string {
 	kinds := make([]string, 0, len(s.Kinds))
 	for k := range s.Kinds {
 		kinds = append(kinds, k)
@@ -74,27 +77,33 @@ func (s applySummary) String() string {
 	return fmt.Sprintf("%d objects applied in %s%s: %s", s.Applied, round(s.Took), rate, strings.Join(parts, ", "))
 }
 
-// applyObjects server-side applies objs, several at a time. Namespaces and
+// ApplyAll server-side applies objs, several at a time, as `kubectl apply`
+// would (with its last-applied annotation). Namespaces and
 // CustomResourceDefinitions go first (and the definitions are waited for),
 // so the objects that need them find them; the rest go in any order, as
 // they would from separate `kubectl apply` runs. Every object is tried;
-// the error lists the ones that failed.
-func applyObjects(ctx context.Context, cfg *rest.Config, objs []load.Object, p *progress) (applySummary, error) {
+// the error lists the ones that failed. progress, when not nil, is called
+// with 1 as each object is done.
+func ApplyAll(ctx context.Context, cfg *rest.Config, objs []Object, progress func(int)) (Summary, error) {
 	start := time.Now()
-	sum := applySummary{Kinds: map[string]int{}}
+	sum := Summary{Kinds: map[string]int{}}
 	first, rest := splitFirst(objs)
+	if progress == nil {
+		progress = func(int) {}
+	}
 	var failed []error
-	for i, batch := range [][]load.Object{first, rest} {
+	for i, batch := range [][]Object{first, rest} {
 		if len(batch) == 0 {
 			continue
 		}
 		// A fresh applier per batch: its discovery then knows the kinds the
 		// first batch's definitions added.
-		a, err := deploy.NewApplier(applyConfig(cfg))
+		a, err := NewApplier(applyConfig(cfg))
 		if err != nil {
 			return sum, err
 		}
-		failed = append(failed, applyBatch(ctx, a, batch, &sum, p)...)
+		a.LastApplied = true
+		failed = append(failed, applyBatch(ctx, a, batch, &sum, progress)...)
 		if i == 0 {
 			if err := waitEstablished(ctx, cfg, first); err != nil {
 				failed = append(failed, err)
@@ -102,7 +111,6 @@ func applyObjects(ctx context.Context, cfg *rest.Config, objs []load.Object, p *
 		}
 	}
 	sum.Took = time.Since(start)
-	p.finish()
 	if ctx.Err() != nil {
 		return sum, ctx.Err()
 	}
@@ -110,7 +118,7 @@ func applyObjects(ctx context.Context, cfg *rest.Config, objs []load.Object, p *
 }
 
 // splitFirst separates what other objects may need from the rest.
-func splitFirst(objs []load.Object) (first, rest []load.Object) {
+func splitFirst(objs []Object) (first, rest []Object) {
 	for _, o := range objs {
 		switch o.Obj.GroupVersionKind().GroupKind().String() {
 		case "Namespace", "CustomResourceDefinition.apiextensions.k8s.io":
@@ -124,8 +132,8 @@ func splitFirst(objs []load.Object) (first, rest []load.Object) {
 
 // applyBatch applies objs with applyWorkers goroutines and returns the
 // failures.
-func applyBatch(ctx context.Context, a *deploy.Applier, objs []load.Object, sum *applySummary, p *progress) []error {
-	jobs := make(chan load.Object)
+func applyBatch(ctx context.Context, a *Applier, objs []Object, sum *Summary, progress func(int)) []error {
+	jobs := make(chan Object)
 	var mu sync.Mutex
 	var failed []error
 	var wg sync.WaitGroup
@@ -143,7 +151,7 @@ func applyBatch(ctx context.Context, a *deploy.Applier, objs []load.Object, sum 
 					sum.Kinds[o.Obj.GetKind()]++
 				}
 				mu.Unlock()
-				p.add(1)
+				progress(1)
 			}
 		}()
 	}
@@ -160,10 +168,10 @@ func applyBatch(ctx context.Context, a *deploy.Applier, objs []load.Object, sum 
 
 // applyOne applies obj, retrying what the API server may accept a moment
 // later.
-func applyOne(ctx context.Context, a *deploy.Applier, obj *unstructured.Unstructured) error {
+func applyOne(ctx context.Context, a *Applier, obj *unstructured.Unstructured) error {
 	delay := 100 * time.Millisecond
 	for attempt := 1; ; attempt++ {
-		err := a.Apply(ctx, obj, io.Discard)
+		_, err := a.Apply(ctx, obj)
 		if err == nil || attempt == applyAttempts || !retriable(err) {
 			return err
 		}
@@ -184,7 +192,7 @@ func retriable(err error) bool {
 		apierrors.IsNotFound(err) || meta.IsNoMatchError(err)
 }
 
-func objectError(o load.Object, err error) error {
+func objectError(o Object, err error) error {
 	if o.Line > 0 {
 		return fmt.Errorf("%s:%d: %w", o.File, o.Line, err)
 	}
@@ -205,5 +213,14 @@ func joinApplyErrors(failed []error, total int) error {
 		}
 		lines = append(lines, err.Error())
 	}
-	return fmt.Errorf("--apply: %d of %d objects failed:\n  %s", len(failed), total, strings.Join(lines, "\n  "))
+	return fmt.Errorf("%d of %d objects failed:\n  %s", len(failed), total, strings.Join(lines, "\n  "))
+}
+
+// round keeps a duration readable: tenths of a second past a second, else
+// milliseconds (as `winkube up` prints its steps).
+func round(d time.Duration) time.Duration {
+	if d > time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
 }
