@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/winkube/winkube/pkg/imageinfo"
+	"github.com/winkube/winkube/pkg/imageinfo/facts"
 )
 
 // The values of --resolve-images.
@@ -27,6 +28,10 @@ type Flags struct {
 	Insecure []string
 	// Timeout is --registry-timeout.
 	Timeout time.Duration
+	// DataDir, set by the command (not a flag), is the data dir whose
+	// image facts the resolver reads: what `winkube image import` stored
+	// there, and the registry answers kept for offline use. Empty: none.
+	DataDir string
 }
 
 // AddFlags registers the flags on fs with the given default mode (catalog
@@ -43,11 +48,24 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet, defaultMode string) {
 }
 
 // Resolver builds the resolver the flags ask for: the catalog, or a
-// registry Resolver falling back to it.
+// registry Resolver falling back to it; with DataDir, behind the facts
+// imported there, and with the registry's answers kept there too.
 func (f *Flags) Resolver() (imageinfo.Resolver, error) {
+	next, err := f.base()
+	if err != nil || f.DataDir == "" {
+		return next, err
+	}
+	imported, err := facts.Open(facts.ImportedPath(f.DataDir))
+	if err != nil {
+		return nil, err
+	}
+	return facts.Resolver{Facts: imported, Next: next}, nil
+}
+
+func (f *Flags) base() (imageinfo.Resolver, error) {
 	switch f.Mode {
 	case ModeCatalog, "":
-		return imageinfo.CatalogResolver{}, nil
+		return f.offline()
 	case ModeRegistry:
 	default:
 		return nil, fmt.Errorf("--resolve-images %q: want registry or catalog", f.Mode)
@@ -59,5 +77,24 @@ func (f *Flags) Resolver() (imageinfo.Resolver, error) {
 	if f.Timeout < 0 {
 		return nil, fmt.Errorf("--registry-timeout %s: must not be negative", f.Timeout)
 	}
-	return New(Options{Mirrors: mirrors, Insecure: f.Insecure, Timeout: f.Timeout})
+	var disk *facts.Store
+	if f.DataDir != "" {
+		if disk, err = facts.Open(facts.CachePath(f.DataDir)); err != nil {
+			return nil, err
+		}
+	}
+	return New(Options{Mirrors: mirrors, Insecure: f.Insecure, Timeout: f.Timeout, Disk: disk})
+}
+
+// offline is the catalog mode's resolver: the registry answers kept in
+// DataDir, then the catalog. No registry is asked.
+func (f *Flags) offline() (imageinfo.Resolver, error) {
+	if f.DataDir == "" {
+		return imageinfo.CatalogResolver{}, nil
+	}
+	disk, err := facts.Open(facts.CachePath(f.DataDir))
+	if err != nil {
+		return nil, err
+	}
+	return facts.Resolver{Facts: disk, Next: imageinfo.CatalogResolver{}, Source: imageinfo.SourceCache}, nil
 }
