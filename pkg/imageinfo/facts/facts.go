@@ -17,13 +17,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/winkube/winkube/pkg/datadir"
 	"github.com/winkube/winkube/pkg/imageinfo"
 )
 
 // Files of a data dir's images directory.
 const (
 	// Dir is the directory under a data dir.
-	Dir = "images"
+	Dir = datadir.ImagesDir
 	// ImportedFile holds the facts users gave.
 	ImportedFile = "imported.json"
 	// CacheFile holds registry answers.

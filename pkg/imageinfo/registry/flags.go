@@ -51,22 +51,8 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet, defaultMode string) {
 // registry Resolver falling back to it; with DataDir, behind the facts
 // imported there, and with the registry's answers kept there too.
 func (f *Flags) Resolver() (imageinfo.Resolver, error) {
-	next, err := f.base()
-	if err != nil || f.DataDir == "" {
-		return next, err
-	}
-	imported, err := facts.Open(facts.ImportedPath(f.DataDir))
-	if err != nil {
-		return nil, err
-	}
-	return facts.Resolver{Facts: imported, Next: next}, nil
-}
-
-func (f *Flags) base() (imageinfo.Resolver, error) {
 	switch f.Mode {
-	case ModeCatalog, "":
-		return f.offline()
-	case ModeRegistry:
+	case ModeCatalog, "", ModeRegistry:
 	default:
 		return nil, fmt.Errorf("--resolve-images %q: want registry or catalog", f.Mode)
 	}
@@ -77,24 +63,32 @@ func (f *Flags) base() (imageinfo.Resolver, error) {
 	if f.Timeout < 0 {
 		return nil, fmt.Errorf("--registry-timeout %s: must not be negative", f.Timeout)
 	}
-	var disk *facts.Store
-	if f.DataDir != "" {
-		if disk, err = facts.Open(facts.CachePath(f.DataDir)); err != nil {
+	return Build(f.Mode, Options{Mirrors: mirrors, Insecure: f.Insecure, Timeout: f.Timeout}, f.DataDir)
+}
+
+// Build is the resolver of a --resolve-images mode: the registry's
+// (configured by opts) or the catalog alone; with a data dir, the facts
+// imported there answer first, and the registry's answers are kept there
+// to answer when it cannot be reached, and in catalog mode (which asks
+// no registry) before the catalog.
+func Build(mode string, opts Options, dataDir string) (imageinfo.Resolver, error) {
+	var imported, disk *facts.Store
+	if dataDir != "" {
+		var err error
+		if imported, err = facts.Open(facts.ImportedPath(dataDir)); err != nil {
+			return nil, err
+		}
+		if disk, err = facts.Open(facts.CachePath(dataDir)); err != nil {
 			return nil, err
 		}
 	}
-	return New(Options{Mirrors: mirrors, Insecure: f.Insecure, Timeout: f.Timeout, Disk: disk})
-}
-
-// offline is the catalog mode's resolver: the registry answers kept in
-// DataDir, then the catalog. No registry is asked.
-func (f *Flags) offline() (imageinfo.Resolver, error) {
-	if f.DataDir == "" {
+	if mode == ModeRegistry {
+		opts.Imported, opts.Disk = imported, disk
+		return New(opts)
+	}
+	if dataDir == "" {
 		return imageinfo.CatalogResolver{}, nil
 	}
-	disk, err := facts.Open(facts.CachePath(f.DataDir))
-	if err != nil {
-		return nil, err
-	}
-	return facts.Resolver{Facts: disk, Next: imageinfo.CatalogResolver{}, Source: imageinfo.SourceCache}, nil
+	kept := facts.Resolver{Facts: disk, Next: imageinfo.CatalogResolver{}, Source: imageinfo.SourceCache}
+	return facts.Resolver{Facts: imported, Next: kept}, nil
 }

@@ -77,6 +77,9 @@ type Options struct {
 	// (read without pull secrets) in a data dir, to answer from when the
 	// registry cannot be reached, today or after a restart.
 	Disk *facts.Store
+	// Imported, when set, are the facts users imported: they answer
+	// before the registry is asked (facts.Resolver).
+	Imported *facts.Store
 }
 
 // Resolver reads image platforms from registries. It implements
@@ -91,6 +94,7 @@ type Resolver struct {
 	now               func() time.Time
 	cache             *cache
 	disk              *facts.Store
+	imported          *facts.Store
 	flight            singleflight.Group
 	transport         http.RoundTripper
 	insecureTransport http.RoundTripper
@@ -111,6 +115,7 @@ func New(opts Options) (*Resolver, error) {
 		fallback: opts.Fallback,
 		now:      opts.Now,
 		disk:     opts.Disk,
+		imported: opts.Imported,
 	}
 	for from, to := range opts.Mirrors {
 		to = strings.Trim(strings.ToLower(strings.TrimSpace(to)), "/")
@@ -158,6 +163,11 @@ func orDefault(d, def time.Duration) time.Duration {
 // configured), else from the fallback with Err set. It returns by ctx's
 // deadline even when the registry is slower (rule IMG-3).
 func (r *Resolver) Resolve(ctx context.Context, req imageinfo.Request) imageinfo.Answer {
+	if r.imported != nil {
+		if f, ok := r.imported.Get(req.Ref); ok {
+			return imageinfo.Answer{Image: f.Image(req.Ref), Source: imageinfo.SourceImported}
+		}
+	}
 	want := imageinfo.Lookup(req.Ref)
 	key := cacheKey(want)
 	// Look-ups with different secrets are neither collapsed nor share a
