@@ -123,6 +123,9 @@ func (c *Cluster) start(ctx context.Context, o Options) error {
 	if err := saveConfig(c.Config, c.DataDir); err != nil {
 		return err
 	}
+	if err := storeImages(c.Config, c.DataDir); err != nil {
+		return err
+	}
 	if o.Name != "" {
 		if err := datadir.WriteName(c.DataDir, o.Name); err != nil {
 			return err

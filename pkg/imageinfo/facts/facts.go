@@ -103,33 +103,61 @@ type file struct {
 	Images []Fact `json:"images"`
 }
 
-// Store is one facts file, read once and written whole. It is safe for
-// concurrent use within a process; between processes the last write wins,
-// which loses at most answers another process will ask for again.
+// Store is one facts file. It reads the file again when it changed
+// (another command imported, or a node agent kept a registry answer), so
+// a running cluster sees facts imported after it started. It is safe for
+// concurrent use within a process; between processes the last write
+// wins, which loses at most answers another process will ask for again.
 type Store struct {
 	path  string
 	mu    sync.Mutex
 	facts map[string]Fact
+	// seen is the file's modification time and size when last read.
+	seen fileStamp
+}
+
+type fileStamp struct {
+	mod  time.Time
+	size int64
 }
 
 // Open reads the facts file at path; a missing file is an empty store.
 func Open(path string) (*Store, error) {
 	s := &Store{path: path, facts: map[string]Fact{}}
-	b, err := os.ReadFile(path)
+	if err := s.refresh(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// refresh reads the file again when its stamp changed. A missing file
+// leaves the facts as they are: nobody removes it but by hand.
+func (s *Store) refresh() error {
+	st, err := os.Stat(s.path)
 	if errors.Is(err, os.ErrNotExist) {
-		return s, nil
+		return nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading image facts: %w", err)
+		return fmt.Errorf("reading image facts: %w", err)
+	}
+	stamp := fileStamp{mod: st.ModTime(), size: st.Size()}
+	if stamp == s.seen {
+		return nil
+	}
+	b, err := os.ReadFile(s.path)
+	if err != nil {
+		return fmt.Errorf("reading image facts: %w", err)
 	}
 	var f file
 	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("reading image facts %s: %w (delete the file to start afresh)", path, err)
+		return fmt.Errorf("reading image facts %s: %w (delete the file to start afresh)", s.path, err)
 	}
+	s.facts = make(map[string]Fact, len(f.Images))
 	for _, fact := range f.Images {
 		s.facts[fact.Ref] = fact
 	}
-	return s, nil
+	s.seen = stamp
+	return nil
 }
 
 // Path is the store's file.
@@ -139,6 +167,9 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Get(ref string) (Fact, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// A file that went bad since it was read leaves the facts read
+	// before; Put reports it.
+	_ = s.refresh()
 	f, ok := s.facts[Key(ref)]
 	return f, ok
 }
@@ -147,6 +178,7 @@ func (s *Store) Get(ref string) (Fact, bool) {
 func (s *Store) All() []Fact {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	_ = s.refresh()
 	return s.sorted()
 }
 
@@ -164,6 +196,10 @@ func (s *Store) sorted() []Fact {
 func (s *Store) Put(facts ...Fact) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// What other processes wrote since is kept.
+	if err := s.refresh(); err != nil {
+		return err
+	}
 	before := make(map[string]Fact, len(facts))
 	for _, f := range facts {
 		if old, ok := s.facts[f.Ref]; ok {
@@ -212,6 +248,9 @@ func (s *Store) write() error {
 	}
 	if err := os.Rename(tmp.Name(), s.path); err != nil {
 		return fmt.Errorf("writing image facts %s: %w", s.path, err)
+	}
+	if st, err := os.Stat(s.path); err == nil {
+		s.seen = fileStamp{mod: st.ModTime(), size: st.Size()}
 	}
 	return nil
 }

@@ -95,3 +95,33 @@ func TestOpenRefusesACorruptFile(t *testing.T) {
 	}
 }
 
+// A store opened before an import sees the imported facts: a running
+// cluster's node agents answer for images imported after `up`.
+func TestStoreSeesLaterImports(t *testing.T) {
+	path := facts.ImportedPath(t.TempDir())
+	running, err := facts.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := running.Get("agent:1"); ok {
+		t.Fatal("fact before any import")
+	}
+	importer, err := facts.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := importer.Put(facts.Fact{Ref: facts.Key("agent:1"), Platforms: platforms(win2022)}); err != nil {
+		t.Fatal(err)
+	}
+	if f, ok := running.Get("agent:1"); !ok || f.Platforms[0].OSVersion != rt.Version2022 {
+		t.Errorf("the running store after the import: %+v %v", f, ok)
+	}
+	// And a Put of the running store keeps the importer's fact.
+	if err := running.Put(facts.Fact{Ref: facts.Key("web:2"), Platforms: platforms(linux)}); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := facts.Open(path)
+	if n := len(again.All()); n != 2 {
+		t.Errorf("file holds %d facts, want 2", n)
+	}
+}

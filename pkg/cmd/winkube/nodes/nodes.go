@@ -19,6 +19,7 @@ import (
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/cluster"
 	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/datadir"
 	"github.com/winkube/winkube/pkg/imageinfo/registry"
 	"github.com/winkube/winkube/pkg/node"
 )
@@ -71,6 +72,9 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 	if err != nil {
 		return &cmd.ExitError{Code: 2, Err: err}
 	}
+	// The nodes join a cluster with no data dir here: they read the
+	// image facts of the default one, as lint does.
+	f.images.DataDir, _ = datadir.Resolve("")
 	images, err := f.images.Resolver()
 	if err != nil {
 		return &cmd.ExitError{Code: 2, Err: err}
