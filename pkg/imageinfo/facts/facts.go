@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -73,11 +74,13 @@ type Fact struct {
 // Key is the normalised reference a fact of ref is filed under: the
 // digest when ref pins one, else the tag.
 func Key(ref string) string {
-	img := imageinfo.Lookup(ref)
-	if img.Digest != "" {
-		return img.Repository + "@" + img.Digest
+	// Parsing alone: a pull's look-up should not pay for a catalog
+	// look-up here as well.
+	repo := imageinfo.Repository(ref)
+	if _, digest, ok := strings.Cut(strings.TrimSpace(ref), "@"); ok && digest != "" {
+		return repo + "@" + digest
 	}
-	return img.Repository + ":" + img.Tag
+	return repo + ":" + imageinfo.Tag(ref)
 }
 
 // Image is the fact as imageinfo reads it, for the reference asked.
