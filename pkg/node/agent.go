@@ -65,6 +65,11 @@ type Options struct {
 	// nor a registry can answer for: UnknownImagesUnverified (the
 	// default, "") or UnknownImagesStrict.
 	UnknownImages string
+	// LayerDir keeps the writable layers of running containers across a
+	// stop (Close) for the agent that adopts them: the data dir's layers
+	// directory under winkube up. Empty: not kept, with an event for each
+	// container that wrote files.
+	LayerDir string
 
 	// syncPeriod replaces the kubelet's sync period (podworker's
 	// VolumeSyncPeriod) in tests, which cannot wait a minute for a volume
@@ -115,6 +120,7 @@ type Agent struct {
 	// unknownImages is Options.UnknownImages (podworker.Node's
 	// StrictImages).
 	unknownImages string
+	layerDir      string
 	// syncPeriod is how often a running pod's volumes are written again
 	// from their sources (internal/podworker's volumesync.go).
 	syncPeriod time.Duration
@@ -204,6 +210,7 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 		images:   o.Images,
 
 		unknownImages: o.UnknownImages,
+		layerDir:      o.LayerDir,
 		syncPeriod:    cmp.Or(o.syncPeriod, podworker.VolumeSyncPeriod),
 
 		readyNodes: map[string]bool{},
@@ -360,9 +367,19 @@ func (a *Agent) Close() error {
 		a.shutDownQueues()
 		a.kubelet.Close()
 		a.wg.Wait()
+		// The workers are idle: keep what the containers wrote, before
+		// the events saying what could not be kept are flushed.
+		a.saveLayers()
 		a.broadcaster.Shutdown()
 	})
 	return nil
+}
+
+// saveLayers keeps every node's containers' writable layers.
+func (a *Agent) saveLayers() {
+	for _, n := range a.nodes {
+		n.saveLayers()
+	}
 }
 
 // report logs an error the agent recovers from by retrying and that is
