@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -375,11 +376,29 @@ func (a *Agent) Close() error {
 	return nil
 }
 
-// saveLayers keeps every node's containers' writable layers.
+// saveLayers keeps every node's containers' writable layers, and drops
+// the kept layers of containers no longer there.
 func (a *Agent) saveLayers() {
+	live := map[string]bool{}
 	for _, n := range a.nodes {
-		n.saveLayers()
+		n.saveLayers(live)
 	}
+	// Prune by what the API shows, and only once it was read whole: a
+	// stop right after a start, before every pod was adopted, must not
+	// take the layers their containers will come back to.
+	if a.layerDir == "" || a.podFactory == nil || !a.podFactory.Core().V1().Pods().Informer().HasSynced() {
+		return
+	}
+	pods, err := a.podLister.List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, p := range pods {
+		for _, cs := range append(append([]corev1.ContainerStatus{}, p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
+			live[podworker.LayerID(cs.ContainerID)] = true
+		}
+	}
+	podworker.PruneLayers(a.layerDir, live)
 }
 
 // report logs an error the agent recovers from by retrying and that is

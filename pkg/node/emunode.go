@@ -383,8 +383,8 @@ func isTerminal(p *corev1.Pod) bool {
 }
 
 // saveLayers keeps the writable layers of the node's containers
-// (podworker SaveLayers) when the agent stops.
-func (n *emuNode) saveLayers() {
+// (podworker SaveLayers) when the agent stops, and adds their IDs to live.
+func (n *emuNode) saveLayers(live map[string]bool) {
 	n.mu.Lock()
 	workers := make([]*podworker.Worker, 0, len(n.workers))
 	for _, w := range n.workers {
@@ -393,5 +393,8 @@ func (n *emuNode) saveLayers() {
 	n.mu.Unlock()
 	for _, w := range workers {
 		w.SaveLayers()
+		for _, id := range w.LiveIDs() {
+			live[id] = true
+		}
 	}
 }

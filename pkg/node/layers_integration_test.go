@@ -59,11 +59,26 @@ func TestRestartKeepsWrittenFiles(t *testing.T) {
 	}
 
 	second := startPoolWith(t, pool, "10.127.142.0/24", Options{LayerDir: layers})
-	defer second.Close()
 	waitLog(t, second, "layers-1", ns, "writer", "kept: hello")
 	if _, err := os.Stat(kept[0]); !os.IsNotExist(err) {
 		t.Errorf("the restored layer file is still there: %v", err)
 	}
+	// The next stop keeps the restored layer again, and drops a layer
+	// whose container is gone.
+	stale := filepath.Join(layers, "gone.tar")
+	if err := os.WriteFile(stale, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	second.Close()
+	if _, err := os.Stat(kept[0]); err != nil {
+		t.Errorf("the second stop did not keep the layer again: %v", err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the layer of a container that is gone is still there: %v", err)
+	}
+	third := startPoolWith(t, pool, "10.127.142.0/24", Options{LayerDir: layers})
+	defer third.Close()
+	waitLog(t, third, "layers-1", ns, "writer", "kept: hello")
 }
 
 // A node agent with no layer dir (winkube nodes) says, for each container

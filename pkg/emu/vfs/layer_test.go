@@ -3,6 +3,7 @@ package vfs
 import (
 	"bytes"
 	"io/fs"
+	"strconv"
 	"testing"
 )
 
@@ -79,4 +80,37 @@ func TestLayerSurvivesSaveAndLoad(t *testing.T) {
 			t.Errorf("windows=%v: the volume's file came back through the layer", win)
 		}
 	}
+}
+
+// What a stop costs per container that wrote: saving a layer of 1000
+// files of 1 KiB, and loading it back at the adoption.
+func BenchmarkLayer(b *testing.B) {
+	f := New(Options{})
+	root := f.Privileged()
+	data := bytes.Repeat([]byte("x"), 1024)
+	for i := 0; i < 1000; i++ {
+		dir := "/var/app/" + string(rune('a'+i%26))
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		writeFile(b, root, dir+"/f"+strconv.Itoa(i), string(data))
+	}
+	var layer bytes.Buffer
+	b.Run("save", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			layer.Reset()
+			if err := f.SaveLayer(&layer); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("load", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := New(Options{}).LoadLayer(bytes.NewReader(layer.Bytes())); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

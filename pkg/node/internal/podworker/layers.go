@@ -48,9 +48,35 @@ func (w *Worker) SaveLayers() {
 		if !ok {
 			continue // kept in a file of the layer dir already, not loaded
 		}
-		if err := w.saveLayer(f, layerID(live.id)); err != nil {
+		if err := w.saveLayer(f, LayerID(live.id)); err != nil {
 			w.node.Recorder.Eventf(containerRef(pod, c), corev1.EventTypeWarning, ReasonLayerNotKept,
 				"winkube cannot keep the files container %s wrote for its next start: %v", c.spec.Name, err)
+		}
+	}
+}
+
+// LiveIDs are the IDs of the worker's running containers, as layer files
+// name them.
+func (w *Worker) LiveIDs() []string {
+	var out []string
+	for _, c := range w.containers() {
+		if live := c.live.Load(); live != nil {
+			if id := LayerID(live.id); id != "" {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
+// PruneLayers removes the kept layers of containers not in live (IDs as
+// LayerID gives them): pods deleted, or containers restarted, while the
+// agent was stopped.
+func PruneLayers(dir string, live map[string]bool) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.tar"))
+	for _, f := range files {
+		if !live[strings.TrimSuffix(filepath.Base(f), ".tar")] {
+			_ = os.Remove(f)
 		}
 	}
 }
@@ -89,7 +115,7 @@ func (w *Worker) savedLayer(c *ctr) string {
 	if w.node.LayerDir == "" || c.status.State.Running == nil {
 		return ""
 	}
-	id := layerID(c.status.ContainerID)
+	id := LayerID(c.status.ContainerID)
 	if id == "" {
 		return ""
 	}
@@ -126,9 +152,9 @@ func loadLayerFile(f program.FS, path string) error {
 	return vf.LoadLayer(r)
 }
 
-// layerID is a container ID without the runtime's scheme, safe as a file
+// LayerID is a container ID without the runtime's scheme, safe as a file
 // name.
-func layerID(id string) string {
+func LayerID(id string) string {
 	if i := strings.Index(id, "://"); i >= 0 {
 		id = id[i+3:]
 	}
