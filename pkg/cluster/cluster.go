@@ -82,6 +82,10 @@ type Cluster struct {
 // `up` without --config resumes the same pools.
 const savedConfig = datadir.ConfigFile
 
+// layersDir, in the data dir, keeps the files running containers wrote
+// across a stop (node.Options.LayerDir).
+const layersDir = "layers"
+
 // Up checks its inputs (data dir, config, Options.Apply), then starts the
 // control plane, waits for it, starts the nodes and waits for them to be
 // Ready. On error everything started is stopped, and a data dir that this
@@ -129,6 +133,9 @@ func (c *Cluster) start(ctx context.Context, o Options) error {
 	// marker left by a `winkube down` that failed is not for this run.
 	_ = os.Remove(filepath.Join(c.DataDir, downMarker))
 	if err := saveConfig(c.Config, c.DataDir); err != nil {
+		return err
+	}
+	if err := storeImages(c.Config, c.DataDir); err != nil {
 		return err
 	}
 	if o.Name != "" {
@@ -220,7 +227,8 @@ func (c *Cluster) startNodes(ctx context.Context, o Options) error {
 		return nil
 	}
 	c.nodesStarted = time.Now()
-	agent, err := node.Start(ctx, node.Options{Config: AgentConfig(c.cp.RESTConfig()), Cluster: c.Config, Progress: indent{c.out}, Images: o.Images, UnknownImages: o.UnknownImages})
+	agent, err := node.Start(ctx, node.Options{Config: AgentConfig(c.cp.RESTConfig()), Cluster: c.Config, Progress: indent{c.out}, Images: o.Images, UnknownImages: o.UnknownImages,
+		LayerDir: filepath.Join(c.DataDir, layersDir)})
 	if err != nil {
 		return fmt.Errorf("starting the emulated nodes: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -80,7 +81,9 @@ func CheckUsable(dir string) error {
 	if has(dir, LockFile) {
 		return nil
 	}
-	empty, err := isEmpty(dir)
+	// Image facts imported before the first `up` are the cluster's to
+	// read, not a stranger's files.
+	empty, err := isEmpty(dir, ImagesDir)
 	if err != nil {
 		return fmt.Errorf("reading data dir %s (--data-dir): %w", dir, err)
 	}
@@ -91,7 +94,8 @@ func CheckUsable(dir string) error {
 }
 
 // IsEmptyOrMissing reports whether dir holds nothing yet: what `winkube
-// up` may remove again when its first start fails.
+// up` may remove again when its first start fails. Imported image facts
+// are something: a failed start must not lose them.
 func IsEmptyOrMissing(dir string) (bool, error) {
 	empty, err := isEmpty(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -116,19 +120,20 @@ func has(dir, name string) bool {
 }
 
 // isEmpty reports whether dir holds nothing but, at most, the log a
-// background start (`up --detach`) opens before the cluster takes the dir.
-func isEmpty(dir string) (bool, error) {
+// background start (`up --detach`) opens before the cluster takes the dir
+// and the entries named also.
+func isEmpty(dir string, also ...string) (bool, error) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
-	names, err := f.Readdirnames(2)
+	names, err := f.Readdirnames(2 + len(also))
 	if err != nil && !errors.Is(err, io.EOF) {
 		return false, err
 	}
 	for _, n := range names {
-		if n != LogFile {
+		if n != LogFile && !slices.Contains(also, n) {
 			return false, nil
 		}
 	}

@@ -101,6 +101,16 @@ func TestCheckUsable(t *testing.T) {
 	if err := CheckUsable(makeDataDir(t, filepath.Join(base, "data"))); err != nil {
 		t.Errorf("a data dir: %v", err)
 	}
+	// Image facts imported before the first up: the dir is the cluster's,
+	// and not one a failed first start may remove.
+	imported := filepath.Join(base, "imported")
+	os.MkdirAll(filepath.Join(imported, ImagesDir), 0o755)
+	if err := CheckUsable(imported); err != nil {
+		t.Errorf("a dir of imported image facts: %v", err)
+	}
+	if empty, _ := IsEmptyOrMissing(imported); empty {
+		t.Error("a dir of imported image facts is empty to a failed first start")
+	}
 	project := filepath.Join(base, "project")
 	os.Mkdir(project, 0o755)
 	os.WriteFile(filepath.Join(project, "go.mod"), nil, 0o644)

@@ -20,6 +20,10 @@ const DefaultName = "winkube"
 const (
 	NameFile = "name"
 	LogFile  = "winkube.log"
+	// ImagesDir holds image facts (pkg/imageinfo/facts): those `winkube
+	// image import` stores, which may come before the cluster, and the
+	// registry answers kept for offline use.
+	ImagesDir = "images"
 )
 
 // defaultDirName is the directory of the cluster named DefaultName.

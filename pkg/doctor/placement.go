@@ -11,7 +11,6 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
 
-	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
@@ -41,8 +40,8 @@ type cannotRun struct {
 }
 
 // imageOn is the rule book's verdict on an image and a node.
-func imageOn(image string, n *corev1.Node) windows.Verdict {
-	return imageinfo.Lookup(image).OnHost(windows.HostOf(n))
+func (a *audit) imageOn(image string, n *corev1.Node) windows.Verdict {
+	return a.s.image(image).OnHost(windows.HostOf(n))
 }
 
 func (a *audit) daemonSetFindings(ds *appsv1.DaemonSet) []Finding {
@@ -56,7 +55,7 @@ func (a *audit) daemonSetFindings(ds *appsv1.DaemonSet) []Finding {
 		}
 		pinsOS := windows.SelectedOS(&ds.Spec.Template.Spec) != ""
 		for _, c := range containers(&ds.Spec.Template.Spec) {
-			v := imageOn(c.Image, n)
+			v := a.imageOn(c.Image, n)
 			if v.Runs {
 				continue
 			}
@@ -87,7 +86,7 @@ func (a *audit) daemonSetFinding(ds *appsv1.DaemonSet, c *cannotRun) Finding {
 			Fix:     placementFix(c.rule, &ds.Spec.Template.Spec, "spec.template.spec")},
 		Objects: objs,
 		Evidence: fmt.Sprintf("desired %d, ready %d; %s offers %s%s", ds.Status.DesiredNumberScheduled, ds.Status.NumberReady,
-			c.image, platforms(imageinfo.Lookup(c.image)), a.podEvidence(ds, c.nodes)),
+			c.image, platforms(a.s.image(c.image)), a.podEvidence(ds, c.nodes)),
 	}
 	return f
 }
@@ -194,7 +193,7 @@ func checkPodPlacement(a *audit) []Finding {
 			continue
 		}
 		for _, cf := range platformFailures(p) {
-			rule, cause := podRule(cf, n, &p.Spec)
+			rule, cause := a.podRule(cf, n, &p.Spec)
 			key := rule + " " + ownerObject(p).String() + " " + cf.image
 			if groups[key] == nil {
 				groups[key] = &podFailure{rule: rule, cause: cause, owner: ownerObject(p), spec: &p.Spec, first: cf, pod: p}
@@ -261,8 +260,8 @@ func statusMessages(cs corev1.ContainerStatus) [][2]string {
 // for an image of the other OS on a pod that pins none). When the catalog
 // thinks the image fits, the runtime's words decide: HCS refusing the
 // build is IMG-2, a failed pull IMG-4.
-func podRule(cf containerFailure, n *corev1.Node, spec *corev1.PodSpec) (string, windows.Cause) {
-	if v := imageOn(cf.image, n); !v.Runs {
+func (a *audit) podRule(cf containerFailure, n *corev1.Node, spec *corev1.PodSpec) (string, windows.Cause) {
+	if v := a.imageOn(cf.image, n); !v.Runs {
 		return v.RuleForPod(windows.SelectedOS(spec) != ""), v.Cause
 	}
 	if strings.Contains(cf.message, "operating system does not match") {

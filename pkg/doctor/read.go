@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/network"
 )
 
@@ -27,6 +28,18 @@ type State struct {
 	Events []*corev1.Event
 	// Now is when the state was read; lease ages are measured against it.
 	Now time.Time
+	// Images answers what an image offers: the facts of the data dir
+	// before the catalog, as the nodes' pulls read them (nil: the
+	// catalog alone). It must answer without the network.
+	Images imageinfo.Resolver
+}
+
+// image is what Images says of ref.
+func (s *State) image(ref string) imageinfo.Image {
+	if s.Images == nil {
+		return imageinfo.Lookup(ref)
+	}
+	return s.Images.Resolve(context.Background(), imageinfo.Request{Ref: ref}).Image
 }
 
 // leaseNamespace holds one Lease per node, renewed by its kubelet.

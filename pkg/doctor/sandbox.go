@@ -69,7 +69,7 @@ func (a *audit) sandboxFinding(p *corev1.Pod, n *corev1.Node, e *corev1.Event) F
 	f.Case, f.Severity, f.See = "pause-image", v.Severity, v.See
 	f.Message = fmt.Sprintf("pod %s/%s stays ContainerCreating on %s: the pause (sandbox) image %s has no entry for the node's Windows build, so no pod there can start", p.Namespace, p.Name, describeNode(n), img)
 	if img != "" {
-		f.Evidence += fmt.Sprintf("; %s offers %s", img, platforms(imageinfo.Lookup(img)))
+		f.Evidence += fmt.Sprintf("; %s offers %s", img, platforms(a.s.image(img)))
 	}
 	f.Fix = a.pauseFix(p, n)
 	return f

@@ -38,7 +38,12 @@ type repoEntry struct {
 	// fallback, for a windows repository, is the platform list of tags that
 	// name no release. The frozen Docker Hub repositories (microsoft/iis,
 	// …) built those tags, latest among them, on Windows Server 2016.
+	// For a linux repository it is the platform list of its tags that name
+	// a Windows family (nanoserver, windowsservercore) but no release.
 	fallback []Platform
+	// fallbackSingle marks those fallback tags as single manifests, as
+	// Docker Hub's library pushed its first Windows tags (redis:3.0-nanoserver).
+	fallbackSingle bool
 	// single marks a repository whose tags are single-platform images (one
 	// manifest, no index), as `docker build` and `docker push` leave them.
 	// Every public repository of the catalog publishes indexes: MCR wraps
@@ -258,6 +263,21 @@ func buildCatalog() map[string]repoEntry {
 	for _, name := range commonLinuxImages {
 		c[normaliseRepository(name)] = repoEntry{kind: linuxRepo, linux: linuxPlatforms(amd64, arm64)}
 	}
+	// redis published nanoserver and windowsservercore tags (3.0, 3.2) in
+	// 2016-2017, built on microsoft/nanoserver and windowsservercore, that
+	// is Windows Server 2016, as single manifests (docker-library
+	// repo-info's redis tag details).
+	redis := c["docker.io/library/redis"]
+	redis.fallback, redis.fallbackSingle = windowsPlatforms("ltsc2016"), true
+	c["docker.io/library/redis"] = redis
+	// agnhost 2.63.0 (test/images/agnhost BASEIMAGE): four Linux
+	// architectures, no 32-bit arm. Its BASEIMAGE also lists ltsc2025;
+	// the catalog claims only the Windows builds every current tag has.
+	agnhost := c["registry.k8s.io/e2e-test-images/agnhost"]
+	agnhost.tags = map[string][]Platform{
+		"2.63.0": join(linuxPlatforms(amd64, arm64, "ppc64le", "s390x"), windowsPlatforms("1809", "ltsc2022")),
+	}
+	c["registry.k8s.io/e2e-test-images/agnhost"] = agnhost
 	return c
 }
 

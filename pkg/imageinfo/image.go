@@ -100,7 +100,7 @@ func Lookup(ref string) Image {
 		return img
 	}
 	img.Platforms, img.Known = entry.platforms(strings.ToLower(r.tag))
-	img.Index = !entry.single
+	img.Index = !entry.singleTag(strings.ToLower(r.tag))
 	img.Cataloged = true
 	if entry.closed && r.digest == "" && !img.Known {
 		img.Missing = fmt.Errorf("%w: %s publishes no tag %q", ErrTagNotFound, r.repository, r.tag)
@@ -147,8 +147,39 @@ func (e repoEntry) platforms(tag string) ([]Platform, bool) {
 		}
 	case hostProcessRepo:
 		return []Platform{{OS: "windows", Architecture: amd64}}, true
+	case linuxRepo:
+		// A Linux repository's Windows variants (golang:1.22-nanoserver-
+		// ltsc2022, redis:3.0-nanoserver) are Windows, never its Linux.
+		if namesWindowsFamily(tag) {
+			return e.windowsVariant(tag)
+		}
 	}
 	return clonePlatforms(e.linux), len(e.linux) > 0 && !e.guess
+}
+
+// windowsVariant resolves a tag naming a Windows family in a Linux
+// repository: the release it names, else the repository's fallback, else
+// a Windows entry that pins no build (a guess).
+func (e repoEntry) windowsVariant(tag string) ([]Platform, bool) {
+	if _, b, ok := releaseFromTag(tag); ok {
+		return []Platform{windowsBuildPlatform(b.String())}, true
+	}
+	if len(e.fallback) > 0 {
+		return clonePlatforms(e.fallback), true
+	}
+	return []Platform{{OS: "windows", Architecture: amd64}}, false
+}
+
+// singleTag reports whether the tag is a single manifest, not an index.
+func (e repoEntry) singleTag(tag string) bool {
+	if e.single {
+		return true
+	}
+	if !e.fallbackSingle || !namesWindowsFamily(tag) {
+		return false
+	}
+	_, _, named := releaseFromTag(tag)
+	return !named
 }
 
 func clonePlatforms(ps []Platform) []Platform {

@@ -10,8 +10,12 @@ type Source string
 const (
 	// SourceRegistry: read from the registry just now.
 	SourceRegistry Source = "registry"
-	// SourceCache: read from the registry earlier and still fresh.
+	// SourceCache: read from the registry earlier: still fresh, or kept
+	// in the data dir for when the registry cannot be reached.
 	SourceCache Source = "cache"
+	// SourceImported: a user gave the facts (winkube image import, the
+	// cluster config's images section).
+	SourceImported Source = "imported"
 	// SourceCatalog: the built-in catalog knows the image.
 	SourceCatalog Source = "catalog"
 	// SourceUnknown: nobody knows the image; Platforms is a guess.

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -65,6 +66,11 @@ type Options struct {
 	// nor a registry can answer for: UnknownImagesUnverified (the
 	// default, "") or UnknownImagesStrict.
 	UnknownImages string
+	// LayerDir keeps the writable layers of running containers across a
+	// stop (Close) for the agent that adopts them: the data dir's layers
+	// directory under winkube up. Empty: not kept, with an event for each
+	// container that wrote files.
+	LayerDir string
 
 	// syncPeriod replaces the kubelet's sync period (podworker's
 	// VolumeSyncPeriod) in tests, which cannot wait a minute for a volume
@@ -115,6 +121,7 @@ type Agent struct {
 	// unknownImages is Options.UnknownImages (podworker.Node's
 	// StrictImages).
 	unknownImages string
+	layerDir      string
 	// syncPeriod is how often a running pod's volumes are written again
 	// from their sources (internal/podworker's volumesync.go).
 	syncPeriod time.Duration
@@ -204,6 +211,7 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 		images:   o.Images,
 
 		unknownImages: o.UnknownImages,
+		layerDir:      o.LayerDir,
 		syncPeriod:    cmp.Or(o.syncPeriod, podworker.VolumeSyncPeriod),
 
 		readyNodes: map[string]bool{},
@@ -360,9 +368,37 @@ func (a *Agent) Close() error {
 		a.shutDownQueues()
 		a.kubelet.Close()
 		a.wg.Wait()
+		// The workers are idle: keep what the containers wrote, before
+		// the events saying what could not be kept are flushed.
+		a.saveLayers()
 		a.broadcaster.Shutdown()
 	})
 	return nil
+}
+
+// saveLayers keeps every node's containers' writable layers, and drops
+// the kept layers of containers no longer there.
+func (a *Agent) saveLayers() {
+	live := map[string]bool{}
+	for _, n := range a.nodes {
+		n.saveLayers(live)
+	}
+	// Prune by what the API shows, and only once it was read whole: a
+	// stop right after a start, before every pod was adopted, must not
+	// take the layers their containers will come back to.
+	if a.layerDir == "" || a.podFactory == nil || !a.podFactory.Core().V1().Pods().Informer().HasSynced() {
+		return
+	}
+	pods, err := a.podLister.List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, p := range pods {
+		for _, cs := range append(append([]corev1.ContainerStatus{}, p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
+			live[podworker.LayerID(cs.ContainerID)] = true
+		}
+	}
+	podworker.PruneLayers(a.layerDir, live)
 }
 
 // report logs an error the agent recovers from by retrying and that is

@@ -381,3 +381,20 @@ func (n *emuNode) addImage(ref string) {
 func isTerminal(p *corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 }
+
+// saveLayers keeps the writable layers of the node's containers
+// (podworker SaveLayers) when the agent stops, and adds their IDs to live.
+func (n *emuNode) saveLayers(live map[string]bool) {
+	n.mu.Lock()
+	workers := make([]*podworker.Worker, 0, len(n.workers))
+	for _, w := range n.workers {
+		workers = append(workers, w)
+	}
+	n.mu.Unlock()
+	for _, w := range workers {
+		w.SaveLayers()
+		for _, id := range w.LiveIDs() {
+			live[id] = true
+		}
+	}
+}

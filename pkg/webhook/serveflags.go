@@ -37,6 +37,9 @@ type ServeFlags struct {
 	ResolveImages   string
 	Mirrors         []string
 	RegistryTimeout time.Duration
+	// DataDir, set by the command (not a flag), is the data dir whose
+	// image facts answer first (registry.Build); empty: none.
+	DataDir string
 }
 
 // AddFlags defines the flags on fs with their defaults.
@@ -82,12 +85,12 @@ func (f *ServeFlags) Options(client kubernetes.Interface) (Options, error) {
 	if err != nil {
 		return opts, fmt.Errorf("--registry-mirror: %w", err)
 	}
+	r, err := registry.Build(f.ResolveImages, registry.Options{Mirrors: mirrors, Timeout: f.RegistryTimeout}, f.DataDir)
+	if err != nil {
+		return opts, fmt.Errorf("--resolve-images %s: %w", f.ResolveImages, err)
+	}
+	opts.Resolver = r
 	if f.ResolveImages == ResolveRegistry {
-		r, err := registry.New(registry.Options{Mirrors: mirrors, Timeout: f.RegistryTimeout})
-		if err != nil {
-			return opts, fmt.Errorf("--resolve-images registry: %w", err)
-		}
-		opts.Resolver = r
 		// The pod's imagePullSecrets, then its service account's, as the
 		// kubelet tries them.
 		opts.Secrets = func(ctx context.Context, pod *corev1.Pod) ([][]byte, error) {

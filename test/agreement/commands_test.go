@@ -20,6 +20,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/lint"
 	"github.com/winkube/winkube/pkg/lint/load"
 	"github.com/winkube/winkube/pkg/rules"
@@ -81,8 +82,18 @@ func nodes(target *lint.Target) []*corev1.Node {
 // lintVerdicts lints one input against the target: every rule, and the
 // rules of error findings (what will fail, not advice or a guess).
 func lintVerdicts(target *lint.Target, objs []load.Object) (all, errs verdicts) {
+	return lintVerdictsWith(target, objs, nil)
+}
+
+// lintVerdictsWith is lintVerdicts with lint reading images through
+// images (nil: the catalog).
+func lintVerdictsWith(target *lint.Target, objs []load.Object, images imageinfo.Resolver) (all, errs verdicts) {
 	all, errs = verdicts{}, verdicts{}
-	for _, f := range lint.New(target).Lint(objs).Findings {
+	l := lint.New(target)
+	if images != nil {
+		l.UseResolver(context.Background(), images)
+	}
+	for _, f := range l.Lint(objs).Findings {
 		key := objectKey(f.Kind, f.Namespace, f.Name)
 		all.add(key, f.Rule)
 		if f.Severity == rules.SeverityError {
@@ -97,6 +108,13 @@ func lintVerdicts(target *lint.Target, objs []load.Object) (all, errs verdicts) 
 // each finding shows as a warning; placement refusals too (warn mode).
 func newWebhook(t *testing.T, target *lint.Target, classes map[string]*nodev1.RuntimeClass) *webhook.Handler {
 	t.Helper()
+	return newWebhookWith(t, target, classes, nil)
+}
+
+// newWebhookWith is newWebhook reading images through images (nil: the
+// catalog).
+func newWebhookWith(t *testing.T, target *lint.Target, classes map[string]*nodev1.RuntimeClass, images imageinfo.Resolver) *webhook.Handler {
+	t.Helper()
 	var objs []runtime.Object
 	for _, n := range nodes(target) {
 		objs = append(objs, n)
@@ -110,7 +128,7 @@ func newWebhook(t *testing.T, target *lint.Target, classes map[string]*nodev1.Ru
 			warn = append(warn, r.ID) // advice (info) rules need their exact ID
 		}
 	}
-	h, err := webhook.NewHandler(webhook.Options{Client: fake.NewClientset(objs...), Enforce: []string{}, Warn: warn,
+	h, err := webhook.NewHandler(webhook.Options{Client: fake.NewClientset(objs...), Enforce: []string{}, Warn: warn, Resolver: images,
 		Mode: webhook.ModeWarn, KubernetesVersion: "1." + strconv.Itoa(target.Minor)})
 	if err != nil {
 		t.Fatal(err)

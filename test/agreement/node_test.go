@@ -1,6 +1,7 @@
 package agreement
 
 import (
+	"context"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -72,13 +73,14 @@ type nodeRun struct {
 // runOn runs the pod's containers on node n. Images outside the catalog
 // are left out: lint does not guess what they offer (IMG-3), while the
 // node has to pull something and takes them for linux/amd64.
-func runOn(t *testing.T, spec *corev1.PodSpec, n *corev1.Node) nodeRun {
+// The node reads images through images, as the node agents do.
+func runOn(t *testing.T, spec *corev1.PodSpec, n *corev1.Node, images imageinfo.Resolver) nodeRun {
 	t.Helper()
 	run := nodeRun{rules: map[string]bool{}, ready: true}
 	h := windows.HostOf(n)
 	pins := windows.SelectedOS(spec) != ""
 	for _, c := range append(append([]corev1.Container{}, spec.InitContainers...), spec.Containers...) {
-		img := imageinfo.Lookup(c.Image)
+		img := images.Resolve(context.Background(), imageinfo.Request{Ref: c.Image}).Image
 		if !img.Cataloged || img.Missing != nil {
 			continue
 		}
@@ -119,13 +121,19 @@ type fleet struct {
 }
 
 func runFleet(t *testing.T, ws []*workload, all []*corev1.Node, classes map[string]*nodev1.RuntimeClass) fleet {
-	f := fleet{node: verdicts{}, state: &doctor.State{Snapshot: &network.Snapshot{Nodes: all}}}
+	return runFleetWith(t, ws, all, classes, imageinfo.CatalogResolver{})
+}
+
+// runFleetWith is runFleet with the nodes and doctor reading images
+// through images.
+func runFleetWith(t *testing.T, ws []*workload, all []*corev1.Node, classes map[string]*nodev1.RuntimeClass, images imageinfo.Resolver) fleet {
+	f := fleet{node: verdicts{}, state: &doctor.State{Snapshot: &network.Snapshot{Nodes: all}, Images: images}}
 	for _, w := range ws {
 		spec := scheduled(w.spec, classes)
 		ready := 0
 		on := landsOn(spec, all)
 		for i, n := range on {
-			run := runOn(t, spec, n)
+			run := runOn(t, spec, n, images)
 			for r := range run.rules {
 				f.node.add(w.key(), r)
 			}

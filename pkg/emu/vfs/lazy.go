@@ -49,6 +49,22 @@ func (l *Lazy) change() program.FS {
 	return l.get()
 }
 
+// Written reports whether something may have changed the tree: its
+// writable layer is then the container's own and worth keeping.
+func (l *Lazy) Written() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.written
+}
+
+// Keep marks the tree as written before it is made: one restored from a
+// saved layer cannot be made again from the image alone.
+func (l *Lazy) Keep() {
+	l.mu.Lock()
+	l.written = true
+	l.mu.Unlock()
+}
+
 // Built reports whether the filesystem is made (and not dropped).
 func (l *Lazy) Built() bool {
 	l.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/winkube/winkube/pkg/imageinfo"
+	"github.com/winkube/winkube/pkg/imageinfo/facts"
 )
 
 // The values of --resolve-images.
@@ -27,6 +28,10 @@ type Flags struct {
 	Insecure []string
 	// Timeout is --registry-timeout.
 	Timeout time.Duration
+	// DataDir, set by the command (not a flag), is the data dir whose
+	// image facts the resolver reads: what `winkube image import` stored
+	// there, and the registry answers kept for offline use. Empty: none.
+	DataDir string
 }
 
 // AddFlags registers the flags on fs with the given default mode (catalog
@@ -43,12 +48,11 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet, defaultMode string) {
 }
 
 // Resolver builds the resolver the flags ask for: the catalog, or a
-// registry Resolver falling back to it.
+// registry Resolver falling back to it; with DataDir, behind the facts
+// imported there, and with the registry's answers kept there too.
 func (f *Flags) Resolver() (imageinfo.Resolver, error) {
 	switch f.Mode {
-	case ModeCatalog, "":
-		return imageinfo.CatalogResolver{}, nil
-	case ModeRegistry:
+	case ModeCatalog, "", ModeRegistry:
 	default:
 		return nil, fmt.Errorf("--resolve-images %q: want registry or catalog", f.Mode)
 	}
@@ -59,5 +63,32 @@ func (f *Flags) Resolver() (imageinfo.Resolver, error) {
 	if f.Timeout < 0 {
 		return nil, fmt.Errorf("--registry-timeout %s: must not be negative", f.Timeout)
 	}
-	return New(Options{Mirrors: mirrors, Insecure: f.Insecure, Timeout: f.Timeout})
+	return Build(f.Mode, Options{Mirrors: mirrors, Insecure: f.Insecure, Timeout: f.Timeout}, f.DataDir)
+}
+
+// Build is the resolver of a --resolve-images mode: the registry's
+// (configured by opts) or the catalog alone; with a data dir, the facts
+// imported there answer first, and the registry's answers are kept there
+// to answer when it cannot be reached, and in catalog mode (which asks
+// no registry) before the catalog.
+func Build(mode string, opts Options, dataDir string) (imageinfo.Resolver, error) {
+	var imported, disk *facts.Store
+	if dataDir != "" {
+		var err error
+		if imported, err = facts.Open(facts.ImportedPath(dataDir)); err != nil {
+			return nil, err
+		}
+		if disk, err = facts.Open(facts.CachePath(dataDir)); err != nil {
+			return nil, err
+		}
+	}
+	if mode == ModeRegistry {
+		opts.Imported, opts.Disk = imported, disk
+		return New(opts)
+	}
+	if dataDir == "" {
+		return imageinfo.CatalogResolver{}, nil
+	}
+	kept := facts.Resolver{Facts: disk, Next: imageinfo.CatalogResolver{}, Source: imageinfo.SourceCache}
+	return facts.Resolver{Facts: imported, Next: kept}, nil
 }

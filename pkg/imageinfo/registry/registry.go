@@ -34,6 +34,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/winkube/winkube/pkg/imageinfo"
+	"github.com/winkube/winkube/pkg/imageinfo/facts"
 )
 
 // Defaults for zero Options fields.
@@ -72,6 +73,13 @@ type Options struct {
 	Fallback imageinfo.Resolver
 	// Now is the clock for TTLs (default time.Now).
 	Now func() time.Time
+	// Disk, when set, keeps the registries' answers of public images
+	// (read without pull secrets) in a data dir, to answer from when the
+	// registry cannot be reached, today or after a restart.
+	Disk *facts.Store
+	// Imported, when set, are the facts users imported: they answer
+	// before the registry is asked (facts.Resolver).
+	Imported *facts.Store
 }
 
 // Resolver reads image platforms from registries. It implements
@@ -85,6 +93,8 @@ type Resolver struct {
 	fallback          imageinfo.Resolver
 	now               func() time.Time
 	cache             *cache
+	disk              *facts.Store
+	imported          *facts.Store
 	flight            singleflight.Group
 	transport         http.RoundTripper
 	insecureTransport http.RoundTripper
@@ -104,6 +114,8 @@ func New(opts Options) (*Resolver, error) {
 		insecure: map[string]bool{},
 		fallback: opts.Fallback,
 		now:      opts.Now,
+		disk:     opts.Disk,
+		imported: opts.Imported,
 	}
 	for from, to := range opts.Mirrors {
 		to = strings.Trim(strings.ToLower(strings.TrimSpace(to)), "/")
@@ -151,6 +163,11 @@ func orDefault(d, def time.Duration) time.Duration {
 // configured), else from the fallback with Err set. It returns by ctx's
 // deadline even when the registry is slower (rule IMG-3).
 func (r *Resolver) Resolve(ctx context.Context, req imageinfo.Request) imageinfo.Answer {
+	if r.imported != nil {
+		if f, ok := r.imported.Get(req.Ref); ok {
+			return imageinfo.Answer{Image: f.Image(req.Ref), Source: imageinfo.SourceImported}
+		}
+	}
 	want := imageinfo.Lookup(req.Ref)
 	key := cacheKey(want)
 	// Look-ups with different secrets are neither collapsed nor share a
@@ -206,6 +223,8 @@ func (r *Resolver) lookup(ctx context.Context, key, flightKey string, t target, 
 	suffix := ""
 	if info.private {
 		suffix = flightKey[len(key):]
+	} else {
+		r.keep(key, t, info)
 	}
 	if t.digest != "" {
 		r.cache.put(key+suffix, info, time.Time{})
@@ -227,8 +246,16 @@ func (r *Resolver) cached(key, flightKey string) (manifestInfo, bool) {
 	return r.cache.get(flightKey, r.now())
 }
 
-// fall is the fallback's answer with the registry's error.
+// fall is the answer the registry gave earlier (Disk) when it cannot be
+// reached now, else the fallback's answer with the registry's error. A
+// registry that says "not found" or refuses the pull is not overruled by
+// what it said before.
 func (r *Resolver) fall(ctx context.Context, req imageinfo.Request, err error) imageinfo.Answer {
+	if r.disk != nil && Missing(err) == nil {
+		if f, ok := r.disk.Get(req.Ref); ok {
+			return imageinfo.Answer{Image: f.Image(req.Ref), Source: imageinfo.SourceCache}
+		}
+	}
 	a := r.fallback.Resolve(ctx, req)
 	a.Err = err
 	return a

@@ -57,6 +57,7 @@ func writeImage(w io.Writer, r Report, withCluster bool) error {
 		fmt.Fprintf(w, "  unknown: neither the registry nor the built-in catalog knows this image; %s is only a guess.\n", platformList(r))
 		fmt.Fprintf(w, "  To read it from its registry: winkube image --resolve-images registry (with --registry-mirror,\n")
 		fmt.Fprintf(w, "  --insecure-registry or --pull-secret-file as the registry needs) %s\n", r.Image)
+		fmt.Fprintf(w, "  Offline: winkube image import a docker save or OCI layout of it, or its `docker manifest inspect -v` JSON\n")
 		return nil
 	}
 	rows := [][]string{{"PLATFORM", "OS.VERSION", "RELEASE", "OS.FEATURES"}}

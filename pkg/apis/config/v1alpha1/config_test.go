@@ -107,6 +107,9 @@ func TestValidFull(t *testing.T) {
 	if c.Nodes()[0].InternalIP.String() != "192.168.50.10" {
 		t.Errorf("first node IP = %s", c.Nodes()[0].InternalIP)
 	}
+	if len(c.Images) != 2 || !c.Images[0].Single || c.Images[0].Platforms[0].OSVersion != "10.0.20348.2227" || len(c.Images[1].Platforms) != 2 {
+		t.Errorf("images %+v", c.Images)
+	}
 }
 
 func TestInvalidFiles(t *testing.T) {
@@ -124,6 +127,15 @@ func TestInvalidFiles(t *testing.T) {
 			`activeDirectory.netBIOSName: Invalid value: "CONTOSO:CORP": want 1 to 15 characters`,
 		},
 		"invalid-ipv6.yaml": {"network.clusterCIDR", "LIM-13"},
+		"invalid-images.yaml": {
+			`images[0].image: Invalid value: "::bad::"`,
+			`images[0].platforms[0].os: Unsupported value: "macos"`,
+			"images[1].platforms[0].osVersion: Forbidden: only Windows entries carry os.version",
+			"images[1].platforms[1].architecture: Required value",
+			`images[1].platforms[1].osVersion: Invalid value: "2019": want a Windows version 10.0.BUILD[.UBR]`,
+			`images[2].image: Duplicate value: "registry.example.com/team/web:1.0"`,
+			"images[2].platforms: Required value",
+		},
 		"invalid-too-many-pods.yaml": {
 			"network.clusterCIDR: Invalid value: \"10.244.0.0/22\": holds 4 node subnets of /24 but the pools have 5 nodes",
 			"nodePools[0].maxPods: Invalid value: 300: a /24 node subnet holds only 253 pod addresses",

@@ -62,6 +62,39 @@ type Cluster struct {
 	// to, which GMSA credential specs name (DomainJoinConfig.DnsName);
 	// absent: DefaultDomain.
 	ActiveDirectory *ActiveDirectory `json:"activeDirectory,omitempty"`
+	// Images tell what images offer when neither the built-in catalog
+	// nor a registry this machine reaches can (IMG-3). `winkube up`
+	// stores them in the data dir beside what `winkube image import`
+	// stored, where the node agents, lint, webhook, doctor and `winkube
+	// image` read them.
+	Images []Image `json:"images,omitempty"`
+}
+
+// Image is what one image offers.
+type Image struct {
+	// Image is the reference, as pods name it.
+	Image string `json:"image"`
+	// Platforms are the image index's entries, or a single image's one
+	// platform.
+	Platforms []ImagePlatform `json:"platforms"`
+	// Single marks a single-platform image (one manifest, no index), as
+	// `docker push` leaves an image built on a Windows host: containerd
+	// then pulls it on any host and it fails at start (IMG-4).
+	Single bool `json:"single,omitempty"`
+	// Entrypoint and Cmd are the image config's, for the emulated nodes
+	// to run when the pod sets no command.
+	Entrypoint []string `json:"entrypoint,omitempty"`
+	Cmd        []string `json:"cmd,omitempty"`
+}
+
+// ImagePlatform is one platform of an image, as an OCI index entry's.
+type ImagePlatform struct {
+	OS           string `json:"os"`
+	Architecture string `json:"architecture"`
+	// OSVersion is a Windows entry's os.version (10.0.20348.2227); an
+	// entry without one runs on every Windows build.
+	OSVersion  string   `json:"osVersion,omitempty"`
+	OSFeatures []string `json:"osFeatures,omitempty"`
 }
 
 // ActiveDirectory is the cluster's emulated Active Directory domain.

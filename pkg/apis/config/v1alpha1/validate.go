@@ -45,6 +45,7 @@ func ValidateInput(c *Cluster) field.ErrorList {
 	errs = append(errs, validateProxy(c.Proxy, field.NewPath("proxy"))...)
 	errs = append(errs, validateControlPlane(c.ControlPlane, field.NewPath("controlPlane"))...)
 	errs = append(errs, validateActiveDirectory(c.ActiveDirectory, field.NewPath("activeDirectory"))...)
+	errs = append(errs, validateImages(c.Images, field.NewPath("images"))...)
 	return errs
 }
 

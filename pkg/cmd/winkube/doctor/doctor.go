@@ -8,7 +8,9 @@ import (
 
 	"github.com/winkube/winkube/pkg/cmd"
 	"github.com/winkube/winkube/pkg/cmd/winkube/internal/kubeflags"
+	"github.com/winkube/winkube/pkg/datadir"
 	"github.com/winkube/winkube/pkg/doctor"
+	"github.com/winkube/winkube/pkg/imageinfo/registry"
 	"github.com/winkube/winkube/pkg/rules"
 )
 
@@ -64,10 +66,20 @@ func run(c *cobra.Command, streams cmd.IOStreams, flags *flagpole) error {
 	if err != nil {
 		return &cmd.ExitError{Code: ExitUsage, Err: err}
 	}
-	report, err := doctor.Run(c.Context(), client)
+	// The image facts of the data dir (--data-dir, else the default), as
+	// the nodes' pulls read them; doctor asks no registry.
+	images := registry.Flags{Mode: registry.ModeCatalog}
+	images.DataDir, _ = datadir.Resolve(flags.Cluster.DataDir)
+	resolver, err := images.Resolver()
+	if err != nil {
+		return &cmd.ExitError{Code: ExitUsage, Err: err}
+	}
+	state, err := doctor.Read(c.Context(), client)
 	if err != nil {
 		return &cmd.ExitError{Code: ExitUsage, Err: flags.Cluster.Explain(fmt.Errorf("reading the cluster (check --kubeconfig and --context): %w", err))}
 	}
+	state.Images = resolver
+	report := doctor.Check(state)
 	if err := doctor.Write(streams.Out, report, flags.Output); err != nil {
 		return err
 	}

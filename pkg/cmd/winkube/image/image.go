@@ -42,11 +42,14 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 		Long: "winkube image reads each image's platforms (rule IMG-3): the os, architecture, os.version and\n" +
 			"os.features of its index entries, or of its config for a single-platform image, and names the\n" +
 			"Windows Server release of each build (IMG-1). Every answer says where it came from: registry,\n" +
-			"cache, catalog (the built-in catalog, when the registry could not answer) or unknown.\n\n" +
+			"cache, imported, catalog (the built-in catalog, when the registry could not answer) or unknown.\n\n" +
 			"This command asks the registry by default (--resolve-images registry), since it is run by people\n" +
 			"who are online; winkube lint and the emulated nodes default to the catalog so they work offline.\n" +
 			"Private images: --pull-secret-file takes a .dockerconfigjson payload or ~/.docker/config.json.\n\n" +
-			"With a cluster (--kubeconfig, $KUBECONFIG or --data-dir; else the default winkube cluster when it\n" +
+			"Facts stored in the data dir (--data-dir, default ~/.winkube/default) come first: images imported with\n" +
+			"winkube image import (from imported), then registry answers kept from earlier look-ups, which answer\n" +
+			"when the registry cannot be reached (from cache).\n\n" +
+			"With a cluster (--kubeconfig or $KUBECONFIG; else the winkube cluster of the data dir, when it\n" +
 			"exists) it also lists the cluster's node pools and whether each runs the image: what the node's\n" +
 			"runtime would pull (IMG-4) and whether that build starts on the node's build (IMG-2).\n\n" +
 			"Exit status: 0 when every image's platforms are known, 1 when some are only guessed or cannot be pulled, 2 for usage\n" +
@@ -61,6 +64,7 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 			return run(c.Context(), streams, flags, args)
 		},
 	}
+	c.AddCommand(newImportCommand(streams))
 	f := c.Flags()
 	flags.Registry.AddFlags(f, registry.ModeRegistry)
 	f.StringArrayVar(&flags.SecretFiles, "pull-secret-file", nil, "file holding registry credentials as .dockerconfigjson or ~/.docker/config.json (repeatable; tried in order, then anonymous)")
@@ -73,9 +77,13 @@ func run(ctx context.Context, streams cmd.IOStreams, flags *flagpole, refs []str
 	if flags.Output != "text" && flags.Output != "json" {
 		return &cmd.ExitError{Code: ExitUsage, Err: fmt.Errorf("--output %q: want text or json", flags.Output)}
 	}
-	if err := checkRefs(refs); err != nil {
+	err := checkRefs(refs)
+	if err != nil {
 		return &cmd.ExitError{Code: ExitUsage, Err: err}
 	}
+	// The facts imported into the data dir, and the registry answers
+	// kept there, as every command reads them (none without a home).
+	flags.Registry.DataDir, _ = datadir.Resolve(flags.Cluster.DataDir)
 	resolver, err := flags.Registry.Resolver()
 	if err != nil {
 		return &cmd.ExitError{Code: ExitUsage, Err: err}
@@ -114,9 +122,11 @@ func run(ctx context.Context, streams cmd.IOStreams, flags *flagpole, refs []str
 // kubeconfig exists, and a failure there is a note, not an error. nil
 // means no cluster.
 func clusterGroups(ctx context.Context, errOut io.Writer, flags *flagpole) ([]report.NodeGroup, error) {
-	named := flags.Cluster.Given() || os.Getenv("KUBECONFIG") != ""
+	// A data dir alone may hold image facts and no cluster: its cluster
+	// is read only when it has one, as the default's.
+	named := flags.Cluster.Kubeconfig != "" || flags.Cluster.Context != "" || os.Getenv("KUBECONFIG") != ""
 	if !named {
-		dir, err := datadir.Resolve("")
+		dir, err := datadir.Resolve(flags.Cluster.DataDir)
 		if err != nil {
 			return nil, nil
 		}

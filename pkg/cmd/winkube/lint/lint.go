@@ -12,6 +12,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/cmd"
 	"github.com/winkube/winkube/pkg/cmd/winkube/internal/kubeflags"
+	"github.com/winkube/winkube/pkg/datadir"
 	"github.com/winkube/winkube/pkg/imageinfo/registry"
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/lint/load"
@@ -82,6 +83,9 @@ func NewCommand(streams cmd.IOStreams) *cobra.Command {
 }
 
 func run(c *cobra.Command, streams cmd.IOStreams, flags *flagpole, args []string) error {
+	// The image facts of the data dir (--data-dir, else the default):
+	// imported ones and kept registry answers, as the nodes read them.
+	flags.Images.DataDir, _ = datadir.Resolve(flags.Cluster.DataDir)
 	images, err := flags.Images.Resolver()
 	if err != nil {
 		return &cmd.ExitError{Code: runner.ExitUsage, Err: err}

@@ -17,6 +17,7 @@ import (
 	"github.com/winkube/winkube/pkg/cluster"
 	"github.com/winkube/winkube/pkg/cmd"
 	"github.com/winkube/winkube/pkg/cmd/winkube/internal/kubeflags"
+	"github.com/winkube/winkube/pkg/datadir"
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/imageinfo/registry"
 	"github.com/winkube/winkube/pkg/node"
@@ -72,6 +73,9 @@ func run(ctx context.Context, streams cmd.IOStreams, f *flags) error {
 		return err
 	}
 	source := f.cluster.Source()
+	// The nodes join a cluster with no data dir here: they read the
+	// image facts of the default one, as lint does.
+	f.images.DataDir, _ = datadir.Resolve("")
 	images, err := f.images.Resolver()
 	if err != nil {
 		return &cmd.ExitError{Code: 2, Err: err}

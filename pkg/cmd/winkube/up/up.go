@@ -118,15 +118,19 @@ func (f *flags) options(out io.Writer) (cluster.Options, error) {
 	if err := f.validate(); err != nil {
 		return cluster.Options{}, &cmd.ExitError{Code: 2, Err: err}
 	}
+	dir, err := f.resolveDir()
+	if err != nil {
+		return cluster.Options{}, &cmd.ExitError{Code: 2, Err: err}
+	}
+	// The image facts of the cluster's data dir: imported ones, the
+	// config's images section (which Up stores there) and kept registry
+	// answers.
+	f.images.DataDir = dir
 	images, err := f.images.Resolver()
 	if err != nil {
 		return cluster.Options{}, &cmd.ExitError{Code: 2, Err: err}
 	}
 	if err := node.CheckUnknownImages(f.unknownImages); err != nil {
-		return cluster.Options{}, &cmd.ExitError{Code: 2, Err: err}
-	}
-	dir, err := f.resolveDir()
-	if err != nil {
 		return cluster.Options{}, &cmd.ExitError{Code: 2, Err: err}
 	}
 	return cluster.Options{

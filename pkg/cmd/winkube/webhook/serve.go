@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/winkube/winkube/pkg/cmd"
+	"github.com/winkube/winkube/pkg/datadir"
 	"github.com/winkube/winkube/pkg/webhook"
 )
 
@@ -61,6 +62,9 @@ func runServe(ctx context.Context, streams cmd.IOStreams, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
+	// The image facts of the data dir (--data-dir, else the default), as
+	// the nodes' pulls read them.
+	f.decision.DataDir, _ = datadir.Resolve(f.cluster.DataDir)
 	h, err := webhook.NewServeHandler(cfg, f.decision.ServeFlags, streams.ErrOut)
 	if err != nil {
 		return err

@@ -38,15 +38,27 @@ type fsPlan struct {
 
 // lazyFS is the container's filesystem, made at first use.
 func (w *Worker) lazyFS(p fsPlan) program.FS {
-	return vfs.NewLazy(func() program.FS {
+	layer := ""
+	if !p.hostProcess { // its root is the node's disk
+		layer = w.savedLayer(p.c)
+	}
+	lf := vfs.NewLazy(func() program.FS {
 		// The plan holds no pod, before the build or after it (the
 		// build fills a copy): a pod version would stay in memory for
 		// as long as the container runs, while the latest has the same
 		// spec.
 		b := p
 		b.pod = w.latest()
-		return w.buildFS(b)
+		f := w.buildFS(b)
+		if layer != "" {
+			w.loadLayer(f, p.c, layer)
+		}
+		return f
 	}, pathRules[p.win].Abs)
+	if layer != "" {
+		lf.Keep()
+	}
+	return lf
 }
 
 // buildFS lays out the image's directories, the files the kubelet and the

@@ -47,6 +47,10 @@ type Node struct {
 	// closes.
 	Clock  clock.Clock
 	RunCtx context.Context
+	// LayerDir keeps containers' writable layers across a stop of the
+	// node agent (SaveLayers, and lazyFS at the resume); empty: they are
+	// not kept, and a container that wrote files says so at the stop.
+	LayerDir string
 	// Fabric carries the pods' traffic, Router decides it.
 	Fabric *vnet.Fabric
 	Router *podnet.Router
