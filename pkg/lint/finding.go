@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/lint/load"
 	"github.com/winkube/winkube/pkg/rules"
 )
 
@@ -26,9 +27,8 @@ type Finding struct {
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
 
-	// doc, root and path find the field's line (see locator).
-	doc  int
-	root string
+	// src and path find the field's line (see locator).
+	src  *load.Object
 	path string
 }
 

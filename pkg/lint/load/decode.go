@@ -103,7 +103,7 @@ func nodeObjects(src source, doc Document, root *yaml.Node) ([]Object, error) {
 	if root.Kind == yaml.SequenceNode {
 		var objs []Object
 		for i, item := range root.Content {
-			o, err := convertObject(src, doc, item, fmt.Sprintf("[%d]", i), &budget)
+			o, err := convertObject(src, doc, root, item, fmt.Sprintf("[%d]", i), &budget)
 			objs = append(objs, o...)
 			if err != nil {
 				return objs, err
@@ -111,12 +111,13 @@ func nodeObjects(src source, doc Document, root *yaml.Node) ([]Object, error) {
 		}
 		return objs, nil
 	}
-	return convertObject(src, doc, root, "", &budget)
+	return convertObject(src, doc, root, root, "", &budget)
 }
 
 // convertObject converts a node that should hold one object (or a List);
-// root is the node's path in the document ("" for the document itself).
-func convertObject(src source, doc Document, n *yaml.Node, root string, budget *int) ([]Object, error) {
+// tree is the document's value and root the node's path in it ("" for the
+// document itself).
+func convertObject(src source, doc Document, tree, n *yaml.Node, root string, budget *int) ([]Object, error) {
 	line := fileLine(doc, n.Line)
 	c := converter{budget: *budget}
 	v, err := c.value(n)
@@ -135,7 +136,7 @@ func convertObject(src source, doc Document, n *yaml.Node, root string, budget *
 	if !ok {
 		return nil, &InputError{File: src.file, Line: line, Err: fmt.Errorf("document is a %s, not an object", yamlKind(n))}
 	}
-	at := place{line: line, doc: doc.Index, root: root, node: n, yamlDoc: &doc}
+	at := place{line: line, doc: doc.Index, root: root, node: n, yamlDoc: &doc, tree: tree}
 	if root != "" {
 		at.noFix = true // --fix finds objects by document and field path, not array element
 	}
@@ -152,11 +153,12 @@ type place struct {
 	node    *yaml.Node // nil for JSON
 	yamlDoc *Document  // the document node lines count from
 	noFix   bool       // not rewritable by --fix whatever the source says
+	tree    *yaml.Node // the document's value, kept as Object.Tree; nil for JSON
 }
 
 // item returns the place of the List item i.
 func (p place) item(i int) place {
-	q := place{line: p.line, doc: p.doc, root: joinPath(p.root, fmt.Sprintf("items[%d]", i)), yamlDoc: p.yamlDoc, noFix: p.noFix}
+	q := place{line: p.line, doc: p.doc, root: joinPath(p.root, fmt.Sprintf("items[%d]", i)), yamlDoc: p.yamlDoc, noFix: p.noFix, tree: p.tree}
 	if n := listItemNode(p.node, i); n != nil && p.yamlDoc != nil {
 		q.node = n
 		q.line = fileLine(*p.yamlDoc, n.Line)
@@ -210,6 +212,9 @@ func flatten(src source, at place, m map[string]any) ([]Object, error) {
 	kind := m["kind"].(string)
 	if !strings.HasSuffix(kind, "List") || (!isList && m["items"] != nil) {
 		obj := Object{File: src.file, Line: at.line, Doc: at.doc, Root: at.root, Obj: &unstructured.Unstructured{Object: m}, Fixable: src.fixable && !at.noFix}
+		if at.tree != nil {
+			obj.Tree, obj.TreeLine = at.tree, at.yamlDoc.Line
+		}
 		return []Object{obj}, nil
 	}
 	var objs []Object
