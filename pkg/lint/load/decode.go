@@ -26,8 +26,14 @@ type source struct {
 func parseYAML(src source, data []byte) ([]Object, []error) {
 	var objs []Object
 	var errs []error
-	for _, doc := range SplitDocuments(data) {
-		o, err := parseDocument(src, doc)
+	docs := SplitDocuments(data)
+	parsed := parseStream(docs)
+	for i, doc := range docs {
+		var tree *yaml.Node
+		if i < len(parsed) {
+			tree = parsed[i]
+		}
+		o, err := parseDocument(src, doc, tree)
 		objs = append(objs, o...)
 		if err != nil {
 			errs = append(errs, err)
@@ -36,8 +42,9 @@ func parseYAML(src source, data []byte) ([]Object, []error) {
 	return objs, errs
 }
 
-// parseDocument parses one document cut by SplitDocuments.
-func parseDocument(src source, doc Document) (objs []Object, err error) {
+// parseDocument parses one document cut by SplitDocuments, unless
+// parseStream already did (tree).
+func parseDocument(src source, doc Document, tree *yaml.Node) (objs []Object, err error) {
 	defer func() {
 		// The YAML parser is third-party code fed untrusted input: a bug in
 		// it must cost one document, not the whole run.
@@ -45,9 +52,11 @@ func parseDocument(src source, doc Document) (objs []Object, err error) {
 			objs, err = nil, &InputError{File: src.file, Line: doc.Line, Err: fmt.Errorf("cannot parse document: %v", r)}
 		}
 	}()
-	roots, err := parseNodes(doc.Data)
-	if err != nil {
-		return nil, yamlError(src.file, doc, err)
+	roots := []*yaml.Node{tree}
+	if tree == nil {
+		if roots, err = parseNodes(doc.Data); err != nil {
+			return nil, yamlError(src.file, doc, err)
+		}
 	}
 	// A document that a stray "..." split in two cannot be addressed by
 	// --fix, which rewrites whole documents by index.
