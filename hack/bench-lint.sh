@@ -2,7 +2,8 @@
 # bench-lint.sh: winkube lint's throughput on one core, side by side with
 # kubeconform on the same 10,000-object corpus.
 #
-#   hack/bench-lint.sh            # from the repository root
+#   hack/bench-lint.sh                                     # from the repository root
+#   WINKUBE=path/to/winkube RUNS=5 hack/bench-lint.sh      # and the whole commands
 #
 # kubeconform is installed from the Go module proxy into a temporary GOBIN
 # (never added to go.mod). It gets JSON schemas generated offline from the
