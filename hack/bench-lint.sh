@@ -2,7 +2,8 @@
 # bench-lint.sh: winkube lint's throughput on one core, side by side with
 # kubeconform on the same 10,000-object corpus.
 #
-#   hack/bench-lint.sh            # from the repository root
+#   hack/bench-lint.sh                                     # from the repository root
+#   WINKUBE=path/to/winkube RUNS=5 hack/bench-lint.sh      # and the whole commands
 #
 # kubeconform is installed from the Go module proxy into a temporary GOBIN
 # (never added to go.mod). It gets JSON schemas generated offline from the
@@ -24,16 +25,6 @@ echo "$docs objects in $(ls "$corpus" | wc -l) files"
 echo "== winkube lint (GOMAXPROCS=1)"
 GOMAXPROCS=1 go test ./pkg/lint -run '^$' -bench '^(BenchmarkLint|BenchmarkLoadAndLint)$' -benchtime 5x -count=1 |
 	grep -E '^Benchmark'
-
-# With WINKUBE=path/to/winkube the whole command is timed too (process
-# start, loading, linting and writing a JSON report).
-if [[ -n "${WINKUBE:-}" ]]; then
-	echo "== $WINKUBE lint (GOMAXPROCS=1)"
-	start=$(date +%s.%N)
-	GOMAXPROCS=1 "$WINKUBE" lint --fail-on none --format json -o "$work/report.json" "$corpus"
-	end=$(date +%s.%N)
-	python3 -c "import sys; s=float(sys.argv[2])-float(sys.argv[1]); print(f'winkube lint: {int(sys.argv[3])/s:.0f} objects/s ({s:.2f}s for {sys.argv[3]} objects)')" "$start" "$end" "$docs"
-fi
 
 echo "== kubeconform (-n 1, GOMAXPROCS=1)"
 GOBIN=$work/bin GOFLAGS= go install github.com/yannh/kubeconform/cmd/kubeconform@latest
@@ -80,8 +71,36 @@ for name, d in defs.items():
         n += 1
 print(f"{n} schemas from {swagger.split('/pkg/mod/')[-1]}")
 PY
-start=$(date +%s.%N)
 GOMAXPROCS=1 "$work/bin/kubeconform" -n 1 -summary \
-	-schema-location "$schemas/{{ .ResourceKind }}{{ .KindSuffix }}.json" "$corpus" | tail -5 || true
-end=$(date +%s.%N)
-python3 -c "import sys; s=float(sys.argv[2])-float(sys.argv[1]); print(f'kubeconform: {int(sys.argv[3])/s:.0f} objects/s ({s:.2f}s for {sys.argv[3]} objects)')" "$start" "$end" "$docs"
+	-schema-location "$schemas/{{ .ResourceKind }}{{ .KindSuffix }}.json" "$corpus" | tail -1
+
+# With WINKUBE=path/to/winkube the whole winkube command (process start,
+# loading, linting, writing a JSON report) and the whole kubeconform
+# command run RUNS times each, taking turns, so both see the same load.
+# CPU time (user+sys) is the steadier figure on a shared machine; the
+# ratios compare medians of the same script run.
+[[ -n "${WINKUBE:-}" ]] || exit 0
+runs=${RUNS:-5}
+echo "== whole process, $runs runs each (GOMAXPROCS=1)"
+TIMEFORMAT='%R %U %S'
+for ((i = 0; i < runs; i++)); do
+	t=$({ time GOMAXPROCS=1 "$WINKUBE" lint --fail-on none -o json --output-file "$work/report.json" "$corpus" >/dev/null 2>&1; } 2>&1)
+	echo "winkube $t"
+	t=$({ time GOMAXPROCS=1 "$work/bin/kubeconform" -n 1 -schema-location "$schemas/{{ .ResourceKind }}{{ .KindSuffix }}.json" "$corpus" >/dev/null 2>&1; } 2>&1)
+	echo "kubeconform $t"
+done | python3 -c '
+import sys, statistics as st
+docs = int(sys.argv[1])
+wall, cpu = {}, {}
+for line in sys.stdin:
+    tool, real, user, sys_ = line.split()
+    wall.setdefault(tool, []).append(float(real))
+    cpu.setdefault(tool, []).append(float(user) + float(sys_))
+def span(xs):
+    return "/".join(f"{docs / x:,.0f}" for x in (max(xs), st.median(xs), min(xs)))
+for tool in wall:
+    print(f"{tool:12} objects/s, min/median/max: wall {span(wall[tool])}, CPU {span(cpu[tool])}")
+for name, d in (("wall", wall), ("CPU", cpu)):
+    ratio = st.median(d.get("kubeconform")) / st.median(d.get("winkube"))
+    print(f"winkube / kubeconform ({name}, medians): {ratio:.2f} x")
+' "$docs"

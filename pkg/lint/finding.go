@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/lint/load"
 	"github.com/winkube/winkube/pkg/rules"
 )
 
@@ -26,26 +27,36 @@ type Finding struct {
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
 
-	// doc, root and path find the field's line (see locator).
-	doc  int
-	root string
+	// src and path find the field's line (see locator).
+	src  *load.Object
 	path string
 }
 
-// MarshalJSON keeps the field order lint's JSON report has always had
-// (rule, severity, position, message, fix), which embedding would change.
+// JSONFinding is a Finding as lint's JSON report writes it, in the field
+// order the report has always had (rule, severity, position, message,
+// fix), which embedding would change. The report encodes these directly:
+// a MarshalJSON method costs encoding/json a second pass over its output
+// for every finding.
+type JSONFinding struct {
+	Rule      string         `json:"rule"`
+	Severity  rules.Severity `json:"severity"`
+	File      string         `json:"file"`
+	Line      int            `json:"line"`
+	Kind      string         `json:"kind"`
+	Namespace string         `json:"namespace,omitempty"`
+	Name      string         `json:"name"`
+	Message   string         `json:"message"`
+	Fix       string         `json:"fix"`
+}
+
+// JSON returns f as the JSON report writes it.
+func (f Finding) JSON() JSONFinding {
+	return JSONFinding{f.Rule, f.Severity, f.File, f.Line, f.Kind, f.Namespace, f.Name, f.Message, f.Fix}
+}
+
+// MarshalJSON writes f as its JSONFinding.
 func (f Finding) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Rule      string         `json:"rule"`
-		Severity  rules.Severity `json:"severity"`
-		File      string         `json:"file"`
-		Line      int            `json:"line"`
-		Kind      string         `json:"kind"`
-		Namespace string         `json:"namespace,omitempty"`
-		Name      string         `json:"name"`
-		Message   string         `json:"message"`
-		Fix       string         `json:"fix"`
-	}{f.Rule, f.Severity, f.File, f.Line, f.Kind, f.Namespace, f.Name, f.Message, f.Fix})
+	return json.Marshal(f.JSON())
 }
 
 // Object renders "Kind namespace/name" or "Kind name" for cluster-scoped kinds.

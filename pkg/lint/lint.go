@@ -151,7 +151,7 @@ func (r *run) decodeError(src *load.Object, err error) {
 	line := src.Line
 	var fe *fieldTypeError
 	if errors.As(err, &fe) && line > 0 && src.Doc >= 0 {
-		if l := r.locator.keyLine(src.File, src.Doc, src.Root, fe.path); l > 0 {
+		if l := r.locator.keyLine(src, fe.path); l > 0 {
 			line = l
 		}
 	}
@@ -189,7 +189,7 @@ func (r *run) record(o *object, at string, f rules.Finding) {
 		Finding: f,
 		File:    o.src.File, Line: o.src.Line,
 		Kind: o.kind, Namespace: o.namespace, Name: o.name,
-		doc: o.src.Doc, root: o.src.Root, path: at,
+		src: o.src, path: at,
 	})
 }
 
@@ -200,12 +200,12 @@ func (r *run) locate() {
 	l := r.locator
 	for i := range r.findings {
 		f := &r.findings[i]
-		if (f.path == "" && f.root == "") || f.Line == 0 || f.doc < 0 {
+		if (f.path == "" && f.src.Root == "") || f.Line == 0 || f.src.Doc < 0 {
 			continue
 		}
-		line := l.line(f.File, f.doc, f.root, f.path)
+		line := l.line(f.src, f.path)
 		if f.Rule == "API-10" {
-			line = l.keyLine(f.File, f.doc, f.root, f.path) // the key is what is wrong
+			line = l.keyLine(f.src, f.path) // the key is what is wrong
 		}
 		if line > 0 {
 			f.Line = line

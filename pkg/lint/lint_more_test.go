@@ -1,10 +1,13 @@
 package lint
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/lint/load"
 	"github.com/winkube/winkube/pkg/rules"
 )
 
@@ -135,5 +138,49 @@ func TestPinnedOSChecksImages(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "SCH-4,SCH-1,IMG-4" {
 		t.Errorf("sch4: %v, want SCH-4, SCH-1 and IMG-4", got)
+	}
+}
+
+// rule: API-1
+// A finding's field line comes from the document as it was loaded: lint
+// does not read the file a second time, so a file changed in between (or
+// stdin, which cannot be read twice) still gets the lines it was loaded
+// with.
+func TestFieldLinesFromLoadedDocument(t *testing.T) {
+	const list = `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: bad-os}
+  spec:
+    os:
+      name: macos
+    containers: [{name: app, image: nginx:1.27}]
+`
+	path := filepath.Join(t.TempDir(), "list.yaml")
+	if err := os.WriteFile(path, []byte(list), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	objs, errs := load.Load([]string{path}, load.Options{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if err := os.WriteFile(path, []byte("# moved\n# down\n"+list), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	target, err := TargetFromCluster(v1alpha1.DefaultCluster())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(target).Lint(objs)
+	var lines []int
+	for _, f := range r.Findings {
+		if f.Rule == "API-1" {
+			lines = append(lines, f.Line)
+		}
+	}
+	if len(lines) != 1 || lines[0] != 9 { // "name: macos" as loaded
+		t.Errorf("API-1 at lines %v, want [9]:\n%s", lines, dump(r))
 	}
 }

@@ -11,9 +11,9 @@ import (
 
 // locator moves a finding's line from the start of its document to the
 // line of the field it names, so SARIF regions and editor jumps land on
-// the field. Each document is parsed once, and only when it has findings;
-// rendered objects (Helm, Kustomize) and unreadable files keep the line
-// they have.
+// the field. YAML objects carry the tree the loader parsed; a JSON
+// document is parsed once, and only when it has findings. Rendered
+// objects (Helm, Kustomize) and unreadable files keep the line they have.
 type locator struct {
 	files map[string][]load.Document
 	docs  map[docKey]*yaml.Node
@@ -28,54 +28,59 @@ func newLocator() *locator {
 	return &locator{files: map[string][]load.Document{}, docs: map[docKey]*yaml.Node{}}
 }
 
-// line returns the line of the deepest node of path found below the
-// object at root (a List item's "items[2]", or "" for the whole document),
-// or 0 when the document cannot be read or has no such object.
-func (l *locator) line(file string, doc int, root, path string) int {
-	node, _ := l.find(file, doc, root, path)
+// line returns the line of the deepest node of path found below obj (a
+// List item's "items[2]", or the whole document), or 0 when the document
+// cannot be read or has no such object.
+func (l *locator) line(obj *load.Object, path string) int {
+	node, _, shift := l.find(obj, path)
 	if node == nil {
 		return 0
 	}
-	return node.Line
+	return node.Line + shift
 }
 
 // keyLine is line, but when the whole path is found and ends at a mapping
 // key it returns the key's line: a block list or mapping under a key
 // starts on the line after it, and a wrong value is best shown at its key.
-func (l *locator) keyLine(file string, doc int, root, path string) int {
-	node, key := l.find(file, doc, root, path)
+func (l *locator) keyLine(obj *load.Object, path string) int {
+	node, key, shift := l.find(obj, path)
 	switch {
 	case key != nil:
-		return key.Line
+		return key.Line + shift
 	case node != nil:
-		return node.Line
+		return node.Line + shift
 	}
 	return 0
 }
 
-// find walks root, then as much of path as the document has. key is the
-// mapping key of the last segment when the whole path was found.
-func (l *locator) find(file string, doc int, root, path string) (node, key *yaml.Node) {
-	node = l.document(file, doc)
+// find walks obj.Root, then as much of path as the document has. key is
+// the mapping key of the last segment when the whole path was found;
+// shift turns the nodes' lines into the file's.
+func (l *locator) find(obj *load.Object, path string) (node, key *yaml.Node, shift int) {
+	node, shift = obj.Tree, obj.TreeLine-1
 	if node == nil {
-		return nil, nil
+		node, shift = l.document(obj.File, obj.Doc), 0
 	}
-	for _, seg := range splitPath(root) {
+	if node == nil {
+		return nil, nil, 0
+	}
+	for _, seg := range splitPath(obj.Root) {
 		if _, node = child(node, seg); node == nil {
-			return nil, nil
+			return nil, nil, 0
 		}
 	}
 	for _, seg := range splitPath(path) {
 		k, next := child(node, seg)
 		if next == nil {
-			return node, nil
+			return node, nil, shift
 		}
 		node, key = next, k
 	}
-	return node, key
+	return node, key, shift
 }
 
-// document parses one document of a file, nil when that fails.
+// document parses one document of a file the loader kept no tree for
+// (JSON), nil when that fails.
 func (l *locator) document(file string, doc int) *yaml.Node {
 	key := docKey{file, doc}
 	if n, ok := l.docs[key]; ok {

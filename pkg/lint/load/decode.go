@@ -26,8 +26,14 @@ type source struct {
 func parseYAML(src source, data []byte) ([]Object, []error) {
 	var objs []Object
 	var errs []error
-	for _, doc := range SplitDocuments(data) {
-		o, err := parseDocument(src, doc)
+	docs := SplitDocuments(data)
+	parsed := parseStream(docs)
+	for i, doc := range docs {
+		var tree *yaml.Node
+		if i < len(parsed) {
+			tree = parsed[i]
+		}
+		o, err := parseDocument(src, doc, tree)
 		objs = append(objs, o...)
 		if err != nil {
 			errs = append(errs, err)
@@ -36,8 +42,9 @@ func parseYAML(src source, data []byte) ([]Object, []error) {
 	return objs, errs
 }
 
-// parseDocument parses one document cut by SplitDocuments.
-func parseDocument(src source, doc Document) (objs []Object, err error) {
+// parseDocument parses one document cut by SplitDocuments, unless
+// parseStream already did (tree).
+func parseDocument(src source, doc Document, tree *yaml.Node) (objs []Object, err error) {
 	defer func() {
 		// The YAML parser is third-party code fed untrusted input: a bug in
 		// it must cost one document, not the whole run.
@@ -45,9 +52,11 @@ func parseDocument(src source, doc Document) (objs []Object, err error) {
 			objs, err = nil, &InputError{File: src.file, Line: doc.Line, Err: fmt.Errorf("cannot parse document: %v", r)}
 		}
 	}()
-	roots, err := parseNodes(doc.Data)
-	if err != nil {
-		return nil, yamlError(src.file, doc, err)
+	roots := []*yaml.Node{tree}
+	if tree == nil {
+		if roots, err = parseNodes(doc.Data); err != nil {
+			return nil, yamlError(src.file, doc, err)
+		}
 	}
 	// A document that a stray "..." split in two cannot be addressed by
 	// --fix, which rewrites whole documents by index.
@@ -103,7 +112,7 @@ func nodeObjects(src source, doc Document, root *yaml.Node) ([]Object, error) {
 	if root.Kind == yaml.SequenceNode {
 		var objs []Object
 		for i, item := range root.Content {
-			o, err := convertObject(src, doc, item, fmt.Sprintf("[%d]", i), &budget)
+			o, err := convertObject(src, doc, root, item, fmt.Sprintf("[%d]", i), &budget)
 			objs = append(objs, o...)
 			if err != nil {
 				return objs, err
@@ -111,12 +120,13 @@ func nodeObjects(src source, doc Document, root *yaml.Node) ([]Object, error) {
 		}
 		return objs, nil
 	}
-	return convertObject(src, doc, root, "", &budget)
+	return convertObject(src, doc, root, root, "", &budget)
 }
 
 // convertObject converts a node that should hold one object (or a List);
-// root is the node's path in the document ("" for the document itself).
-func convertObject(src source, doc Document, n *yaml.Node, root string, budget *int) ([]Object, error) {
+// tree is the document's value and root the node's path in it ("" for the
+// document itself).
+func convertObject(src source, doc Document, tree, n *yaml.Node, root string, budget *int) ([]Object, error) {
 	line := fileLine(doc, n.Line)
 	c := converter{budget: *budget}
 	v, err := c.value(n)
@@ -135,7 +145,7 @@ func convertObject(src source, doc Document, n *yaml.Node, root string, budget *
 	if !ok {
 		return nil, &InputError{File: src.file, Line: line, Err: fmt.Errorf("document is a %s, not an object", yamlKind(n))}
 	}
-	at := place{line: line, doc: doc.Index, root: root, node: n, yamlDoc: &doc}
+	at := place{line: line, doc: doc.Index, root: root, node: n, yamlDoc: &doc, tree: tree}
 	if root != "" {
 		at.noFix = true // --fix finds objects by document and field path, not array element
 	}
@@ -152,11 +162,12 @@ type place struct {
 	node    *yaml.Node // nil for JSON
 	yamlDoc *Document  // the document node lines count from
 	noFix   bool       // not rewritable by --fix whatever the source says
+	tree    *yaml.Node // the document's value, kept as Object.Tree; nil for JSON
 }
 
 // item returns the place of the List item i.
 func (p place) item(i int) place {
-	q := place{line: p.line, doc: p.doc, root: joinPath(p.root, fmt.Sprintf("items[%d]", i)), yamlDoc: p.yamlDoc, noFix: p.noFix}
+	q := place{line: p.line, doc: p.doc, root: joinPath(p.root, fmt.Sprintf("items[%d]", i)), yamlDoc: p.yamlDoc, noFix: p.noFix, tree: p.tree}
 	if n := listItemNode(p.node, i); n != nil && p.yamlDoc != nil {
 		q.node = n
 		q.line = fileLine(*p.yamlDoc, n.Line)
@@ -210,6 +221,9 @@ func flatten(src source, at place, m map[string]any) ([]Object, error) {
 	kind := m["kind"].(string)
 	if !strings.HasSuffix(kind, "List") || (!isList && m["items"] != nil) {
 		obj := Object{File: src.file, Line: at.line, Doc: at.doc, Root: at.root, Obj: &unstructured.Unstructured{Object: m}, Fixable: src.fixable && !at.noFix}
+		if at.tree != nil {
+			obj.Tree, obj.TreeLine = at.tree, at.yamlDoc.Line
+		}
 		return []Object{obj}, nil
 	}
 	var objs []Object

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -44,6 +45,13 @@ type Object struct {
 	// documents of plain YAML files and the List items in them (not JSON,
 	// stdin, elements of a top-level array or rendered output).
 	Fixable bool
+	// Tree is the parsed value of the YAML document the object came from
+	// (the whole List or array when Root is set), and TreeLine the line
+	// of File where the tree's line 1 is. Lint finds the lines of fields
+	// in it rather than parsing the file a second time. Tree is nil for
+	// JSON and rendered objects.
+	Tree     *yaml.Node
+	TreeLine int
 }
 
 // Options tune Load.

@@ -80,6 +80,7 @@ func Run(ctx context.Context, o Options, streams Streams) (code int, err error) 
 	if err != nil {
 		return ExitUsage, err
 	}
+	defer startHeap(startingHeap)()
 	linter := lint.New(target)
 	if o.Images != nil {
 		linter.UseResolver(ctx, o.Images)
