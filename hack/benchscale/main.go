@@ -88,8 +88,8 @@ func main() {
 
 func (o *options) validate() error {
 	var errs []error
-	if o.winkube == "" || o.kwok == "" || o.kwokStages == "" || o.work == "" {
-		errs = append(errs, errors.New("-winkube, -kwok, -kwok-stages and -work are required (run hack/bench-scale.sh)"))
+	if o.winkube == "" || o.work == "" || !o.skipKwok && (o.kwok == "" || o.kwokStages == "") {
+		errs = append(errs, errors.New("-winkube, -work, and unless -skip-kwok -kwok and -kwok-stages, are required (run hack/bench-scale.sh)"))
 	}
 	if o.nodes < 4 {
 		errs = append(errs, fmt.Errorf("NODES (-nodes) %d: at least 4, one for each pool", o.nodes))
@@ -367,12 +367,17 @@ func progress(format string, args ...any) {
 
 // writeNotes says under the table what the columns measured.
 func writeNotes(w io.Writer, o *options, cpFlags map[string]map[string]string) {
+	fmt.Fprintf(w, "\nwinkube: `winkube up` with the nodes; nodes Ready as up reports it (agent start to all Ready).\n")
+	fmt.Fprintf(w, "pods:    %s.\n", describeWorkload(o))
+	if o.skipKwok {
+		fmt.Fprintf(w, "kwok:    not measured (KWOK=0).\n")
+		fmt.Fprintf(w, "control plane: %s\n", describeFlags(cpFlags))
+		return
+	}
 	version, err := exec.Command(o.kwok, "--version").Output()
 	if err != nil {
 		version = []byte("kwok (version unknown)")
 	}
-	fmt.Fprintf(w, "\nwinkube: `winkube up` with the nodes; nodes Ready as up reports it (agent start to all Ready).\n")
-	fmt.Fprintf(w, "pods:    %s.\n", describeWorkload(o))
 	extra := ""
 	if len(o.kwokArgs) > 0 {
 		extra = " and " + strings.Join(o.kwokArgs, " ")
