@@ -2,6 +2,7 @@ package winexe
 
 import (
 	"context"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -137,4 +138,35 @@ func TestTogether(t *testing.T) {
 	if out != "user manager\\containeruser\r\n" || code != 0 {
 		t.Errorf("powershell whoami: %q %d", out, code)
 	}
+}
+
+// ping -t with its output on NUL (cmd /c ping -t localhost > NUL, a
+// common way to keep a Windows container running) prints nothing anyone
+// can read: it waits to be stopped in one wait rather than one a second,
+// and ends with ping -t's status when stopped.
+func TestPingForeverToNul(t *testing.T) {
+	sys := wintest.Sys(Table())
+	ctx, cancel := context.WithCancel(context.Background())
+	clock := sys.Clock.(*wintest.Clock)
+	clock.Deadline, clock.Stop = clock.Now().Add(time.Hour), cancel
+	counted := &countingClock{Clock: clock}
+	sys.Clock = counted
+	code := Ping(ctx, &program.Proc{Args: []string{"ping", "-t", "localhost"}, Stdout: io.Discard, Stderr: io.Discard, Sys: sys})
+	if code != 1 || ctx.Err() == nil {
+		t.Errorf("ping -t localhost > NUL: status %d, stopped %v; want 1 once stopped", code, ctx.Err() != nil)
+	}
+	if counted.waits != 1 {
+		t.Errorf("ping -t localhost > NUL waited %d times in an hour, want once", counted.waits)
+	}
+}
+
+// countingClock counts the waits of a program.
+type countingClock struct {
+	program.Clock
+	waits int
+}
+
+func (c *countingClock) After(d time.Duration) <-chan time.Time {
+	c.waits++
+	return c.Clock.After(d)
 }
