@@ -4,10 +4,28 @@
 #
 #   hack/bench-scale.sh                           # 1,000 nodes, 10,000 pods
 #   NODES=20 PODS=100 IDLE=10s hack/bench-scale.sh  # a quick look
+#   NODES=200 PODS=4000 POOL=win2019 KWOK=0 PROFILE=prof hack/bench-scale.sh
+#                                                 # a dense pool, winkube only
+#   NODES=200 PODS=4000 POOL=win2019 KWOK=0 PROFILE=prof hack/bench-scale.sh
+#                                                 # a dense pool, winkube only
 #
 # Environment:
 #   NODES         emulated nodes: 1/2 Windows Server 2019, 1/4 2022, 1/4 Linux (1000)
 #   PODS          pods of the workload, split the same way (10000)
+#   POOL          put all PODS on this pool (win2019, win2022 or linux) in one
+#                 Deployment instead of one per pool: a dense pool
+#   IMAGE         the workload's image instead of each pool's web server, such
+#                 as mcr.microsoft.com/windows/servercore:ltsc2019 with POOL=win2019
+#   COMMAND       the container's command: words split at spaces, or a JSON array
+#                 (such as 'cmd /c ping -t localhost > NUL'); default the image's
+#   KWOK=0        measure winkube only (kwok is not installed); its column stays empty
+#   POOL          put all PODS on this pool (win2019, win2022 or linux) in one
+#                 Deployment instead of one per pool: a dense pool
+#   IMAGE         the workload's image instead of each pool's web server, such
+#                 as mcr.microsoft.com/windows/servercore:ltsc2019 with POOL=win2019
+#   COMMAND       the container's command: words split at spaces, or a JSON array
+#                 (such as 'cmd /c ping -t localhost > NUL'); default the image's
+#   KWOK=0        measure winkube only; the kwok column stays empty
 #   IDLE          length of each idle CPU measurement (30s)
 #   SETTLE        pause before each idle measurement, once the add-ons are Ready (15s)
 #   TIMEOUT       limit of each wait: cluster up, nodes Ready, pods Running/deleted (30m)
@@ -75,17 +93,24 @@ else
 fi
 go build -o "$work/bin/benchscale" ./hack/benchscale
 
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/winkube/bench/kwok-$KWOK_VERSION
-if [[ ! -x $cache/kwok ]]; then
-	echo "== installing kwok $KWOK_VERSION into $cache" >&2
-	GOBIN=$cache GOFLAGS= go install "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+kwok=() skip=false
+if [[ ${KWOK:-1} == 0 ]]; then
+	skip=true
+else
+	cache=${XDG_CACHE_HOME:-$HOME/.cache}/winkube/bench/kwok-$KWOK_VERSION
+	if [[ ! -x $cache/kwok ]]; then
+		echo "== installing kwok $KWOK_VERSION into $cache" >&2
+		GOBIN=$cache GOFLAGS= go install "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+	fi
+	# kwok's node and pod stages are YAML files in its module; benchscale hands
+	# kwok the ones kwokctl uses by default.
+	stages=$(cd "$work" && GOFLAGS= go mod download -json "sigs.k8s.io/kwok@$KWOK_VERSION" |
+		sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')/kustomize/stage
+	"$cache/kwok" --version >&2
+	kwok=(-kwok "$cache/kwok" -kwok-stages "$stages" -kwok-args "${KWOK_ARGS:-}")
 fi
-# kwok's node and pod stages are YAML files in its module; benchscale hands
-# kwok the ones kwokctl uses by default.
-stages=$(cd "$work" && GOFLAGS= go mod download -json "sigs.k8s.io/kwok@$KWOK_VERSION" |
-	sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')/kustomize/stage
-"$cache/kwok" --version >&2
 
-"$work/bin/benchscale" -winkube "$WINKUBE" -kwok "$cache/kwok" -kwok-stages "$stages" \
+"$work/bin/benchscale" -winkube "$WINKUBE" "${kwok[@]}" -skip-kwok="$skip" \
 	-work "$work" -nodes "$NODES" -pods "$PODS" -idle "$IDLE" -settle "$SETTLE" -timeout "$TIMEOUT" \
-	-kwok-args "${KWOK_ARGS:-}" ${JSON:+-json "$JSON"} ${PROFILE:+-profile "$PROFILE"}
+	${JSON:+-json "$JSON"} ${PROFILE:+-profile "$PROFILE"} \
+	-pool "${POOL:-}" -image "${IMAGE:-}" ${COMMAND:+-command "$COMMAND"}

@@ -78,7 +78,7 @@ func TestParseUpLines(t *testing.T) {
 }
 
 func TestPoolsSplitNodesAndPods(t *testing.T) {
-	ps := pools(1000, 10000)
+	ps := pools(1000, 10000, "")
 	var nodes, pods int
 	for _, p := range ps {
 		nodes += p.count
@@ -87,8 +87,67 @@ func TestPoolsSplitNodesAndPods(t *testing.T) {
 	if nodes != 1000 || pods != 10000 || ps[0].count != 500 || ps[1].count != 250 || ps[0].pods != 5000 {
 		t.Errorf("pools(1000, 10000) = %+v", ps)
 	}
-	if odd := pools(7, 9); odd[2].count != 3 || odd[2].pods != 3 {
+	if odd := pools(7, 9, ""); odd[2].count != 3 || odd[2].pods != 3 {
 		t.Errorf("the Linux pool takes the remainder: %+v", odd)
+	}
+	// POOL puts every pod on one pool, one Deployment, the others idle.
+	dense := pools(1000, 10000, "win2019")
+	if dense[0].pods != 10000 || dense[1].pods != 0 || dense[2].pods != 0 || dense[0].count != 500 {
+		t.Errorf("pools(1000, 10000, win2019) = %+v", dense)
+	}
+	cmd := []string{"cmd", "/c", "ping -t localhost > NUL"}
+	deps := deployments(dense, "mcr.microsoft.com/windows/servercore:ltsc2019", cmd)
+	if len(deps) != 1 {
+		t.Fatalf("%d Deployments for one dense pool, want 1", len(deps))
+	}
+	spec := deps[0].Spec.Template.Spec
+	if *deps[0].Spec.Replicas != 10000 || spec.NodeSelector["node.kubernetes.io/windows-build"] != dense[0].build ||
+		len(spec.Tolerations) != 1 || spec.Containers[0].Image != "mcr.microsoft.com/windows/servercore:ltsc2019" ||
+		strings.Join(spec.Containers[0].Command, "|") != strings.Join(cmd, "|") {
+		t.Errorf("dense Deployment: %d replicas, spec %+v", *deps[0].Spec.Replicas, spec)
+	}
+}
+
+func TestParseCommand(t *testing.T) {
+	for in, want := range map[string]string{
+		"cmd /c ping -t localhost > NUL":           "cmd|/c|ping|-t|localhost|>|NUL",
+		`["cmd", "/c", "ping -t localhost > NUL"]`: "cmd|/c|ping -t localhost > NUL",
+		"": "",
+	} {
+		got, err := parseCommand(in)
+		if err != nil || strings.Join(got, "|") != want {
+			t.Errorf("parseCommand(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := parseCommand(`["cmd", 1]`); err == nil || !strings.Contains(err.Error(), "COMMAND") {
+		t.Errorf("a malformed JSON command gave %v, want an error naming COMMAND", err)
+	}
+}
+
+// The cluster network grows with NODES, so every size passes winkube's
+// capacity check (a fixed /12 held only 4,096 node subnets), and a size
+// no network of the layout holds is refused with an error naming NODES.
+func TestNetworkSizedForNodes(t *testing.T) {
+	for _, nodes := range []int{4, 1000, 4096, 4097, 5000, 10000, 16384, 20000, 32768} {
+		data, err := clusterConfig("bench-winkube", nodes, pools(nodes, nodes, ""), nil)
+		if err != nil {
+			t.Fatalf("%d nodes: %v", nodes, err)
+		}
+		path := filepath.Join(t.TempDir(), "cluster.yaml")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := v1alpha1.Load(path)
+		if err != nil {
+			t.Errorf("%d nodes: %v\n%s", nodes, err, data)
+			continue
+		}
+		if c.NodeCount() != nodes {
+			t.Errorf("%d nodes: the config has %d", nodes, c.NodeCount())
+		}
+	}
+	if _, err := network(40000); err == nil || !strings.Contains(err.Error(), "NODES") {
+		t.Errorf("network(40000) gave %v, want an error naming NODES", err)
 	}
 }
 
@@ -97,8 +156,8 @@ func TestPoolsSplitNodesAndPods(t *testing.T) {
 func TestClusterConfigsValidate(t *testing.T) {
 	cp := map[string]map[string]string{"kube-controller-manager": {"kube-api-qps": "200"}}
 	for name, cfg := range map[string]func() ([]byte, error){
-		"winkube 1000 nodes": func() ([]byte, error) { return clusterConfig("bench-winkube", pools(1000, 10000), nil) },
-		"kwok no nodes":      func() ([]byte, error) { return clusterConfig("bench-kwok", nil, cp) },
+		"winkube 1000 nodes": func() ([]byte, error) { return clusterConfig("bench-winkube", 1000, pools(1000, 10000, ""), nil) },
+		"kwok no nodes":      func() ([]byte, error) { return clusterConfig("bench-kwok", 1000, nil, cp) },
 	} {
 		data, err := cfg()
 		if err != nil {
@@ -137,8 +196,8 @@ func TestSizedFlags(t *testing.T) {
 }
 
 func TestTable(t *testing.T) {
-	wk := result{NodesReady: 2, PodsRunning: 10, IdleNodesCPU: map[string]float64{"winkube": 3, "kube-apiserver": 6}}
-	kw := result{NodesReady: 4, PodsRunning: 10, IdleNodesCPU: map[string]float64{"winkube": 1, "kwok": 2, "kube-apiserver": 6}}
+	wk := result{ClusterReady: 5, NodesReady: 2, PodsRunning: 10, IdleNodesCPU: map[string]float64{"winkube": 3, "kube-apiserver": 6}}
+	kw := result{ClusterReady: 5, NodesReady: 4, PodsRunning: 10, IdleNodesCPU: map[string]float64{"winkube": 1, "kwok": 2, "kube-apiserver": 6}}
 	var b bytes.Buffer
 	if err := writeTable(&b, rows(20, 100, wk, kw)); err != nil {
 		t.Fatal(err)
@@ -163,6 +222,21 @@ func TestTable(t *testing.T) {
 	} {
 		if got := cells[label]; strings.Join(got, "|") != strings.Join(want, "|") {
 			t.Errorf("row %q = %q, want %q\n%s", label, got, want, b.String())
+		}
+	}
+}
+
+// A skipped kwok run prints "-" in its column and no ratio.
+func TestTableWithoutKwok(t *testing.T) {
+	wk := result{ClusterReady: 5, NodesReady: 2, PodsRunning: 10, IdleNodesCPU: map[string]float64{"winkube": 3}}
+	var b strings.Builder
+	if err := writeTable(&b, rows(20, 100, wk, result{})); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		f := regexp.MustCompile(`\s{2,}`).Split(strings.TrimSpace(l), -1)
+		if len(f) == 4 && f[0] != "metric" && (f[2] != "-" || f[3] != "-") {
+			t.Errorf("row %q has a kwok value or ratio", l)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 )
 
 // pool is one group of identical nodes, the same for both setups.
@@ -29,22 +32,66 @@ type pool struct {
 }
 
 // pools splits n nodes and m pods as the measurement did: half on
-// Windows Server 2019, a quarter each on 2022 and Linux.
-func pools(nodes, pods int) []pool {
-	return []pool{
+// Windows Server 2019, a quarter each on 2022 and Linux. With only set to
+// a pool's name, all m pods go to that pool (a dense pool, as in an
+// independent bench that put 20 pods on each 2019 node).
+func pools(nodes, pods int, only string) []pool {
+	ps := []pool{
 		{name: "win2019", os: "windows", release: "2019", build: "10.0.17763", count: nodes / 2, pods: pods / 2},
 		{name: "win2022", os: "windows", release: "2022", build: "10.0.20348", count: nodes / 4, pods: pods / 4},
 		{name: "linux", os: "linux", count: nodes - nodes/2 - nodes/4, pods: pods - pods/2 - pods/4},
 	}
+	if only == "" {
+		return ps
+	}
+	for i := range ps {
+		ps[i].pods = 0
+		if ps[i].name == only {
+			ps[i].pods = pods
+		}
+	}
+	return ps
 }
 
-// network is sized for thousands of nodes: the default 10.244.0.0/16 holds
-// only 256 node subnets of /24 and the default management /24 about 245 node
-// addresses. The same network is used with kwok so the controller-manager
-// allocates the same pod CIDRs.
-var network = map[string]any{
-	"clusterCIDR":    "10.0.0.0/12",
-	"managementCIDR": "10.128.0.0/16",
+// poolNames are the names POOL accepts.
+func poolNames() []string {
+	var names []string
+	for _, p := range pools(4, 4, "") {
+		names = append(names, p.name)
+	}
+	return names
+}
+
+// Network layout of both setups. The default 10.244.0.0/16 holds only 256
+// node subnets of /24 and the default management /24 about 245 node
+// addresses, so the bench sizes its own: the cluster network grows from
+// 10.0.0.0 up to a /10 (below the default service network 10.96.0.0/12),
+// and past that the node subnets shrink as far as maxPods allows; the
+// management /16 holds every node. The same network is used with kwok so
+// the controller-manager allocates the same pod CIDRs.
+const (
+	clusterBase    = "10.0.0.0"
+	widestCluster  = 10 // 10.0.0.0/10 ends at 10.63.255.255
+	managementCIDR = "10.128.0.0/16"
+)
+
+// network is the cluster's network section for nodes nodes of
+// v1alpha1.DefaultMaxPods pods: the narrowest cluster network that holds a
+// node subnet for each node, with the widest node subnet that fits.
+func network(nodes int) (map[string]any, error) {
+	subnetBits := bits.Len(uint(max(nodes, 1) - 1)) // node subnets needed, as a power of two
+	for mask := v1alpha1.DefaultNodeCIDRMaskSize; v1alpha1.PodAddressesPerNode(mask) >= v1alpha1.DefaultMaxPods; mask++ {
+		cluster := min(mask-subnetBits, 16)
+		if cluster < widestCluster {
+			continue
+		}
+		return map[string]any{
+			"clusterCIDR":      fmt.Sprintf("%s/%d", clusterBase, cluster),
+			"nodeCIDRMaskSize": mask,
+			"managementCIDR":   managementCIDR,
+		}, nil
+	}
+	return nil, fmt.Errorf("NODES (-nodes) %d: more nodes than %s/%d holds node subnets of %d pods for", nodes, clusterBase, widestCluster, v1alpha1.DefaultMaxPods)
 }
 
 // noNodes is the pool list of the kwok setup: one pool of count 0, so
@@ -55,7 +102,11 @@ var noNodes = []map[string]any{{"name": "none", "os": "linux", "count": 0}}
 // clusterConfig is a winkube Cluster config with the given pools (none: no
 // emulated nodes, for the control plane kwok runs against) and
 // controlPlane flags.
-func clusterConfig(name string, ps []pool, cpFlags map[string]map[string]string) ([]byte, error) {
+func clusterConfig(name string, nodes int, ps []pool, cpFlags map[string]map[string]string) ([]byte, error) {
+	net, err := network(nodes)
+	if err != nil {
+		return nil, err
+	}
 	var nodePools []map[string]any
 	for _, p := range ps {
 		np := map[string]any{"name": p.name, "os": p.os, "count": p.count}
@@ -71,7 +122,7 @@ func clusterConfig(name string, ps []pool, cpFlags map[string]map[string]string)
 		"apiVersion": "winkube.io/v1alpha1",
 		"kind":       "Cluster",
 		"name":       name,
-		"network":    network,
+		"network":    net,
 		"nodePools":  nodePools,
 	}
 	if len(cpFlags) > 0 {

@@ -105,7 +105,7 @@ func kwokNodes(ps []pool) []*corev1.Node {
 		corev1.ResourceMemory: resource.MustParse("8Gi"),
 		corev1.ResourcePods:   resource.MustParse("110"),
 	}
-	ip := netip.MustParseAddr("10.128.0.10") // in the bench's managementCIDR
+	ip := netip.MustParseAddr("10.128.0.10") // in managementCIDR, at .10 where winkube starts its node addresses
 	var out []*corev1.Node
 	for _, p := range ps {
 		for i := 1; i <= p.count; i++ {

@@ -43,6 +43,9 @@ type options struct {
 	profile                                  string
 	kwokArgs                                 []string
 	nodes, pods                              int
+	pool, image                              string   // all pods on this pool; this image instead of images'
+	command                                  []string // the container's command, if set
+	skipKwok                                 bool
 	idle, settle, timeout                    time.Duration
 }
 
@@ -58,6 +61,14 @@ func main() {
 		return nil
 	})
 	flag.StringVar(&o.profile, "profile", "", "write CPU profiles of winkube, kube-apiserver and kube-scheduler while idle with the nodes, while the pods start and while they are deleted, and winkube's heap with the pods Running, to this directory (winkube run only)")
+	flag.StringVar(&o.pool, "pool", "", "put all pods on this pool ("+strings.Join(poolNames(), ", ")+") in one Deployment, instead of spreading them over every pool")
+	flag.StringVar(&o.image, "image", "", "the workload's image, instead of each pool's web server")
+	flag.Func("command", "the container's command: a JSON array, or words split at spaces (default: the image's entrypoint)", func(s string) error {
+		cmd, err := parseCommand(s)
+		o.command = cmd
+		return err
+	})
+	flag.BoolVar(&o.skipKwok, "skip-kwok", false, "measure winkube only (the kwok column stays empty)")
 	flag.IntVar(&o.nodes, "nodes", 1000, "emulated nodes (at least 4)")
 	flag.IntVar(&o.pods, "pods", 10000, "pods of the workload (at least 4)")
 	flag.DurationVar(&o.idle, "idle", 30*time.Second, "length of each idle CPU measurement")
@@ -77,14 +88,20 @@ func main() {
 
 func (o *options) validate() error {
 	var errs []error
-	if o.winkube == "" || o.kwok == "" || o.kwokStages == "" || o.work == "" {
-		errs = append(errs, errors.New("-winkube, -kwok, -kwok-stages and -work are required (run hack/bench-scale.sh)"))
+	if o.winkube == "" || o.work == "" || !o.skipKwok && (o.kwok == "" || o.kwokStages == "") {
+		errs = append(errs, errors.New("-winkube, -work, and unless -skip-kwok -kwok and -kwok-stages, are required (run hack/bench-scale.sh)"))
 	}
 	if o.nodes < 4 {
 		errs = append(errs, fmt.Errorf("NODES (-nodes) %d: at least 4, one for each pool", o.nodes))
 	}
 	if o.pods < 4 {
 		errs = append(errs, fmt.Errorf("PODS (-pods) %d: at least 4, one for each pool", o.pods))
+	}
+	if o.pool != "" && !slices.Contains(poolNames(), o.pool) {
+		errs = append(errs, fmt.Errorf("POOL (-pool) %q: not one of %s", o.pool, strings.Join(poolNames(), ", ")))
+	}
+	if _, err := network(o.nodes); err != nil {
+		errs = append(errs, err)
 	}
 	if o.idle <= 0 || o.timeout <= 0 || o.settle < 0 {
 		errs = append(errs, errors.New("-idle and -timeout must be positive, -settle not negative"))
@@ -96,16 +113,18 @@ func run(ctx context.Context, o *options) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	ps := pools(o.nodes, o.pods)
-	progress("benchscale: %d nodes (%d × Windows Server 2019, %d × 2022, %d × Linux), %d pods, %d CPUs",
-		o.nodes, ps[0].count, ps[1].count, ps[2].count, o.pods, runtime.NumCPU())
+	ps := pools(o.nodes, o.pods, o.pool)
+	progress("benchscale: %d nodes (%d × Windows Server 2019, %d × 2022, %d × Linux), %d pods (%s), %d CPUs",
+		o.nodes, ps[0].count, ps[1].count, ps[2].count, o.pods, describePods(ps), runtime.NumCPU())
 	wk, cpFlags, err := benchWinkube(ctx, o, ps)
 	if err != nil {
 		return fmt.Errorf("winkube: %w", err)
 	}
-	kw, err := benchKwok(ctx, o, ps, cpFlags)
-	if err != nil {
-		return fmt.Errorf("kwok: %w", err)
+	var kw result
+	if !o.skipKwok {
+		if kw, err = benchKwok(ctx, o, ps, cpFlags); err != nil {
+			return fmt.Errorf("kwok: %w", err)
+		}
 	}
 	if err := writeTable(os.Stdout, rows(o.nodes, o.pods, wk, kw)); err != nil {
 		return err
@@ -121,7 +140,7 @@ func run(ctx context.Context, o *options) error {
 // control-plane flags winkube sized for them.
 func benchWinkube(ctx context.Context, o *options, ps []pool) (result, map[string]map[string]string, error) {
 	progress("== winkube: winkube up with %d nodes", o.nodes)
-	cfg, err := clusterConfig("bench-winkube", ps, nil)
+	cfg, err := clusterConfig("bench-winkube", o.nodes, ps, nil)
 	if err != nil {
 		return result{}, nil, err
 	}
@@ -164,7 +183,7 @@ func benchWinkube(ctx context.Context, o *options, ps []pool) (result, map[strin
 // emulated nodes, run with the same sized flags as the winkube setup.
 func benchKwok(ctx context.Context, o *options, ps []pool, cpFlags map[string]map[string]string) (result, error) {
 	progress("== kwok: winkube up without nodes, then kwok with %d nodes", o.nodes)
-	cfg, err := clusterConfig("bench-kwok", nil, cpFlags)
+	cfg, err := clusterConfig("bench-kwok", o.nodes, nil, cpFlags)
 	if err != nil {
 		return result{}, err
 	}
@@ -229,7 +248,7 @@ func measureWorkload(ctx context.Context, o *options, client kubernetes.Interfac
 		return err
 	}
 	stopProfile := prof.cpu(ctx, "running")
-	deps := deployments(ps)
+	deps := deployments(ps, o.image, o.command)
 	for _, d := range deps {
 		if _, err := client.AppsV1().Deployments(namespace).Create(ctx, d, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("creating Deployment %s: %w", d.Name, err)
@@ -348,11 +367,17 @@ func progress(format string, args ...any) {
 
 // writeNotes says under the table what the columns measured.
 func writeNotes(w io.Writer, o *options, cpFlags map[string]map[string]string) {
+	fmt.Fprintf(w, "\nwinkube: `winkube up` with the nodes; nodes Ready as up reports it (agent start to all Ready).\n")
+	fmt.Fprintf(w, "pods:    %s.\n", describeWorkload(o))
+	if o.skipKwok {
+		fmt.Fprintf(w, "kwok:    not measured (KWOK=0).\n")
+		fmt.Fprintf(w, "control plane: %s\n", describeFlags(cpFlags))
+		return
+	}
 	version, err := exec.Command(o.kwok, "--version").Output()
 	if err != nil {
 		version = []byte("kwok (version unknown)")
 	}
-	fmt.Fprintf(w, "\nwinkube: `winkube up` with the nodes; nodes Ready as up reports it (agent start to all Ready).\n")
 	extra := ""
 	if len(o.kwokArgs) > 0 {
 		extra = " and " + strings.Join(o.kwokArgs, " ")
@@ -361,6 +386,46 @@ func writeNotes(w io.Writer, o *options, cpFlags map[string]map[string]string) {
 	fmt.Fprintf(w, "         nodes Ready from kwok's start, the nodes created at 200 requests/s like the agent's.\n")
 	fmt.Fprintf(w, "control plane (both): %s\n", describeFlags(cpFlags))
 	fmt.Fprintf(w, "ratio: winkube / kwok; below 1 winkube is faster or smaller. CPU in %% of one core.\n")
+}
+
+// describeWorkload says where the pods ran and what they ran.
+func describeWorkload(o *options) string {
+	s := "spread over every pool, one Deployment each"
+	if o.pool != "" {
+		s = "all on " + o.pool + ", one Deployment"
+	}
+	if o.image != "" {
+		s += ", image " + o.image
+	}
+	if len(o.command) > 0 {
+		s += fmt.Sprintf(", command %q", o.command)
+	}
+	return s
+}
+
+// describePods is the pods per pool, for the first progress line.
+func describePods(ps []pool) string {
+	var parts []string
+	for _, p := range ps {
+		if p.pods > 0 {
+			parts = append(parts, fmt.Sprintf("%d on %s", p.pods, p.name))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// parseCommand reads COMMAND: a JSON array of strings, or words split at
+// spaces.
+func parseCommand(s string) ([]string, error) {
+	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "[") {
+		return strings.Fields(s), nil
+	}
+	var cmd []string
+	if err := json.Unmarshal([]byte(s), &cmd); err != nil {
+		return nil, fmt.Errorf("COMMAND (-command) %q: not a JSON array of strings: %w", s, err)
+	}
+	return cmd, nil
 }
 
 // describeFlags lists the sized control-plane flags, or says there are none.
@@ -380,14 +445,20 @@ func describeFlags(cpFlags map[string]map[string]string) string {
 }
 
 func writeJSON(o *options, wk, kw result, cpFlags map[string]map[string]string) error {
-	data, err := json.MarshalIndent(map[string]any{
+	out := map[string]any{
 		"nodes":             o.nodes,
 		"pods":              o.pods,
+		"pool":              o.pool,
+		"image":             o.image,
+		"command":           o.command,
 		"cpus":              runtime.NumCPU(),
 		"controlPlaneFlags": cpFlags,
 		"winkube":           wk,
-		"kwok":              kw,
-	}, "", "  ")
+	}
+	if kw.measured() {
+		out["kwok"] = kw
+	}
+	data, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -55,14 +55,25 @@ type row struct {
 
 func val(v float64) *float64 { return &v }
 
-// rows lays out both results. The ratio is winkube's value over kwok's:
-// below 1 winkube is faster or smaller.
+// measured reports whether r holds a run's figures (a skipped kwok run
+// leaves it empty; a measured cluster is never ready in 0 s).
+func (r result) measured() bool { return r.ClusterReady > 0 }
+
+// rows lays out both results; a setup that was not measured prints "-".
+// The ratio is winkube's value over kwok's: below 1 winkube is faster or
+// smaller.
 func rows(nodes, pods int, wk, kw result) []row {
+	times := func(r result, v float64) *float64 {
+		if !r.measured() {
+			return nil
+		}
+		return val(v)
+	}
 	out := []row{
-		{label: "cluster ready (winkube up)", a: val(wk.ClusterReady), b: val(kw.ClusterReady), unit: &seconds},
-		{label: fmt.Sprintf("%d nodes Ready", nodes), a: val(wk.NodesReady), b: val(kw.NodesReady), unit: &seconds},
-		{label: fmt.Sprintf("%d pods Running", pods), a: val(wk.PodsRunning), b: val(kw.PodsRunning), unit: &seconds},
-		{label: fmt.Sprintf("%d pods deleted", pods), a: val(wk.PodsDeleted), b: val(kw.PodsDeleted), unit: &seconds},
+		{label: "cluster ready (winkube up)", a: times(wk, wk.ClusterReady), b: times(kw, kw.ClusterReady), unit: &seconds},
+		{label: fmt.Sprintf("%d nodes Ready", nodes), a: times(wk, wk.NodesReady), b: times(kw, kw.NodesReady), unit: &seconds},
+		{label: fmt.Sprintf("%d pods Running", pods), a: times(wk, wk.PodsRunning), b: times(kw, kw.PodsRunning), unit: &seconds},
+		{label: fmt.Sprintf("%d pods deleted", pods), a: times(wk, wk.PodsDeleted), b: times(kw, kw.PodsDeleted), unit: &seconds},
 	}
 	out = append(out, procRows(fmt.Sprintf("idle CPU, %d nodes (%% of a core)", nodes), percent, wk.IdleNodesCPU, kw.IdleNodesCPU)...)
 	out = append(out, procRows(fmt.Sprintf("idle CPU, %d nodes + %d pods (%% of a core)", nodes, pods), percent, wk.IdlePodsCPU, kw.IdlePodsCPU)...)
@@ -92,7 +103,14 @@ func procRows(heading string, u unit, a, b map[string]float64) []row {
 		}
 		out = append(out, r)
 	}
-	return append(out, row{label: "  total", a: val(sum(a)), b: val(sum(b)), unit: &u})
+	total := row{label: "  total", unit: &u}
+	if len(a) > 0 {
+		total.a = val(sum(a))
+	}
+	if len(b) > 0 {
+		total.b = val(sum(b))
+	}
+	return append(out, total)
 }
 
 func sum(m map[string]float64) float64 {

@@ -34,10 +34,11 @@ var images = map[string]string{
 // and benchscale on kwok's Windows nodes.
 var windowsToleration = corev1.Toleration{Key: "os", Operator: corev1.TolerationOpEqual, Value: "windows", Effect: corev1.TaintEffectNoSchedule}
 
-// deployments are the workload: one plain Deployment per pool, placed the
-// way the README's examples place Windows pods (nodeSelector on the OS and
-// build, toleration of the Windows taint).
-func deployments(ps []pool) []*appsv1.Deployment {
+// deployments are the workload: one plain Deployment per pool with pods,
+// placed the way the README's examples place Windows pods (nodeSelector on
+// the OS and build, toleration of the Windows taint), running image (else
+// the pool's web server) with command (else the image's entrypoint).
+func deployments(ps []pool, image string, command []string) []*appsv1.Deployment {
 	var out []*appsv1.Deployment
 	for _, p := range ps {
 		if p.pods == 0 {
@@ -46,7 +47,10 @@ func deployments(ps []pool) []*appsv1.Deployment {
 		labels := map[string]string{"app": "bench-" + p.name, "bench": "scale"}
 		spec := corev1.PodSpec{
 			NodeSelector: map[string]string{"kubernetes.io/os": p.os},
-			Containers:   []corev1.Container{{Name: "web", Image: images[p.build]}},
+			Containers:   []corev1.Container{{Name: "web", Image: images[p.build], Command: command}},
+		}
+		if image != "" {
+			spec.Containers[0].Image = image
 		}
 		if p.os == "windows" {
 			spec.OS = &corev1.PodOS{Name: corev1.Windows}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/emu/vnet"
 
+	"golang.org/x/sync/singleflight"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -118,6 +119,10 @@ type Agent struct {
 	beats      workqueue.TypedDelayingInterface[beatJob]
 	podWorkers int
 	images     imageinfo.Resolver
+	// secretReads collapses concurrent reads of the same pull secrets
+	// (resolveImage): a Deployment's pods start together and read the
+	// same service account.
+	secretReads singleflight.Group
 	// unknownImages is Options.UnknownImages (podworker.Node's
 	// StrictImages).
 	unknownImages string

@@ -34,9 +34,15 @@ const minWake = 10 * time.Millisecond
 // Pool sizes and client limits (see clientLimits).
 const (
 	// nodesPerPodWorker and maxPodWorkers size the pod pool beyond its
-	// floor of 4 per core.
-	nodesPerPodWorker = 50
-	maxPodWorkers     = 64
+	// floor of 4 per core. A step waits on the API server for most of
+	// its time (a status patch, the pull secrets' read), and under load an
+	// answer takes tens of milliseconds: with one goroutine per 50 nodes,
+	// 250 Windows Server 2019 nodes of 20 pods each had all 10 goroutines
+	// waiting on requests while 2,000 bound pods had no status yet. One per
+	// 10 nodes keeps that many requests in flight without a goroutine per
+	// pod.
+	nodesPerPodWorker = 10
+	maxPodWorkers     = 256
 	// nodesPerBeatWorker: a renewal takes a few milliseconds, so one
 	// goroutine would keep up with ~100 nodes renewing every 8–12 s, but
 	// at start every node posts its status and flannel annotations at once
@@ -65,9 +71,9 @@ type beatJob struct {
 	kind beatKind
 }
 
-// podWorkerCount is the size of the pod pool: 4 per core (a step is mostly
-// CPU, with one API request in between), more for large clusters so
-// request latency never starves the queue; o.PodWorkers overrides it.
+// podWorkerCount is the size of the pod pool: 4 per core, more for large
+// clusters so request latency never starves the queue; o.PodWorkers
+// overrides it.
 func podWorkerCount(nodes, override int) int {
 	if override > 0 {
 		return override

@@ -152,14 +152,29 @@ func (a *Agent) resolveImage(ctx context.Context, pod *corev1.Pod, ref string) i
 	if a.images == nil {
 		return imageinfo.CatalogAnswer(ref)
 	}
-	// Missing secrets are skipped, as the kubelet does; a Forbidden read
-	// (a node without RBAC for secrets) leaves the ones that were read.
-	secrets, _ := registry.SecretsFor(ctx, a.client, pod)
-	ans := a.images.Resolve(ctx, imageinfo.Request{Ref: ref, PullSecrets: secrets})
+	ans := a.images.Resolve(ctx, imageinfo.Request{Ref: ref, PullSecrets: a.pullSecrets(ctx, pod)})
 	if m := registry.Missing(ans.Err); m != nil {
 		ans.Image.Missing = m
 	}
 	return ans
+}
+
+// pullSecrets are the payloads of pod's pull secrets (registry.SecretsFor).
+// Missing secrets are skipped, as the kubelet does; a Forbidden read (a
+// node without RBAC for secrets) leaves the ones that were read. Pods
+// that ask while the same reads are under way share their answer, at
+// most one round trip older than reads of their own.
+func (a *Agent) pullSecrets(ctx context.Context, pod *corev1.Pod) [][]byte {
+	key := pod.Namespace + "\x00" + pod.Spec.ServiceAccountName
+	for _, s := range pod.Spec.ImagePullSecrets {
+		key += "\x00" + s.Name
+	}
+	v, _, _ := a.secretReads.Do(key, func() (any, error) {
+		secrets, _ := registry.SecretsFor(ctx, a.client, pod)
+		return secrets, nil
+	})
+	secrets, _ := v.([][]byte)
+	return secrets
 }
 
 // Values of Options.UnknownImages.

@@ -3,6 +3,8 @@ package winexe
 import (
 	"context"
 	"fmt"
+	"io"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -159,6 +161,13 @@ func Ping(ctx context.Context, p *program.Proc) int {
 		fmt.Fprintf(p.Stdout, "%sPinging %s with %d bytes of data:%s", nl, ip, size, nl)
 	} else {
 		fmt.Fprintf(p.Stdout, "%sPinging %s [%s] with %d bytes of data:%s", nl, host, ip, size, nl)
+	}
+	if forever && reachable && p.Stdout == io.Discard {
+		// ping -t > NUL: nobody can read a reply or the statistics, so
+		// rather than wake every second it waits to be stopped, and
+		// ends as the loop would (status 1).
+		p.Sys.Sleep(ctx, math.MaxInt64)
+		return 1
 	}
 	sent := 0
 	for ; forever || sent < count; sent++ {

@@ -2,6 +2,7 @@ package winexe
 
 import (
 	"context"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -159,4 +160,35 @@ func TestE2EHostname(t *testing.T) {
 	if out != "" || code != 2 || errOut != "flag provided but not defined: -f\nUsage of hostname:\n  -i\ta string\n" {
 		t.Errorf("hostname -f: %q %q (%d)", out, errOut, code)
 	}
+}
+
+// ping -t with its output on NUL (cmd /c ping -t localhost > NUL, a
+// common way to keep a Windows container running) prints nothing anyone
+// can read: it waits to be stopped in one wait rather than one a second,
+// and ends with ping -t's status when stopped.
+func TestPingForeverToNul(t *testing.T) {
+	sys := wintest.Sys(Table())
+	ctx, cancel := context.WithCancel(context.Background())
+	clock := sys.Clock.(*wintest.Clock)
+	clock.Deadline, clock.Stop = clock.Now().Add(time.Hour), cancel
+	counted := &countingClock{Clock: clock}
+	sys.Clock = counted
+	code := Ping(ctx, &program.Proc{Args: []string{"ping", "-t", "localhost"}, Stdout: io.Discard, Stderr: io.Discard, Sys: sys})
+	if code != 1 || ctx.Err() == nil {
+		t.Errorf("ping -t localhost > NUL: status %d, stopped %v; want 1 once stopped", code, ctx.Err() != nil)
+	}
+	if counted.waits != 1 {
+		t.Errorf("ping -t localhost > NUL waited %d times in an hour, want once", counted.waits)
+	}
+}
+
+// countingClock counts the waits of a program.
+type countingClock struct {
+	program.Clock
+	waits int
+}
+
+func (c *countingClock) After(d time.Duration) <-chan time.Time {
+	c.waits++
+	return c.Clock.After(d)
 }

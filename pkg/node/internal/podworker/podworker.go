@@ -103,7 +103,15 @@ type Worker struct {
 	// (it rides on the next status patch); annotated once it is.
 	annotation string
 	annotated  bool
-	volumes    volumeWait // see volumes.go
+	// wroteRV and wroteStatus are the resourceVersion and status of the
+	// last write's answer; caughtUp is set once the watch brought that
+	// version, drifted once a later version's status differs (guarded by
+	// mu; update).
+	wroteRV     string
+	wroteStatus *corev1.PodStatus // the same as server
+	caughtUp    bool
+	drifted     bool
+	volumes     volumeWait // see volumes.go
 	// deadlineHit marks a pod stopped for its activeDeadlineSeconds
 	// (deadline.go).
 	deadlineHit bool
@@ -155,11 +163,41 @@ func newCtr(c corev1.Container, init bool) *ctr {
 	}}
 }
 
-// update records the latest pod; the caller queues the worker.
+// update records the latest pod; the caller queues the worker. Once the
+// watch has brought back the worker's own last status write, a later
+// version whose status differs from it was changed by someone else (the
+// node lifecycle controller marks pods not Ready when their node misses
+// its lease): the status is then written again (statuswrite.go), as the
+// kubelet's status manager reconciles a status it finds changed.
 func (w *Worker) update(pod *corev1.Pod) {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.pod = pod
-	w.mu.Unlock()
+	switch {
+	case w.wroteRV == "":
+	case pod.ResourceVersion == w.wroteRV:
+		w.caughtUp = true
+	case w.caughtUp && !sameOnTheWire(&pod.Status, w.wroteStatus):
+		w.drifted = true
+	}
+}
+
+// noteWritten records the resourceVersion the API answered a status write
+// with, and the status it holds since (server), for update.
+func (w *Worker) noteWritten(rv string, server *corev1.PodStatus) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	// The watch may have brought the write before its answer came.
+	w.wroteRV, w.wroteStatus, w.drifted = rv, server, false
+	w.caughtUp = w.pod.ResourceVersion == rv
+}
+
+// statusDrifted reports whether someone else changed the status since the
+// worker last wrote it.
+func (w *Worker) statusDrifted() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.drifted
 }
 
 func (w *Worker) latest() *corev1.Pod {

@@ -67,13 +67,14 @@ func isTerminalPhase(p corev1.PodPhase) bool {
 // before it. The status strategy keeps annotation changes made through
 // pods/status.
 func (w *Worker) putStatus(ctx context.Context, st corev1.PodStatus) {
-	if w.written != nil && w.annotation == "" && equality.Semantic.DeepEqual(*w.written, st) {
+	drifted := w.statusDrifted()
+	if w.written != nil && w.annotation == "" && !drifted && equality.Semantic.DeepEqual(*w.written, st) {
 		return
 	}
 	pod := w.latest()
 	base := w.server
-	if base == nil {
-		base = &pod.Status
+	if base == nil || drifted {
+		base = &pod.Status // what the other writer left
 	}
 	patch, err := statusPatch(pod.UID, *base, st, w.annotation)
 	if err != nil {
@@ -93,6 +94,7 @@ func (w *Worker) putStatus(ctx context.Context, st corev1.PodStatus) {
 		if sameOnTheWire(&server, w.written) {
 			w.server = w.written
 		}
+		w.noteWritten(updated.ResourceVersion, w.server)
 		w.shown.Store(w.written)
 		if w.annotation != "" {
 			w.annotation, w.annotated = "", true
