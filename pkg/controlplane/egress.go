@@ -10,6 +10,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/winkube/winkube/internal/connset"
 )
 
 // NodeDialer connects to addr ("host:port") on behalf of kube-apiserver,
@@ -48,8 +50,7 @@ type egressProxy struct {
 	direct func(ctx context.Context, network, addr string) (net.Conn, error) // nil: a net.Dialer; tests count calls
 	ctx    context.Context
 	cancel context.CancelFunc
-	mu     sync.Mutex
-	conns  map[net.Conn]struct{}
+	conns  connset.Set
 	wg     sync.WaitGroup
 }
 
@@ -67,7 +68,7 @@ func startEgressProxy(l *layout) (*egressProxy, error) {
 		return nil, fmt.Errorf("data dir %s is not writable: %w", l.opts.DataDir, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &egressProxy{ln: ln, path: path, dial: l.opts.NodeDialer, direct: l.direct, ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}
+	p := &egressProxy{ln: ln, path: path, dial: l.opts.NodeDialer, direct: l.direct, ctx: ctx, cancel: cancel}
 	p.wg.Go(p.serve)
 	return p, nil
 }
@@ -78,12 +79,12 @@ func (p *egressProxy) serve() {
 		if err != nil {
 			return
 		}
-		if !p.track(c) {
+		if !p.conns.Track(c) {
 			c.Close()
 			return
 		}
 		p.wg.Go(func() {
-			defer p.untrack(c)
+			defer p.conns.Untrack(c)
 			p.handle(c)
 		})
 	}
@@ -109,11 +110,11 @@ func (p *egressProxy) handle(c net.Conn) {
 		fmt.Fprintf(c, "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\n\r\n%v\n", err)
 		return
 	}
-	if !p.track(upstream) {
+	if !p.conns.Track(upstream) {
 		upstream.Close()
 		return
 	}
-	defer p.untrack(upstream)
+	defer p.conns.Untrack(upstream)
 	io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
 	done := make(chan struct{}, 2)
 	go func() { _, _ = br.WriteTo(upstream); done <- struct{}{} }()
@@ -154,34 +155,11 @@ func loopbackOnly(addr string) error {
 	return fmt.Errorf("egress to %s refused: it is not an emulated node, pod or Service address, and winkube's cluster dials nothing outside this machine's loopback", addr)
 }
 
-// track records an open connection so close can end it; false once closing.
-func (p *egressProxy) track(c net.Conn) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.conns == nil {
-		return false
-	}
-	p.conns[c] = struct{}{}
-	return true
-}
-
-func (p *egressProxy) untrack(c net.Conn) {
-	c.Close()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.conns, c)
-}
-
 // close stops accepting, ends every tunnel and removes the socket.
 func (p *egressProxy) close() {
 	p.cancel()
 	p.ln.Close()
-	p.mu.Lock()
-	for c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-	p.mu.Unlock()
+	p.conns.Close()
 	p.wg.Wait()
 	_ = os.Remove(p.path)
 }

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/winkube/winkube/internal/connset"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -72,8 +73,7 @@ type proxy struct {
 	dial   func(ctx context.Context, network, addr string) (net.Conn, error)
 	ctx    context.Context
 	cancel context.CancelFunc
-	mu     sync.Mutex
-	conns  map[net.Conn]struct{}
+	conns  connset.Set
 	wg     sync.WaitGroup
 }
 
@@ -83,7 +83,7 @@ func startProxy(p *program.Proc) (*proxy, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	px := &proxy{ln: ln, secret: rand.Text(), dial: dialer(p), ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}
+	px := &proxy{ln: ln, secret: rand.Text(), dial: dialer(p), ctx: ctx, cancel: cancel}
 	px.wg.Go(px.serve)
 	return px, nil
 }
@@ -98,12 +98,12 @@ func (px *proxy) serve() {
 		if err != nil {
 			return
 		}
-		if !px.track(c) {
+		if !px.conns.Track(c) {
 			c.Close()
 			return
 		}
 		px.wg.Go(func() {
-			defer px.untrack(c)
+			defer px.conns.Untrack(c)
 			px.handle(c)
 		})
 	}
@@ -134,11 +134,11 @@ func (px *proxy) handle(c net.Conn) {
 		fmt.Fprintf(c, "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\n\r\n%v\n", err)
 		return
 	}
-	if !px.track(up) {
+	if !px.conns.Track(up) {
 		up.Close()
 		return
 	}
-	defer px.untrack(up)
+	defer px.conns.Untrack(up)
 	io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
 	done := make(chan struct{}, 2)
 	go func() { _, _ = br.WriteTo(up); done <- struct{}{} }()
@@ -146,33 +146,10 @@ func (px *proxy) handle(c net.Conn) {
 	<-done // either side ending ends the tunnel; the deferred closes end the other copy
 }
 
-// track records an open connection so close can end it; false once closing.
-func (px *proxy) track(c net.Conn) bool {
-	px.mu.Lock()
-	defer px.mu.Unlock()
-	if px.conns == nil {
-		return false
-	}
-	px.conns[c] = struct{}{}
-	return true
-}
-
-func (px *proxy) untrack(c net.Conn) {
-	c.Close()
-	px.mu.Lock()
-	defer px.mu.Unlock()
-	delete(px.conns, c)
-}
-
 // close stops accepting and ends every tunnel.
 func (px *proxy) close() {
 	px.cancel()
 	px.ln.Close()
-	px.mu.Lock()
-	for c := range px.conns {
-		c.Close()
-	}
-	px.conns = nil
-	px.mu.Unlock()
+	px.conns.Close()
 	px.wg.Wait()
 }
