@@ -1,8 +1,10 @@
-// Package connset keeps the open connections of a server (the proxies
-// that tunnel to the pod network) so that closing the server ends them.
+// Package connset is the connection plumbing of the proxies between the
+// pod network and the host: the set of a server's open connections, which
+// closing the server ends, and forwarding a connection to a host socket.
 package connset
 
 import (
+	"io"
 	"net"
 	"sync"
 )
@@ -44,4 +46,19 @@ func (s *Set) Close() {
 		c.Close()
 	}
 	s.conns, s.closed = nil, true
+}
+
+// Forward copies c to and from a new connection to addr on the host until
+// either side ends, then closes both.
+func Forward(c io.ReadWriteCloser, network, addr string) {
+	defer c.Close()
+	up, err := net.Dial(network, addr)
+	if err != nil {
+		return
+	}
+	defer up.Close()
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(up, c); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(c, up); done <- struct{}{} }()
+	<-done // either side ending ends both: the deferred closes stop the other copy
 }

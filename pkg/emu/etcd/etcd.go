@@ -31,6 +31,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/winkube/winkube/internal/connset"
 	"github.com/winkube/winkube/pkg/emu/hostdir"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
@@ -230,7 +231,7 @@ type loopbackServer interface {
 // serve binds the pod's port until ctx is done; each connection is
 // carried to etcd's socket.
 func (b bind) serve(ctx context.Context, p *program.Proc) error {
-	handle := func(c io.ReadWriteCloser) { forward(c, b.socket) }
+	handle := func(c io.ReadWriteCloser) { connset.Forward(c, "unix", b.socket) }
 	srv, ok := p.Sys.Net.(program.Server)
 	if !ok {
 		return errors.New("the pod has no network")
@@ -239,18 +240,4 @@ func (b bind) serve(ctx context.Context, p *program.Proc) error {
 		return lsrv.ServeLoopback(ctx, "tcp", b.port, handle)
 	}
 	return srv.Serve(ctx, "tcp", b.port, handle)
-}
-
-// forward copies a pod connection to and from etcd's socket.
-func forward(c io.ReadWriteCloser, socket string) {
-	defer c.Close()
-	up, err := net.Dial("unix", socket)
-	if err != nil {
-		return
-	}
-	defer up.Close()
-	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(up, c); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(c, up); done <- struct{}{} }()
-	<-done // either side ending ends both: the deferred closes stop the other copy
 }

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -388,4 +389,25 @@ type Server interface {
 type Listener interface {
 	Accept() (io.ReadWriteCloser, error)
 	Close() error
+}
+
+// NetDialer dials through the pod network of p for Go libraries that take
+// a dial function (an etcd client, an HTTP transport): never a socket of
+// the host. The pod network's connections are net.Conns.
+func NetDialer(p *Proc) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if p.Sys.Net == nil {
+			return nil, &net.OpError{Op: "dial", Net: network, Err: fmt.Errorf("network is unreachable")}
+		}
+		c, err := p.Sys.Net.Dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		conn, ok := c.(net.Conn)
+		if !ok {
+			c.Close()
+			return nil, &net.OpError{Op: "dial", Net: network, Err: fmt.Errorf("the pod network gives no net.Conn for %s", addr)}
+		}
+		return conn, nil
+	}
 }

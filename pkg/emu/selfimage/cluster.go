@@ -1,7 +1,6 @@
 package selfimage
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -44,28 +43,9 @@ func restConfig(p *program.Proc, f *serveFlags) (*rest.Config, error) {
 		Host:            "https://" + net.JoinHostPort(host, port),
 		BearerToken:     string(token),
 		TLSClientConfig: rest.TLSClientConfig{CAData: ca},
-		Dial:            dialer(p),
+		Dial:            program.NetDialer(p),
 		// No proxy: client-go would otherwise read HTTPS_PROXY from the
 		// environment of the process that runs the nodes.
 		Proxy: func(*http.Request) (*url.URL, error) { return nil, nil },
 	}, nil
-}
-
-// dialer connects through the pod network, never a socket of the host.
-func dialer(p *program.Proc) func(ctx context.Context, network, addr string) (net.Conn, error) {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if p.Sys.Net == nil {
-			return nil, &net.OpError{Op: "dial", Net: network, Err: fmt.Errorf("network is unreachable")}
-		}
-		c, err := p.Sys.Net.Dial(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		conn, ok := c.(net.Conn)
-		if !ok {
-			c.Close()
-			return nil, &net.OpError{Op: "dial", Net: network, Err: fmt.Errorf("the pod network gives no net.Conn for %s", addr)}
-		}
-		return conn, nil
-	}
 }

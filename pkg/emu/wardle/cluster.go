@@ -83,7 +83,7 @@ func startProxy(p *program.Proc) (*proxy, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	px := &proxy{ln: ln, secret: rand.Text(), dial: dialer(p), ctx: ctx, cancel: cancel}
+	px := &proxy{ln: ln, secret: rand.Text(), dial: program.NetDialer(p), ctx: ctx, cancel: cancel}
 	px.wg.Go(px.serve)
 	return px, nil
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apiserver/pkg/server/egressselector"
 	"k8s.io/sample-apiserver/pkg/cmd/server"
 
+	"github.com/winkube/winkube/internal/connset"
 	"github.com/winkube/winkube/pkg/emu/hostdir"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
@@ -95,7 +96,7 @@ func enterPod(ctx context.Context, p *program.Proc, fs flagSet, o *server.Wardle
 		}
 	}
 	o.RecommendedOptions.Etcd.StorageConfig.Transport.EgressLookup = func(egressselector.NetworkContext) (utilnet.DialFunc, error) {
-		return dialer(p), nil
+		return program.NetDialer(p), nil
 	}
 	return e, e.listen(ctx, p, o)
 }
@@ -177,7 +178,7 @@ func (e *pod) listen(ctx context.Context, p *program.Proc, o *server.WardleServe
 	}
 	portCtx, unbind := context.WithCancel(context.WithoutCancel(ctx))
 	to := local.Addr().String()
-	if err := srv.Serve(portCtx, "tcp", s.BindPort, func(c io.ReadWriteCloser) { forward(c, to) }); err != nil {
+	if err := srv.Serve(portCtx, "tcp", s.BindPort, func(c io.ReadWriteCloser) { connset.Forward(c, "tcp", to) }); err != nil {
 		unbind()
 		local.Close()
 		return fmt.Errorf("failed to create listener: %w", err)
@@ -185,34 +186,4 @@ func (e *pod) listen(ctx context.Context, p *program.Proc, o *server.WardleServe
 	e.port = unbind
 	s.Listener = local
 	return nil
-}
-
-// forward copies a pod connection to and from the server's listener.
-func forward(c io.ReadWriteCloser, addr string) {
-	defer c.Close()
-	up, err := net.Dial("tcp", addr)
-	if err != nil {
-		return
-	}
-	defer up.Close()
-	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(up, c); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(c, up); done <- struct{}{} }()
-	<-done // either side ending ends both: the deferred closes stop the other copy
-}
-
-// dialer connects through the pod network, never a socket of the host.
-func dialer(p *program.Proc) utilnet.DialFunc {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := p.Sys.Net.Dial(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		conn, ok := c.(net.Conn)
-		if !ok {
-			c.Close()
-			return nil, &net.OpError{Op: "dial", Net: network, Err: fmt.Errorf("the pod network gives no net.Conn for %s", addr)}
-		}
-		return conn, nil
-	}
 }
