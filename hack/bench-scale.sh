@@ -6,8 +6,6 @@
 #   NODES=20 PODS=100 IDLE=10s hack/bench-scale.sh  # a quick look
 #   NODES=200 PODS=4000 POOL=win2019 KWOK=0 PROFILE=prof hack/bench-scale.sh
 #                                                 # a dense pool, winkube only
-#   NODES=200 PODS=4000 POOL=win2019 KWOK=0 PROFILE=prof hack/bench-scale.sh
-#                                                 # a dense pool, winkube only
 #
 # Environment:
 #   NODES         emulated nodes: 1/2 Windows Server 2019, 1/4 2022, 1/4 Linux (1000)
@@ -19,13 +17,6 @@
 #   COMMAND       the container's command: words split at spaces, or a JSON array
 #                 (such as 'cmd /c ping -t localhost > NUL'); default the image's
 #   KWOK=0        measure winkube only (kwok is not installed); its column stays empty
-#   POOL          put all PODS on this pool (win2019, win2022 or linux) in one
-#                 Deployment instead of one per pool: a dense pool
-#   IMAGE         the workload's image instead of each pool's web server, such
-#                 as mcr.microsoft.com/windows/servercore:ltsc2019 with POOL=win2019
-#   COMMAND       the container's command: words split at spaces, or a JSON array
-#                 (such as 'cmd /c ping -t localhost > NUL'); default the image's
-#   KWOK=0        measure winkube only; the kwok column stays empty
 #   IDLE          length of each idle CPU measurement (30s)
 #   SETTLE        pause before each idle measurement, once the add-ons are Ready (15s)
 #   TIMEOUT       limit of each wait: cluster up, nodes Ready, pods Running/deleted (30m)
