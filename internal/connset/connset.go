@@ -62,3 +62,23 @@ func Forward(c io.ReadWriteCloser, network, addr string) {
 	go func() { _, _ = io.Copy(c, up); done <- struct{}{} }()
 	<-done // either side ending ends both: the deferred closes stop the other copy
 }
+
+// Serve accepts connections on ln until it is closed, tracking each and
+// handling it on a goroutine of wg; a connection accepted after Close is
+// closed unhandled and ends the loop.
+func (s *Set) Serve(ln net.Listener, wg *sync.WaitGroup, handle func(net.Conn)) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		if !s.Track(c) {
+			c.Close()
+			return
+		}
+		wg.Go(func() {
+			defer s.Untrack(c)
+			handle(c)
+		})
+	}
+}

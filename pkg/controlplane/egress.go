@@ -73,22 +73,7 @@ func startEgressProxy(l *layout) (*egressProxy, error) {
 	return p, nil
 }
 
-func (p *egressProxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		if !p.conns.Track(c) {
-			c.Close()
-			return
-		}
-		p.wg.Go(func() {
-			defer p.conns.Untrack(c)
-			p.handle(c)
-		})
-	}
-}
+func (p *egressProxy) serve() { p.conns.Serve(p.ln, &p.wg, p.handle) }
 
 // handle reads one CONNECT request, dials, answers, then copies both ways.
 func (p *egressProxy) handle(c net.Conn) {

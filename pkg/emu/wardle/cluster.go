@@ -92,22 +92,7 @@ func (px *proxy) url() string {
 	return (&url.URL{Scheme: "http", User: url.UserPassword("pod", px.secret), Host: px.ln.Addr().String()}).String()
 }
 
-func (px *proxy) serve() {
-	for {
-		c, err := px.ln.Accept()
-		if err != nil {
-			return
-		}
-		if !px.conns.Track(c) {
-			c.Close()
-			return
-		}
-		px.wg.Go(func() {
-			defer px.conns.Untrack(c)
-			px.handle(c)
-		})
-	}
-}
+func (px *proxy) serve() { px.conns.Serve(px.ln, &px.wg, px.handle) }
 
 // handle reads one CONNECT request, dials, answers, then copies both ways.
 func (px *proxy) handle(c net.Conn) {
