@@ -8,15 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-containerregistry/pkg/name"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
-	"github.com/google/go-containerregistry/pkg/v1/random"
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
-
 	"github.com/winkube/winkube/pkg/cmd"
 	imagecmd "github.com/winkube/winkube/pkg/cmd/winkube/image"
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/imageinfo/registry"
+	"github.com/winkube/winkube/pkg/imageinfo/registry/registrytest"
 	"github.com/winkube/winkube/pkg/imageinfo/report"
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/lint/load"
@@ -49,25 +45,7 @@ func saveWindowsImage(t *testing.T, release string) string {
 	if !ok {
 		t.Fatalf("no release %s", release)
 	}
-	img, err := random.Image(64, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, _ := img.ConfigFile()
-	cfg = cfg.DeepCopy()
-	cfg.OS, cfg.Architecture, cfg.OSVersion = "windows", "amd64", r.Version().String()
-	if img, err = mutate.ConfigFile(img, cfg); err != nil {
-		t.Fatal(err)
-	}
-	tag, err := name.NewTag(agentImage)
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "agent.tar")
-	if err := tarball.WriteToFile(file, tag, img); err != nil {
-		t.Fatal(err)
-	}
-	return file
+	return registrytest.DockerSave(t, agentImage, r.Version().String())
 }
 
 // rule: IMG-3, IMG-2

@@ -6,45 +6,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-containerregistry/pkg/name"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
-	"github.com/google/go-containerregistry/pkg/v1/random"
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
-
 	"github.com/winkube/winkube/pkg/imageinfo/facts"
 	rt "github.com/winkube/winkube/pkg/imageinfo/registry/registrytest"
 )
-
-// dockerSave writes what `docker save` writes for a single Windows image.
-func dockerSave(t *testing.T, ref, osVersion string) string {
-	t.Helper()
-	img, err := random.Image(64, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, _ := img.ConfigFile()
-	cfg = cfg.DeepCopy()
-	cfg.OS, cfg.Architecture, cfg.OSVersion = "windows", "amd64", osVersion
-	if img, err = mutate.ConfigFile(img, cfg); err != nil {
-		t.Fatal(err)
-	}
-	tag, err := name.NewTag(ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "image.tar")
-	if err := tarball.WriteToFile(file, tag, img); err != nil {
-		t.Fatal(err)
-	}
-	return file
-}
 
 // rule: IMG-3 — an imported image is known offline: `winkube image` with
 // the catalog alone shows the imported platforms, from imported.
 func TestImageImportThenShow(t *testing.T) {
 	dataDir := t.TempDir()
 	ref := "registry.example.com/team/agent:0.3"
-	out, errOut, code := runImage(t, "import", "--data-dir", dataDir, dockerSave(t, ref, rt.Version2022))
+	out, errOut, code := runImage(t, "import", "--data-dir", dataDir, rt.DockerSave(t, ref, rt.Version2022))
 	if code != 0 || !strings.Contains(out, "imported "+ref+": [windows/amd64:"+rt.Version2022+"]") {
 		t.Fatalf("import: exit %d, out %q, err %q", code, out, errOut)
 	}
@@ -59,7 +30,7 @@ func TestImageImportThenShow(t *testing.T) {
 // it, and nothing of the other files is stored.
 func TestImageImportAllOrNothing(t *testing.T) {
 	dataDir := t.TempDir()
-	good := dockerSave(t, "registry.example.com/team/agent:0.3", rt.Version2022)
+	good := rt.DockerSave(t, "registry.example.com/team/agent:0.3", rt.Version2022)
 	bad := filepath.Join(t.TempDir(), "notes.txt")
 	if err := os.WriteFile(bad, []byte("not an image\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +24,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/random"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
@@ -262,4 +264,29 @@ func Failing(t testing.TB, code int) string {
 // entry for host.
 func DockerConfigJSON(host, user, password string) []byte {
 	return []byte(`{"auths":{"` + host + `":{"username":"` + user + `","password":"` + password + `"}}}`)
+}
+
+// DockerSave writes what `docker save` writes for ref, a single Windows
+// image of osVersion (for `winkube image import`), and returns its path.
+func DockerSave(t *testing.T, ref, osVersion string) string {
+	t.Helper()
+	img, err := random.Image(64, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := img.ConfigFile()
+	cfg = cfg.DeepCopy()
+	cfg.OS, cfg.Architecture, cfg.OSVersion = "windows", "amd64", osVersion
+	if img, err = mutate.ConfigFile(img, cfg); err != nil {
+		t.Fatal(err)
+	}
+	tag, err := name.NewTag(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "image.tar")
+	if err := tarball.WriteToFile(file, tag, img); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }
