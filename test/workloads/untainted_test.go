@@ -112,18 +112,24 @@ func webServer(t *testing.T, c *cluster, rel, selector string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var on2022 []corev1.Node
 	for _, n := range nodes.Items {
-		out, err := c.curl(t, fmt.Sprintf("http://%s:%d/", internalIP(n), port))
 		if strings.HasPrefix(n.Name, "win2022-") {
-			// rule: KP-7 — NodePort on a 2022 overlay node needs
-			// externalTrafficPolicy: Local, which the manifest does not set.
-			if err == nil {
-				t.Errorf("NodePort %d of %s answered %q; KP-7 says it breaks there", port, n.Name, out)
-			}
+			on2022 = append(on2022, n)
 			continue
 		}
-		if err != nil || !strings.Contains(out, webHeader) {
-			t.Errorf("NodePort %d of %s: %q %v", port, n.Name, out, err)
+		// kube-proxy programs the port a moment after the Service.
+		url := fmt.Sprintf("http://%s:%d/", internalIP(n), port)
+		waitFor(t, "NodePort "+url+" of "+n.Name, func() (bool, string) {
+			out, err := c.curl(t, url)
+			return err == nil && strings.Contains(out, webHeader), out + errString(err)
+		})
+	}
+	// rule: KP-7 — NodePort on a 2022 overlay node needs
+	// externalTrafficPolicy: Local, which the manifest does not set.
+	for _, n := range on2022 {
+		if out, err := c.curl(t, fmt.Sprintf("http://%s:%d/", internalIP(n), port)); err == nil {
+			t.Errorf("NodePort %d of %s answered %q; KP-7 says it breaks there", port, n.Name, out)
 		}
 	}
 }
