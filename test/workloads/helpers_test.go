@@ -29,7 +29,7 @@ import (
 // file is a corpus file's path in testdata.
 func file(rel string) string { return filepath.Join(testdata, filepath.FromSlash(rel)) }
 
-// load reads manifests with the loader `winkube up --apply` and `lint` use.
+// loadFiles reads manifests with the loader `winkube up --apply` and `lint` use.
 func loadFiles(t *testing.T, rels ...string) []load.Object {
 	t.Helper()
 	paths := make([]string, len(rels))

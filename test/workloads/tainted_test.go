@@ -127,6 +127,10 @@ func seedRuntimeClass(t *testing.T, c *cluster) {
 	if want := `Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "docker" is configured`; msg != want {
 		t.Errorf("FailedCreatePodSandBox = %q, want %q", msg, want)
 	}
+	// The kubelet retries the sandbox at every sync; the pod waits.
+	if got := c.waitPod(t, "default", p.Name, func(corev1.Pod) bool { return true }); podState(got) != "ContainerCreating" || got.Status.Phase != corev1.PodPending {
+		t.Errorf("%s is %s (%s), want Pending and ContainerCreating", p.Name, got.Status.Phase, podState(got))
+	}
 }
 
 // aspnetSampleTainted: no toleration, so Pending on tainted nodes.
