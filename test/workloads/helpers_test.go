@@ -13,17 +13,20 @@ import (
 	"testing"
 	"time"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	k8sscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/remotecommand"
 
 	"github.com/winkube/winkube/pkg/kubeapply"
 	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/webhook"
 )
 
 // file is a corpus file's path in testdata.
@@ -373,4 +376,33 @@ func (c *cluster) cordon(t *testing.T, prefix string) {
 			}
 		})
 	}
+}
+
+// validate runs winkube's validating webhook, with the default policy and
+// this cluster's nodes and RuntimeClasses, on obj as kube-apiserver would
+// send it at creation, and returns its warnings.
+func (c *cluster) validate(t *testing.T, obj load.Object) []string {
+	t.Helper()
+	h, err := webhook.NewHandler(webhook.Options{Client: c.cs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	for deadline := time.Now().Add(waitGuard); !h.Ready(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the webhook's caches did not fill")
+		}
+	}
+	raw, err := obj.Obj.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gvk := obj.Obj.GroupVersionKind()
+	req := &admissionv1.AdmissionRequest{UID: "1", Kind: metav1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind},
+		Namespace: "default", Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: raw}}
+	resp := h.Validate(ctx(t), req)
+	if !resp.Allowed {
+		t.Errorf("the webhook refused %s: %v", obj.Obj.GetName(), resp.Result)
+	}
+	return resp.Warnings
 }

@@ -99,11 +99,6 @@ func seedRuntimeClass(t *testing.T, c *cluster) {
 		}
 	}
 
-	// not yet: the row's "the webhook says so": the webhook checks pods
-	// and their templates, not RuntimeClasses, and does not report KLT-11
-	// for a pod whose RuntimeClass names a handler no node's runtime has
-	// (KLT-11's commands are lint and up).
-
 	// With node.k8s.io/v1 it is created; its handler 'docker' is no
 	// runtime containerd has, so the sandbox fails as containerd says.
 	// The Deployment is applied with its selector indented as meant (the
@@ -113,6 +108,13 @@ func seedRuntimeClass(t *testing.T, c *cluster) {
 		t.Fatalf("applying the RuntimeClass as node.k8s.io/v1: %v", err)
 	}
 	fixed := loadBytes(t, rel, strings.Replace(readFile(t, rel), "\n selector:", "\n  selector:", 1))
+	// The webhook, reading this cluster's nodes and RuntimeClasses, says
+	// so of the Deployment before it is created (a warning by default).
+	// rule: KLT-11
+	if w := c.validate(t, fixed[0]); !strings.Contains(strings.Join(w, "\n"), `KLT-11: spec.template.spec.runtimeClassName: the runtime of every node it selects`) ||
+		!strings.Contains(strings.Join(w, "\n"), `no runtime for "docker" is configured`) {
+		t.Errorf("the webhook on the Deployment: %q, want a KLT-11 warning", w)
+	}
 	if err := c.applyObjects(t, fixed); err != nil {
 		t.Fatalf("applying %s with its selector indented: %v", rel, err)
 	}
