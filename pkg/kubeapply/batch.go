@@ -88,10 +88,11 @@ func ApplyAll(ctx context.Context, cfg *rest.Config, objs []Object, progress fun
 	start := time.Now()
 	sum := Summary{Kinds: map[string]int{}}
 	first, rest := splitFirst(objs)
-	// A kind the API server does not serve is waited for only when the
-	// objects define kinds (CRDs, aggregated APIs) whose discovery may
-	// lag; otherwise it is kubectl's immediate "no matches for kind".
-	defines := definesKinds(objs)
+	// A kind the API server does not serve, or a namespace it does not
+	// have, is waited for only when the objects define kinds (CRDs,
+	// aggregated APIs) or namespaces, whose arrival may lag; otherwise
+	// it is kubectl's immediate "no matches for kind" or "not found".
+	defines := definitionsOf(objs)
 	if progress == nil {
 		progress = func(int) {}
 	}
@@ -134,20 +135,28 @@ func splitFirst(objs []Object) (first, rest []Object) {
 	return first, rest
 }
 
-// definesKinds reports whether objs add kinds to the API server.
-func definesKinds(objs []Object) bool {
+// definitions says what objs add that other objects may need.
+type definitions struct {
+	kinds      bool // CRDs or APIServices
+	namespaces bool
+}
+
+func definitionsOf(objs []Object) definitions {
+	var d definitions
 	for _, o := range objs {
 		switch o.Obj.GroupVersionKind().GroupKind().String() {
 		case "CustomResourceDefinition.apiextensions.k8s.io", "APIService.apiregistration.k8s.io":
-			return true
+			d.kinds = true
+		case "Namespace":
+			d.namespaces = true
 		}
 	}
-	return false
+	return d
 }
 
 // applyBatch applies objs with applyWorkers goroutines and returns the
-// failures; waitKinds retries kinds the API server does not serve yet.
-func applyBatch(ctx context.Context, a *Applier, objs []Object, waitKinds bool, sum *Summary, progress func(int)) []error {
+// failures.
+func applyBatch(ctx context.Context, a *Applier, objs []Object, defines definitions, sum *Summary, progress func(int)) []error {
 	jobs := make(chan Object)
 	var mu sync.Mutex
 	var failed []error
@@ -157,7 +166,7 @@ func applyBatch(ctx context.Context, a *Applier, objs []Object, waitKinds bool, 
 		go func() {
 			defer wg.Done()
 			for o := range jobs {
-				err := applyOne(ctx, a, o.Obj, waitKinds)
+				err := applyOne(ctx, a, o.Obj, defines)
 				mu.Lock()
 				if err != nil {
 					failed = append(failed, objectError(o, err))
@@ -182,12 +191,13 @@ func applyBatch(ctx context.Context, a *Applier, objs []Object, waitKinds bool, 
 }
 
 // applyOne applies obj, retrying what the API server may accept a moment
-// later (a kind it does not serve only with waitKinds).
-func applyOne(ctx context.Context, a *Applier, obj *unstructured.Unstructured, waitKinds bool) error {
+// later: a missing kind or namespace only when the input defines some.
+func applyOne(ctx context.Context, a *Applier, obj *unstructured.Unstructured, defines definitions) error {
 	delay := 100 * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		_, err := a.Apply(ctx, obj)
-		if err == nil || attempt == applyAttempts || !retriable(err) || (meta.IsNoMatchError(err) && !waitKinds) {
+		if err == nil || attempt == applyAttempts || !retriable(err) ||
+			(meta.IsNoMatchError(err) && !defines.kinds) || (apierrors.IsNotFound(err) && !defines.namespaces) {
 			return err
 		}
 		select {
