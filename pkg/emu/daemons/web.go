@@ -26,6 +26,9 @@ type site struct {
 	root     string
 	index    []string // a directory's index files, in the server's order
 	notFound func(path string) string
+	// forbidden is the page for a directory with no index file (the
+	// server lists no directories); nil: the 404 page.
+	forbidden string
 }
 
 var (
@@ -34,6 +37,7 @@ var (
 		notFound: func(string) string {
 			return "<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx/1.27.3</center>\r\n</body>\r\n</html>\r\n"
 		},
+		forbidden: "<html>\r\n<head><title>403 Forbidden</title></head>\r\n<body>\r\n<center><h1>403 Forbidden</h1></center>\r\n<hr><center>nginx/1.27.3</center>\r\n</body>\r\n</html>\r\n",
 	}
 	httpdSite = site{
 		port: 80, server: "Apache/2.4.62 (Unix)", root: "/usr/local/apache2/htdocs", index: []string{"index.html"},
@@ -46,6 +50,9 @@ var (
 		notFound: func(string) string {
 			return "<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\">\r\n<html><head><title>404 - File or directory not found.</title></head>\r\n<body><h2>404 - File or directory not found.</h2>\r\n<h3>The resource you are looking for might have been removed, had its name changed, or is temporarily unavailable.</h3></body></html>\r\n"
 		},
+		// IIS's 403.14 (directory browsing disabled) as a remote client
+		// sees it: the custom error page of 403.
+		forbidden: "<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\">\r\n<html><head><title>403 - Forbidden: Access is denied.</title></head>\r\n<body><h2>403 - Forbidden: Access is denied.</h2>\r\n<h3>You do not have permission to view this directory or page using the credentials that you supplied.</h3></body></html>\r\n",
 	}
 )
 
@@ -97,12 +104,15 @@ func (s site) respond(p *program.Proc, req *http.Request) *http.Response {
 	}
 	var body []byte
 	var ctype string
-	ok := false
+	found, dir := false, false
 	if s.root != "" {
-		body, ctype, ok = s.file(p, name)
+		body, ctype, found, dir = s.file(p, name)
 	}
 	status := http.StatusOK
-	if !ok {
+	switch {
+	case !found && dir && s.forbidden != "":
+		status, body, ctype = http.StatusForbidden, []byte(s.forbidden), "text/html"
+	case !found:
 		status, body, ctype = http.StatusNotFound, []byte(s.notFound(name)), "text/html"
 	}
 	return s.response(p, req, status, body, ctype)
@@ -127,33 +137,35 @@ func (s site) response(p *program.Proc, req *http.Request, status int, body []by
 }
 
 // file reads name under the root; a directory serves its index file.
-func (s site) file(p *program.Proc, name string) ([]byte, string, bool) {
+// dir says name is a directory (found or not, its index).
+func (s site) file(p *program.Proc, name string) (body []byte, ctype string, found, dir bool) {
 	full := p.Sys.FS.Abs(s.root, "."+name)
 	if fi, err := p.Sys.FS.Stat(full); err == nil && fi.IsDir() {
-		dir := full
+		d := full
+		dir = true
 		for _, index := range s.index {
-			if full = p.Sys.FS.Abs(dir, index); s.exists(p, full) {
+			if full = p.Sys.FS.Abs(d, index); s.exists(p, full) {
 				break
 			}
 		}
 	}
 	f, err := p.Sys.FS.OpenFile(full, os.O_RDONLY, 0)
 	if err != nil {
-		return nil, "", false
+		return nil, "", false, dir
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || fi.IsDir() {
-		return nil, "", false
+		return nil, "", false, dir
 	}
 	b, err := io.ReadAll(io.LimitReader(f, 8<<20))
 	if err != nil {
-		return nil, "", false
+		return nil, "", false, dir
 	}
-	ctype := mime.TypeByExtension(path.Ext(strings.ReplaceAll(full, `\`, "/")))
+	ctype = mime.TypeByExtension(path.Ext(strings.ReplaceAll(full, `\`, "/")))
 	if ctype == "" {
 		ctype = http.DetectContentType(b)
 	}
-	return b, ctype, true
+	return b, ctype, true, dir
 }
 
 func (s site) exists(p *program.Proc, name string) bool {
