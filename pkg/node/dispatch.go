@@ -57,8 +57,14 @@ func (a *Agent) nodeSeen(obj any, deleted bool) {
 	if !ok {
 		return
 	}
-	if _, ours := a.nodes[n.Name]; !ours {
+	en, ours := a.nodes[n.Name]
+	if !ours {
 		return
+	}
+	if !deleted && n.Spec.PodCIDR != "" && en.network() == nil && a.beats != nil {
+		// The allocator gave the node its pod CIDR: network it now
+		// rather than at the next poll.
+		a.beats.Add(beatJob{en, beatCIDR})
 	}
 	now := !deleted && nodestatus.Ready(n)
 	a.readyMu.Lock()

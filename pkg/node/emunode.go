@@ -181,8 +181,11 @@ const (
 	beatCIDR
 )
 
-// cidrPoll is how often a node without a pod CIDR looks for one.
-const cidrPoll = 250 * time.Millisecond
+// cidrPoll is how often a node without a pod CIDR looks for one: the
+// node informer's update of the node queues the look as soon as the
+// allocator sets it (nodeSeen); the poll is for picking its own after
+// podCIDRWait.
+const cidrPoll = time.Second
 
 // beat runs one heartbeat job and returns the delay until its next run
 // (zero: never again). beatMu keeps the jobs of one node in sequence, as
