@@ -113,6 +113,7 @@ func unknownKinds(objs []load.Object) map[string]int {
 // checked for a removed apiVersion.
 func (r *run) collect(src *load.Object) *workload {
 	r.checkRemovedAPI(src)
+	r.checkIgnore(src)
 	w, ok, err := decodeWorkload(src)
 	if err != nil {
 		r.decodeError(src, err)
@@ -163,6 +164,7 @@ func (r *run) checkWorkload(w *workload) {
 	p := r.place(w)
 	r.pods = append(r.pods, p)
 	r.checkPodRules(p)
+	r.checkAnnotations(w)
 	r.checkPlacement(p)
 }
 

@@ -184,3 +184,20 @@ items:
 		t.Errorf("API-1 at lines %v, want [9]:\n%s", lines, dump(r))
 	}
 }
+
+// rule: WK-1
+// A winkube annotation the node would refuse is reported at its own line,
+// in the node's words, after the field path.
+func TestAnnotationFinding(t *testing.T) {
+	r := lintFiles(t, "", 0, filepath.Join("testdata", "rules", "wk-1-bad.yaml"))
+	want := `spec.template.metadata.annotations[winkube.io/unknown-program]: annotation winkube.io/unknown-program="sometimes": want stand-in, idle or exit CODE`
+	for _, f := range r.Findings {
+		if f.Rule == "WK-1" {
+			if f.Message != want || f.Line != 14 || f.Severity != rules.SeverityError {
+				t.Errorf("WK-1 at line %d (%s): %q, want line 14: %q", f.Line, f.Severity, f.Message, want)
+			}
+			return
+		}
+	}
+	t.Errorf("no WK-1:\n%s", dump(r))
+}

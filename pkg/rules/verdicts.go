@@ -80,4 +80,13 @@ var verdicts = map[string]ruleVerdict{
 		Fix: "give the node a pod CIDR (kube-controller-manager --allocate-node-cidrs with --cluster-cidr, or spec.podCIDR) so flanneld can lease its subnet and write subnet.env"}, Cases: []Case{
 		{Name: "unregistered", Text: "flanneld never registered the node", Verdict: Verdict{Severity: errs, See: []string{"NET-8", "TS-1"},
 			Fix: "run flannel on the node (the flannel Windows DaemonSet, or Start-Service flanneld) and check its log for the subnet lease"}}}},
+
+	"WK-1": {Verdict: Verdict{Severity: errs}},
+	"WK-2": {Verdict: Verdict{Severity: errs}},
+	"WK-3": {Verdict: Verdict{Severity: errs}},
+	"WK-4": {Verdict: Verdict{Severity: errs}},
+	"WK-5": {Verdict: Verdict{Severity: errs}},
+	"WK-6": {Verdict: Verdict{Severity: errs}},
+	"WK-7": {Verdict: Verdict{Severity: warning}},
+	"WK-8": {Verdict: Verdict{Severity: warning}},
 }

@@ -61,15 +61,29 @@ const (
 
 // DefaultEnforce are the rules the validating webhook denies by default:
 // the API-* rules (newer API servers reject the same objects, so denying
-// them on an older cluster only moves the error earlier) and LIM-1 (a pod
-// that mixes Windows and Linux images runs nowhere).
-var DefaultEnforce = []string{"API", "LIM-1"}
+// them on an older cluster only moves the error earlier), LIM-1 (a pod
+// that mixes Windows and Linux images runs nowhere) and the WK-* rules
+// whose findings are errors (the emulated node refuses such a pod's
+// containers in the same words).
+var DefaultEnforce = append([]string{"API", "LIM-1"}, refusedByTheNode()...)
 
 // DefaultWarn are the rules it warns about by default: every other LIM-*
-// rule, and VER-* (a field the cluster's version does not know yet, which
-// its API server drops; lint reports it too). Advice-level (info) rule-book findings are not sent unless their
-// exact ID is listed.
-var DefaultWarn = []string{"LIM", "VER"}
+// rule, VER-* (a field the cluster's version does not know yet, which
+// its API server drops; lint reports it too) and the other WK-* rules.
+// Advice-level (info) rule-book findings are not sent unless their exact
+// ID is listed.
+var DefaultWarn = []string{"LIM", "VER", "WK"}
+
+// refusedByTheNode are the WK rules whose verdict is an error.
+func refusedByTheNode() []string {
+	var out []string
+	for _, r := range rules.All() {
+		if r.Family == "WK" && rules.VerdictOf(r.ID, "").Severity == rules.SeverityError {
+			out = append(out, r.ID)
+		}
+	}
+	return out
+}
 
 // Options configure a Handler. The zero value is usable: the catalog
 // resolver, no node knowledge, the defaults above.
@@ -203,7 +217,7 @@ func ParseTaint(s string) (corev1.Taint, error) {
 
 // validatedFamilies are the families of windows.PodViolations, the rules
 // the validating webhook applies.
-var validatedFamilies = map[string]bool{"API": true, "LIM": true, "VER": true}
+var validatedFamilies = map[string]bool{"API": true, "LIM": true, "VER": true, "WK": true}
 
 // ruleSet holds rule IDs and families.
 type ruleSet struct {
@@ -226,13 +240,13 @@ func parseRules(flag string, list, defaults []string) (ruleSet, error) {
 					return rs, fmt.Errorf("%s %s: no such rule (see docs/rules.md)", flag, id)
 				}
 				if f, _, _ := strings.Cut(id, "-"); !validatedFamilies[f] {
-					return rs, fmt.Errorf("%s %s: the validating webhook checks only API-*, LIM-* and VER-* rules", flag, id)
+					return rs, fmt.Errorf("%s %s: the validating webhook checks only API-*, LIM-*, VER-* and WK-* rules", flag, id)
 				}
 				rs.ids[id] = true
 			case validatedFamilies[id]:
 				rs.families[id] = true
 			default:
-				return rs, fmt.Errorf("%s %s: the validating webhook checks the API, LIM and VER families; name one of them or a rule ID such as LIM-3", flag, id)
+				return rs, fmt.Errorf("%s %s: the validating webhook checks the API, LIM, VER and WK families; name one of them or a rule ID such as LIM-3", flag, id)
 			}
 		}
 	}
