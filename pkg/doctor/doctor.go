@@ -106,6 +106,7 @@ var checks = []func(*audit) []Finding{
 	checkNodes,
 	checkNodeAgents,
 	checkNetworkModel,
+	checkServices,
 	checkSandboxes,
 	checkDaemonSets,
 	checkPodPlacement,

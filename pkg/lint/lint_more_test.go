@@ -201,3 +201,13 @@ func TestAnnotationFinding(t *testing.T) {
 	}
 	t.Errorf("no WK-1:\n%s", dump(r))
 }
+
+// rule: KP-7
+// A NodePort Service whose backends are not in the input: where they run
+// is unknown, so lint says KP-7 was not checked (info), never a verdict.
+func TestNodePortIssueNotChecked(t *testing.T) {
+	r := lintFiles(t, "", 0, filepath.Join("testdata", "kp-7-service-alone.yaml"))
+	if len(r.Findings) != 1 || r.Findings[0].Rule != "KP-7" || r.Findings[0].Case != "not-checked" || r.Findings[0].Severity != rules.SeverityInfo {
+		t.Errorf("want one KP-7 not-checked info:\n%s", dump(r))
+	}
+}

@@ -48,7 +48,9 @@ var verdicts = map[string]ruleVerdict{
 	"KP-3": {Verdict: Verdict{Severity: errs}},
 	"KP-5": {Verdict: Verdict{Severity: warning,
 		Fix: "label the node with node.kubernetes.io/windows-build, or drop the flag the build does not support"}},
-	"KP-7": {Verdict: Verdict{Severity: warning, See: []string{"LIM-12"}}},
+	"KP-7": {Verdict: Verdict{Severity: warning, See: []string{"LIM-12"}}, Cases: []Case{
+		{Name: "l2bridge", Text: "the second issue, a node's own: l2bridge pod-to-pod traffic on a Windows Server 2022 node whose kube-proxy runs with DSR"},
+		{Name: "not-checked", Text: "lint: the Service's backends are not in the input, so where they run is unknown; no verdict", Verdict: Verdict{Severity: info}}}},
 	"KP-8": {Verdict: Verdict{Severity: errs, See: []string{"TS-5"},
 		Fix: "set --hostname-override to the node name: $(NODE_NAME) with NODE_NAME from fieldRef spec.nodeName"}},
 
