@@ -226,3 +226,31 @@ func dropArg(args []string, flag string) []string {
 	}
 	return out
 }
+
+// A pod that names a GMSA credential spec in a cluster without the
+// windows-gmsa webhook keeps the name unresolved: doctor reads the
+// cluster (no GMSACredentialSpec CRD here) and says its containers run
+// without the identity.
+// rule: GMSA-1
+func TestUnresolvedGMSAName(t *testing.T) {
+	needCluster(t)
+	ns := cptest.Namespace(t, client)
+	spec := "webapp01"
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "gmsa", Namespace: ns},
+		Spec: corev1.PodSpec{
+			OS:              &corev1.PodOS{Name: corev1.Windows},
+			NodeSelector:    map[string]string{corev1.LabelOSStable: "windows"},
+			Tolerations:     []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+			SecurityContext: &corev1.PodSecurityContext{WindowsOptions: &corev1.WindowsSecurityContextOptions{GMSACredentialSpecName: &spec}},
+			Containers:      []corev1.Container{{Name: "app", Image: "mcr.microsoft.com/windows/servercore:ltsc2022"}},
+		},
+	}
+	if _, err := client.CoreV1().Pods(ns).Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f := waitFinding(t, "GMSA-1", "Pod "+ns+"/gmsa")
+	if f.Case != "unresolved" || f.Severity != rules.SeverityWarning || !strings.Contains(f.Message, `names GMSA cred spec "webapp01" but carries no gmsaCredentialSpec`) {
+		t.Errorf("GMSA-1: %+v", f)
+	}
+}

@@ -98,4 +98,10 @@ var ruleCases = []ruleCase{
 	{rule: "WK-7", bad: "wk-7-bad.yaml", good: "wk-7-good.yaml"},
 	// rule: WK-8
 	{rule: "WK-8", bad: "wk-8-bad.yaml", good: "wk-8-good.yaml"},
+	// rule: GMSA-1
+	{rule: "GMSA-1", bad: "gmsa-1-bad.yaml", good: "gmsa-1-good.yaml"},
+	// rule: GMSA-2
+	{rule: "GMSA-2", bad: "gmsa-2-bad.yaml", good: "gmsa-2-good.yaml"},
+	// rule: GMSA-3
+	{rule: "GMSA-3", bad: "gmsa-3-bad.yaml", good: "gmsa-3-good.yaml"},
 }

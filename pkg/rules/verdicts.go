@@ -91,4 +91,14 @@ var verdicts = map[string]ruleVerdict{
 	"WK-6": {Verdict: Verdict{Severity: errs}},
 	"WK-7": {Verdict: Verdict{Severity: warning}},
 	"WK-8": {Verdict: Verdict{Severity: warning}},
+
+	"GMSA-1": {Verdict: Verdict{Severity: errs,
+		Fix: "create the GMSACredentialSpec the pod names (windows.k8s.io/v1, its credential spec under credspec), or name one that exists"}, Cases: []Case{
+		{Name: "not-in-input", Text: "lint: the named GMSACredentialSpec is not in the input, so whether the cluster has it was not checked", Verdict: Verdict{Severity: warning}},
+		{Name: "unresolved", Text: "doctor: a running pod names a spec but carries no contents, so no windows-gmsa webhook resolved it and its containers run without the identity", Verdict: Verdict{Severity: warning}}}},
+	"GMSA-2": {Verdict: Verdict{Severity: errs,
+		Fix: "bind a Role or ClusterRole whose rule has verb use on gmsacredentialspecs of windows.k8s.io, with the spec in resourceNames, to the pod's service account"}, Cases: []Case{
+		{Name: "not-checked", Text: "lint: the input holds no RBAC objects, so who may `use` the spec was not checked", Verdict: Verdict{Severity: info}}}},
+	"GMSA-3": {Verdict: Verdict{Severity: errs,
+		Fix: "drop gmsaCredentialSpec and name the spec in gmsaCredentialSpecName; the webhook fills in its contents"}},
 }
