@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes"
 
@@ -16,8 +15,7 @@ import (
 // GMSA is what the GMSA checks read: the cluster's GMSACredentialSpecs
 // and RBAC objects, read only when a pod names a spec.
 type GMSA struct {
-	Specs []*unstructured.Unstructured
-	RBAC  gmsa.RBAC
+	gmsa.Objects
 	// Err is why they could not be read (RBAC forbidden, say): the checks
 	// then say not checked.
 	Err error
@@ -27,7 +25,7 @@ type GMSA struct {
 // names a spec.
 func readGMSA(ctx context.Context, c kubernetes.Interface, pods []*corev1.Pod) *GMSA {
 	for _, p := range pods {
-		if len(gmsaNamesOf(p)) > 0 {
+		if len(gmsa.Names(&p.Spec, specPath)) > 0 {
 			g := &GMSA{}
 			g.Specs, g.RBAC, g.Err = gmsa.ReadObjects(ctx, c)
 			return g
@@ -49,11 +47,11 @@ func checkGMSA(a *audit) []Finding {
 		return []Finding{{Finding: rules.New("GMSA-2", "not-checked",
 			fmt.Sprintf("the GMSA settings of the cluster's pods were not checked: %v", err)).WithFix("run doctor with a kubeconfig that may list gmsacredentialspecs and the RBAC objects")}}
 	}
-	specs := gmsa.NewStaticCredSpecs(a.s.GMSA.Specs, a.s.GMSA.RBAC)
+	specs := a.s.GMSA.Static()
 	seen := map[string]bool{}
 	var out []Finding
 	for _, p := range a.s.Pods {
-		names := gmsaNamesOf(p)
+		names := gmsa.Names(&p.Spec, specPath)
 		if len(names) == 0 || p.DeletionTimestamp != nil {
 			continue
 		}
@@ -68,58 +66,26 @@ func checkGMSA(a *audit) []Finding {
 	return out
 }
 
+// specPath is where a live pod's spec is.
+var specPath = field.NewPath("spec")
+
 // gmsaFinding is one pod's verdict.
-func gmsaFinding(specs gmsa.CredSpecs, p *corev1.Pod, names []string) (Finding, bool) {
+func gmsaFinding(specs gmsa.CredSpecs, p *corev1.Pod, names []gmsa.Name) (Finding, bool) {
 	objs := []Object{workloadObject(p)}
 	if objs[0] != podObject(p) {
 		objs = append(objs, podObject(p))
 	}
-	if unresolved(p) {
-		return Finding{Finding: rules.New("GMSA-1", "unresolved",
-			fmt.Sprintf("pod %s/%s names GMSA cred spec %q but carries no gmsaCredentialSpec: no windows-gmsa webhook resolved it, so its containers run without the identity", p.Namespace, p.Name, names[0])).
-			WithFix("install the windows-gmsa webhook (winkube up --gmsa does) and recreate the pod"), Objects: objs}, true
+	for _, n := range names {
+		if !n.Resolved {
+			return Finding{Finding: rules.New("GMSA-1", "unresolved",
+				fmt.Sprintf("pod %s/%s names GMSA cred spec %q but carries no gmsaCredentialSpec: no windows-gmsa webhook resolved it, so its containers run without the identity", p.Namespace, p.Name, n.Name)).
+				WithFix("install the windows-gmsa webhook (winkube up --gmsa does) and recreate the pod"), Objects: objs, Evidence: n.Path.String()}, true
+		}
 	}
-	r := gmsa.Review(context.Background(), specs, p, p.Namespace, field.NewPath("spec"))
+	r := gmsa.Review(context.Background(), specs, p, p.Namespace, specPath)
 	if r == nil {
 		return Finding{}, false
 	}
 	return Finding{Finding: rules.New(r.Rule, "", r.Message), Objects: objs,
 		Evidence: fmt.Sprintf("pod %s %s; the windows-gmsa webhook refuses such a pod when it is created", p.Name, r.Path)}, true
-}
-
-// gmsaNamesOf are the spec names the pod and its containers set.
-func gmsaNamesOf(p *corev1.Pod) []string {
-	var out []string
-	for _, o := range windowsOptionsOf(p) {
-		if o.GMSACredentialSpecName != nil {
-			out = append(out, *o.GMSACredentialSpecName)
-		}
-	}
-	return out
-}
-
-// unresolved: a name without contents, which the mutating webhook would
-// have filled in.
-func unresolved(p *corev1.Pod) bool {
-	for _, o := range windowsOptionsOf(p) {
-		if o.GMSACredentialSpecName != nil && o.GMSACredentialSpec == nil {
-			return true
-		}
-	}
-	return false
-}
-
-// windowsOptionsOf are the pod's and its regular containers' options (the
-// ones the webhook reads).
-func windowsOptionsOf(p *corev1.Pod) []*corev1.WindowsSecurityContextOptions {
-	var out []*corev1.WindowsSecurityContextOptions
-	if sc := p.Spec.SecurityContext; sc != nil && sc.WindowsOptions != nil {
-		out = append(out, sc.WindowsOptions)
-	}
-	for i := range p.Spec.Containers {
-		if sc := p.Spec.Containers[i].SecurityContext; sc != nil && sc.WindowsOptions != nil {
-			out = append(out, sc.WindowsOptions)
-		}
-	}
-	return out
 }

@@ -61,7 +61,7 @@ type run struct {
 	edits          []Edit
 	errs           []error
 	locator        *locator
-	gmsa           gmsaInput
+	gmsa           gmsa.Objects
 }
 
 // Lint checks objs and returns the findings, the --fix edits and the

@@ -50,7 +50,7 @@ func TargetFromLive(ctx context.Context, cfg *rest.Config) (*Target, error) {
 	}
 	// Without read access to them, GMSA checks fall back to the input.
 	if specs, rbac, err := gmsa.ReadObjects(ctx, client); err == nil {
-		t.GMSA = &LiveGMSA{Specs: specs, RBAC: rbac}
+		t.GMSA = &gmsa.Objects{Specs: specs, RBAC: rbac, HasRBAC: true}
 	}
 	return t, nil
 }

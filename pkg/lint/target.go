@@ -6,7 +6,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
@@ -45,13 +44,7 @@ type Target struct {
 	// GMSA is the live cluster's GMSACredentialSpecs and RBAC objects
 	// (nil when no cluster was read, or they could not be), which the
 	// windows-gmsa webhook answers from.
-	GMSA *LiveGMSA
-}
-
-// LiveGMSA is what a live cluster holds for the GMSA checks.
-type LiveGMSA struct {
-	Specs []*unstructured.Unstructured
-	RBAC  gmsa.RBAC
+	GMSA *gmsa.Objects
 }
 
 // Node is one node as the scheduler and kubelet see it.

@@ -11,7 +11,6 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -154,13 +153,7 @@ func review(t *testing.T, wh *gmsa.Webhook, path string, pod []byte) *admissionv
 // holding objs.
 func doctorSays(t *testing.T, objs []load.Object, pod *corev1.Pod) (rule, msg string) {
 	t.Helper()
-	g := &doctor.GMSA{}
-	for _, o := range objs {
-		if o.Obj.GetKind() == gmsa.Kind {
-			g.Specs = append(g.Specs, o.Obj)
-		}
-	}
-	g.RBAC = rbacOf(t, objs)
+	g := &doctor.GMSA{Objects: gmsaObjects(t, objs)}
 	s := &doctor.State{Snapshot: &network.Snapshot{Pods: []*corev1.Pod{pod}}, GMSA: g}
 	for _, f := range doctor.Check(s).Findings {
 		if strings.HasPrefix(f.Rule, "GMSA-") {
@@ -170,36 +163,20 @@ func doctorSays(t *testing.T, objs []load.Object, pod *corev1.Pod) (rule, msg st
 	return "", ""
 }
 
-func staticOf(t *testing.T, objs []load.Object) *gmsa.StaticCredSpecs {
-	var specs []*unstructured.Unstructured
-	for _, o := range objs {
-		if o.Obj.GetKind() == gmsa.Kind {
-			specs = append(specs, o.Obj)
-		}
-	}
-	return gmsa.NewStaticCredSpecs(specs, rbacOf(t, objs))
-}
-
-func rbacOf(t *testing.T, objs []load.Object) gmsa.RBAC {
+// gmsaObjects are the input's specs and RBAC objects.
+func gmsaObjects(t *testing.T, objs []load.Object) gmsa.Objects {
 	t.Helper()
-	var r gmsa.RBAC
+	var g gmsa.Objects
 	for _, o := range objs {
-		var err error
-		switch o.Obj.GetKind() {
-		case "ClusterRole":
-			v := &rbacv1.ClusterRole{}
-			err = runtime.DefaultUnstructuredConverter.FromUnstructured(o.Obj.Object, v)
-			r.ClusterRoles = append(r.ClusterRoles, v)
-		case "RoleBinding":
-			v := &rbacv1.RoleBinding{}
-			err = runtime.DefaultUnstructuredConverter.FromUnstructured(o.Obj.Object, v)
-			r.RoleBindings = append(r.RoleBindings, v)
-		}
-		if err != nil {
+		if _, err := g.Add(o.Obj, "default"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return r
+	return g
+}
+
+func staticOf(t *testing.T, objs []load.Object) *gmsa.StaticCredSpecs {
+	return gmsaObjects(t, objs).Static()
 }
 
 // templatePod is the pod the input's Deployment makes, as the webhook
