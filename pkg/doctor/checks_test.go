@@ -282,6 +282,35 @@ func TestDaemonSetNotReportedTwice(t *testing.T) {
 	}
 }
 
+// rule: SCH-5
+// A DaemonSet whose init and main containers share an image names each
+// node it cannot run on once, in the message and in the objects.
+func TestDaemonSetNodesListedOnce(t *testing.T) {
+	s := healthy()
+	ds := daemonSet("log-agent", corev1.PodSpec{Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+		InitContainers: []corev1.Container{{Name: "setup", Image: "busybox:1.36"}},
+		Containers:     []corev1.Container{{Name: "agent", Image: "busybox:1.36"}}})
+	ds.Status.DesiredNumberScheduled, ds.Status.NumberReady = 3, 1
+	s.AllDaemonSets = append(s.AllDaemonSets, ds)
+	for _, f := range Check(s).Findings {
+		if f.Rule != "SCH-5" {
+			continue
+		}
+		seen := map[Object]bool{}
+		for _, o := range f.Objects {
+			if seen[o] {
+				t.Errorf("%s listed twice: %v", o, f.Objects)
+			}
+			seen[o] = true
+		}
+		if strings.Count(f.Message, "win2019-1") != 1 {
+			t.Errorf("message names win2019-1 %d times: %s", strings.Count(f.Message, "win2019-1"), f.Message)
+		}
+		return
+	}
+	t.Error("no SCH-5 finding")
+}
+
 // A FQDN, a bare name and a name of another namespace written in full are
 // fine on Windows (DNS-1); so is a PQDN in a Linux pod.
 // rule: DNS-1

@@ -1,7 +1,8 @@
 // Package doctor audits a live cluster with Windows nodes through the API
 // only: one check per troubleshooting rule (TS-1..TS-14) wherever the API
 // shows the symptom, the network model's findings (pkg/network: KP-1, KP-2,
-// KP-8, NET-2, ...), and the placement failures lint predicts, found live
+// KP-8, NET-2, ...), KP-7 per Service, the windows-gmsa webhook's verdicts
+// on pods that name a GMSA spec (GMSA-1..3), and the placement failures lint predicts, found live
 // (SCH-5, IMG-2, IMG-4). What only the node's shell can show (MAC spoofing,
 // HNS state, SourceVip.json) comes out as an info finding with the
 // PowerShell command to run and what to look for.
@@ -106,6 +107,8 @@ var checks = []func(*audit) []Finding{
 	checkNodes,
 	checkNodeAgents,
 	checkNetworkModel,
+	checkServices,
+	checkGMSA,
 	checkSandboxes,
 	checkDaemonSets,
 	checkPodPlacement,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -153,10 +154,21 @@ func TestStoppedLease(t *testing.T) {
 	case <-time.After(2 * time.Minute):
 		t.Fatalf("stale-1 not Ready: %v", agent.NotReady())
 	}
-	agent.Close()
+	// The node's lease is its own heartbeat, which may come a moment
+	// after its Ready status (as a kubelet's lease controller runs beside
+	// its status loop): wait for it before stopping the node.
 	leases := client.CoordinationV1().Leases("kube-node-lease")
-	l, err := leases.Get(ctx, "stale-1", metav1.GetOptions{})
+	var l *coordinationv1.Lease
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if l, err = leases.Get(ctx, "stale-1", metav1.GetOptions{}); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
 	if err != nil {
+		t.Fatal(err)
+	}
+	agent.Close()
+	if l, err = leases.Get(ctx, "stale-1", metav1.GetOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	l.Spec.RenewTime = &metav1.MicroTime{Time: time.Now().Add(-5 * time.Minute)}
@@ -225,4 +237,32 @@ func dropArg(args []string, flag string) []string {
 		}
 	}
 	return out
+}
+
+// A pod that names a GMSA credential spec in a cluster without the
+// windows-gmsa webhook keeps the name unresolved: doctor reads the
+// cluster (no GMSACredentialSpec CRD here) and says its containers run
+// without the identity.
+// rule: GMSA-1
+func TestUnresolvedGMSAName(t *testing.T) {
+	needCluster(t)
+	ns := cptest.Namespace(t, client)
+	spec := "webapp01"
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "gmsa", Namespace: ns},
+		Spec: corev1.PodSpec{
+			OS:              &corev1.PodOS{Name: corev1.Windows},
+			NodeSelector:    map[string]string{corev1.LabelOSStable: "windows"},
+			Tolerations:     []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+			SecurityContext: &corev1.PodSecurityContext{WindowsOptions: &corev1.WindowsSecurityContextOptions{GMSACredentialSpecName: &spec}},
+			Containers:      []corev1.Container{{Name: "app", Image: "mcr.microsoft.com/windows/servercore:ltsc2022"}},
+		},
+	}
+	if _, err := client.CoreV1().Pods(ns).Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f := waitFinding(t, "GMSA-1", "Pod "+ns+"/gmsa")
+	if f.Case != "unresolved" || f.Severity != rules.SeverityWarning || !strings.Contains(f.Message, `names GMSA cred spec "webapp01" but carries no gmsaCredentialSpec`) {
+		t.Errorf("GMSA-1: %+v", f)
+	}
 }

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -65,7 +66,11 @@ func (a *audit) daemonSetFindings(ds *appsv1.DaemonSet) []Finding {
 				byKey[key] = &cannotRun{rule: rule, image: c.Image, err: v.Err()}
 				order = append(order, key)
 			}
-			byKey[key].nodes = append(byKey[key].nodes, name)
+			// An image an init and a main container share fails once
+			// per node, not once per container.
+			if c := byKey[key]; !slices.Contains(c.nodes, name) {
+				c.nodes = append(c.nodes, name)
+			}
 		}
 	}
 	var out []Finding

@@ -28,6 +28,9 @@ type State struct {
 	Events []*corev1.Event
 	// Now is when the state was read; lease ages are measured against it.
 	Now time.Time
+	// GMSA is the cluster's GMSACredentialSpecs and RBAC objects, read
+	// when a pod names a spec (nil otherwise).
+	GMSA *GMSA
 	// Images answers what an image offers: the facts of the data dir
 	// before the catalog, as the nodes' pulls read them (nil: the
 	// catalog alone). It must answer without the network.
@@ -74,5 +77,6 @@ func Read(ctx context.Context, c kubernetes.Interface) (*State, error) {
 	for i := range events.Items {
 		s.Events = append(s.Events, &events.Items[i])
 	}
+	s.GMSA = readGMSA(ctx, c, s.Pods)
 	return s, nil
 }

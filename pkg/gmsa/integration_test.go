@@ -11,6 +11,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -169,6 +170,12 @@ func TestResolvesTheNamedSpec(t *testing.T) {
 	if _, err := client.CoreV1().Pods(f.ns).Create(ctx, pod("preset-matching", f.allowed, opts, nil), metav1.CreateOptions{}); err != nil {
 		t.Errorf("contents equal to the spec's as JSON, keys reordered: %v", err)
 	}
+	// What the webhook admits, Review over the cluster's objects admits.
+	for _, p := range []*corev1.Pod{pod("a", f.allowed, named(f.spec), nil), pod("b", f.allowed, nil, named(f.spec)), pod("c", f.allowed, opts, nil)} {
+		if r := gmsa.Review(ctx, staticOf(t), p, f.ns, field.NewPath("spec")); r != nil {
+			t.Errorf("Review refuses pod %s the webhook admits: %+v", p.Name, r)
+		}
+	}
 }
 
 // refused creates p and checks the API server's refusal names the webhook
@@ -183,60 +190,21 @@ func refused(t *testing.T, ns string, p *corev1.Pod, want string) {
 	if !strings.Contains(err.Error(), prefix+want) {
 		t.Errorf("refusal of pod %s:\n got %v\nwant …%s%s", p.Name, err, prefix, want)
 	}
+	// lint and doctor ask gmsa.Review over the objects in hand: read
+	// from this cluster, they must refuse the same pod in the same words.
+	r := gmsa.Review(context.Background(), staticOf(t), p, ns, field.NewPath("spec"))
+	if r == nil || r.Message != want {
+		t.Errorf("Review of pod %s over the cluster's objects: %+v, want %q", p.Name, r, want)
+	}
 }
 
-// rule: GMSA-1
-func TestRefusesASpecThatDoesNotExist(t *testing.T) {
-	f := setup(t)
-	refused(t, f.ns, pod("unknown", f.allowed, named("i-sure-dont-exist"), nil), "cred spec i-sure-dont-exist does not exist")
-}
-
-// rule: GMSA-2
-func TestRefusesAServiceAccountWithoutUse(t *testing.T) {
-	f := setup(t)
-	refused(t, f.ns, pod("no-use", f.denied, named(f.spec), nil),
-		`service account "denied" is not authorized to `+"`use`"+` GMSA cred spec "`+f.spec+`"`)
-	// The default service account has no such right either.
-	refused(t, f.ns, pod("default-sa", "", nil, named(f.spec)),
-		`service account "default" is not authorized to `+"`use`"+` GMSA cred spec "`+f.spec+`"`)
-}
-
-// rule: GMSA-3
-func TestRefusesContentsThatDoNotMatch(t *testing.T) {
-	f := setup(t)
-	other := strings.Replace(expectedCredSpec0, "WebApplication0", "WebApplication1", -1)
-	opts := named(f.spec)
-	opts.GMSACredentialSpec = &other
-	refused(t, f.ns, pod("mismatch", f.allowed, opts, nil),
-		`the GMSA cred spec contents for pod "mismatch" does not match the contents of GMSA resource "`+f.spec+`"`)
-	containerOpts := named(f.spec)
-	containerOpts.GMSACredentialSpec = &other
-	refused(t, f.ns, pod("mismatch-container", f.allowed, nil, containerOpts),
-		`the GMSA cred spec contents for container "app" does not match the contents of GMSA resource "`+f.spec+`"`)
-	bare := &corev1.WindowsSecurityContextOptions{GMSACredentialSpec: &other}
-	refused(t, f.ns, pod("contents-only", f.allowed, bare, nil),
-		`pod "contents-only" has a GMSA cred spec set, but does not define the name of the corresponding resource`)
-}
-
-// A namespace labelled windows.k8s.io/disabled=true is out of the
-// webhooks' reach (upstream's namespaceSelector): the name stays
-// unresolved.
-func TestDisabledNamespace(t *testing.T) {
-	f := setup(t)
-	ctx := context.Background()
-	ns, err := client.CoreV1().Namespaces().Get(ctx, f.ns, metav1.GetOptions{})
+// staticOf is the cluster's GMSACredentialSpecs and RBAC objects, as
+// doctor and lint --kubeconfig read them, for gmsa.Review.
+func staticOf(t *testing.T) *gmsa.StaticCredSpecs {
+	t.Helper()
+	specs, rbac, err := gmsa.ReadObjects(context.Background(), client)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ns.Labels[gmsa.DisabledLabel] = "true"
-	if _, err := client.CoreV1().Namespaces().Update(ctx, ns, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := client.CoreV1().Pods(f.ns).Create(ctx, pod("disabled", f.denied, named("i-sure-dont-exist"), nil), metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("pod in a disabled namespace: %v", err)
-	}
-	if got.Spec.SecurityContext.WindowsOptions.GMSACredentialSpec != nil {
-		t.Error("the webhook resolved a name in a disabled namespace")
-	}
+	return gmsa.NewStaticCredSpecs(specs, rbac)
 }

@@ -2,7 +2,6 @@ package gmsa
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -66,13 +65,5 @@ func (k *KubeCredSpecs) RetrieveCredSpecContents(ctx context.Context, credSpecNa
 		}
 		return "", http.StatusInternalServerError, fmt.Errorf("unable to retrieve the contents of cred spec %s: %v", credSpecName, err)
 	}
-	contents, present := spec.Object[ContentsField]
-	if s, isString := contents.(string); !present || (isString && s == "") {
-		return "", http.StatusExpectationFailed, fmt.Errorf("cred spec %s does not have a %s key", credSpecName, ContentsField)
-	}
-	data, err := json.Marshal(contents)
-	if err != nil {
-		return "", http.StatusInternalServerError, fmt.Errorf("unable to marshall cred spec %s into a JSON: %v", credSpecName, err)
-	}
-	return string(data), http.StatusOK, nil
+	return specContents(credSpecName, spec.Object)
 }

@@ -61,10 +61,20 @@ const (
 	containerKind resourceKind = "container"
 )
 
-// admissionError is upstream's podAdmissionError: the refusal and its code.
+// admissionError is upstream's podAdmissionError: the refusal and its
+// code, with the rule of the book it enforces and where (Review).
 type admissionError struct {
 	error
 	code int
+	rule string
+	at   where
+}
+
+// where is the windowsOptions a refusal is about: the pod's (container
+// -1) or a container's, and which field.
+type where struct {
+	container int
+	field     string
 }
 
 func refuse(code int, format string, args ...any) *admissionError {
@@ -173,30 +183,32 @@ func unmarshalPod(obj runtime.RawExtension) (*corev1.Pod, *admissionError) {
 // the pod's service account may `use`, and contents set with it must be
 // the named spec's; contents without a name are refused.
 func (wh *Webhook) validateCreate(ctx context.Context, pod *corev1.Pod, namespace string) (*admissionv1.AdmissionResponse, *admissionError) {
-	err := eachWindowsOptions(pod, func(opts *corev1.WindowsSecurityContextOptions, kind resourceKind, name string, _ int) *admissionError {
+	err := eachWindowsOptions(pod, func(opts *corev1.WindowsSecurityContextOptions, kind resourceKind, name string, i int) *admissionError {
 		if specName := opts.GMSACredentialSpecName; specName != nil {
 			if ok, reason := wh.specs.IsAuthorizedToUseCredSpec(ctx, pod.Spec.ServiceAccountName, namespace, *specName); !ok {
 				msg := fmt.Sprintf("service account %q is not authorized to `use` GMSA cred spec %q", pod.Spec.ServiceAccountName, *specName)
 				if reason != "" {
 					msg += fmt.Sprintf(", reason: %q", reason)
 				}
-				return &admissionError{error: fmt.Errorf("%s", msg), code: http.StatusForbidden}
+				return &admissionError{error: fmt.Errorf("%s", msg), code: http.StatusForbidden, rule: "GMSA-2", at: where{i, fieldName}}
 			}
 			if contents := opts.GMSACredentialSpec; contents != nil {
 				expected, code, err := wh.specs.RetrieveCredSpecContents(ctx, *specName)
 				if err != nil {
-					return &admissionError{error: err, code: code}
+					return &admissionError{error: err, code: code, rule: "GMSA-1", at: where{i, fieldName}}
 				}
 				if equal, cmpErr := EqualContents(*contents, expected); !equal || cmpErr != nil {
 					msg := fmt.Sprintf("the GMSA cred spec contents for %s %q does not match the contents of GMSA resource %q", kind, name, *specName)
 					if cmpErr != nil {
 						msg += fmt.Sprintf(": %v", cmpErr)
 					}
-					return &admissionError{error: fmt.Errorf("%s", msg), code: http.StatusUnprocessableEntity}
+					return &admissionError{error: fmt.Errorf("%s", msg), code: http.StatusUnprocessableEntity, rule: "GMSA-3", at: where{i, fieldContents}}
 				}
 			}
 		} else if opts.GMSACredentialSpec != nil {
-			return refuse(http.StatusUnprocessableEntity, "%s %q has a GMSA cred spec set, but does not define the name of the corresponding resource", kind, name)
+			e := refuse(http.StatusUnprocessableEntity, "%s %q has a GMSA cred spec set, but does not define the name of the corresponding resource", kind, name)
+			e.rule, e.at = "GMSA-3", where{i, fieldContents}
+			return e
 		}
 		return nil
 	})
@@ -234,7 +246,7 @@ func (wh *Webhook) mutateCreate(ctx context.Context, pod *corev1.Pod) (*admissio
 		}
 		contents, code, err := wh.specs.RetrieveCredSpecContents(ctx, *specName)
 		if err != nil {
-			return &admissionError{error: err, code: code}
+			return &admissionError{error: err, code: code, rule: "GMSA-1", at: where{i, fieldName}}
 		}
 		partial := ""
 		if kind == containerKind {
@@ -294,7 +306,9 @@ func validateUpdate(pod, old *corev1.Pod) (*admissionv1.AdmissionResponse, *admi
 			modified = append(modified, "contents")
 		}
 		if len(modified) > 0 {
-			return refuse(http.StatusForbidden, "cannot update an existing pod's GMSA settings (GMSA %s modified on %s %q)", strings.Join(modified, " and "), kind, name)
+			e := refuse(http.StatusForbidden, "cannot update an existing pod's GMSA settings (GMSA %s modified on %s %q)", strings.Join(modified, " and "), kind, name)
+			e.rule = "GMSA-3"
+			return e
 		}
 		return nil
 	})

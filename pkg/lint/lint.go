@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 
+	"github.com/winkube/winkube/pkg/gmsa"
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/lint/load"
 	"github.com/winkube/winkube/pkg/rules"
@@ -60,6 +61,7 @@ type run struct {
 	edits          []Edit
 	errs           []error
 	locator        *locator
+	gmsa           gmsa.Objects
 }
 
 // Lint checks objs and returns the findings, the --fix edits and the
@@ -97,7 +99,7 @@ func unknownKinds(objs []load.Object) map[string]int {
 	var out map[string]int
 	for i := range objs {
 		gvk := objs[i].Obj.GroupVersionKind()
-		if gvk.Kind == "" || clientscheme.Scheme.Recognizes(gvk) {
+		if gvk.Kind == "" || clientscheme.Scheme.Recognizes(gvk) || gvk.Group == gmsa.Group && gvk.Kind == gmsa.Kind {
 			continue
 		}
 		if out == nil {
@@ -113,6 +115,7 @@ func unknownKinds(objs []load.Object) map[string]int {
 // checked for a removed apiVersion.
 func (r *run) collect(src *load.Object) *workload {
 	r.checkRemovedAPI(src)
+	r.checkIgnore(src)
 	w, ok, err := decodeWorkload(src)
 	if err != nil {
 		r.decodeError(src, err)
@@ -121,6 +124,9 @@ func (r *run) collect(src *load.Object) *workload {
 	if ok {
 		r.reportUnknownFields(&w.object)
 		return w
+	}
+	if r.collectGMSA(src) {
+		return nil
 	}
 	switch src.Obj.GetKind() {
 	case "Service":
@@ -163,6 +169,8 @@ func (r *run) checkWorkload(w *workload) {
 	p := r.place(w)
 	r.pods = append(r.pods, p)
 	r.checkPodRules(p)
+	r.checkAnnotations(w)
+	r.checkGMSA(w)
 	r.checkPlacement(p)
 }
 

@@ -184,3 +184,65 @@ items:
 		t.Errorf("API-1 at lines %v, want [9]:\n%s", lines, dump(r))
 	}
 }
+
+// rule: WK-1
+// A winkube annotation the node would refuse is reported at its own line,
+// in the node's words, after the field path.
+func TestAnnotationFinding(t *testing.T) {
+	r := lintFiles(t, "", 0, filepath.Join("testdata", "rules", "wk-1-bad.yaml"))
+	want := `spec.template.metadata.annotations[winkube.io/unknown-program]: annotation winkube.io/unknown-program="sometimes": want stand-in, idle or exit CODE`
+	for _, f := range r.Findings {
+		if f.Rule == "WK-1" {
+			if f.Message != want || f.Line != 14 || f.Severity != rules.SeverityError {
+				t.Errorf("WK-1 at line %d (%s): %q, want line 14: %q", f.Line, f.Severity, f.Message, want)
+			}
+			return
+		}
+	}
+	t.Errorf("no WK-1:\n%s", dump(r))
+}
+
+// rule: KP-7
+// A NodePort Service whose backends are not in the input: where they run
+// is unknown, so lint says KP-7 was not checked (info), never a verdict.
+func TestNodePortIssueNotChecked(t *testing.T) {
+	r := lintFiles(t, "", 0, filepath.Join("testdata", "kp-7-service-alone.yaml"))
+	if len(r.Findings) != 1 || r.Findings[0].Rule != "KP-7" || r.Findings[0].Case != "not-checked" || r.Findings[0].Severity != rules.SeverityInfo {
+		t.Errorf("want one KP-7 not-checked info:\n%s", dump(r))
+	}
+}
+
+// rule: GMSA-2, GMSA-3
+// lint refuses what the windows-gmsa webhook refuses, in its words; the
+// example is clean.
+func TestGMSAFindings(t *testing.T) {
+	for file, want := range map[string]string{
+		"gmsa-2-bad.yaml": `spec.template.spec.securityContext.windowsOptions.gmsaCredentialSpecName: service account "default" is not authorized to ` + "`use`" + ` GMSA cred spec "gmsa-webapp01"`,
+		"gmsa-3-bad.yaml": `spec.template.spec.securityContext.windowsOptions.gmsaCredentialSpec: the GMSA cred spec contents for pod "" does not match the contents of GMSA resource "gmsa-webapp01"`,
+	} {
+		r := lintFiles(t, "", 0, filepath.Join("testdata", "rules", file))
+		found := false
+		for _, f := range r.Findings {
+			if strings.HasPrefix(f.Rule, "GMSA-") {
+				found = found || f.Message == want && f.Severity == rules.SeverityError
+			}
+		}
+		if !found {
+			t.Errorf("%s: want %q:\n%s", file, want, dump(r))
+		}
+	}
+	r := lintFiles(t, "", 0, filepath.Join("..", "..", "examples", "gmsa.yaml"))
+	if len(r.Findings) != 0 || len(r.Errors) != 0 || len(r.Unchecked) != 0 {
+		t.Errorf("examples/gmsa.yaml:\n%s (unchecked %v)", dump(r), r.Unchecked)
+	}
+}
+
+// rule: GMSA-2
+// Without RBAC objects in the input, `use` is not checked (info), never
+// refused.
+func TestGMSAUseNotChecked(t *testing.T) {
+	r := lintFiles(t, "", 0, filepath.Join("testdata", "gmsa-no-rbac.yaml"))
+	if len(r.Findings) != 1 || r.Findings[0].Rule != "GMSA-2" || r.Findings[0].Case != "not-checked" {
+		t.Errorf("want one GMSA-2 not-checked:\n%s", dump(r))
+	}
+}

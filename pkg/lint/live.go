@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/winkube/winkube/pkg/gmsa"
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/windows"
 )
@@ -17,7 +18,8 @@ import (
 // TargetFromLive reads a live cluster's node inventory (labels,
 // taints, runtime, Windows build), its RuntimeClasses and its version.
 // The network mode and DSR cannot be read from the API, so they stay
-// unknown.
+// unknown. Its GMSACredentialSpecs and RBAC objects are read for the
+// GMSA checks when the credentials allow.
 func TargetFromLive(ctx context.Context, cfg *rest.Config) (*Target, error) {
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -45,6 +47,10 @@ func TargetFromLive(ctx context.Context, cfg *rest.Config) (*Target, error) {
 	}
 	for i := range rcs.Items {
 		t.RuntimeClasses[rcs.Items[i].Name] = &rcs.Items[i]
+	}
+	// Without read access to them, GMSA checks fall back to the input.
+	if specs, rbac, err := gmsa.ReadObjects(ctx, client); err == nil {
+		t.GMSA = &gmsa.Objects{Specs: specs, RBAC: rbac, HasRBAC: true}
 	}
 	return t, nil
 }

@@ -82,4 +82,26 @@ var ruleCases = []ruleCase{
 	{rule: "SCH-3", bad: "runtimeclass-sch-3-bad.yaml", good: "runtimeclass-sch-3-good.yaml"},
 	// rule: SCH-4
 	{rule: "SCH-4", bad: "runtimeclass-sch-4-bad.yaml", good: "runtimeclass-sch-4-good.yaml"},
+	// rule: WK-1
+	{rule: "WK-1", bad: "wk-1-bad.yaml", good: "wk-1-good.yaml"},
+	// rule: WK-2
+	{rule: "WK-2", bad: "wk-2-bad.yaml", good: "wk-2-good.yaml"},
+	// rule: WK-3
+	{rule: "WK-3", bad: "wk-3-bad.yaml", good: "wk-3-good.yaml"},
+	// rule: WK-4
+	{rule: "WK-4", bad: "wk-4-bad.yaml", good: "wk-4-good.yaml"},
+	// rule: WK-5
+	{rule: "WK-5", bad: "wk-5-bad.yaml", good: "wk-5-good.yaml"},
+	// rule: WK-6
+	{rule: "WK-6", bad: "wk-6-bad.yaml", good: "wk-6-good.yaml"},
+	// rule: WK-7
+	{rule: "WK-7", bad: "wk-7-bad.yaml", good: "wk-7-good.yaml"},
+	// rule: WK-8
+	{rule: "WK-8", bad: "wk-8-bad.yaml", good: "wk-8-good.yaml"},
+	// rule: GMSA-1
+	{rule: "GMSA-1", bad: "gmsa-1-bad.yaml", good: "gmsa-1-good.yaml"},
+	// rule: GMSA-2
+	{rule: "GMSA-2", bad: "gmsa-2-bad.yaml", good: "gmsa-2-good.yaml"},
+	// rule: GMSA-3
+	{rule: "GMSA-3", bad: "gmsa-3-bad.yaml", good: "gmsa-3-good.yaml"},
 }

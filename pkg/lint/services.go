@@ -30,8 +30,9 @@ type backends struct {
 	count   int
 	windows bool
 	// builds are the Windows builds of the nodes the Windows backends can
-	// land on, oldest first.
+	// land on, oldest first; nodes are those nodes (KP-7).
 	builds []windows.Build
+	nodes  []windows.BackendNode
 }
 
 // backendsOf matches the Service's selector against the pod labels of the
@@ -58,7 +59,11 @@ func (r *run) backendsOf(s *service) backends {
 		}
 		b.windows = true
 		for _, n := range p.reachable {
-			if bl := n.Build.WithoutRevision(); n.IsWindows() && !bl.IsZero() && !seen[bl] {
+			if !n.IsWindows() {
+				continue
+			}
+			b.nodes = append(b.nodes, windows.BackendNode{Name: n.Name, Build: n.Build, NetworkMode: r.target.NetworkMode})
+			if bl := n.Build.WithoutRevision(); !bl.IsZero() && !seen[bl] {
 				seen[bl] = true
 				b.builds = append(b.builds, bl)
 			}
@@ -103,9 +108,13 @@ func (r *run) candidates(namespace string, selector map[string]string) []*podInf
 
 // checkService applies the rule book's Service rules (LIM-10..13, KP-5) to
 // Services whose backends in the input run Windows containers, once per
-// Windows build those backends can land on.
+// Windows build those backends can land on, and KP-7 over the nodes they
+// can land on.
 func (r *run) checkService(s *service) {
 	b := r.backendsOf(s)
+	if b.count == 0 {
+		r.nodePortNotChecked(s)
+	}
 	if !b.windows {
 		return
 	}
@@ -130,6 +139,28 @@ func (r *run) checkService(s *service) {
 			r.reportViolation(&s.object, v)
 		}
 	}
+	if v := windows.OverlayNodePortIssue(&s.svc.Spec, b.nodes, r.target.DSR); v != nil {
+		r.reportViolation(&s.object, *v)
+	}
+}
+
+// nodePortNotChecked says once that KP-7 could not be decided for a
+// Service whose backends are not in the input, when the target has nodes
+// it would apply to: where the pods run is unknown, so no verdict.
+func (r *run) nodePortNotChecked(s *service) {
+	var nodes []windows.BackendNode
+	for _, n := range r.target.Nodes {
+		if n.IsWindows() {
+			nodes = append(nodes, windows.BackendNode{Name: n.Name, Build: n.Build, NetworkMode: r.target.NetworkMode})
+		}
+	}
+	v := windows.OverlayNodePortIssue(&s.svc.Spec, nodes, r.target.DSR)
+	if v == nil || len(s.svc.Spec.Selector) == 0 {
+		return
+	}
+	r.report(&s.object, "KP-7", "not-checked", v.Path,
+		"not checked: the Service's backends are not in the input, so whether they run on the Windows Server 2022 overlay nodes, where NodePort traffic to them breaks unless externalTrafficPolicy is Local, is unknown",
+		"lint the Service together with its workloads, or run winkube doctor on the live cluster")
 }
 
 // skipServiceRule drops LIM-16: a node reaching its own NodePort is not a

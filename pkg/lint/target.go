@@ -9,6 +9,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/gmsa"
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/windows"
 )
@@ -40,6 +41,10 @@ type Target struct {
 	// RuntimeClasses are those the cluster already has (live clusters);
 	// RuntimeClasses in the input are added per run.
 	RuntimeClasses map[string]*nodev1.RuntimeClass
+	// GMSA is the live cluster's GMSACredentialSpecs and RBAC objects
+	// (nil when no cluster was read, or they could not be), which the
+	// windows-gmsa webhook answers from.
+	GMSA *gmsa.Objects
 }
 
 // Node is one node as the scheduler and kubelet see it.

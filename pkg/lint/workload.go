@@ -43,6 +43,10 @@ type workload struct {
 	specPath []string
 	// labels are the pod labels Services select on.
 	labels map[string]string
+	// podAnnotations are the pods' annotations, at metaPath (metadata or
+	// the template's metadata).
+	podAnnotations map[string]string
+	metaPath       *field.Path
 	// replicas is how many pods it runs; perNode for DaemonSets.
 	replicas int
 	perNode  bool
@@ -116,9 +120,10 @@ func (o *object) convert(u *unstructured.Unstructured, into any) error {
 
 func (w *workload) setTemplate(t *corev1.PodTemplateSpec, segments ...string) {
 	w.spec = &t.Spec
-	w.labels = t.Labels
+	w.labels, w.podAnnotations = t.Labels, t.Annotations
 	w.specPath = append(segments, "spec")
 	w.path = field.NewPath(w.specPath[0], w.specPath[1:]...)
+	w.metaPath = field.NewPath(segments[0], segments[1:]...).Child("metadata")
 }
 
 func replicas(r *int32) int {
@@ -133,7 +138,8 @@ func decodePod(u *unstructured.Unstructured, w *workload) error {
 	if err := w.convert(u, &p); err != nil {
 		return err
 	}
-	w.spec, w.labels = &p.Spec, p.Labels
+	w.spec, w.labels, w.podAnnotations = &p.Spec, p.Labels, p.Annotations
+	w.metaPath = field.NewPath("metadata")
 	w.specPath = []string{"spec"}
 	w.path = field.NewPath("spec")
 	return nil

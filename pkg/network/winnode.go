@@ -128,7 +128,7 @@ func (b *builder) cniOptions(out *Node, bk cni.Backend, network string) cni.Conf
 func (b *builder) knownIssues(out *Node) {
 	if out.Build.Build == windows.Build2022 && out.Mode == cni.ModeL2Bridge && out.Proxy.Running && out.Proxy.EnableDSR {
 		msg := fmt.Sprintf("known issue: on Windows Server 2022 with KB5005619 or later, l2bridge pod-to-pod traffic breaks while kube-proxy runs with DSR (WinDSR); disable DSR on %s", out.Name)
-		out.add(rules.New("KP-7", "", msg).WithFix(l2bridgeDSRFix(out.Name)))
+		out.add(rules.New("KP-7", "l2bridge", msg).WithFix(l2bridgeDSRFix(out.Name)))
 	}
 }
 

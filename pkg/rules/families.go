@@ -32,4 +32,7 @@ var families = []Family{
 		Text: "Windows pods and containers can run with a group managed service account: a cluster-scoped GMSACredentialSpec holds the credential spec, " +
 			"the windows-gmsa admission webhook (kubernetes-sigs/windows-gmsa) resolves a pod's `gmsaCredentialSpecName` into it and checks the pod may use it, " +
 			"and the Windows node hands it to the runtime. `winkube up --gmsa` runs that webhook and emulates the cluster's domain."},
+	{ID: "WK", Name: "winkube's own annotations",
+		Text: "The `winkube.io/*` annotations a pod carries for the emulated nodes (what a container whose program winkube cannot follow does, how long it runs, what it uses). " +
+			"Their values are parsed once, in `pkg/apis/annotations`: the emulated node refuses a value it cannot follow with the same words that `winkube lint` and `winkube webhook` report, so a bad value is caught before anything runs."},
 }

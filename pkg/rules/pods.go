@@ -17,6 +17,7 @@ var table = map[string][]Rule{
 	"TS":   tsRules,
 	"VER":  verRules,
 	"GMSA": gmsaRules,
+	"WK":   wkRules,
 }
 
 var apiRules = []Rule{

@@ -53,10 +53,12 @@ const (
 // webhookRules are the rules `winkube webhook` acts on besides the API-*
 // and LIM-* rules lint checks, which its validating webhook reuses: the
 // placement it adds (IMG-2, SCH-2, SCH-3, SCH-5), the refusals (IMG-4,
-// SCH-4) and its warning for unknown images (IMG-3).
+// SCH-4), its warning for unknown images (IMG-3) and winkube's own pod
+// annotations (WK-1 … WK-7; WK-8 is lint's own annotation).
 var webhookRules = map[string]bool{
 	"IMG-2": true, "IMG-3": true, "IMG-4": true,
 	"SCH-2": true, "SCH-3": true, "SCH-4": true, "SCH-5": true,
+	"WK-1": true, "WK-2": true, "WK-3": true, "WK-4": true, "WK-5": true, "WK-6": true, "WK-7": true,
 }
 
 // imageRules are what `winkube image` prints per node pool.

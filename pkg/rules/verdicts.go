@@ -48,7 +48,9 @@ var verdicts = map[string]ruleVerdict{
 	"KP-3": {Verdict: Verdict{Severity: errs}},
 	"KP-5": {Verdict: Verdict{Severity: warning,
 		Fix: "label the node with node.kubernetes.io/windows-build, or drop the flag the build does not support"}},
-	"KP-7": {Verdict: Verdict{Severity: warning, See: []string{"LIM-12"}}},
+	"KP-7": {Verdict: Verdict{Severity: warning, See: []string{"LIM-12"}}, Cases: []Case{
+		{Name: "l2bridge", Text: "the second issue, a node's own: l2bridge pod-to-pod traffic on a Windows Server 2022 node whose kube-proxy runs with DSR"},
+		{Name: "not-checked", Text: "lint: the Service's backends are not in the input, so where they run is unknown; no verdict", Verdict: Verdict{Severity: info}}}},
 	"KP-8": {Verdict: Verdict{Severity: errs, See: []string{"TS-5"},
 		Fix: "set --hostname-override to the node name: $(NODE_NAME) with NODE_NAME from fieldRef spec.nodeName"}},
 
@@ -80,4 +82,23 @@ var verdicts = map[string]ruleVerdict{
 		Fix: "give the node a pod CIDR (kube-controller-manager --allocate-node-cidrs with --cluster-cidr, or spec.podCIDR) so flanneld can lease its subnet and write subnet.env"}, Cases: []Case{
 		{Name: "unregistered", Text: "flanneld never registered the node", Verdict: Verdict{Severity: errs, See: []string{"NET-8", "TS-1"},
 			Fix: "run flannel on the node (the flannel Windows DaemonSet, or Start-Service flanneld) and check its log for the subnet lease"}}}},
+
+	"WK-1": {Verdict: Verdict{Severity: errs}},
+	"WK-2": {Verdict: Verdict{Severity: errs}},
+	"WK-3": {Verdict: Verdict{Severity: errs}},
+	"WK-4": {Verdict: Verdict{Severity: errs}},
+	"WK-5": {Verdict: Verdict{Severity: errs}},
+	"WK-6": {Verdict: Verdict{Severity: errs}},
+	"WK-7": {Verdict: Verdict{Severity: warning}},
+	"WK-8": {Verdict: Verdict{Severity: warning}},
+
+	"GMSA-1": {Verdict: Verdict{Severity: errs,
+		Fix: "create the GMSACredentialSpec the pod names (windows.k8s.io/v1, its credential spec under credspec), or name one that exists"}, Cases: []Case{
+		{Name: "not-in-input", Text: "lint: the named GMSACredentialSpec is not in the input, so whether the cluster has it was not checked", Verdict: Verdict{Severity: warning}},
+		{Name: "unresolved", Text: "doctor: a running pod names a spec but carries no contents, so no windows-gmsa webhook resolved it and its containers run without the identity", Verdict: Verdict{Severity: warning}}}},
+	"GMSA-2": {Verdict: Verdict{Severity: errs,
+		Fix: "bind a Role or ClusterRole whose rule has verb use on gmsacredentialspecs of windows.k8s.io, with the spec in resourceNames, to the pod's service account"}, Cases: []Case{
+		{Name: "not-checked", Text: "lint: the input holds no RBAC objects, so who may `use` the spec was not checked", Verdict: Verdict{Severity: info}}}},
+	"GMSA-3": {Verdict: Verdict{Severity: errs,
+		Fix: "drop gmsaCredentialSpec and name the spec in gmsaCredentialSpecName; the webhook fills in its contents"}},
 }

@@ -61,17 +61,30 @@ const (
 
 // DefaultEnforce are the rules the validating webhook denies by default:
 // the API-* rules (newer API servers reject the same objects, so denying
-// them on an older cluster only moves the error earlier) and LIM-1 (a pod
-// that mixes Windows and Linux images runs nowhere).
-var DefaultEnforce = []string{"API", "LIM-1"}
+// them on an older cluster only moves the error earlier), LIM-1 (a pod
+// that mixes Windows and Linux images runs nowhere) and the WK-* rules
+// whose findings are errors (the emulated node refuses such a pod's
+// containers in the same words).
+var DefaultEnforce = append([]string{"API", "LIM-1"}, refusedByTheNode()...)
 
 // DefaultWarn are the rules it warns about by default: every other LIM-*
-// rule, and VER-* (a field the cluster's version does not know yet, which
-// its API server drops; lint reports it too), and KLT-11 (a RuntimeClass
-// whose handler the nodes' runtime lacks: the pods are created and their
-// sandboxes fail). Advice-level (info) rule-book findings are not sent
-// unless their exact ID is listed.
-var DefaultWarn = []string{"LIM", "VER", "KLT-11"}
+// rule, VER-* (a field the cluster's version does not know yet, which
+// its API server drops; lint reports it too), the other WK-* rules, and
+// KLT-11 (a RuntimeClass whose handler the nodes' runtime lacks: the pods
+// are created and their sandboxes fail). Advice-level (info) rule-book
+// findings are not sent unless their exact ID is listed.
+var DefaultWarn = []string{"LIM", "VER", "WK", "KLT-11"}
+
+// refusedByTheNode are the WK rules whose verdict is an error.
+func refusedByTheNode() []string {
+	var out []string
+	for _, r := range rules.All() {
+		if r.Family == "WK" && rules.VerdictOf(r.ID, "").Severity == rules.SeverityError {
+			out = append(out, r.ID)
+		}
+	}
+	return out
+}
 
 // Options configure a Handler. The zero value is usable: the catalog
 // resolver, no node knowledge, the defaults above.
@@ -207,7 +220,7 @@ func ParseTaint(s string) (corev1.Taint, error) {
 // the validating webhook applies, and validatedIDs the rules of other
 // families it applies too.
 var (
-	validatedFamilies = map[string]bool{"API": true, "LIM": true, "VER": true}
+	validatedFamilies = map[string]bool{"API": true, "LIM": true, "VER": true, "WK": true}
 	validatedIDs      = map[string]bool{"KLT-11": true}
 )
 
@@ -232,13 +245,13 @@ func parseRules(flag string, list, defaults []string) (ruleSet, error) {
 					return rs, fmt.Errorf("%s %s: no such rule (see docs/rules.md)", flag, id)
 				}
 				if f, _, _ := strings.Cut(id, "-"); !validatedFamilies[f] && !validatedIDs[id] {
-					return rs, fmt.Errorf("%s %s: the validating webhook checks only API-*, LIM-*, VER-* and KLT-11", flag, id)
+					return rs, fmt.Errorf("%s %s: the validating webhook checks only API-*, LIM-*, VER-* and WK-* rules and KLT-11", flag, id)
 				}
 				rs.ids[id] = true
 			case validatedFamilies[id]:
 				rs.families[id] = true
 			default:
-				return rs, fmt.Errorf("%s %s: the validating webhook checks the API, LIM and VER families; name one of them or a rule ID such as LIM-3", flag, id)
+				return rs, fmt.Errorf("%s %s: the validating webhook checks the API, LIM, VER and WK families; name one of them or a rule ID such as LIM-3", flag, id)
 			}
 		}
 	}

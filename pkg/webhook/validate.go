@@ -16,7 +16,8 @@ import (
 )
 
 // Validate applies the API-* rules (on clusters older than 1.27, whose API
-// servers do not enforce them all yet; API-8) and the LIM-* rules to a Pod
+// servers do not enforce them all yet; API-8), the LIM-* rules and the
+// WK-* rules of winkube's own pod annotations to a Pod
 // being created or a workload's pod template being created or updated,
 // the way lint reports them. Each finding denies the request when its rule
 // is in Options.Enforce, and becomes an admission warning when it is in
@@ -53,6 +54,10 @@ type template struct {
 	meta *metav1.ObjectMeta
 	spec *corev1.PodSpec
 	path *field.Path
+	// podMeta is the metadata of the pods it makes (the Pod's own, or the
+	// template's), at podMetaPath.
+	podMeta     *metav1.ObjectMeta
+	podMetaPath *field.Path
 	// pod stands for the pods the template makes (namespace, pull
 	// secrets, service account) for registry look-ups.
 	pod *corev1.Pod
@@ -78,20 +83,23 @@ func decodeTemplate(req *admissionv1.AdmissionRequest) (*template, error) {
 	case gk == "/Pod":
 		o := &corev1.Pod{}
 		err = json.Unmarshal(req.Object.Raw, o)
-		t = &template{meta: &o.ObjectMeta, spec: &o.Spec, path: spec}
+		t = &template{meta: &o.ObjectMeta, spec: &o.Spec, path: spec, podMeta: &o.ObjectMeta, podMetaPath: field.NewPath("metadata")}
 	case gk == "/ReplicationController":
 		o := &corev1.ReplicationController{}
 		if err = json.Unmarshal(req.Object.Raw, o); err == nil && o.Spec.Template != nil {
-			t = &template{meta: &o.ObjectMeta, spec: &o.Spec.Template.Spec, path: tmpl}
+			t = &template{meta: &o.ObjectMeta, spec: &o.Spec.Template.Spec, path: tmpl,
+				podMeta: &o.Spec.Template.ObjectMeta, podMetaPath: spec.Child("template", "metadata")}
 		}
 	case workloadKinds[gk]:
 		o := &templated{}
 		err = json.Unmarshal(req.Object.Raw, o)
-		t = &template{meta: &o.ObjectMeta, spec: &o.Spec.Template.Spec, path: tmpl}
+		t = &template{meta: &o.ObjectMeta, spec: &o.Spec.Template.Spec, path: tmpl,
+			podMeta: &o.Spec.Template.ObjectMeta, podMetaPath: spec.Child("template", "metadata")}
 	case gk == "batch/CronJob":
 		o := &batchv1.CronJob{}
 		err = json.Unmarshal(req.Object.Raw, o)
-		t = &template{meta: &o.ObjectMeta, spec: &o.Spec.JobTemplate.Spec.Template.Spec, path: spec.Child("jobTemplate", "spec", "template", "spec")}
+		t = &template{meta: &o.ObjectMeta, spec: &o.Spec.JobTemplate.Spec.Template.Spec, path: spec.Child("jobTemplate", "spec", "template", "spec"),
+			podMeta: &o.Spec.JobTemplate.Spec.Template.ObjectMeta, podMetaPath: spec.Child("jobTemplate", "spec", "template", "metadata")}
 	}
 	if err != nil || t == nil {
 		return nil, err
@@ -123,20 +131,31 @@ func (h *Handler) findings(t *template, images []podImage) []*finding {
 	if f := h.handlerFinding(t); f != nil {
 		out = append(out, f)
 	}
-	for _, v := range windows.PodViolations(t.spec, t.path, target) {
+	vs := windows.PodViolations(t.spec, t.path, target)
+	vs = append(vs, windows.PodAnnotationViolations(t.podMeta.Annotations, t.podMetaPath)...)
+	if t.kind != "Pod" {
+		vs = append(vs, windows.MisplacedAnnotationViolations(t.meta.Annotations, field.NewPath("metadata"), t.podMetaPath)...)
+	}
+	for _, v := range vs {
 		if v.Rule == "LIM-14" && defaultGracePeriod(t.spec) {
 			// The API server fills in 30 s for every pod; only a period
 			// the user asked for is worth a warning.
 			continue
 		}
-		msg := v.Message
-		if v.Path != "" {
-			msg = v.Path + ": " + msg
-		}
-		out = append(out, &finding{rule: v.Rule, message: msg, fix: v.Fix,
-			advice: v.Severity == windows.SeverityInfo, warning: v.Severity == windows.SeverityWarning})
+		out = append(out, violationFinding(v))
 	}
 	return out
+}
+
+// violationFinding is a rule-book violation in the webhook's words: the
+// field path, then the message lint shows after it.
+func violationFinding(v windows.Violation) *finding {
+	msg := v.Message
+	if v.Path != "" {
+		msg = v.Path + ": " + msg
+	}
+	return &finding{rule: v.Rule, message: msg, fix: v.Fix,
+		advice: v.Severity == windows.SeverityInfo, warning: v.Severity == windows.SeverityWarning}
 }
 
 // podOS is the OS the pod runs, from the rule book (windows.PodOS, as

@@ -83,6 +83,32 @@ spec:
 	}
 }
 
+// A winkube annotation value the emulated node would refuse is denied by
+// default, in the node's words; a pod annotation on the workload itself
+// is a warning; --enforce= (none) turns the denial into nothing, and
+// --warn WK into a warning.
+// rule: WK-2, WK-7
+func TestValidateWinkubeAnnotations(t *testing.T) {
+	manifest := `
+metadata: {name: web, namespace: apps, annotations: {winkube.io/exit-code: "1"}}
+spec:
+  template:
+    metadata: {annotations: {winkube.io/run-seconds: soon}}
+    spec:
+      containers: [{name: web, image: busybox}]
+`
+	h := newTestHandler(t, Options{}, nil)
+	resp := h.Validate(ctx, request(t, "apps", "Deployment", admissionv1.Create, manifest))
+	mustDeny(t, resp, "WK-2", `spec.template.metadata.annotations[winkube.io/run-seconds]: annotation winkube.io/run-seconds="soon": want a number of seconds`)
+	if !warningWith(resp, "WK-7: metadata.annotations[winkube.io/exit-code]") {
+		t.Errorf("warnings %q, want WK-7", resp.Warnings)
+	}
+	h = newTestHandler(t, Options{Enforce: []string{}, Warn: []string{"WK"}}, nil)
+	if resp := h.Validate(ctx, request(t, "apps", "Deployment", admissionv1.Create, manifest)); !resp.Allowed || !warningWith(resp, "WK-2") {
+		t.Errorf("--enforce= --warn WK: allowed=%v warnings=%q", resp.Allowed, resp.Warnings)
+	}
+}
+
 // A workload mixing Windows and Linux images is denied by default.
 // rule: LIM-1
 func TestValidateMixedWorkload(t *testing.T) {
@@ -275,7 +301,7 @@ spec:
 			t.Errorf("handler %s: %q", tc.handler, resp.Warnings)
 		}
 	}
-	if _, err := NewHandler(Options{Warn: []string{"KLT-10"}}); err == nil || !strings.Contains(err.Error(), "checks only API-*, LIM-*, VER-* and KLT-11") {
+	if _, err := NewHandler(Options{Warn: []string{"KLT-10"}}); err == nil || !strings.Contains(err.Error(), "checks only API-*, LIM-*, VER-* and WK-* rules and KLT-11") {
 		t.Errorf("--warn KLT-10: %v", err)
 	}
 }

@@ -259,18 +259,6 @@ func TestServiceLimitations(t *testing.T) {
 		{"DSR and client IP on 2016", svc(func(s *corev1.Service) {
 			s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
 		}), ServiceOptions{DSR: true, NodeBuild: b(14393, 1)}, []hit{{"KP-5", "spec"}, {"KP-5", "spec.externalTrafficPolicy"}}},
-		// rule: KP-7
-		{"NodePort on 2022 overlay", svc(func(s *corev1.Service) { s.Spec.Type = corev1.ServiceTypeNodePort }),
-			ServiceOptions{NetworkMode: NetworkOverlay, NodeBuild: b(20348, 2227)},
-			[]hit{{"LIM-16", "spec.type"}, {"KP-7", "spec.externalTrafficPolicy"}}},
-		{"NodePort on 2022 overlay, traffic policy Local", svc(func(s *corev1.Service) {
-			s.Spec.Type = corev1.ServiceTypeNodePort
-			s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
-		}), ServiceOptions{DSR: true, NetworkMode: NetworkOverlay, NodeBuild: b(20348, 2227)}, []hit{{"LIM-16", "spec.type"}}},
-		{"NodePort on 2022 l2bridge", svc(func(s *corev1.Service) { s.Spec.Type = corev1.ServiceTypeNodePort }),
-			ServiceOptions{NetworkMode: NetworkL2Bridge, NodeBuild: b(20348, 2227)}, []hit{{"LIM-16", "spec.type"}}},
-		{"NodePort on 2019 overlay", svc(func(s *corev1.Service) { s.Spec.Type = corev1.ServiceTypeNodePort }),
-			ServiceOptions{NetworkMode: NetworkOverlay, NodeBuild: b(17763, 5329)}, []hit{{"LIM-16", "spec.type"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -337,5 +325,44 @@ func TestLinuxSecurityAdviceRemovesFields(t *testing.T) {
 		if !strings.Contains(vs[0].Fix, want) {
 			t.Errorf("fix %q does not say %q", vs[0].Fix, want)
 		}
+	}
+}
+
+// rule: KP-7
+// The NodePort issue is the destination node's: it applies when a
+// backend's node is Windows Server 2022 on overlay and the Service keeps
+// externalTrafficPolicy Cluster; the fix never leads into LIM-12.
+func TestOverlayNodePortIssue(t *testing.T) {
+	b := func(build, ubr int) Build { return Build{Major: 10, Build: build, Revision: ubr} }
+	ws2022 := BackendNode{Name: "win2022-1", Build: b(20348, 2227), NetworkMode: NetworkOverlay}
+	ws2019 := BackendNode{Name: "win2019-1", Build: b(17763, 5329), NetworkMode: NetworkOverlay}
+	l2bridge := BackendNode{Name: "win2022-2", Build: b(20348, 2227), NetworkMode: NetworkL2Bridge}
+	nodePort := corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort}
+	local := corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, ExternalTrafficPolicy: corev1.ServiceExternalTrafficPolicyLocal}
+	clusterIP := corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP}
+	for _, tc := range []struct {
+		name  string
+		spec  corev1.ServiceSpec
+		nodes []BackendNode
+		want  bool
+	}{
+		{"backend on 2022 overlay", nodePort, []BackendNode{ws2019, ws2022}, true},
+		{"backends on 2019 only", nodePort, []BackendNode{ws2019}, false},
+		{"2022 on l2bridge", nodePort, []BackendNode{l2bridge}, false},
+		{"Local", local, []BackendNode{ws2022}, false},
+		{"no NodePort", clusterIP, []BackendNode{ws2022}, false},
+		{"no backends", nodePort, nil, false},
+	} {
+		v := OverlayNodePortIssue(&tc.spec, tc.nodes, false)
+		if (v != nil) != tc.want {
+			t.Errorf("%s: %v, want a finding %v", tc.name, v, tc.want)
+			continue
+		}
+		if v != nil && (!strings.Contains(v.Message, "(win2022-1)") || !strings.Contains(v.Fix, "never Local alone")) {
+			t.Errorf("%s: %+v", tc.name, v)
+		}
+	}
+	if v := OverlayNodePortIssue(&nodePort, []BackendNode{ws2022}, true); !strings.HasPrefix(v.Fix, "set spec.externalTrafficPolicy: Local") {
+		t.Errorf("with DSR: fix %q", v.Fix)
 	}
 }

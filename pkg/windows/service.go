@@ -2,6 +2,9 @@ package windows
 
 import (
 	"fmt"
+	"slices"
+	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -30,7 +33,8 @@ type ServiceOptions struct {
 }
 
 // ServiceLimitations checks a Service whose backends run on Windows nodes
-// against LIM-10 … LIM-13, LIM-16 and the KP-5 build requirements.
+// against LIM-10 … LIM-13, LIM-16 and the KP-5 build requirements (KP-7,
+// which depends on each backend's node, is OverlayNodePortIssue).
 func ServiceLimitations(svc *corev1.Service, opts ServiceOptions) []Violation {
 	if svc == nil {
 		return nil
@@ -43,27 +47,63 @@ func ServiceLimitations(svc *corev1.Service, opts ServiceOptions) []Violation {
 	out = append(out, checkIPFamilies(&svc.Spec, opts, path)...)
 	out = append(out, checkOwnNodePort(&svc.Spec, path)...)
 	out = append(out, checkServiceFeatures(svc, opts, path)...)
-	out = append(out, checkOverlayNodePort2022(&svc.Spec, opts, path)...)
 	return out
 }
 
-// checkOverlayNodePort2022: KP-7's first known issue. On Windows Server 2022
-// overlay networks, NodePort traffic to the Service's pods breaks unless the
-// Service keeps it on the receiving node with externalTrafficPolicy: Local.
-func checkOverlayNodePort2022(spec *corev1.ServiceSpec, opts ServiceOptions, path *field.Path) []Violation {
-	if spec.Type != corev1.ServiceTypeNodePort && spec.Type != corev1.ServiceTypeLoadBalancer {
-		return nil
-	}
-	if opts.NetworkMode != NetworkOverlay || opts.NodeBuild.Build != Build2022 ||
+// BackendNode is a node a Service's backend pods run on (doctor) or can
+// land on (lint), as KP-7 reads it.
+type BackendNode struct {
+	Name        string
+	Build       Build
+	NetworkMode string // NetworkOverlay or NetworkL2Bridge
+}
+
+// OverlayNodePortIssue is KP-7's first known issue, the one meaning lint
+// and doctor share: the upstream warning (microsoft/Windows-Containers
+// issue 204) is about the *destination* node. NodePort (and LoadBalancer)
+// traffic a node forwards to a backend on a Windows Server 2022 node of an
+// overlay network breaks unless the Service sets externalTrafficPolicy:
+// Local, which keeps the traffic on the node that received it. nodes are
+// the backends' nodes; dsr says whether kube-proxy runs with --enable-dsr
+// (Local needs it, LIM-12), which picks the fix. Nil when nothing applies.
+func OverlayNodePortIssue(spec *corev1.ServiceSpec, nodes []BackendNode, dsr bool) *Violation {
+	if spec.Type != corev1.ServiceTypeNodePort && spec.Type != corev1.ServiceTypeLoadBalancer ||
 		spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal {
 		return nil
 	}
-	return []Violation{{
-		Rule: "KP-7", Path: path.Child("externalTrafficPolicy").String(), Severity: SeverityWarning,
-		Message: fmt.Sprintf("a known issue: NodePort traffic to the pods of a %s Service on Windows Server 2022 overlay nodes breaks unless externalTrafficPolicy is Local",
-			spec.Type),
-		Fix: "set spec.externalTrafficPolicy: Local (with kube-proxy --enable-dsr, LIM-12), or run the backends on other Windows builds",
-	}}
+	var hit []string
+	for _, n := range nodes {
+		if n.NetworkMode == NetworkOverlay && n.Build.Build == Build2022 && !slices.Contains(hit, n.Name) {
+			hit = append(hit, n.Name)
+		}
+	}
+	if len(hit) == 0 {
+		return nil
+	}
+	sort.Strings(hit)
+	return &Violation{
+		Rule: "KP-7", Path: field.NewPath("spec", "externalTrafficPolicy").String(), Severity: SeverityWarning,
+		Message: fmt.Sprintf("known issue: NodePort traffic to the pods of this %s Service on Windows Server 2022 overlay nodes (%s) breaks unless the Service sets externalTrafficPolicy: Local",
+			spec.Type, nameList(hit)),
+		Fix: overlayNodePortFix(dsr),
+	}
+}
+
+// overlayNodePortFix gets around KP-7's NodePort issue without running
+// into LIM-12: Local is unsupported unless kube-proxy runs with DSR.
+func overlayNodePortFix(dsr bool) string {
+	if dsr {
+		return "set spec.externalTrafficPolicy: Local (kube-proxy runs with --enable-dsr, which Local needs, LIM-12), or run the backends on Windows builds other than Server 2022"
+	}
+	return "run the backends on Windows builds other than Server 2022; or start kube-proxy with --feature-gates=WinDSR=true --enable-dsr=true and then set externalTrafficPolicy: Local, never Local alone: without DSR it is unsupported on Windows (LIM-12)"
+}
+
+// nameList shows up to three names and how many more there are.
+func nameList(names []string) string {
+	if len(names) <= 3 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:3], ", "), len(names)-3)
 }
 
 // checkAffinityTimeout: LIM-10.

@@ -43,6 +43,15 @@ var sight = []struct {
 		validate: "-", mutate: "places by what it knows", node: "no failure (left out here)", doctor: "-"},
 	{rules: "IMG-3 and images outside the catalog",
 		validate: "-", mutate: "places by what it knows", node: "pulls linux/amd64 (left out here: lint does not guess)", doctor: "left out here"},
+	{rules: "WK-1..WK-7 (winkube's own pod annotations)",
+		validate: "the same IDs and words (TestAnnotationAgreement)", mutate: "-",
+		node: "WK-1..WK-6: CreateContainerConfigError in the same words", doctor: "-"},
+	{rules: "KP-7's NodePort issue (TestNodePortIssueAgreement)",
+		validate: "-", mutate: "-", node: "-",
+		doctor: "the same Services, in the same words: windows.OverlayNodePortIssue over the nodes the backends run on (lint: can land on)"},
+	{rules: "GMSA-1..GMSA-3 (TestGMSAAgreement)",
+		validate: "the windows-gmsa webhook (pkg/gmsa, not winkube's): the same rule in its words", mutate: "-", node: "-",
+		doctor: "the same rule and words on a pod admitted before the spec or RBAC changed"},
 	{rules: "API-9, API-10, SCH-1..4, IMG-5, LIM-10..13, KP-*",
 		validate: "- (apiVersions, unknown keys, Services and RuntimeClasses are lint's)", mutate: "-", node: "-", doctor: "KP-*/LIM-12 from the live kube-proxy flags, not compared here"},
 }
@@ -61,6 +70,8 @@ func validateSees(r, kind string, minor int) bool {
 		return true
 	case strings.HasPrefix(r, "LIM-"):
 		return !serviceRule(r)
+	case strings.HasPrefix(r, "WK-"):
+		return r != "WK-8" // winkube.io/ignore is lint's own
 	}
 	return false
 }

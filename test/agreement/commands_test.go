@@ -28,7 +28,7 @@ import (
 )
 
 // ruleID finds rule IDs in the webhook's words.
-var ruleID = regexp.MustCompile(`\b(API|LIM|SCH|IMG|VER)-[0-9]+\b`)
+var ruleID = regexp.MustCompile(`\b(API|LIM|SCH|IMG|VER|WK)-[0-9]+\b`)
 
 // verdicts are the rule IDs each object got from one command.
 type verdicts map[string]map[string]bool
@@ -122,9 +122,9 @@ func newWebhookWith(t *testing.T, target *lint.Target, classes map[string]*nodev
 	for _, rc := range classes {
 		objs = append(objs, rc)
 	}
-	warn := []string{"API", "LIM", "VER"}
+	warn := []string{"API", "LIM", "VER", "WK"}
 	for _, r := range rules.All() {
-		if f, _, _ := strings.Cut(r.ID, "-"); f == "API" || f == "LIM" || f == "VER" {
+		if f, _, _ := strings.Cut(r.ID, "-"); f == "API" || f == "LIM" || f == "VER" || f == "WK" {
 			warn = append(warn, r.ID) // advice (info) rules need their exact ID
 		}
 	}

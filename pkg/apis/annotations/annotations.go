@@ -1,7 +1,9 @@
 // Package annotations names the winkube.io/* annotations (and the one
 // label) that users set and that winkube's packages write and read. It
-// imports nothing, so any package can use it: the names have one
-// definition, and what each value means is written down here.
+// imports only apimachinery's quantities, so any package can use it: the
+// names have one definition, what each value means is written down here,
+// and the values a user sets are parsed here once (values.go) for the
+// emulated node, lint and the webhook alike.
 package annotations
 
 // LabelPool is the label on an emulated node naming its node pool.

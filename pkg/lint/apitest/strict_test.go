@@ -23,11 +23,15 @@ import (
 	"github.com/winkube/winkube/pkg/lint/load"
 )
 
-var client dynamic.Interface
+var (
+	client dynamic.Interface
+	config *rest.Config
+)
 
 func TestMain(m *testing.M) {
 	os.Exit(cptest.Main(m, func(_ *controlplane.ControlPlane, cfg *rest.Config) (func(), error) {
 		var err error
+		config = cfg
 		client, err = dynamic.NewForConfig(cfg)
 		return nil, err
 	}))

@@ -108,15 +108,12 @@ func shares(pod *corev1.Pod, cs []runningContainer, name corev1.ResourceName, an
 	return out
 }
 
-// annotatedTotal reads a usage annotation; a value that is not a quantity
-// is ignored, as the kubelet ignores annotations it does not understand.
+// annotatedTotal reads a usage annotation with the parser lint and the
+// webhook use (WK-5, WK-6); a value it refuses never reaches here, since
+// the node does not start the pod's containers then.
 func annotatedTotal(pod *corev1.Pod, annotation string, name corev1.ResourceName) (int64, bool) {
-	v, ok := pod.Annotations[annotation]
-	if !ok {
-		return 0, false
-	}
-	q, err := resource.ParseQuantity(v)
-	if err != nil {
+	q, set, err := annotations.UsageOf(pod.Annotations, annotation)
+	if err != nil || !set {
 		return 0, false
 	}
 	return scaled(q, name), true

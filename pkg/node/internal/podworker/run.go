@@ -3,7 +3,6 @@ package podworker
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -241,6 +240,11 @@ func (w *Worker) containerConfigOK(pod *corev1.Pod, c *ctr, pulled cri.Pulled) b
 // containerConfigErr is the check of containerConfigOK without its
 // effect on the container's status.
 func (w *Worker) containerConfigErr(pod *corev1.Pod, c *ctr, pulled cri.Pulled) error {
+	// winkube's own annotations (WK-1 … WK-6): a value the node cannot
+	// follow is refused in the words lint and the webhook report.
+	if errs := annotations.PodValueErrors(pod.Annotations); len(errs) > 0 {
+		return errs[0]
+	}
 	if w.node.Host.Runtime().OS != "windows" {
 		return nil
 	}
@@ -362,17 +366,15 @@ func defaultExit(pod *corev1.Pod, c *ctr, started time.Time) (time.Time, int32) 
 }
 
 func runSeconds(pod *corev1.Pod) (float64, bool) {
-	if v, err := strconv.ParseFloat(pod.Annotations[annotations.RunSeconds], 64); err == nil && v >= 0 {
+	if v, set, err := annotations.RunSecondsOf(pod.Annotations); err == nil && set {
 		return v, true
 	}
 	return defaultRunSeconds, false
 }
 
 func exitCode(pod *corev1.Pod) int32 {
-	if v, err := strconv.ParseInt(pod.Annotations[annotations.ExitCode], 10, 32); err == nil {
-		return int32(v)
-	}
-	return 0
+	code, _, _ := annotations.ExitCodeOf(pod.Annotations)
+	return code
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -2,8 +2,6 @@ package podworker
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/kubernetes/pkg/probe"
@@ -14,28 +12,18 @@ import (
 
 // Modes of annotations.UnknownProgram.
 const (
-	modeStandIn = "stand-in"
-	modeIdle    = "idle"
-	modeExit    = "exit"
+	modeStandIn = annotations.ProgramStandIn
+	modeIdle    = annotations.ProgramIdle
+	modeExit    = annotations.ProgramExit
 )
 
-// unknownProgramMode reads the pod's annotations.UnknownProgram; an unknown
-// value is an error naming the annotation, which the container shows as
+// unknownProgramMode reads the pod's annotations.UnknownProgram with the
+// parser lint and the webhook use (WK-1); an unknown value is an error
+// naming the annotation, which the container shows as
 // CreateContainerConfigError until the annotation is fixed.
 func unknownProgramMode(pod *corev1.Pod) (mode string, code int32, err error) {
-	v := strings.TrimSpace(pod.Annotations[annotations.UnknownProgram])
-	switch {
-	case v == "" || v == modeStandIn:
-		return modeStandIn, 0, nil
-	case v == modeIdle:
-		return modeIdle, 0, nil
-	case strings.HasPrefix(v, modeExit+" "):
-		n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimPrefix(v, modeExit)), 10, 32)
-		if err == nil {
-			return modeExit, int32(n), nil
-		}
-	}
-	return "", 0, fmt.Errorf("annotation %s=%q: want %s, %s or %s CODE", annotations.UnknownProgram, v, modeStandIn, modeIdle, modeExit)
+	p, err := annotations.UnknownProgramOf(pod.Annotations)
+	return p.Mode, p.Code, err
 }
 
 // cannotFollow is the launch of a container whose program winkube cannot

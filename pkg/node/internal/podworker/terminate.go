@@ -84,7 +84,7 @@ func (w *Worker) stopContainers(pod *corev1.Pod) bool {
 	}
 	wait := gracefulStopTime
 	code := int32(0)
-	if pod.Annotations[annotations.IgnoreSIGTERM] == "true" {
+	if ignores, _ := annotations.IgnoresSIGTERM(pod.Annotations); ignores {
 		wait = max(grace-slept, minimumGracePeriod)
 		code = w.node.Host.KilledExitCode()
 	}
