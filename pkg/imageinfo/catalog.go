@@ -260,6 +260,9 @@ func buildCatalog() map[string]repoEntry {
 	for _, name := range []string{"mcr.microsoft.com/dotnet/aspnet", "mcr.microsoft.com/dotnet/runtime", "mcr.microsoft.com/dotnet/sdk"} {
 		c[name] = repoEntry{kind: mixedRepo, linux: linuxPlatforms(amd64, "arm", arm64), sharedWindows: dotnetShared}
 	}
+	for _, name := range fluentBitRepos {
+		c[name] = repoEntry{kind: linuxRepo, linux: linuxPlatforms(amd64, arm64, "arm")}
+	}
 	for _, name := range commonLinuxImages {
 		c[normaliseRepository(name)] = repoEntry{kind: linuxRepo, linux: linuxPlatforms(amd64, arm64)}
 	}
