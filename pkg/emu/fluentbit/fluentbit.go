@@ -132,6 +132,11 @@ func parseArgs(args []string, stdout io.Writer) (*options, int, bool) {
 	var last *section
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		if k, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "--") {
+			// --config=FILE is --config FILE.
+			args = append(append(append([]string{}, args[:i]...), k, v), args[i+1:]...)
+			a = k
+		}
 		val := func() (string, bool) {
 			if i+1 >= len(args) {
 				fmt.Fprintf(stdout, "%s: option requires an argument -- '%s'\n", "fluent-bit", strings.TrimLeft(a, "-"))

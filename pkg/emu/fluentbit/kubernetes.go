@@ -98,7 +98,7 @@ func (k *kubeFilter) init(f *filterInstance) error {
 	}
 	f.e.log.infof("%s local POD info OK", f.logPrefix("filter"))
 	f.e.log.infof("%s testing connectivity with API server...", f.logPrefix("filter"))
-	if _, err := k.pod(strings.TrimSpace(ns), sys.Hostname); err != nil {
+	if _, err := k.pod(f, strings.TrimSpace(ns), sys.Hostname); err != nil {
 		f.e.log.warnf("%s could not get meta for POD %s", f.logPrefix("filter"), sys.Hostname)
 		return nil
 	}
@@ -106,14 +106,12 @@ func (k *kubeFilter) init(f *filterInstance) error {
 	return nil
 }
 
-// pod asks the API server for a pod, cached for a minute.
-func (k *kubeFilter) pod(namespace, name string) (*corev1.Pod, error) {
+// pod asks the API server for a pod; what it found is cached for a
+// minute, a failure is asked again at the next record.
+func (k *kubeFilter) pod(f *filterInstance, namespace, name string) (*corev1.Pod, error) {
 	key := namespace + "/" + name
 	if at, ok := k.cacheAt[key]; ok && time.Since(at) < k.cacheTTL {
-		if p := k.cache[key]; p != nil {
-			return p, nil
-		}
-		return nil, fmt.Errorf("not found")
+		return k.cache[key], nil
 	}
 	u := *k.base
 	u.Path = "/api/v1/namespaces/" + url.PathEscape(namespace) + "/pods/" + url.PathEscape(name)
@@ -123,20 +121,21 @@ func (k *kubeFilter) pod(namespace, name string) (*corev1.Pod, error) {
 	}
 	resp, err := k.client.Do(req)
 	if err != nil {
+		f.e.log.errorf("%s kube api upstream connection error", f.logPrefix("filter"))
+		f.e.log.debugf("%s %v", f.logPrefix("filter"), err)
 		return nil, err
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	k.cacheAt[key] = time.Now()
+	f.e.log.debugf("%s Request (ns=%s, pod=%s) http_do=0, HTTP Status: %d", f.logPrefix("filter"), namespace, name, resp.StatusCode)
 	if resp.StatusCode != http.StatusOK {
-		k.cache[key] = nil
 		return nil, fmt.Errorf("HTTP status %d", resp.StatusCode)
 	}
 	pod := &corev1.Pod{}
 	if err := json.Unmarshal(body, pod); err != nil {
 		return nil, err
 	}
-	k.cache[key] = pod
+	k.cache[key], k.cacheAt[key] = pod, time.Now()
 	return pod, nil
 }
 
@@ -154,7 +153,7 @@ func (k *kubeFilter) filter(f *filterInstance, r *record) bool {
 	}
 	podName, ns, ctr, id := m[1], m[2], m[3], m[4]
 	meta := []field{{"pod_name", podName}, {"namespace_name", ns}}
-	if pod, err := k.pod(ns, podName); err == nil {
+	if pod, err := k.pod(f, ns, podName); err == nil {
 		meta = append(meta, field{"pod_id", string(pod.UID)})
 		if k.labels && len(pod.Labels) > 0 {
 			meta = append(meta, field{"labels", stringMap(pod.Labels)})

@@ -231,14 +231,34 @@ func podDialer(p *program.Proc) func(ctx context.Context, network, addr string) 
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		host, port, _ := net.SplitHostPort(addr)
 		if net.ParseIP(host) == nil && p.Sys.Net != nil {
-			addrs, err := p.Sys.Net.LookupHost(ctx, host)
-			if err != nil || len(addrs) == 0 {
-				return nil, fmt.Errorf("could not resolve %s", host)
+			ip, err := resolve(ctx, p.Sys.Net, host)
+			if err != nil {
+				return nil, err
 			}
-			addr = net.JoinHostPort(addrs[0], port)
+			addr = net.JoinHostPort(ip, port)
 		}
 		return program.NetDialer(p)(ctx, network, addr)
 	}
+}
+
+// resolve looks a name up as the pod's resolv.conf has getaddrinfo do:
+// with fewer dots than ndots (5, the kubelet's), the search domains
+// first, then the name as it is.
+func resolve(ctx context.Context, n program.Net, host string) (string, error) {
+	names := []string{host}
+	if s, ok := n.(interface{ DNSSearch() []string }); ok && !strings.HasSuffix(host, ".") && strings.Count(host, ".") < 5 {
+		names = nil
+		for _, d := range s.DNSSearch() {
+			names = append(names, host+"."+d)
+		}
+		names = append(names, host)
+	}
+	for _, name := range names {
+		if addrs, err := n.LookupHost(ctx, name); err == nil && len(addrs) > 0 {
+			return addrs[0], nil
+		}
+	}
+	return "", fmt.Errorf("could not resolve %s", host)
 }
 
 // appendEvent is a record as Fluent Bit encodes an event:
