@@ -76,6 +76,7 @@ var defaultCommands = map[string]Command{
 	"docker.io/prometheuscommunity/windows-exporter": windowsExporter,
 	"quay.io/prometheuscommunity/windows-exporter":   windowsExporter,
 	"cr.fluentbit.io/fluent/fluent-bit":              fluentBitLinux,
+	"ghcr.io/fluent/fluent-bit":                      fluentBitLinux,
 	"docker.io/fluent/fluent-bit":                    fluentBitLinux,
 	// The CSI images' Dockerfiles: COPY the binary to / and make it the
 	// ENTRYPOINT (the Windows builds' is the same name with .exe).
@@ -111,6 +112,7 @@ func DefaultCommand(ref string) (Command, bool) {
 // their own (fluent-bit's windows-2022-<version>).
 var windowsTagCommands = map[string]Command{
 	"cr.fluentbit.io/fluent/fluent-bit": fluentBitWindows,
+	"ghcr.io/fluent/fluent-bit":         fluentBitWindows,
 	"docker.io/fluent/fluent-bit":       fluentBitWindows,
 }
 

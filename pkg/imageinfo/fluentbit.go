@@ -2,12 +2,15 @@ package imageinfo
 
 import _ "embed"
 
-// Fluent Bit's images: cr.fluentbit.io is its own registry, Docker
-// Hub's fluent/fluent-bit the mirror. Every tag is an index of Linux
-// amd64, arm64 and arm/v7 (dockerfiles/Dockerfile), except the
-// windows-2019-<version> and windows-2022-<version> tags, built from
-// dockerfiles/Dockerfile.windows on Server Core of that release.
-var fluentBitRepos = []string{"cr.fluentbit.io/fluent/fluent-bit", "docker.io/fluent/fluent-bit"}
+// Fluent Bit's images: cr.fluentbit.io is its own registry, ghcr.io and
+// Docker Hub's fluent/fluent-bit its release mirrors. Every tag is an
+// index of Linux amd64, arm64 and arm/v7 (dockerfiles/Dockerfile),
+// except the windows-<release>-<version> tags (windows-2019 in the 2.x
+// and 3.x releases; windows-2022, windows-2025 and windows-nano-2025 in
+// 5.x's call-build-images workflow), built with `docker build` from
+// dockerfiles/Dockerfile.windows on Windows of that release and pushed
+// as they are: single manifests.
+var fluentBitRepos = []string{"cr.fluentbit.io/fluent/fluent-bit", "ghcr.io/fluent/fluent-bit", "docker.io/fluent/fluent-bit"}
 
 // The configuration the images ship in /fluent-bit/etc, as of v5.1.1
 // (conf/ of github.com/fluent/fluent-bit, Apache License 2.0): the
