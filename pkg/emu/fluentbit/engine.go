@@ -27,6 +27,8 @@ type engine struct {
 	outputs []*outputInstance
 	counts  map[string]int // instances per plugin, for their names
 
+	// mu guards pending and the instances' counters, which the HTTP
+	// server reads.
 	mu      sync.Mutex
 	pending []*record // collected, not yet flushed
 }
@@ -269,13 +271,14 @@ func (e *engine) collect(now time.Time) {
 			if r.time.IsZero() {
 				r.time = now
 			}
+			kept := e.filterRecord(r)
+			e.mu.Lock()
 			in.records++
 			in.bytes += uint64(approxSize(r.body))
-			if e.filterRecord(r) {
-				e.mu.Lock()
+			if kept {
 				e.pending = append(e.pending, r)
-				e.mu.Unlock()
 			}
+			e.mu.Unlock()
 		}
 	}
 }
@@ -285,7 +288,9 @@ func (e *engine) filterRecord(r *record) bool {
 		if !f.matches(r.tag) {
 			continue
 		}
+		e.mu.Lock()
 		f.records++
+		e.mu.Unlock()
 		if !f.impl.filter(f, r) {
 			return false
 		}
@@ -317,16 +322,21 @@ func (e *engine) flushAll(ctx context.Context) {
 				continue
 			}
 			chunk := byTag[tag]
-			if err := o.impl.flush(ctx, o, tag, chunk); err != nil {
+			err := o.impl.flush(ctx, o, tag, chunk)
+			e.mu.Lock()
+			if err != nil {
 				o.errors++
 				o.retriesFailed++
 				o.drp += uint64(len(chunk))
-				e.log.errorf("%s %s", o.logPrefix("output"), err)
-				continue
+			} else {
+				o.records += uint64(len(chunk))
+				for _, r := range chunk {
+					o.bytes += uint64(approxSize(r.body))
+				}
 			}
-			o.records += uint64(len(chunk))
-			for _, r := range chunk {
-				o.bytes += uint64(approxSize(r.body))
+			e.mu.Unlock()
+			if err != nil {
+				e.log.errorf("%s %s", o.logPrefix("output"), err)
 			}
 		}
 	}

@@ -117,6 +117,8 @@ func (e *engine) healthy() bool {
 		return true
 	}
 	var errs, failed uint64
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	for _, o := range e.outputs {
 		errs += o.errors
 		failed += o.retriesFailed
@@ -139,6 +141,8 @@ func anyStrings(s []string) []any {
 
 // metrics is /api/v1/metrics: the old per-instance counters.
 func (e *engine) metrics() []field {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	var in, flt, out []field
 	for _, i := range e.inputs {
 		in = append(in, field{i.name, []field{{"records", i.records}, {"bytes", i.bytes}}})
