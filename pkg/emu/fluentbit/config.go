@@ -141,15 +141,19 @@ func (l *loader) include(from, pattern string) error {
 	if !isAbs(pattern) {
 		pattern = dirOf(from) + "/" + pattern
 	}
+	load := l.load
+	if lower := strings.ToLower(pattern); strings.HasSuffix(lower, ".yaml") || strings.HasSuffix(lower, ".yml") {
+		load = l.loadYAML
+	}
 	if !strings.ContainsAny(pattern, "*?[") {
-		return l.load(pattern)
+		return load(pattern)
 	}
 	matches := glob(l.sys, pattern)
 	if len(matches) == 0 {
 		l.warn(fmt.Sprintf("[flb_cf_include_glob] glob: [%s] no match", pattern))
 	}
 	for _, m := range matches {
-		if err := l.load(m); err != nil {
+		if err := load(m); err != nil {
 			return err
 		}
 	}

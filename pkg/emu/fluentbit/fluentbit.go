@@ -31,8 +31,9 @@
 //
 // A plugin fluent-bit has but winkube does not model starts and says so
 // once in its log; a name fluent-bit does not have fails the
-// configuration in fluent-bit's words. The YAML configuration format is
-// not read: a .yaml file is reported as not modelled.
+// configuration in fluent-bit's words. A .yaml or .yml file is read in
+// the YAML format (env, includes, service, parsers, pipeline); its
+// processors are not emulated.
 package fluentbit
 
 import (
@@ -256,10 +257,11 @@ func configure(p *program.Proc, o *options, log *logger) (*engine, error) {
 			return nil, fmt.Errorf("could not open configuration file, aborting.")
 		}
 		name := p.Sys.FS.Abs(p.Dir, o.config)
+		load := l.load
 		if lower := strings.ToLower(name); strings.HasSuffix(lower, ".yaml") || strings.HasSuffix(lower, ".yml") {
-			return nil, confErr("[config] winkube: the YAML configuration format is not modelled; give a classic .conf file")
+			load = l.loadYAML
 		}
-		if err := l.load(name); err != nil {
+		if err := load(name); err != nil {
 			return nil, err
 		}
 		e.confDir = dirOf(name)

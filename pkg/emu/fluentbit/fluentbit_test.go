@@ -314,3 +314,36 @@ func TestConfigErrorsNameFileAndLine(t *testing.T) {
 		t.Fatalf("log:\n%s", fx.stderr.String())
 	}
 }
+
+func TestYAMLConfiguration(t *testing.T) {
+	fx := newFixture(t, false, map[string]string{
+		"/fluent-bit/etc/fluent-bit.yaml": `env:
+  GREETING: hello
+service:
+  flush: 1
+  http_server: on
+includes:
+  - outputs.yaml
+pipeline:
+  inputs:
+    - name: dummy
+      dummy: '{"msg":"${GREETING}"}'
+      tag: app.demo
+  filters:
+    - name: modify
+      match: app.*
+      add:
+        - stage yaml
+`,
+		"/fluent-bit/etc/outputs.yaml": "pipeline:\n  outputs:\n    - name: stdout\n      match: '*'\n      format: json_lines\n",
+	})
+	e := fx.start(t, "--config=/fluent-bit/etc/fluent-bit.yaml")
+	fx.step(e, time.Second)
+	want := `{"date":1795830601.123457,"msg":"hello","stage":"yaml"}` + "\n"
+	if got := fx.stdout.String(); got != want {
+		t.Fatalf("stdout:\n%s\nwant\n%s\nlog:\n%s", got, want, fx.stderr.String())
+	}
+	if !e.http.on {
+		t.Error("service's http_server: on was not read")
+	}
+}
