@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/winkube/winkube/pkg/emu/fluentbit/conf"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -42,7 +43,7 @@ func newEngine(p *program.Proc, log *logger) *engine {
 // Alias), its section and the records and bytes it counted.
 type instance struct {
 	plugin, name string
-	props        *section
+	props        *conf.Section
 	e            *engine
 	records      uint64
 	bytes        uint64
@@ -50,7 +51,7 @@ type instance struct {
 }
 
 func (in *instance) prop(key string) (string, bool) {
-	v, ok := in.props.get(key)
+	v, ok := in.props.Get(key)
 	return in.e.expand(v), ok
 }
 
@@ -133,26 +134,26 @@ type output interface {
 }
 
 // instance makes the plugin a section names.
-func (e *engine) instance(s *section) error {
-	nameVal, ok := s.get("Name")
+func (e *engine) instance(s *conf.Section) error {
+	nameVal, ok := s.Get("Name")
 	if !ok {
-		return confErr("[config] section '%s' is missing the 'name' property", strings.ToLower(s.kind))
+		return conf.Errorf("[config] section '%s' is missing the 'name' property", strings.ToLower(s.Kind))
 	}
 	name := strings.ToLower(e.expand(nameVal))
 	base := instance{plugin: name, props: s, e: e}
 	base.name = fmt.Sprintf("%s.%d", name, e.counts[name])
-	if alias, ok := s.get("Alias"); ok {
+	if alias, ok := s.Get("Alias"); ok {
 		base.name = alias
 	}
-	switch s.kind {
+	switch s.Kind {
 	case "INPUT":
 		mk, ok := inputPlugins[name]
 		if !ok || (mk == nil) {
-			return confErr("[config] section '%s' tried to instance a plugin name that doesn't exist", nameVal)
+			return conf.Errorf("[config] section '%s' tried to instance a plugin name that doesn't exist", nameVal)
 		}
 		plug := mk(e.p.Sys.Windows)
 		if plug == nil {
-			return confErr("[config] section '%s' tried to instance a plugin name that doesn't exist", nameVal)
+			return conf.Errorf("[config] section '%s' tried to instance a plugin name that doesn't exist", nameVal)
 		}
 		in := &inputInstance{instance: base, impl: plug, interval: time.Second}
 		in.tag = in.propOr("Tag", in.name)
@@ -161,7 +162,7 @@ func (e *engine) instance(s *section) error {
 	case "FILTER":
 		mk, ok := filterPlugins[name]
 		if !ok {
-			return confErr("[config] section '%s' tried to instance a plugin name that doesn't exist", nameVal)
+			return conf.Errorf("[config] section '%s' tried to instance a plugin name that doesn't exist", nameVal)
 		}
 		f := &filterInstance{instance: base, impl: mk()}
 		if err := setMatch(&f.instance, &f.match, &f.re); err != nil {
@@ -172,7 +173,7 @@ func (e *engine) instance(s *section) error {
 	case "OUTPUT":
 		mk, ok := outputPlugins[name]
 		if !ok {
-			return confErr("[config] section '%s' tried to instance a plugin name that doesn't exist", nameVal)
+			return conf.Errorf("[config] section '%s' tried to instance a plugin name that doesn't exist", nameVal)
 		}
 		o := &outputInstance{instance: base, impl: mk()}
 		if err := setMatch(&o.instance, &o.match, &o.re); err != nil {
@@ -189,7 +190,7 @@ func setMatch(in *instance, match *string, re **regexp.Regexp) error {
 	if v, ok := in.prop("Match_Regex"); ok {
 		r, err := regexp.Compile(v)
 		if err != nil {
-			return confErr("[config] invalid Match_Regex '%s'", v)
+			return conf.Errorf("[config] invalid Match_Regex '%s'", v)
 		}
 		*re = r
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/fluentbit/conf"
 )
 
 // filterPlugins are the filter plugins by name.
@@ -42,12 +44,12 @@ type grepRule struct {
 }
 
 func (g *grepFilter) init(f *filterInstance) error {
-	for _, p := range f.props.props {
-		kind := strings.ToLower(p.key)
+	for _, p := range f.props.Props {
+		kind := strings.ToLower(p.Key)
 		if kind != "regex" && kind != "exclude" {
 			continue
 		}
-		key, expr, ok := strings.Cut(strings.TrimSpace(f.e.expand(p.val)), " ")
+		key, expr, ok := strings.Cut(strings.TrimSpace(f.e.expand(p.Val)), " ")
 		if !ok {
 			return fmt.Errorf("invalid regex, expected field and regular expression")
 		}
@@ -76,14 +78,14 @@ func (g *grepFilter) filter(_ *filterInstance, r *record) bool {
 // Allowlist_key) and modify (Add, Set, Remove, Rename, Copy).
 type modifierFilter struct {
 	modify bool
-	ops    []prop
+	ops    []conf.Prop
 }
 
 func (m *modifierFilter) init(f *filterInstance) error {
-	for _, p := range f.props.props {
-		switch strings.ToLower(p.key) {
+	for _, p := range f.props.Props {
+		switch strings.ToLower(p.Key) {
 		case "record", "remove_key", "allowlist_key", "whitelist_key", "add", "set", "remove", "rename", "hard_rename", "copy", "hard_copy":
-			m.ops = append(m.ops, prop{strings.ToLower(p.key), f.e.expand(p.val)})
+			m.ops = append(m.ops, conf.Prop{Key: strings.ToLower(p.Key), Val: f.e.expand(p.Val)})
 		}
 	}
 	return nil
@@ -92,10 +94,10 @@ func (m *modifierFilter) init(f *filterInstance) error {
 func (m *modifierFilter) filter(_ *filterInstance, r *record) bool {
 	var allow []string
 	for _, op := range m.ops {
-		k, v, _ := strings.Cut(op.val, " ")
+		k, v, _ := strings.Cut(op.Val, " ")
 		v = strings.TrimSpace(v)
 		_, has := r.get(k)
-		switch op.key {
+		switch op.Key {
 		case "record", "set":
 			r.set(k, v)
 		case "add":
@@ -110,7 +112,7 @@ func (m *modifierFilter) filter(_ *filterInstance, r *record) bool {
 				}
 			}
 		case "rename", "hard_rename":
-			if _, taken := r.get(v); has && (!taken || op.key == "hard_rename") {
+			if _, taken := r.get(v); has && (!taken || op.Key == "hard_rename") {
 				for i := range r.body {
 					if r.body[i].key == k {
 						r.body[i].key = v
@@ -119,7 +121,7 @@ func (m *modifierFilter) filter(_ *filterInstance, r *record) bool {
 			}
 		case "copy", "hard_copy":
 			if val, ok := r.get(k); ok {
-				if _, taken := r.get(v); !taken || op.key == "hard_copy" {
+				if _, taken := r.get(v); !taken || op.Key == "hard_copy" {
 					r.set(v, val)
 				}
 			}
@@ -155,7 +157,7 @@ func (p *parserFilter) init(f *filterInstance) error {
 	if p.key == "" {
 		return fmt.Errorf("missing 'key_name'")
 	}
-	for _, name := range f.props.all("Parser") {
+	for _, name := range f.props.All("Parser") {
 		pr, ok := f.e.parsers[f.e.expand(name)]
 		if !ok {
 			return fmt.Errorf("requested parser '%s' not found", name)

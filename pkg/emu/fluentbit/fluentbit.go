@@ -46,6 +46,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/winkube/winkube/pkg/emu/fluentbit/conf"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -124,13 +125,13 @@ type options struct {
 	quiet, dryRun   bool
 	verbose         int
 	// cli is the pipeline given with -i/-F/-o and their -p/-m/-t.
-	cli     []*section
-	service []prop
+	cli     []*conf.Section
+	service []conf.Prop
 }
 
 func parseArgs(args []string, stdout io.Writer) (*options, int, bool) {
 	o := &options{}
-	var last *section
+	var last *conf.Section
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if k, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "--") {
@@ -161,32 +162,32 @@ func parseArgs(args []string, stdout io.Writer) (*options, int, bool) {
 			if a == "--input" || a == "--output" || a == "--filter" {
 				kind = strings.ToUpper(strings.TrimLeft(a, "-"))
 			}
-			last = &section{kind: kind, props: []prop{{"Name", v}}}
+			last = &conf.Section{Kind: kind, Props: []conf.Prop{{Key: "Name", Val: v}}}
 			o.cli = append(o.cli, last)
 		case "-p", "--prop", "-m", "--match", "-t", "--tag":
 			v, ok = val()
 			if ok && last != nil {
 				switch a {
 				case "-m", "--match":
-					last.props = append(last.props, prop{"Match", v})
+					last.Props = append(last.Props, conf.Prop{Key: "Match", Val: v})
 				case "-t", "--tag":
-					last.props = append(last.props, prop{"Tag", v})
+					last.Props = append(last.Props, conf.Prop{Key: "Tag", Val: v})
 				default:
 					k, pv, _ := strings.Cut(v, "=")
-					last.props = append(last.props, prop{k, pv})
+					last.Props = append(last.Props, conf.Prop{Key: k, Val: pv})
 				}
 			}
 		case "-f", "--flush":
 			v, ok = val()
-			o.service = append(o.service, prop{"Flush", v})
+			o.service = append(o.service, conf.Prop{Key: "Flush", Val: v})
 		case "-H", "--http":
-			o.service = append(o.service, prop{"HTTP_Server", "On"})
+			o.service = append(o.service, conf.Prop{Key: "HTTP_Server", Val: "On"})
 		case "-P", "--port":
 			v, ok = val()
-			o.service = append(o.service, prop{"HTTP_Port", v})
+			o.service = append(o.service, conf.Prop{Key: "HTTP_Port", Val: v})
 		case "-L", "--listen":
 			v, ok = val()
-			o.service = append(o.service, prop{"HTTP_Listen", v})
+			o.service = append(o.service, conf.Prop{Key: "HTTP_Listen", Val: v})
 		case "-v", "--verbose":
 			o.verbose++
 		case "-vv":
@@ -231,7 +232,7 @@ func Main(ctx context.Context, p *program.Proc) int {
 	e, err := configure(p, o, log)
 	if err != nil {
 		log.errorf("%s", err)
-		if _, isConf := err.(*configError); isConf {
+		if _, isConf := err.(*conf.Error); isConf {
 			log.errorf("configuration file contains errors, aborting.")
 		}
 		return 1
@@ -251,30 +252,26 @@ func Main(ctx context.Context, p *program.Proc) int {
 // configure reads the configuration into an engine.
 func configure(p *program.Proc, o *options, log *logger) (*engine, error) {
 	e := newEngine(p, log)
-	l := &loader{sys: p.Sys, vars: map[string]string{}, included: map[string]bool{}, warn: func(s string) { log.warnf("%s", s) }}
+	l := conf.NewLoader(p.Sys, func(s string) { log.warnf("%s", s) })
 	if o.config != "" {
 		if _, err := p.Sys.FS.Stat(p.Sys.FS.Abs(p.Dir, o.config)); err != nil {
 			return nil, fmt.Errorf("could not open configuration file, aborting.")
 		}
 		name := p.Sys.FS.Abs(p.Dir, o.config)
-		load := l.load
-		if lower := strings.ToLower(name); strings.HasSuffix(lower, ".yaml") || strings.HasSuffix(lower, ".yml") {
-			load = l.loadYAML
-		}
-		if err := load(name); err != nil {
+		if err := l.Load(name); err != nil {
 			return nil, err
 		}
-		e.confDir = dirOf(name)
+		e.confDir = conf.DirOf(name)
 	}
-	sections := append(l.sections, o.cli...)
-	service := &section{kind: "SERVICE"}
+	sections := append(l.Sections, o.cli...)
+	service := &conf.Section{Kind: "SERVICE"}
 	for _, s := range sections {
-		if s.kind == "SERVICE" {
-			service.props = append(service.props, s.props...)
+		if s.Kind == "SERVICE" {
+			service.Props = append(service.Props, s.Props...)
 		}
 	}
-	service.props = append(service.props, o.service...)
-	e.vars = l.vars
+	service.Props = append(service.Props, o.service...)
+	e.vars = l.Vars
 	if err := e.setService(service, o); err != nil {
 		return nil, err
 	}
@@ -284,7 +281,7 @@ func configure(p *program.Proc, o *options, log *logger) (*engine, error) {
 		}
 	}
 	for _, s := range sections {
-		if s.kind == "PARSER" {
+		if s.Kind == "PARSER" {
 			if err := e.addParser(s); err != nil {
 				return nil, err
 			}
@@ -292,7 +289,7 @@ func configure(p *program.Proc, o *options, log *logger) (*engine, error) {
 	}
 	for _, kind := range []string{"INPUT", "FILTER", "OUTPUT"} {
 		for _, s := range sections {
-			if s.kind != kind {
+			if s.Kind != kind {
 				continue
 			}
 			if err := e.instance(s); err != nil {
@@ -304,9 +301,9 @@ func configure(p *program.Proc, o *options, log *logger) (*engine, error) {
 }
 
 // setService applies [SERVICE].
-func (e *engine) setService(s *section, o *options) error {
+func (e *engine) setService(s *conf.Section, o *options) error {
 	get := func(k string) (string, bool) {
-		v, ok := s.get(k)
+		v, ok := s.Get(k)
 		return e.expand(v), ok
 	}
 	if v, ok := get("Flush"); ok {
@@ -333,7 +330,7 @@ func (e *engine) setService(s *section, o *options) error {
 	if v, ok := get("HTTP_Port"); ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n <= 0 || n > 65535 {
-			return confErr("[config] invalid HTTP_Port '%s'", v)
+			return conf.Errorf("[config] invalid HTTP_Port '%s'", v)
 		}
 		e.http.port = n
 	}
@@ -347,9 +344,9 @@ func (e *engine) setService(s *section, o *options) error {
 		e.http.hcRetryFailures, _ = strconv.Atoi(v)
 	}
 	if v, ok := get("Parsers_File"); ok {
-		for _, f := range s.all("Parsers_File") {
+		for _, f := range s.All("Parsers_File") {
 			f = e.expand(f)
-			if !isAbs(f) {
+			if !conf.IsAbs(f) {
 				f = e.confDir + "/" + f
 			}
 			if err := e.loadParsers(e.p.Sys.FS.Abs("/", f)); err != nil {
@@ -362,15 +359,16 @@ func (e *engine) setService(s *section, o *options) error {
 }
 
 func (e *engine) loadParsers(name string) error {
-	l := &loader{sys: e.p.Sys, vars: e.vars, included: map[string]bool{}, warn: func(s string) { e.log.warnf("%s", s) }}
+	l := conf.NewLoader(e.p.Sys, func(s string) { e.log.warnf("%s", s) })
+	l.Vars = e.vars
 	if _, err := e.p.Sys.FS.Stat(name); err != nil {
 		return fmt.Errorf("[parser] file %s cannot be opened", name)
 	}
-	if err := l.load(name); err != nil {
+	if err := l.Load(name); err != nil {
 		return err
 	}
-	for _, s := range l.sections {
-		if s.kind == "PARSER" {
+	for _, s := range l.Sections {
+		if s.Kind == "PARSER" {
 			if err := e.addParser(s); err != nil {
 				return err
 			}
@@ -379,7 +377,7 @@ func (e *engine) loadParsers(name string) error {
 	return nil
 }
 
-func (e *engine) addParser(s *section) error {
+func (e *engine) addParser(s *conf.Section) error {
 	p, err := newParser(s)
 	if err != nil {
 		return err
@@ -389,7 +387,7 @@ func (e *engine) addParser(s *section) error {
 }
 
 func (e *engine) expand(s string) string {
-	return expand(s, e.p, e.vars, func(w string) { e.log.warnf("%s", w) })
+	return conf.Expand(s, e.p, e.vars, func(w string) { e.log.warnf("%s", w) })
 }
 
 func isTrue(v string) bool {

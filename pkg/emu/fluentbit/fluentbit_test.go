@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/winkube/winkube/pkg/emu/eventlog"
+	"github.com/winkube/winkube/pkg/emu/fluentbit/conf"
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/vfs"
 )
@@ -225,9 +226,9 @@ func TestTagExpansionOfWindowsPaths(t *testing.T) {
 
 func TestImageParsersFileCRIParser(t *testing.T) {
 	// The classic cri parser of the images' parsers.conf.
-	s := &section{kind: "PARSER", props: []prop{{"Name", "cri"}, {"Format", "regex"},
-		{"Regex", `^(?<time>[^ ]+) (?<stream>stdout|stderr) (?<logtag>[^ ]*) (?<message>.*)$`},
-		{"Time_Key", "time"}, {"Time_Format", "%Y-%m-%dT%H:%M:%S.%L%z"}, {"Time_Keep", "On"}}}
+	s := &conf.Section{Kind: "PARSER", Props: []conf.Prop{{Key: "Name", Val: "cri"}, {Key: "Format", Val: "regex"},
+		{Key: "Regex", Val: `^(?<time>[^ ]+) (?<stream>stdout|stderr) (?<logtag>[^ ]*) (?<message>.*)$`},
+		{Key: "Time_Key", Val: "time"}, {Key: "Time_Format", Val: "%Y-%m-%dT%H:%M:%S.%L%z"}, {Key: "Time_Keep", Val: "On"}}}
 	p, err := newParser(s)
 	if err != nil {
 		t.Fatal(err)

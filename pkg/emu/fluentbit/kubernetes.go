@@ -14,6 +14,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/winkube/winkube/pkg/emu/fluentbit/conf"
 )
 
 // kubeTagRegex is filter_kubernetes's KUBE_TAG_TO_REGEX: the kubelet's
@@ -74,7 +76,7 @@ func (k *kubeFilter) init(f *filterInstance) error {
 	tokenFile := f.propOr("Kube_Token_File", serviceAccount+"/token")
 	caFile := f.propOr("Kube_CA_File", serviceAccount+"/ca.crt")
 	nsFile := f.propOr("Kube_Meta_Namespace_File", serviceAccount+"/namespace")
-	token, err := readFile(sys, tokenFile)
+	token, err := conf.ReadFile(sys, tokenFile)
 	if err != nil {
 		f.e.log.warnf("%s cannot open %s", f.logPrefix("filter"), tokenFile)
 	} else {
@@ -82,7 +84,7 @@ func (k *kubeFilter) init(f *filterInstance) error {
 		f.e.log.infof("%s  token updated", f.logPrefix("filter"))
 	}
 	pool := x509.NewCertPool()
-	if ca, err := readFile(sys, caFile); err == nil {
+	if ca, err := conf.ReadFile(sys, caFile); err == nil {
 		pool.AppendCertsFromPEM([]byte(ca))
 	}
 	k.client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
@@ -90,7 +92,7 @@ func (k *kubeFilter) init(f *filterInstance) error {
 		TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: u.Hostname()},
 		Proxy:           func(*http.Request) (*url.URL, error) { return nil, nil },
 	}}
-	ns, err := readFile(sys, nsFile)
+	ns, err := conf.ReadFile(sys, nsFile)
 	if err != nil {
 		f.e.log.warnf("%s cannot open %s", f.logPrefix("filter"), nsFile)
 		f.e.log.infof("%s Fluent Bit not running in a POD", f.logPrefix("filter"))

@@ -140,7 +140,7 @@ func (h *httpOutput) init(o *outputInstance) error {
 	h.format = strings.ToLower(o.propOr("Format", "msgpack"))
 	h.dateKey = o.propOr("json_date_key", "date")
 	h.dateFormat = strings.ToLower(o.propOr("json_date_format", "double"))
-	for _, v := range o.props.all("Header") {
+	for _, v := range o.props.All("Header") {
 		k, val, _ := strings.Cut(o.e.expand(v), " ")
 		h.headers = append(h.headers, [2]string{k, strings.TrimSpace(val)})
 	}

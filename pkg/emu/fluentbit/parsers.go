@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/winkube/winkube/pkg/emu/fluentbit/conf"
 )
 
 // parser is a [PARSER] section: regex, json, logfmt or ltsv, with the
@@ -24,32 +26,32 @@ type parser struct {
 	told       bool
 }
 
-func newParser(s *section) (*parser, error) {
-	name, _ := s.get("Name")
+func newParser(s *conf.Section) (*parser, error) {
+	name, _ := s.Get("Name")
 	if name == "" {
-		return nil, confErr("[parser] no parser 'name' found in file")
+		return nil, conf.Errorf("[parser] no parser 'name' found in file")
 	}
-	format, _ := s.get("Format")
+	format, _ := s.Get("Format")
 	p := &parser{name: name, format: strings.ToLower(format), timeKey: "time", types: map[string]string{}}
 	switch p.format {
 	case "regex":
-		expr, _ := s.get("Regex")
+		expr, _ := s.Get("Regex")
 		if expr == "" {
-			return nil, confErr("[parser:%s] Invalid regex pattern", name)
+			return nil, conf.Errorf("[parser:%s] Invalid regex pattern", name)
 		}
 		p.re, p.reErr = regexp.Compile(expr)
 	case "json", "logfmt", "ltsv":
 	default:
-		return nil, confErr("[parser:%s] Invalid format %s", name, format)
+		return nil, conf.Errorf("[parser:%s] Invalid format %s", name, format)
 	}
-	if v, ok := s.get("Time_Key"); ok {
+	if v, ok := s.Get("Time_Key"); ok {
 		p.timeKey = v
 	}
-	p.timeFormat, _ = s.get("Time_Format")
-	if v, ok := s.get("Time_Keep"); ok {
+	p.timeFormat, _ = s.Get("Time_Format")
+	if v, ok := s.Get("Time_Keep"); ok {
 		p.timeKeep = isTrue(v)
 	}
-	if v, ok := s.get("Types"); ok {
+	if v, ok := s.Get("Types"); ok {
 		for _, t := range strings.Fields(v) {
 			if k, typ, ok := strings.Cut(t, ":"); ok {
 				p.types[k] = typ

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/winkube/winkube/pkg/emu/fluentbit/conf"
 )
 
 // tailInput is in_tail: the files Path's globs name, each followed from
@@ -30,7 +32,7 @@ type tailFile struct {
 }
 
 func (t *tailInput) init(in *inputInstance) error {
-	for _, p := range in.props.all("Path") {
+	for _, p := range in.props.All("Path") {
 		for _, one := range strings.Split(in.e.expand(p), ",") {
 			if one = strings.TrimSpace(one); one != "" {
 				t.paths = append(t.paths, one)
@@ -61,7 +63,7 @@ func (t *tailInput) init(in *inputInstance) error {
 		}
 		t.parser = p
 	}
-	for _, v := range in.props.all("multiline.parser") {
+	for _, v := range in.props.All("multiline.parser") {
 		for _, name := range strings.Split(in.e.expand(v), ",") {
 			name = strings.TrimSpace(name)
 			switch name {
@@ -88,7 +90,7 @@ func (t *tailInput) scan(in *inputInstance, now time.Time) {
 	t.nextScan = now.Add(t.refresh)
 	found := map[string]bool{}
 	for _, pattern := range t.paths {
-		for _, name := range glob(in.e.p.Sys, pattern) {
+		for _, name := range conf.Glob(in.e.p.Sys, pattern) {
 			if t.excluded(in, name) {
 				continue
 			}
@@ -127,7 +129,7 @@ func (t *tailInput) excluded(in *inputInstance, name string) bool {
 	base := name[strings.LastIndexAny(name, `/\`)+1:]
 	for _, ex := range t.exclude {
 		exBase := ex[strings.LastIndexAny(ex, `/\`)+1:]
-		if matchName(in.e.p.Sys.Windows, ex, name) || matchName(in.e.p.Sys.Windows, exBase, base) {
+		if conf.MatchName(in.e.p.Sys.Windows, ex, name) || conf.MatchName(in.e.p.Sys.Windows, exBase, base) {
 			return true
 		}
 	}

@@ -1,4 +1,4 @@
-package fluentbit
+package conf
 
 import (
 	"fmt"
@@ -13,26 +13,26 @@ import (
 // includes (files relative to this one), service, parsers and
 // pipeline's inputs, filters and outputs. A list value is the key given
 // once per item, as the classic format repeats a key.
-func (l *loader) loadYAML(name string) error {
+func (l *Loader) loadYAML(name string) error {
 	if l.included[name] {
-		return confErr("[config] file already included %s", name)
+		return Errorf("[config] file already included %s", name)
 	}
 	l.included[name] = true
-	data, err := readFile(l.sys, name)
+	data, err := ReadFile(l.Sys, name)
 	if err != nil {
-		return confErr("[config] error in %s: could not open file", name)
+		return Errorf("[config] error in %s: could not open file", name)
 	}
 	var doc map[string]any
 	if err := yaml.Unmarshal([]byte(data), &doc); err != nil {
-		return confErr("[config] YAML error found in file \"%s\": %v", name, err)
+		return Errorf("[config] YAML error found in file \"%s\": %v", name, err)
 	}
-	for _, key := range sortedNames(doc) {
+	for _, key := range sortedKeys(doc) {
 		val := doc[key]
 		switch strings.ToLower(key) {
 		case "env":
 			m, _ := val.(map[string]any)
 			for k, v := range m {
-				l.vars[k] = scalar(v)
+				l.Vars[k] = scalar(v)
 			}
 		case "includes":
 			list, _ := val.([]any)
@@ -57,31 +57,31 @@ func (l *loader) loadYAML(name string) error {
 				}
 			}
 		default:
-			l.warn(fmt.Sprintf("[config] winkube: the YAML section '%s' is not emulated and is ignored", key))
+			l.Warn(fmt.Sprintf("[config] winkube: the YAML Section '%s' is not emulated and is ignored", key))
 		}
 	}
 	return nil
 }
 
-func (l *loader) addYAMLSection(kind string, val any) {
+func (l *Loader) addYAMLSection(kind string, val any) {
 	m, _ := val.(map[string]any)
-	s := &section{kind: kind}
-	for _, k := range sortedNames(m) {
+	s := &Section{Kind: kind}
+	for _, k := range sortedKeys(m) {
 		switch v := m[k].(type) {
 		case []any:
 			for _, item := range v {
-				s.props = append(s.props, prop{k, scalar(item)})
+				s.Props = append(s.Props, Prop{Key: k, Val: scalar(item)})
 			}
 		case map[string]any:
 			// processors and other nested blocks.
-			l.warn(fmt.Sprintf("[config] winkube: '%s' blocks are not emulated and are ignored", k))
+			l.Warn(fmt.Sprintf("[config] winkube: '%s' blocks are not emulated and are ignored", k))
 		default:
-			s.props = append(s.props, prop{k, scalar(v)})
+			s.Props = append(s.Props, Prop{Key: k, Val: scalar(v)})
 		}
 	}
 	// name first, as fluent-bit reads it before the other properties.
-	sort.SliceStable(s.props, func(i, j int) bool { return strings.EqualFold(s.props[i].key, "name") })
-	l.sections = append(l.sections, s)
+	sort.SliceStable(s.Props, func(i, j int) bool { return strings.EqualFold(s.Props[i].Key, "name") })
+	l.Sections = append(l.Sections, s)
 }
 
 // scalar is a YAML scalar as the text fluent-bit's properties hold.
@@ -96,4 +96,13 @@ func scalar(v any) string {
 		return "off"
 	}
 	return fmt.Sprint(v)
+}
+
+func sortedKeys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
