@@ -27,6 +27,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/node/internal/ctrlog"
 )
@@ -91,11 +92,13 @@ func RemovePod(disk *vfs.Volume, pod *corev1.Pod) {
 	_ = disk.Remove(PodDir(pod))
 }
 
-// file is one container run's log file.
+// file is one container run's log file, kept open between lines.
 type file struct {
 	disk *vfs.Volume
 	rel  string
 	mu   sync.Mutex
+	h    program.File // nil until the first line, and after a rotation
+	size int64
 }
 
 var streams = [2]string{"stdout", "stderr"}
@@ -109,22 +112,29 @@ func (f *file) WriteLine(stream int, l ctrlog.Line) {
 	text := l.At.UTC().Format(time.RFC3339Nano) + " " + streams[stream&1] + " " + tag + " " + l.Text + "\n"
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	fsys := f.disk.FS()
-	name := fsys.Abs("/", f.rel)
-	if st, err := fsys.Stat(name); err == nil && st.Size()+int64(len(text)) > MaxSize {
+	if f.h != nil && f.size+int64(len(text)) > MaxSize {
 		f.rotate(l)
 	}
-	h, err := fsys.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
-	if err != nil {
-		return
+	if f.h == nil {
+		fsys := f.disk.FS()
+		h, err := fsys.OpenFile(fsys.Abs("/", f.rel), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
+		if err != nil {
+			return // the pod's logs were removed
+		}
+		f.h, f.size = h, 0
+		if st, err := h.Stat(); err == nil {
+			f.size = st.Size()
+		}
 	}
-	_, _ = h.Write([]byte(text))
-	_ = h.Close()
+	n, _ := f.h.Write([]byte(text))
+	f.size += int64(n)
 }
 
 // rotate renames the file to <name>.<timestamp>, the kubelet's rotated
-// name, dropping an older rotated file.
+// name, dropping an older rotated file; the next line opens a new one.
 func (f *file) rotate(l ctrlog.Line) {
+	_ = f.h.Close()
+	f.h = nil
 	dir, base := path.Dir(f.rel), path.Base(f.rel)
 	if entries, err := f.disk.FS().ReadDir(f.disk.FS().Abs("/", dir)); err == nil {
 		for _, e := range entries {
