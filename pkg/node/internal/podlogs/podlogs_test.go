@@ -70,3 +70,16 @@ func TestRotatesPastMaxSize(t *testing.T) {
 		t.Fatalf("%d files, %d bytes: want the log and one rotated file within %d bytes", len(entries), total, 2*MaxSize)
 	}
 }
+
+// BenchmarkWriteLine is the cost a logged line adds for its file on the
+// node's disk.
+func BenchmarkWriteLine(b *testing.B) {
+	disk := vfs.NewVolume()
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "bench", Namespace: "default", UID: "u3"}}
+	s := Open(disk, pod, "c", 0, "containerd://x")
+	line := ctrlog.Line{At: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Text: strings.Repeat("x", 80)}
+	b.ReportAllocs()
+	for b.Loop() {
+		s.WriteLine(0, line)
+	}
+}
