@@ -13,6 +13,7 @@ import (
 	"github.com/winkube/winkube/pkg/emu/fluentbit/conf"
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/vfs"
+	"github.com/winkube/winkube/pkg/imageinfo"
 )
 
 // stepClock tells a time the test moves; nothing sleeps on it (the
@@ -346,5 +347,53 @@ pipeline:
 	}
 	if !e.http.on {
 		t.Error("service's http_server: on was not read")
+	}
+}
+
+// The Windows image's default configuration starts: winlog's Setup log,
+// which a container lacks, is opened as the Application log, as
+// OpenEventLog does.
+func TestWindowsImageDefaultConfigStarts(t *testing.T) {
+	fx := newFixture(t, true, map[string]string{`C:\fluent-bit\etc\fluent-bit.conf`: `[SERVICE]
+    flush        1
+    log_level    info
+[INPUT]
+    Name         winlog
+    Channels     Setup,Windows PowerShell
+    Interval_Sec 1
+[OUTPUT]
+    name  stdout
+    match *
+`})
+	e := fx.start(t, "-c", "/fluent-bit/etc/fluent-bit.conf")
+	fx.sys.EventLog().Write(eventlog.Entry{Log: "Application", Source: "Application", EventID: 1, Type: eventlog.Information, Message: "m"})
+	fx.step(e, time.Second)
+	if !strings.Contains(fx.stdout.String(), `"Channel"=>"Setup"`) {
+		t.Fatalf("stdout:\n%s\nlog:\n%s", fx.stdout.String(), fx.stderr.String())
+	}
+}
+
+// The images' own configuration files (their parsers.conf with every
+// upstream parser) load and start as the images' CMD gives them.
+func TestImagesDefaultConfiguration(t *testing.T) {
+	for _, ref := range []string{"cr.fluentbit.io/fluent/fluent-bit:5.1.1", "cr.fluentbit.io/fluent/fluent-bit:windows-2022-5.1.1"} {
+		cmd, ok := imageinfo.DefaultCommand(ref)
+		if !ok {
+			t.Fatalf("%s: no default command", ref)
+		}
+		windows := cmd.Entrypoint[0] == "fluent-bit.exe"
+		fx := newFixture(t, windows, cmd.Text)
+		e := fx.start(t, cmd.Cmd[1:]...)
+		if want := strings.Count(cmd.Text["/fluent-bit/etc/parsers.conf"], "[PARSER]"); len(e.parsers) != want || e.parsers["cri"] == nil || e.parsers["docker"] == nil {
+			t.Errorf("%s: parsers %d", ref, len(e.parsers))
+		}
+		for name, p := range e.parsers {
+			if p.reErr != nil {
+				t.Errorf("%s: parser %s: %v", ref, name, p.reErr)
+			}
+		}
+		if len(e.inputs) != 1 || len(e.outputs) != 1 {
+			t.Errorf("%s: %d inputs, %d outputs", ref, len(e.inputs), len(e.outputs))
+		}
 	}
 }

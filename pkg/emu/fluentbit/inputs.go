@@ -159,6 +159,7 @@ type winlogInput struct {
 	inserts bool
 	sub     *eventlog.Subscription
 	host    string
+	channel map[string]string // the configured name, by log
 }
 
 func (w *winlogInput) init(in *inputInstance) error {
@@ -171,13 +172,18 @@ func (w *winlogInput) init(in *inputInstance) error {
 	w.host = strings.ToUpper(in.e.p.Sys.Hostname)
 	store := in.e.p.Sys.EventLog()
 	var names []string
+	w.channel = map[string]string{}
 	for _, c := range strings.Split(chans, ",") {
 		c = strings.TrimSpace(c)
 		name, ok := store.LogName(c)
 		if !ok {
-			return fmt.Errorf("cannot open '%s'", c)
+			// OpenEventLog opens the Application log in place of a log
+			// the machine lacks (the default config's Setup in a
+			// container); the records keep the channel's name as given.
+			name = "Application"
 		}
 		names = append(names, name)
+		w.channel[strings.ToLower(name)] = c
 	}
 	w.sub = store.Subscribe(names, true, func(e eventlog.Entry) {
 		w.mu.Lock()
@@ -200,7 +206,7 @@ func (w *winlogInput) collect(in *inputInstance, now time.Time) []*record {
 			{"RecordNumber", uint64(e.Index)}, {"TimeGenerated", t}, {"TimeWritten", t},
 			{"EventID", uint64(e.EventID & 0xffff)}, {"Qualifiers", uint64(e.EventID >> 16)},
 			{"EventType", e.Type.String()}, {"EventCategory", uint64(e.Category)},
-			{"Channel", e.Log}, {"SourceName", e.Source}, {"ComputerName", w.host},
+			{"Channel", w.channel[strings.ToLower(e.Log)]}, {"SourceName", e.Source}, {"ComputerName", w.host},
 			{"Data", bin(nil)}, {"Sid", sid}, {"Message", e.Message},
 		}
 		if w.inserts {
