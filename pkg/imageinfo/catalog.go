@@ -59,6 +59,10 @@ type repoEntry struct {
 	// HostProcess images (csi-driver-smb's -windows-hp builds, FROM the
 	// HostProcess base image) beside the repository's other tags.
 	hostProcessTags string
+	// windowsSingle marks a Linux repository whose Windows tags are
+	// single manifests (pushed from a Windows build host), its Linux
+	// tags indexes.
+	windowsSingle bool
 	// sharedWindows, for a mixed repository, lists the Windows entries of
 	// its multi-platform version tags ("6.0", "6.0.36") by major.minor.
 	sharedWindows map[string][]Platform
@@ -259,6 +263,9 @@ func buildCatalog() map[string]repoEntry {
 	}
 	for _, name := range []string{"mcr.microsoft.com/dotnet/aspnet", "mcr.microsoft.com/dotnet/runtime", "mcr.microsoft.com/dotnet/sdk"} {
 		c[name] = repoEntry{kind: mixedRepo, linux: linuxPlatforms(amd64, "arm", arm64), sharedWindows: dotnetShared}
+	}
+	for _, name := range fluentBitRepos {
+		c[name] = repoEntry{kind: linuxRepo, linux: linuxPlatforms(amd64, arm64, "arm"), windowsSingle: true}
 	}
 	for _, name := range commonLinuxImages {
 		c[normaliseRepository(name)] = repoEntry{kind: linuxRepo, linux: linuxPlatforms(amd64, arm64)}

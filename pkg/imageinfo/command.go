@@ -74,6 +74,9 @@ var defaultCommands = map[string]Command{
 	"ghcr.io/prometheus-community/windows-exporter":  windowsExporter,
 	"docker.io/prometheuscommunity/windows-exporter": windowsExporter,
 	"quay.io/prometheuscommunity/windows-exporter":   windowsExporter,
+	"cr.fluentbit.io/fluent/fluent-bit":              fluentBitLinux,
+	"ghcr.io/fluent/fluent-bit":                      fluentBitLinux,
+	"docker.io/fluent/fluent-bit":                    fluentBitLinux,
 	// The CSI images' Dockerfiles: COPY the binary to / and make it the
 	// ENTRYPOINT (the Windows builds' is the same name with .exe).
 	"registry.k8s.io/sig-storage/csi-node-driver-registrar": {Entrypoint: []string{"/csi-node-driver-registrar"}},
@@ -99,8 +102,20 @@ func DefaultCommand(ref string) (Command, bool) {
 	if r.repository == frameworkSamples {
 		return sampleCommand(r.tag)
 	}
+	if c, ok := windowsTagCommands[r.repository]; ok && namesWindowsFamily(r.tag) {
+		return c, true
+	}
 	c, ok := defaultCommands[r.repository]
 	return c, ok
+}
+
+// windowsTagCommands are the default commands of the Windows tags of
+// repositories whose Windows images are built from a Dockerfile of
+// their own (fluent-bit's windows-2022-<version>).
+var windowsTagCommands = map[string]Command{
+	"cr.fluentbit.io/fluent/fluent-bit": fluentBitWindows,
+	"ghcr.io/fluent/fluent-bit":         fluentBitWindows,
+	"docker.io/fluent/fluent-bit":       fluentBitWindows,
 }
 
 // agnhost (test/images/agnhost) is its binary and the localhost

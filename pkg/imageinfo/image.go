@@ -188,7 +188,7 @@ func (e repoEntry) windowsVariant(tag string) ([]Platform, bool) {
 
 // singleTag reports whether the tag is a single manifest, not an index.
 func (e repoEntry) singleTag(tag string) bool {
-	if e.single {
+	if e.single || e.windowsSingle && namesWindowsFamily(tag) {
 		return true
 	}
 	if !e.fallbackSingle || !namesWindowsFamily(tag) {

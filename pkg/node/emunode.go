@@ -24,6 +24,7 @@ import (
 	"github.com/winkube/winkube/pkg/node/internal/admission"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
 	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
+	"github.com/winkube/winkube/pkg/node/internal/podlogs"
 	"github.com/winkube/winkube/pkg/node/internal/podnet"
 	"github.com/winkube/winkube/pkg/node/internal/podworker"
 )
@@ -319,7 +320,11 @@ func (n *emuNode) podRemoved(pod *corev1.Pod) {
 	w, ok := n.workers[pod.UID]
 	delete(n.workers, pod.UID)
 	m := n.ipam
+	disk := n.hostRoot
 	n.mu.Unlock()
+	if disk != nil {
+		podlogs.RemovePod(disk, pod)
+	}
 	if ok {
 		w.MarkRemoved()
 		n.agent.router.Forget(pod)

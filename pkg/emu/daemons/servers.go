@@ -37,6 +37,7 @@ var servers = map[string]server{
 // LogMonitor's System channel sees it; it prints nothing.
 func serviceMonitorStart(p *program.Proc) (int, bool) {
 	if p.Sys.Windows && len(p.Args) > 1 && strings.EqualFold(p.Args[1], "w3svc") {
+		registerIISProviders(p)
 		p.Sys.EventLog().Write(eventlog.Entry{Source: "Service Control Manager", EventID: 7036, Type: eventlog.Information,
 			Message: "The World Wide Web Publishing Service service entered the running state."})
 	}

@@ -12,6 +12,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/winkube/winkube/pkg/emu/program"
 )
@@ -29,6 +30,9 @@ type site struct {
 	// forbidden is the page for a directory with no index file (the
 	// server lists no directories); nil: the 404 page.
 	forbidden string
+	// logged, when set, is told of each request served (IIS's ETW
+	// logging).
+	logged func(p *program.Proc, c io.ReadWriteCloser, req *http.Request, status int, sent int64, started time.Time)
 }
 
 var (
@@ -47,6 +51,7 @@ var (
 	}
 	iisSite = site{
 		port: 80, server: "Microsoft-IIS/10.0", root: `C:\inetpub\wwwroot`, index: []string{"Default.htm", "Default.asp", "index.htm", "index.html", "iisstart.htm", "default.aspx"},
+		logged: iisRequestLogged,
 		notFound: func(string) string {
 			return "<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\">\r\n<html><head><title>404 - File or directory not found.</title></head>\r\n<body><h2>404 - File or directory not found.</h2>\r\n<h3>The resource you are looking for might have been removed, had its name changed, or is temporarily unavailable.</h3></body></html>\r\n"
 		},
@@ -86,8 +91,12 @@ func (s site) serveConn(p *program.Proc, c io.ReadWriteCloser) {
 		if err != nil {
 			return
 		}
+		started := p.Sys.Clock.Now()
 		_, _ = io.Copy(io.Discard, req.Body)
 		resp := s.respond(p, req)
+		if s.logged != nil {
+			s.logged(p, c, req, resp.StatusCode, resp.ContentLength, started)
+		}
 		resp.Close = req.Close || !req.ProtoAtLeast(1, 1)
 		if err := resp.Write(c); err != nil || resp.Close {
 			return

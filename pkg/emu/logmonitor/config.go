@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -21,6 +22,7 @@ type config struct {
 	eventCustom   string
 	files         []fileSource
 	providers     []provider
+	etwCustom     string
 	processCustom string
 }
 
@@ -37,7 +39,13 @@ type fileSource struct {
 	custom         string
 }
 
-type provider struct{ name, guid string }
+// provider is an ETW source's provider: a GUID or a name, the most
+// verbose level wanted (2, Error, unless set) and keywords (0: all).
+type provider struct {
+	name, guid string
+	level      int
+	keywords   uint64
+}
 
 var levels = []string{"Critical", "Error", "Warning", "Information", "Verbose"}
 
@@ -148,6 +156,10 @@ func (cfg *config) eventLogSource(src map[string]any, w *writer) bool {
 
 var rootDir = regexp.MustCompile(`^\w:?$`)
 
+// guidPattern is what StringToGuid accepts: a GUID with or without
+// braces.
+var guidPattern = regexp.MustCompile(`^\{?[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\}?$`)
+
 func (cfg *config) fileSource(src map[string]any, w *writer) bool {
 	dir := str(src, "directory", true, w)
 	dir = strings.TrimRight(strings.ReplaceAll(dir, "/", `\`), `\`)
@@ -179,20 +191,31 @@ func (cfg *config) etwSource(src map[string]any, w *writer) bool {
 		return false
 	}
 	n := 0
+	cfg.etwCustom, _ = src["customLogFormat"].(string)
 	for _, p := range list {
 		po, _ := p.(map[string]any)
-		name, _ := po["providerName"].(string)
-		guid, _ := po["providerGuid"].(string)
-		if l, ok := po["level"].(string); ok {
-			if _, valid := parseLevel(l); !valid {
+		name := str(po, "providerName", false, w)
+		guid := str(po, "providerGuid", false, w)
+		if !guidPattern.MatchString(guid) {
+			guid = "" // SetProviderGuid refuses it
+		}
+		pr := provider{name: name, guid: guid, level: 2}
+		if l := str(po, "level", false, w); l != "" {
+			if lv, valid := parseLevel(l); valid {
+				pr.level = lv
+			} else {
 				w.traceWarning(fmt.Sprintf("Error parsing configuration file. '%s' isn't a valid log level. Setting 'Error' level as default", l))
 			}
+		}
+		if k, ok := po["keywords"].(string); ok {
+			// wcstoull with base 0: 0x for hex, a leading 0 for octal.
+			pr.keywords, _ = strconv.ParseUint(strings.TrimSpace(k), 0, 64)
 		}
 		if name == "" && guid == "" {
 			w.traceWarning("Error parsing configuration file. Discarded invalid provider (it must have a non-empty 'providerName' or 'providerGuid').")
 			continue
 		}
-		cfg.providers = append(cfg.providers, provider{name, guid})
+		cfg.providers = append(cfg.providers, pr)
 		n++
 	}
 	if n == 0 {

@@ -29,9 +29,13 @@
 //     once a second on the container's clock, and once more when its
 //     child exits, so that the last lines written are not lost; a
 //     container without File sources costs no goroutine.
-//   - ETW: the emulated programs emit no ETW events (IIS's providers
-//     included), so an ETW source is parsed and checked but prints
-//     nothing.
+//   - ETW starts a real-time session of the container's ETW
+//     (program.Sys.ETW) enabling the source's providers at their level
+//     and keywords; events arrive on the writer's goroutine. Providers
+//     are named by GUID, or by a name registered when LogMonitor starts.
+//     The emulated IIS writes Microsoft-Windows-IIS-Logging's event 6200
+//     per request when its W3C log target includes ETW
+//     (pkg/emu/daemons); no other emulated program writes ETW events.
 package logmonitor
 
 import (
@@ -43,6 +47,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/winkube/winkube/pkg/emu/etw"
 	"github.com/winkube/winkube/pkg/emu/eventlog"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
@@ -166,6 +171,7 @@ type monitor struct {
 	custom string // the Process source's custom format
 
 	sub    *eventlog.Subscription
+	etw    *etw.Session
 	files  []*fileMonitor
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -200,6 +206,9 @@ func (m *monitor) start(ctx context.Context, cfg *config) {
 	if len(cfg.channels) > 0 {
 		m.startEvents(cfg)
 	}
+	if len(cfg.providers) > 0 {
+		m.startETW(cfg)
+	}
 	if len(m.files) > 0 {
 		pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		m.cancel, m.done = cancel, make(chan struct{})
@@ -213,6 +222,9 @@ func (m *monitor) stop() {
 	m.once.Do(func() {
 		if m.sub != nil {
 			m.sub.Close()
+		}
+		if m.etw != nil {
+			m.etw.Close()
 		}
 		if m.cancel != nil {
 			m.cancel()

@@ -23,6 +23,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/winkube/winkube/pkg/emu/etw"
 	"github.com/winkube/winkube/pkg/emu/eventlog"
 )
 
@@ -170,6 +171,18 @@ type Sys struct {
 	// use (see EventLog): most containers never log an event.
 	eventLogOnce sync.Once
 	eventLog     *eventlog.Store
+	// etw is the container's Event Tracing for Windows, made at its
+	// first use (see ETW).
+	etwOnce sync.Once
+	etw     *etw.Tracing
+}
+
+// ETW is the container's Event Tracing for Windows, which all its
+// processes share: the providers IIS registers, the sessions
+// LogMonitor's ETW source starts.
+func (s *Sys) ETW() *etw.Tracing {
+	s.etwOnce.Do(func() { s.etw = etw.New() })
+	return s.etw
 }
 
 // EventLog is the container's Windows event log, which all its processes

@@ -6,7 +6,8 @@
 // like; the daemons of common images; redis's images redis-cli;
 // etcd's images etcd (pkg/emu/etcd); the sample-apiserver image wardle
 // (pkg/emu/wardle);
-// windows-exporter's image windows_exporter.exe; winkube's own image
+// windows-exporter's image windows_exporter.exe; Fluent Bit's images
+// fluent-bit (pkg/emu/fluentbit); winkube's own image
 // winkube; the CSI images their sidecar or driver (pkg/emu/csi).
 package userland
 
@@ -23,6 +24,7 @@ import (
 	"github.com/winkube/winkube/pkg/emu/dnsutils"
 	"github.com/winkube/winkube/pkg/emu/dumpapplets"
 	"github.com/winkube/winkube/pkg/emu/etcd"
+	"github.com/winkube/winkube/pkg/emu/fluentbit"
 	"github.com/winkube/winkube/pkg/emu/logmonitor"
 	"github.com/winkube/winkube/pkg/emu/netapplets"
 	"github.com/winkube/winkube/pkg/emu/program"
@@ -87,6 +89,9 @@ func Of(ref string, win bool) map[string]program.Main {
 		winexporter: strings.HasSuffix(repo, "/windows-exporter") && win,
 		// redis's images (library/redis, bitnami/redis, ...) ship redis-cli.
 		redis: path.Base(repo) == "redis",
+		// Fluent Bit's images (cr.fluentbit.io/fluent/fluent-bit and
+		// its mirrors) ship fluent-bit, Linux and Windows alike.
+		fluentbit: path.Base(repo) == "fluent-bit",
 		// etcd's images (registry.k8s.io/etcd, quay.io/coreos/etcd, ...)
 		// ship the etcd server.
 		etcd: path.Base(repo) == "etcd",
@@ -115,7 +120,7 @@ func E2ETestImage(ref string) bool {
 }
 
 type imageKind struct {
-	pause, busybox, agnhost, nnp, dnsutils, winkube, winexporter, redis, etcd, sampleAPIServer, windows bool
+	pause, busybox, agnhost, nnp, dnsutils, winkube, winexporter, redis, etcd, fluentbit, sampleAPIServer, windows bool
 	// csi is the reference of a CSI sidecar or driver image ("" for
 	// others).
 	csi string
@@ -191,6 +196,9 @@ func (k imageKind) table() map[string]program.Main {
 	}
 	if k.etcd {
 		add(etcd.Table())
+	}
+	if k.fluentbit {
+		add(fluentbit.Table())
 	}
 	if k.sampleAPIServer {
 		add(wardle.Table())

@@ -41,6 +41,23 @@ type Log struct {
 	partial [2][]byte // an unfinished line per stream
 	closed  bool
 	changed chan struct{}
+	// file is where the runtime also writes each line as a CRI log file
+	// on the node (nil: nowhere), for node agents that tail them.
+	file Sink
+}
+
+// Sink is a container's log file on the node: each line as it is
+// logged, with its stream (0 stdout, 1 stderr).
+type Sink interface {
+	WriteLine(stream int, line Line)
+}
+
+// SetFile makes the log write its lines to f too, from now on; it is
+// called before the process starts.
+func (l *Log) SetFile(f Sink) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.file = f
 }
 
 // New is an empty log whose lines are stamped by c.
@@ -78,12 +95,12 @@ func (l *Log) write(stream int, p []byte) {
 		if i < 0 {
 			break
 		}
-		l.add(Line{At: now, Text: string(buf[:i])})
+		l.add(stream, Line{At: now, Text: string(buf[:i])})
 		buf = buf[i+1:]
 	}
 	// A line longer than the kubelet's 16 KiB read buffer is split.
 	for len(buf) > 16<<10 {
-		l.add(Line{At: now, Text: string(buf[:16<<10])})
+		l.add(stream, Line{At: now, Text: string(buf[:16<<10])})
 		buf = buf[16<<10:]
 	}
 	l.partial[stream] = append([]byte(nil), buf...)
@@ -99,7 +116,10 @@ func indexNewline(b []byte) int {
 	return -1
 }
 
-func (l *Log) add(line Line) {
+func (l *Log) add(stream int, line Line) {
+	if l.file != nil {
+		l.file.WriteLine(stream, line)
+	}
 	l.lines = append(l.lines, line)
 	l.size += len(line.Text) + 1
 	for l.size > maxLog && len(l.lines) > 1 {
@@ -124,7 +144,7 @@ func (l *Log) Close() {
 	}
 	for i, p := range l.partial {
 		if len(p) > 0 {
-			l.add(Line{At: l.clock.Now(), Text: string(p), Partial: true})
+			l.add(i, Line{At: l.clock.Now(), Text: string(p), Partial: true})
 			l.partial[i] = nil
 		}
 	}

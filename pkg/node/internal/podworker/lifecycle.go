@@ -60,7 +60,7 @@ func (w *Worker) launchRun(pod *corev1.Pod, c *ctr, l *launchSpec, id string, no
 			if len(argv) == 0 {
 				argv = []string{"winkube-stand-in"} // the image's command is unknown
 			}
-			proc, err := w.startProcess(c, l.sys, procSpec{argv: argv, env: l.spec.env, dir: l.spec.dir, main: l.standIn})
+			proc, err := w.startProcess(c, l.sys, procSpec{argv: argv, env: l.spec.env, dir: l.spec.dir, main: l.standIn, logFile: w.logFile(pod, c, id)})
 			if err != nil {
 				return err
 			}
@@ -71,7 +71,9 @@ func (w *Worker) launchRun(pod *corev1.Pod, c *ctr, l *launchSpec, id string, no
 			w.node.Recorder.Eventf(containerRef(pod, c), corev1.EventTypeNormal, "Emulated", "%s", l.why)
 		}
 	} else {
-		proc, err := w.startProcess(c, l.sys, l.spec)
+		spec := l.spec
+		spec.logFile = w.logFile(pod, c, id)
+		proc, err := w.startProcess(c, l.sys, spec)
 		if err != nil {
 			return w.notFoundError(l.spec.argv[0])
 		}

@@ -48,6 +48,9 @@ func (w *Worker) startProcess(c *ctr, sys *program.Sys, spec procSpec) (*process
 	ctx, cancel := context.WithCancel(w.node.RunCtx)
 	ctx, closeNet := vnet.WithProcess(ctx)
 	p := &process{cancelCtx: cancel, closeNet: closeNet, log: ctrlog.New(w.clock)}
+	if spec.logFile != nil {
+		p.log.SetFile(spec.logFile)
+	}
 	proc := &program.Proc{
 		Args: spec.argv, Env: spec.env, Dir: spec.dir, Sys: sys,
 		Stdout: p.log.Stdout(), Stderr: p.log.Stderr(), TTY: c.spec.TTY,
@@ -187,4 +190,6 @@ type procSpec struct {
 	dir  string
 	// main, when set, runs in place of argv[0]'s program (a stand-in).
 	main program.Main
+	// logFile is the run's log file on the node (logfiles.go).
+	logFile ctrlog.Sink
 }
