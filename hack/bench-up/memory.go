@@ -10,10 +10,12 @@ import (
 	"time"
 )
 
-// procMem is one process's memory in KiB.
+// procMem is one process's memory in KiB. anon is the part of RSS that
+// is the process's own (heap, stacks); the rest is pages of files, most
+// of them the binary, which every component maps.
 type procMem struct {
-	name     string
-	rss, pss int
+	name           string
+	rss, pss, anon int
 }
 
 // memoryOf reads winkube's memory and that of its children (the
@@ -36,7 +38,7 @@ func memoryOf(pid int) []procMem {
 		if p == pid {
 			m.name = "winkube (etcd inside)"
 		}
-		m.rss, m.pss = rollup(p, "Rss:"), rollup(p, "Pss:")
+		m.rss, m.pss, m.anon = rollup(p, "Rss:"), rollup(p, "Pss:"), rollup(p, "Anonymous:")
 		mem = append(mem, m)
 	}
 	return mem
@@ -67,11 +69,11 @@ func rollup(pid int, field string) int {
 }
 
 func printMemory(mem []procMem, settle time.Duration) {
-	fmt.Printf("memory %s after ready (last run), MiB:\n  %-36s %7s %7s\n", settle, "process", "RSS", "PSS")
-	var rss, pss int
+	fmt.Printf("memory %s after ready (last run), MiB:\n  %-36s %7s %7s %7s\n", settle, "process", "RSS", "PSS", "anon")
+	var rss, pss, anon int
 	for _, m := range mem {
-		fmt.Printf("  %-36s %7d %7d\n", m.name, m.rss/1024, m.pss/1024)
-		rss, pss = rss+m.rss, pss+m.pss
+		fmt.Printf("  %-36s %7d %7d %7d\n", m.name, m.rss/1024, m.pss/1024, m.anon/1024)
+		rss, pss, anon = rss+m.rss, pss+m.pss, anon+m.anon
 	}
-	fmt.Printf("  %-36s %7d %7d\n", "total", rss/1024, pss/1024)
+	fmt.Printf("  %-36s %7d %7d %7d\n", "total", rss/1024, pss/1024, anon/1024)
 }

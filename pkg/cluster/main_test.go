@@ -26,6 +26,7 @@ func TestMain(m *testing.M) {
 var shared struct {
 	once sync.Once
 	cfg  *rest.Config
+	pids func() map[string]int // the components' PIDs
 	stop func()
 	err  error
 }
@@ -43,7 +44,7 @@ func sharedControlPlane(tb testing.TB) *rest.Config {
 			shared.err = err
 			return
 		}
-		shared.cfg, shared.stop = cp.RESTConfig(), stop
+		shared.cfg, shared.pids, shared.stop = cp.RESTConfig(), cp.PIDs, stop
 	})
 	if shared.err != nil {
 		tb.Fatal(shared.err)

@@ -39,6 +39,14 @@ func startEtcd(ctx context.Context, l *layout) (*embed.Etcd, error) {
 	cfg.Name = clusterName
 	cfg.Dir = l.path("etcd")
 	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
+	// The client port serves gRPC alone (etcd's --listen-client-http-urls),
+	// and its HTTP endpoints get a port of their own. On one TLS port etcd
+	// serves both through net/http, gRPC included: grpc-go's ServeHTTP on
+	// Go's HTTP/2 server instead of grpc-go's own transport (whose
+	// performance, grpc-go warns, may differ). kube-apiserver speaks only
+	// gRPC to etcd. Applying 5,000 objects, this process spent a fifth
+	// less CPU per object without that path.
+	cfg.ListenClientHttpUrls = []url.URL{{Scheme: "https", Host: l.hostPort(etcdHTTP)}}
 	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 	cfg.ClientTLSInfo, cfg.PeerTLSInfo = tls, tls

@@ -31,6 +31,7 @@ type layout struct {
 const (
 	etcdClient = "etcd-client"
 	etcdPeer   = "etcd-peer"
+	etcdHTTP   = "etcd-http" // etcd's /health, /metrics and /version
 )
 
 func (l *layout) path(elem ...string) string {

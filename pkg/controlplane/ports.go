@@ -64,7 +64,7 @@ func assignPorts(l *layout) error {
 	if err := listen(apiserverName, l.opts.APIServerPort); err != nil {
 		return err
 	}
-	for _, name := range []string{etcdClient, etcdPeer, schedulerName, controllerManagerName} {
+	for _, name := range []string{etcdClient, etcdHTTP, etcdPeer, schedulerName, controllerManagerName} {
 		if err := listen(name, 0); err != nil {
 			return err
 		}

@@ -36,7 +36,9 @@ func (c *Checker) toExternal(w *walk, src *source, tgt *target) {
 // leaveToInternet is leavePodNetwork for a destination known by name only.
 func (c *Checker) leaveToInternet(w *walk, src *source, name string) bool {
 	if !src.windows() {
-		w.hop(src.node.Name, "masqueraded to the node IP %s (iptables)", src.node.InternalIP)
+		if !w.quiet {
+			w.hop(src.node.Name, "masqueraded to the node IP %s (iptables)", src.node.InternalIP)
+		}
 		return true
 	}
 	nat, _ := outboundNAT(src.node, c.m.Cluster.ClusterCIDR.Addr())
@@ -48,7 +50,9 @@ func (c *Checker) leaveToInternet(w *walk, src *source, name string) bool {
 		w.fail(fmt.Sprintf("ICMP from a Windows pod to %s needs OutBoundNAT, which VFP cannot apply to ICMP: the reply never returns; test with curl instead of ping", name), "LIM-17", "TS-3")
 		return false
 	}
-	w.hop(src.node.Name, "OutBoundNAT: source %s → %s", src.ip, src.node.InternalIP)
+	if !w.quiet {
+		w.hop(src.node.Name, "OutBoundNAT: source %s → %s", src.ip, src.node.InternalIP)
+	}
 	w.rule("NET-6")
 	return true
 }

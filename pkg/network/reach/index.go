@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"sort"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -23,6 +24,9 @@ type Checker struct {
 	// from src goes to (load balancing, ClientIP session affinity); unset,
 	// a check always names the first.
 	Pick func(svc *corev1.Service, src netip.Addr, n int) int
+
+	epMu sync.Mutex
+	eps  map[epKey][]endpoint // endpointsOf's lists
 }
 
 // vip is a Service address: its ClusterIP, an externalIP or a load

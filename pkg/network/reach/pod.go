@@ -37,14 +37,18 @@ func (c *Checker) toPod(w *walk, src *source, p *corev1.Pod, port int) {
 	}
 	where += ")"
 	if dst.Name == src.node.Name {
-		w.hop(dst.Name, "delivered locally to %s%s", where, networkNote(dst))
+		if !w.quiet {
+			w.hop(dst.Name, "delivered locally to %s%s", where, networkNote(dst))
+		}
 		w.pass("delivered to "+where, "NET-9")
 		return
 	}
 	if !c.crossNode(w, src, dst) {
 		return
 	}
-	w.hop(dst.Name, "delivered to %s%s", where, networkNote(dst))
+	if !w.quiet {
+		w.hop(dst.Name, "delivered to %s%s", where, networkNote(dst))
+	}
 	w.pass("delivered to "+where, "NET-9")
 }
 
@@ -64,10 +68,14 @@ func (c *Checker) crossNode(w *walk, src *source, dst *network.Node) bool {
 	}
 	f := c.m.Cluster.Flannel
 	if f.Backend == "host-gw" {
-		w.hop(from.Name, "host-gw route to %s via %s", dst.PodCIDR, dst.InternalIP)
+		if !w.quiet {
+			w.hop(from.Name, "host-gw route to %s via %s", dst.PodCIDR, dst.InternalIP)
+		}
 		return true
 	}
-	w.hop(from.Name, "VXLAN (VNI %d, UDP %d) %s → %s", f.VNI, f.Port, from.InternalIP, dst.InternalIP)
+	if !w.quiet {
+		w.hop(from.Name, "VXLAN (VNI %d, UDP %d) %s → %s", f.VNI, f.Port, from.InternalIP, dst.InternalIP)
+	}
 	if src.forwarded && from.OS == "windows" {
 		w.rule("KP-4")
 	}

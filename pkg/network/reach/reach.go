@@ -50,7 +50,13 @@ type Result struct {
 	Hops       []Hop    `json:"hops"`
 	Rules      []string `json:"rules"`
 	Reason     string   `json:"reason"`
+
+	backend netip.AddrPort // Backend's address, when load-balanced
 }
+
+// BackendAddr is the address a load balancer sent the connection to, the
+// last word of Backend; false when no load balancer chose one.
+func (r *Result) BackendAddr() (netip.AddrPort, bool) { return r.backend, r.backend.IsValid() }
 
 // InputError is a request that names something that does not exist or
 // cannot be parsed: `net check` exits 2 on it.
@@ -66,9 +72,15 @@ func inputErr(format string, args ...any) error {
 type walk struct {
 	res   *Result
 	srcIP netip.Addr // the client address Service session affinity keys on
+	// quiet walks record no hops (Verdict); the busiest hops test it
+	// before building their arguments, which cost even when unused.
+	quiet bool
 }
 
 func (w *walk) hop(at, format string, args ...any) {
+	if w.quiet {
+		return
+	}
 	w.res.Hops = append(w.res.Hops, Hop{At: at, What: fmt.Sprintf(format, args...)})
 }
 

@@ -94,7 +94,9 @@ func (c *Checker) windowsLB(w *walk, n *network.Node, svc *corev1.Service, sp *c
 		c.noLB(w, n, svc, sp, kind)
 		return netip.AddrPort{}, false
 	}
-	w.hop(n.Name, "HNS load balancer %s %s:%d/%s → %s%s", kind, frontend, lb.ExternalPort, protoName(sp.Protocol), backends(len(lb.Endpoints)), lbFlags(lb))
+	if !w.quiet {
+		w.hop(n.Name, "HNS load balancer %s %s:%d/%s → %s%s", kind, frontend, lb.ExternalPort, protoName(sp.Protocol), backends(len(lb.Endpoints)), lbFlags(lb))
+	}
 	first := c.pick(svc, w.srcIP, len(lb.Endpoints))
 	for i := range lb.Endpoints {
 		id := lb.Endpoints[(first+i)%len(lb.Endpoints)]
@@ -166,12 +168,15 @@ func (c *Checker) linuxLB(w *walk, n *network.Node, svc *corev1.Service, sp *cor
 		w.fail(fmt.Sprintf("Service %s has no ready endpoints for port %d reachable from %s: kube-proxy (iptables) rejects the connection", name, sp.Port, n.Name), rule)
 		return netip.AddrPort{}, false
 	}
-	w.hop(n.Name, "iptables: %s %s:%d/%s → %s", kind, w.res.ResolvedIP, sp.Port, protoName(sp.Protocol), backends(len(eps)))
+	if !w.quiet {
+		w.hop(n.Name, "iptables: %s %s:%d/%s → %s", kind, w.res.ResolvedIP, sp.Port, protoName(sp.Protocol), backends(len(eps)))
+	}
 	return eps[c.pick(svc, w.srcIP, len(eps))].addr, true
 }
 
 // toBackend delivers from the load-balancing node n to the backend address.
 func (c *Checker) toBackend(w *walk, src *source, n *network.Node, backend netip.AddrPort) {
+	w.res.backend = backend
 	p, ok := c.podsByIP[backend.Addr()]
 	if !ok {
 		w.res.Backend = backend.String()

@@ -16,12 +16,21 @@ type endpoint struct {
 }
 
 // endpointsOf lists the ready backends of a Service port, sorted as the
-// model sorts them.
+// model sorts them. Finding them scans every EndpointSlice of the
+// snapshot, so each port's list is kept for the Checker's life (it is a
+// snapshot's): the pod network asks on every connection. Callers must not
+// change the list.
 func (c *Checker) endpointsOf(svc *corev1.Service, sp *corev1.ServicePort) []endpoint {
 	if c.m.Snapshot == nil {
 		return nil
 	}
-	var out []endpoint
+	k := epKey{svc: svc, port: sp.Port, proto: sp.Protocol, name: sp.Name}
+	c.epMu.Lock()
+	eps, ok := c.eps[k]
+	c.epMu.Unlock()
+	if ok {
+		return eps
+	}
 	for _, e := range proxy.ServiceEndpoints(svc, *sp, c.m.Snapshot.EndpointSlices) {
 		if !e.Ready {
 			continue
@@ -30,9 +39,23 @@ func (c *Checker) endpointsOf(svc *corev1.Service, sp *corev1.ServicePort) []end
 		if err != nil {
 			continue
 		}
-		out = append(out, endpoint{addr: netip.AddrPortFrom(ip, uint16(e.Port)), node: e.NodeName})
+		eps = append(eps, endpoint{addr: netip.AddrPortFrom(ip, uint16(e.Port)), node: e.NodeName})
 	}
-	return out
+	c.epMu.Lock()
+	if c.eps == nil {
+		c.eps = map[epKey][]endpoint{}
+	}
+	c.eps[k] = eps
+	c.epMu.Unlock()
+	return eps
+}
+
+// epKey names a Service port of the snapshot.
+type epKey struct {
+	svc   *corev1.Service
+	port  int32
+	proto corev1.Protocol
+	name  string
 }
 
 func hasLocal(eps []endpoint, node string) bool { return len(localOnly(eps, node)) > 0 }

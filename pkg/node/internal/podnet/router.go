@@ -238,7 +238,7 @@ func (r *Router) Route(src vnet.Host, proto string, dst netip.AddrPort) (netip.A
 	if !c.Known(dst.Addr()) {
 		return netip.AddrPort{}, &routeError{errno: syscall.ENETUNREACH, reason: dst.Addr().String() + " is outside the cluster, and the emulated cluster has no route out of this machine"}
 	}
-	res, err := c.Check(reach.Request{Source: src.Source, Target: dst.Addr().String(), Port: int(dst.Port()), Protocol: proto})
+	res, err := c.Verdict(reach.Request{Source: src.Source, Target: dst.Addr().String(), Port: int(dst.Port()), Protocol: proto})
 	if err != nil {
 		return netip.AddrPort{}, &routeError{errno: syscall.EHOSTUNREACH, reason: err.Error()}
 	}
@@ -249,15 +249,10 @@ func (r *Router) Route(src vnet.Host, proto string, dst netip.AddrPort) (netip.A
 		}
 		return netip.AddrPort{}, &routeError{errno: errno, reason: res.Reason, rules: res.Rules}
 	}
-	fields := strings.Fields(res.Backend)
-	if len(fields) == 0 {
-		return dst, nil
+	if backend, ok := res.BackendAddr(); ok {
+		return backend, nil
 	}
-	backend, err := netip.ParseAddrPort(fields[len(fields)-1])
-	if err != nil {
-		return dst, nil
-	}
-	return backend, nil
+	return dst, nil
 }
 
 // Lookup implements vnet.Router: localhost, then the cluster DNS with the
