@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 )
 
 // win32OS is the Win32_OperatingSystem instance of the container's OS.
@@ -75,20 +77,20 @@ func aliasOf(name string) string {
 
 // cimClass notes a CIM or WMI query of a class the emulation lacks (or
 // names by a value known only when it runs).
-func (w *walker) cimClass(name string, args []arg) {
+func (w *walker) cimClass(name string, args []lang.Arg) {
 	class, pending := "", ""
 	for _, a := range args {
 		switch {
-		case a.param != "" && a.value == nil:
-			pending = strings.ToLower(a.param)
+		case a.Param != "" && a.Value == nil:
+			pending = strings.ToLower(a.Param)
 			continue
-		case a.param != "":
-			pending = strings.ToLower(a.param)
+		case a.Param != "":
+			pending = strings.ToLower(a.Param)
 		case pending == "":
 			pending = "classname"
 		}
-		if lit, ok := a.value.(*litExpr); ok && (pending == "class" || pending == "classname") {
-			class = toStr(lit.v)
+		if lit, ok := a.Value.(*lang.LitExpr); ok && (pending == "class" || pending == "classname") {
+			class = toStr(lit.V)
 		}
 		pending = ""
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 )
 
 // param is a cmdlet parameter: its name, aliases, whether it is a
@@ -27,7 +29,7 @@ type cmdlet struct {
 type call struct {
 	i        *interp
 	cl       *cmdlet
-	cmd      *command
+	cmd      *lang.Command
 	named    map[string]any // by parameter name, lower-case
 	input    []any
 	piped    bool
@@ -73,7 +75,7 @@ func className(name string) string {
 	return "Microsoft.PowerShell.Commands." + strings.ReplaceAll(name, "-", "") + "Command"
 }
 
-func (i *interp) runCmdlet(ctx context.Context, lower string, cl *cmdlet, cmd *command, args []evaluated, input []any, piped bool, emit func(any)) error {
+func (i *interp) runCmdlet(ctx context.Context, lower string, cl *cmdlet, cmd *lang.Command, args []evaluated, input []any, piped bool, emit func(any)) error {
 	c := &call{i: i, cl: cl, cmd: cmd, named: map[string]any{}, input: input, piped: piped, emit: emit, stop: i.stop}
 	if err := c.bind(args); err != nil {
 		return err
@@ -87,7 +89,7 @@ func (i *interp) runCmdlet(ctx context.Context, lower string, cl *cmdlet, cmd *c
 
 func (c *call) bindError(msg, fqid string) error {
 	rec := &errorRecord{msg: msg, cmdName: c.cl.name, category: "InvalidArgument", reason: "ParameterBindingException",
-		fqid: fqid + "," + className(c.cl.name), src: c.i.src, pos: c.cmd.pos, end: c.cmd.end}
+		fqid: fqid + "," + className(c.cl.name), src: c.i.src, pos: c.cmd.Pos, end: c.cmd.End}
 	return &runtimeError{rec: rec}
 }
 
@@ -209,7 +211,7 @@ func (c *call) positional(pos int) *param {
 func (c *call) fail(msg, category, target, reason, fqid string) error {
 	c.hadError = true
 	rec := &errorRecord{msg: msg, cmdName: c.cl.name, category: category, target: target, reason: reason,
-		fqid: fqid + "," + className(c.cl.name), src: c.i.src, pos: c.cmd.pos, end: c.cmd.end}
+		fqid: fqid + "," + className(c.cl.name), src: c.i.src, pos: c.cmd.Pos, end: c.cmd.End}
 	if c.stop {
 		return &runtimeError{rec: rec, script: c.i.tryDepth == 0}
 	}

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 )
 
 func init() {
@@ -92,7 +94,7 @@ func writeError(_ context.Context, c *call) error {
 	rec := &errorRecord{msg: msg, cmdName: "Write-Error", category: "NotSpecified", reason: "WriteErrorException",
 		fqid: "Microsoft.PowerShell.Commands.WriteErrorException", noPos: true}
 	if c.i.src != nil {
-		rec.invoked = strings.TrimSpace(string(c.i.src[c.cmd.pos:min(c.cmd.end, len(c.i.src))]))
+		rec.invoked = strings.TrimSpace(string(c.i.src[c.cmd.Pos:min(c.cmd.End, len(c.i.src))]))
 	}
 	if c.stop {
 		return &runtimeError{rec: rec, script: c.i.tryDepth == 0}
@@ -329,7 +331,7 @@ func getDate(_ context.Context, c *call) error {
 }
 
 func invokeExpression(ctx context.Context, c *call) error {
-	list, err := parseStatements(c.str("Command"))
+	list, err := lang.ParseStatements(c.str("Command"))
 	if err != nil {
 		return c.i.parseFailure(err, c.str("Command"))
 	}

@@ -38,7 +38,7 @@ const (
 func (c *call) elError(msg, category, target, reason, fqid string) error {
 	c.hadError = true
 	rec := &errorRecord{msg: msg, cmdName: c.cl.name, category: category, target: target, reason: reason,
-		fqid: fqid, src: c.i.src, pos: c.cmd.pos, end: c.cmd.end}
+		fqid: fqid, src: c.i.src, pos: c.cmd.Pos, end: c.cmd.End}
 	if c.stop {
 		return &runtimeError{rec: rec, script: c.i.tryDepth == 0}
 	}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 )
 
 // execList runs statements. A statement-terminating error is reported
 // and the next statement runs, unless a try is waiting for it.
-func (i *interp) execList(ctx context.Context, list []stmt, emit func(any)) error {
+func (i *interp) execList(ctx context.Context, list []lang.Stmt, emit func(any)) error {
 	for _, s := range list {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -27,49 +29,49 @@ func (i *interp) execList(ctx context.Context, list []stmt, emit func(any)) erro
 	return nil
 }
 
-func (i *interp) exec(ctx context.Context, s stmt, emit func(any)) error {
+func (i *interp) exec(ctx context.Context, s lang.Stmt, emit func(any)) error {
 	switch s := s.(type) {
-	case *pipelineStmt:
+	case *lang.PipelineStmt:
 		return i.runPipeline(ctx, s, emit)
-	case *assignStmt:
+	case *lang.AssignStmt:
 		return i.assign(ctx, s)
-	case *ifStmt:
-		for k, c := range s.conds {
+	case *lang.IfStmt:
+		for k, c := range s.Conds {
 			v, err := i.value(ctx, c)
 			if err != nil {
 				return err
 			}
 			if toBool(v) {
-				return i.execList(ctx, s.bodies[k], emit)
+				return i.execList(ctx, s.Bodies[k], emit)
 			}
 		}
-		return i.execList(ctx, s.els, emit)
-	case *whileStmt:
-		return i.loop(ctx, nil, s.cond, nil, s.body, emit, false)
-	case *forStmt:
-		if s.init != nil {
-			if err := i.exec(ctx, s.init, func(any) {}); err != nil {
+		return i.execList(ctx, s.Els, emit)
+	case *lang.WhileStmt:
+		return i.loop(ctx, nil, s.Cond, nil, s.Body, emit, false)
+	case *lang.ForStmt:
+		if s.Init != nil {
+			if err := i.exec(ctx, s.Init, func(any) {}); err != nil {
 				return err
 			}
 		}
-		return i.loop(ctx, nil, s.cond, s.iter, s.body, emit, false)
-	case *doStmt:
-		return i.loop(ctx, s, s.cond, nil, s.body, emit, s.until)
-	case *foreachStmt:
+		return i.loop(ctx, nil, s.Cond, s.Iter, s.Body, emit, false)
+	case *lang.DoStmt:
+		return i.loop(ctx, s, s.Cond, nil, s.Body, emit, s.Until)
+	case *lang.ForeachStmt:
 		return i.foreach(ctx, s, emit)
-	case *tryStmt:
+	case *lang.TryStmt:
 		return i.try(ctx, s, emit)
-	case *flowStmt:
+	case *lang.FlowStmt:
 		return i.flow(ctx, s)
-	case *functionStmt:
-		i.funcs[strings.ToLower(s.name)] = s
+	case *lang.FunctionStmt:
+		i.funcs[strings.ToLower(s.Name)] = s
 		return nil
 	}
 	return nil
 }
 
 // value runs a statement and collects its output as one value.
-func (i *interp) value(ctx context.Context, s stmt) (any, error) {
+func (i *interp) value(ctx context.Context, s lang.Stmt) (any, error) {
 	if s == nil {
 		return nil, nil
 	}
@@ -80,7 +82,7 @@ func (i *interp) value(ctx context.Context, s stmt) (any, error) {
 
 // loop is while, for and do: body runs while cond holds (until: while
 // it does not); do runs the body first.
-func (i *interp) loop(ctx context.Context, do *doStmt, cond, iter stmt, body []stmt, emit func(any), until bool) error {
+func (i *interp) loop(ctx context.Context, do *lang.DoStmt, cond, iter lang.Stmt, body []lang.Stmt, emit func(any), until bool) error {
 	first := do != nil
 	for {
 		if err := ctx.Err(); err != nil {
@@ -114,8 +116,8 @@ func (i *interp) loop(ctx context.Context, do *doStmt, cond, iter stmt, body []s
 	}
 }
 
-func (i *interp) foreach(ctx context.Context, s *foreachStmt, emit func(any)) error {
-	coll, err := i.value(ctx, s.coll)
+func (i *interp) foreach(ctx context.Context, s *lang.ForeachStmt, emit func(any)) error {
+	coll, err := i.value(ctx, s.Coll)
 	if err != nil {
 		return err
 	}
@@ -123,8 +125,8 @@ func (i *interp) foreach(ctx context.Context, s *foreachStmt, emit func(any)) er
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		i.setVar(s.v, item)
-		err := i.execList(ctx, s.body, emit)
+		i.setVar(s.V, item)
+		err := i.execList(ctx, s.Body, emit)
 		switch {
 		case errors.As(err, new(breakFlow)):
 			return nil
@@ -137,37 +139,37 @@ func (i *interp) foreach(ctx context.Context, s *foreachStmt, emit func(any)) er
 
 // try runs the body; a terminating error goes to the first catch, with
 // $_ the error. finally always runs.
-func (i *interp) try(ctx context.Context, s *tryStmt, emit func(any)) error {
+func (i *interp) try(ctx context.Context, s *lang.TryStmt, emit func(any)) error {
 	i.tryDepth++
-	err := i.execList(ctx, s.body, emit)
+	err := i.execList(ctx, s.Body, emit)
 	i.tryDepth--
 	var re *runtimeError
-	if errors.As(err, &re) && len(s.catches) > 0 {
+	if errors.As(err, &re) && len(s.Catches) > 0 {
 		i.scopes = append(i.scopes, map[string]any{"_": re.rec, "psitem": re.rec})
-		err = i.execList(ctx, s.catches[0], emit)
+		err = i.execList(ctx, s.Catches[0], emit)
 		i.scopes = i.scopes[:len(i.scopes)-1]
 	}
-	if s.finally != nil {
-		if ferr := i.execList(context.WithoutCancel(ctx), s.finally, emit); ferr != nil {
+	if s.Finally != nil {
+		if ferr := i.execList(context.WithoutCancel(ctx), s.Finally, emit); ferr != nil {
 			return ferr
 		}
 	}
 	return err
 }
 
-func (i *interp) flow(ctx context.Context, s *flowStmt) error {
-	v, err := i.value(ctx, s.value)
+func (i *interp) flow(ctx context.Context, s *lang.FlowStmt) error {
+	v, err := i.value(ctx, s.Value)
 	if err != nil {
 		return err
 	}
-	switch s.kind {
+	switch s.Kind {
 	case "exit":
 		code := 0
 		if v != nil {
 			n, ok := toInt(v)
 			if !ok {
 				return &runtimeError{rec: &errorRecord{msg: `Cannot convert value "` + toStr(v) + `" to type "System.Int32". Error: "Input string was not in a correct format."`,
-					category: "InvalidArgument", target: "", reason: "RuntimeException", fqid: "InvalidCastFromStringToInteger", src: i.src, pos: s.pos, end: s.end}}
+					category: "InvalidArgument", target: "", reason: "RuntimeException", fqid: "InvalidCastFromStringToInteger", src: i.src, pos: s.Pos, end: s.End}}
 			}
 			code = n
 		}
@@ -187,43 +189,43 @@ func (i *interp) flow(ctx context.Context, s *flowStmt) error {
 		return &runtimeError{rec: rec, script: true}
 	}
 	return &runtimeError{script: true, rec: &errorRecord{msg: msg, category: "OperationStopped", target: msg,
-		reason: "RuntimeException", fqid: msg, src: i.src, pos: s.pos, end: s.end}}
+		reason: "RuntimeException", fqid: msg, src: i.src, pos: s.Pos, end: s.End}}
 }
 
 // assign is $x = ..., $x += ..., $env:X = ..., $a[i] = ..., $o.P = ...
-func (i *interp) assign(ctx context.Context, s *assignStmt) error {
-	v, err := i.value(ctx, s.value)
+func (i *interp) assign(ctx context.Context, s *lang.AssignStmt) error {
+	v, err := i.value(ctx, s.Value)
 	if err != nil {
 		return err
 	}
 	i.ok = true
-	target := s.target
-	if c, ok := target.(*castExpr); ok {
-		if v, err = i.cast(c.typ, v); err != nil {
+	target := s.Target
+	if c, ok := target.(*lang.CastExpr); ok {
+		if v, err = i.cast(c.Typ, v); err != nil {
 			return err
 		}
-		target = c.x
+		target = c.X
 	}
-	if s.op != "=" {
+	if s.Op != "=" {
 		old, err := i.eval(ctx, target)
 		if err != nil {
 			return err
 		}
-		if v, err = i.binary(strings.TrimSuffix(s.op, "="), old, v); err != nil {
+		if v, err = i.binary(strings.TrimSuffix(s.Op, "="), old, v); err != nil {
 			return err
 		}
 	}
 	switch t := target.(type) {
-	case *varExpr:
-		return i.setVar(t.name, v)
-	case *indexExpr:
+	case *lang.VarExpr:
+		return i.setVar(t.Name, v)
+	case *lang.IndexExpr:
 		return i.setIndex(ctx, t, v)
-	case *memberExpr:
-		obj, err := i.eval(ctx, t.x)
+	case *lang.MemberExpr:
+		obj, err := i.eval(ctx, t.X)
 		if err != nil {
 			return err
 		}
-		name, err := i.eval(ctx, t.name)
+		name, err := i.eval(ctx, t.Name)
 		if err != nil {
 			return err
 		}
@@ -239,15 +241,15 @@ func (i *interp) assign(ctx context.Context, s *assignStmt) error {
 		}
 	}
 	return &runtimeError{rec: &errorRecord{msg: "The assignment expression is not valid. The input to an assignment operator must be an object that is able to accept assignments, such as a variable or a property.",
-		category: "ParserError", reason: "ParentContainsErrorRecordException", fqid: "InvalidLeftHandSide", src: i.src, pos: s.pos}}
+		category: "ParserError", reason: "ParentContainsErrorRecordException", fqid: "InvalidLeftHandSide", src: i.src, pos: s.Pos}}
 }
 
-func (i *interp) setIndex(ctx context.Context, t *indexExpr, v any) error {
-	obj, err := i.eval(ctx, t.x)
+func (i *interp) setIndex(ctx context.Context, t *lang.IndexExpr, v any) error {
+	obj, err := i.eval(ctx, t.X)
 	if err != nil {
 		return err
 	}
-	idx, err := i.eval(ctx, t.idx)
+	idx, err := i.eval(ctx, t.Idx)
 	if err != nil {
 		return err
 	}

@@ -3,64 +3,66 @@ package pwsh
 import (
 	"context"
 	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 )
 
-func (i *interp) eval(ctx context.Context, e expr) (any, error) {
+func (i *interp) eval(ctx context.Context, e lang.Expr) (any, error) {
 	switch e := e.(type) {
 	case nil:
 		return nil, nil
-	case *litExpr:
-		return e.v, nil
-	case *xstrExpr:
-		return i.expandString(ctx, e.parts)
-	case *varExpr:
-		v, _ := i.getVar(e.name)
+	case *lang.LitExpr:
+		return e.V, nil
+	case *lang.XstrExpr:
+		return i.expandString(ctx, e.Parts)
+	case *lang.VarExpr:
+		v, _ := i.getVar(e.Name)
 		return v, nil
-	case *subExpr:
+	case *lang.SubExpr:
 		var out []any
-		if err := i.execList(ctx, e.stmts, func(v any) { out = append(out, v) }); err != nil {
+		if err := i.execList(ctx, e.Stmts, func(v any) { out = append(out, v) }); err != nil {
 			return nil, err
 		}
-		if e.array {
+		if e.Array {
 			if out == nil {
 				out = []any{}
 			}
 			return out, nil
 		}
 		return fromList(out), nil
-	case *parenExpr:
-		return i.value(ctx, e.s)
-	case *hashExpr:
+	case *lang.ParenExpr:
+		return i.value(ctx, e.S)
+	case *lang.HashExpr:
 		h := newHashtable()
-		for k, key := range e.keys {
+		for k, key := range e.Keys {
 			kv, err := i.eval(ctx, key)
 			if err != nil {
 				return nil, err
 			}
-			v, err := i.value(ctx, e.vals[k])
+			v, err := i.value(ctx, e.Vals[k])
 			if err != nil {
 				return nil, err
 			}
 			h.set(toStr(kv), v)
 		}
 		return h, nil
-	case *blockExpr:
-		return &scriptBlock{stmts: e.stmts, src: e.src}, nil
-	case *typeExpr:
-		return &typeRef{e.name}, nil
-	case *castExpr:
-		v, err := i.eval(ctx, e.x)
+	case *lang.BlockExpr:
+		return &scriptBlock{stmts: e.Stmts, src: e.Src}, nil
+	case *lang.TypeExpr:
+		return &typeRef{e.Name}, nil
+	case *lang.CastExpr:
+		v, err := i.eval(ctx, e.X)
 		if err != nil {
 			return nil, err
 		}
-		return i.cast(e.typ, v)
-	case *unaryExpr:
+		return i.cast(e.Typ, v)
+	case *lang.UnaryExpr:
 		return i.unary(ctx, e)
-	case *binExpr:
+	case *lang.BinExpr:
 		return i.binExpr(ctx, e)
-	case *arrayExpr:
-		out := make([]any, 0, len(e.items))
-		for _, x := range e.items {
+	case *lang.ArrayExpr:
+		out := make([]any, 0, len(e.Items))
+		for _, x := range e.Items {
 			v, err := i.eval(ctx, x)
 			if err != nil {
 				return nil, err
@@ -68,17 +70,17 @@ func (i *interp) eval(ctx context.Context, e expr) (any, error) {
 			out = append(out, v)
 		}
 		return out, nil
-	case *memberExpr:
+	case *lang.MemberExpr:
 		return i.member(ctx, e)
-	case *callExpr:
+	case *lang.CallExpr:
 		return i.call(ctx, e)
-	case *indexExpr:
+	case *lang.IndexExpr:
 		return i.index(ctx, e)
-	case *incExpr:
+	case *lang.IncExpr:
 		return i.increment(ctx, e)
-	case *compositeExpr:
+	case *lang.CompositeExpr:
 		var b strings.Builder
-		for _, part := range e.parts {
+		for _, part := range e.Parts {
 			v, err := i.eval(ctx, part)
 			if err != nil {
 				return nil, err
@@ -91,32 +93,32 @@ func (i *interp) eval(ctx context.Context, e expr) (any, error) {
 }
 
 // expandString fills a "double-quoted" string.
-func (i *interp) expandString(ctx context.Context, parts []strPart) (string, error) {
+func (i *interp) expandString(ctx context.Context, parts []lang.StrPart) (string, error) {
 	var b strings.Builder
 	for _, part := range parts {
 		switch {
-		case part.sub:
+		case part.Sub:
 			var out []any
-			if err := i.execList(ctx, part.stmts, func(v any) { out = append(out, v) }); err != nil {
+			if err := i.execList(ctx, part.Stmts, func(v any) { out = append(out, v) }); err != nil {
 				return "", err
 			}
 			b.WriteString(toStr(fromList(out)))
-		case part.name != "":
-			v, _ := i.getVar(part.name)
+		case part.Name != "":
+			v, _ := i.getVar(part.Name)
 			b.WriteString(toStr(v))
 		default:
-			b.WriteString(part.text)
+			b.WriteString(part.Text)
 		}
 	}
 	return b.String(), nil
 }
 
-func (i *interp) unary(ctx context.Context, e *unaryExpr) (any, error) {
-	v, err := i.eval(ctx, e.x)
+func (i *interp) unary(ctx context.Context, e *lang.UnaryExpr) (any, error) {
+	v, err := i.eval(ctx, e.X)
 	if err != nil {
 		return nil, err
 	}
-	switch e.op {
+	switch e.Op {
 	case "not":
 		return !toBool(v), nil
 	case "-":
@@ -134,12 +136,12 @@ func (i *interp) unary(ctx context.Context, e *unaryExpr) (any, error) {
 	return nil, nil
 }
 
-func (i *interp) binExpr(ctx context.Context, e *binExpr) (any, error) {
-	l, err := i.eval(ctx, e.l)
+func (i *interp) binExpr(ctx context.Context, e *lang.BinExpr) (any, error) {
+	l, err := i.eval(ctx, e.L)
 	if err != nil {
 		return nil, err
 	}
-	switch e.op { // short-circuit
+	switch e.Op { // short-circuit
 	case "and":
 		if !toBool(l) {
 			return false, nil
@@ -149,19 +151,19 @@ func (i *interp) binExpr(ctx context.Context, e *binExpr) (any, error) {
 			return true, nil
 		}
 	}
-	r, err := i.eval(ctx, e.r)
+	r, err := i.eval(ctx, e.R)
 	if err != nil {
 		return nil, err
 	}
-	return i.binary(e.op, l, r)
+	return i.binary(e.Op, l, r)
 }
 
-func (i *interp) index(ctx context.Context, e *indexExpr) (any, error) {
-	obj, err := i.eval(ctx, e.x)
+func (i *interp) index(ctx context.Context, e *lang.IndexExpr) (any, error) {
+	obj, err := i.eval(ctx, e.X)
 	if err != nil {
 		return nil, err
 	}
-	idx, err := i.eval(ctx, e.idx)
+	idx, err := i.eval(ctx, e.Idx)
 	if err != nil {
 		return nil, err
 	}
@@ -209,22 +211,22 @@ func indexOne(obj, idx any) any {
 	return nil
 }
 
-func (i *interp) increment(ctx context.Context, e *incExpr) (any, error) {
-	old, err := i.eval(ctx, e.x)
+func (i *interp) increment(ctx context.Context, e *lang.IncExpr) (any, error) {
+	old, err := i.eval(ctx, e.X)
 	if err != nil {
 		return nil, err
 	}
-	op := e.op[:1]
+	op := e.Op[:1]
 	v, err := i.binary(op, old, 1)
 	if err != nil {
 		return nil, err
 	}
-	if ve, ok := e.x.(*varExpr); ok {
-		if err := i.setVar(ve.name, v); err != nil {
+	if ve, ok := e.X.(*lang.VarExpr); ok {
+		if err := i.setVar(ve.Name, v); err != nil {
 			return nil, err
 		}
 	}
-	if e.post {
+	if e.Post {
 		return old, nil
 	}
 	return v, nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 )
 
 // nl ends PowerShell's lines, as on Windows.
@@ -18,7 +19,7 @@ type interp struct {
 	sys      *program.Sys
 	pwsh7    bool
 	scopes   []map[string]any
-	funcs    map[string]*functionStmt
+	funcs    map[string]*lang.FunctionStmt
 	env      []string
 	dir      string
 	loc      string // the location when on a provider drive (Env:\), else ""
@@ -48,7 +49,7 @@ func (i *interp) release() {
 
 func newInterp(p *program.Proc, pwsh7 bool) *interp {
 	i := &interp{
-		p: p, sys: p.Sys, pwsh7: pwsh7, funcs: map[string]*functionStmt{},
+		p: p, sys: p.Sys, pwsh7: pwsh7, funcs: map[string]*lang.FunctionStmt{},
 		env: append([]string(nil), p.Env...), dir: p.Dir, ok: true, out: p.Stdout, hostOut: p.Stdout,
 		scopes: []map[string]any{{}},
 	}
@@ -193,7 +194,7 @@ func (i *interp) abs(path string) string { return i.sys.FS.Abs(i.dir, path) }
 
 // runScript runs a parsed script at the top level and tells how it
 // ended: the exit code of exit, or 0/1 by the last statement's success.
-func (i *interp) runScript(ctx context.Context, list []stmt) (int, bool, error) {
+func (i *interp) runScript(ctx context.Context, list []lang.Stmt) (int, bool, error) {
 	f := i.newFormatter(i.out)
 	err := i.execList(ctx, list, f.write)
 	f.flush()

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 	"github.com/winkube/winkube/pkg/emu/winexe/winutil"
 )
 
@@ -36,17 +37,17 @@ func init() {
 
 // invoke runs a command: a function, a cmdlet, a script file or a
 // program of the image.
-func (i *interp) invoke(ctx context.Context, c *command, input []any, piped bool, emit func(any)) error {
-	nameV, err := i.eval(ctx, c.name)
+func (i *interp) invoke(ctx context.Context, c *lang.Command, input []any, piped bool, emit func(any)) error {
+	nameV, err := i.eval(ctx, c.Name)
 	if err != nil {
 		return err
 	}
-	args, err := i.evalArgs(ctx, c.args)
+	args, err := i.evalArgs(ctx, c.Args)
 	if err != nil {
 		return err
 	}
 	if sb, ok := nameV.(*scriptBlock); ok {
-		return i.runBlock(ctx, sb, args, input, emit, c.invoke != ".")
+		return i.runBlock(ctx, sb, args, input, emit, c.Invoke != ".")
 	}
 	name := toStr(nameV)
 	lower := strings.ToLower(name)
@@ -69,16 +70,16 @@ func (i *interp) invoke(ctx context.Context, c *command, input []any, piped bool
 		return i.native(ctx, name, args, input, piped, emit)
 	}
 	rec := notFoundRecord(name, i.pwsh7)
-	rec.src, rec.pos, rec.end = i.src, c.pos, c.pos+len([]rune(name))
+	rec.src, rec.pos, rec.end = i.src, c.Pos, c.Pos+len([]rune(name))
 	return &runtimeError{rec: rec}
 }
 
-func (i *interp) evalArgs(ctx context.Context, list []arg) ([]evaluated, error) {
+func (i *interp) evalArgs(ctx context.Context, list []lang.Arg) ([]evaluated, error) {
 	var out []evaluated
 	for _, a := range list {
-		e := evaluated{param: a.param, isParam: a.param != ""}
-		if a.value != nil {
-			v, err := i.eval(ctx, a.value)
+		e := evaluated{param: a.Param, isParam: a.Param != ""}
+		if a.Value != nil {
+			v, err := i.eval(ctx, a.Value)
 			if err != nil {
 				return nil, err
 			}
@@ -180,14 +181,14 @@ func plainArgs(args []evaluated) []any {
 	return out
 }
 
-func (i *interp) runFunction(ctx context.Context, f *functionStmt, args []evaluated, input []any, emit func(any)) error {
+func (i *interp) runFunction(ctx context.Context, f *lang.FunctionStmt, args []evaluated, input []any, emit func(any)) error {
 	scope := map[string]any{"input": input}
 	var rest []any
 	k := 0
 	for n := 0; n < len(args); n++ {
 		a := args[n]
 		if a.isParam {
-			for _, p := range f.params {
+			for _, p := range f.Params {
 				if strings.EqualFold(p, a.param) {
 					v := a.value
 					if !a.attached && n+1 < len(args) && !args[n+1].isParam {
@@ -199,11 +200,11 @@ func (i *interp) runFunction(ctx context.Context, f *functionStmt, args []evalua
 			}
 			continue
 		}
-		for k < len(f.params) && scope[strings.ToLower(f.params[k])] != nil {
+		for k < len(f.Params) && scope[strings.ToLower(f.Params[k])] != nil {
 			k++
 		}
-		if k < len(f.params) {
-			scope[strings.ToLower(f.params[k])] = a.value
+		if k < len(f.Params) {
+			scope[strings.ToLower(f.Params[k])] = a.value
 			k++
 		} else {
 			rest = append(rest, a.value)
@@ -212,7 +213,7 @@ func (i *interp) runFunction(ctx context.Context, f *functionStmt, args []evalua
 	scope["args"] = rest
 	i.scopes = append(i.scopes, scope)
 	defer func() { i.scopes = i.scopes[:len(i.scopes)-1] }()
-	err := i.execList(ctx, f.body, emit)
+	err := i.execList(ctx, f.Body, emit)
 	if errors.As(err, new(returnFlow)) {
 		return nil
 	}
@@ -227,7 +228,7 @@ func (i *interp) runScriptFile(ctx context.Context, path string, args []evaluate
 		return i.fileError(err, path, "")
 	}
 	text := decodeText(b)
-	list, err := parseStatements(text)
+	list, err := lang.ParseStatements(text)
 	if err != nil {
 		return i.parseFailure(err, text)
 	}
@@ -253,14 +254,14 @@ func (i *interp) runScriptFile(ctx context.Context, path string, args []evaluate
 
 // parseFailure is the error of a script that does not parse.
 func (i *interp) parseFailure(err error, text string) error {
-	var un *unsupported
+	var un *lang.UnsupportedError
 	if errors.As(err, &un) {
-		return &notEmulatedError{un.what}
+		return &notEmulatedError{un.What}
 	}
-	var se *syntaxError
+	var se *lang.SyntaxError
 	pos := 0
 	if errors.As(err, &se) {
-		pos = se.pos
+		pos = se.Pos
 	}
 	return &runtimeError{script: true, rec: &errorRecord{msg: err.Error(), category: "ParserError", target: "",
 		reason: "ParseException", fqid: "UnexpectedToken", src: []rune(text), pos: pos, end: pos + 1}}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 )
 
 // typeName is the short .NET type name of a value, lower-case.
@@ -37,17 +39,17 @@ func typeName(v any) string {
 	return "object"
 }
 
-func (i *interp) member(ctx context.Context, e *memberExpr) (any, error) {
-	obj, err := i.eval(ctx, e.x)
+func (i *interp) member(ctx context.Context, e *lang.MemberExpr) (any, error) {
+	obj, err := i.eval(ctx, e.X)
 	if err != nil {
 		return nil, err
 	}
-	nv, err := i.eval(ctx, e.name)
+	nv, err := i.eval(ctx, e.Name)
 	if err != nil {
 		return nil, err
 	}
 	name := toStr(nv)
-	if t, ok := obj.(*typeRef); ok && e.static {
+	if t, ok := obj.(*typeRef); ok && e.Static {
 		return i.staticProperty(t.name, name)
 	}
 	if list, ok := obj.([]any); ok {
@@ -131,23 +133,23 @@ func property(obj any, name string) any {
 	return nil
 }
 
-func (i *interp) call(ctx context.Context, e *callExpr) (any, error) {
-	obj, err := i.eval(ctx, e.m.x)
+func (i *interp) call(ctx context.Context, e *lang.CallExpr) (any, error) {
+	obj, err := i.eval(ctx, e.M.X)
 	if err != nil {
 		return nil, err
 	}
-	nv, err := i.eval(ctx, e.m.name)
+	nv, err := i.eval(ctx, e.M.Name)
 	if err != nil {
 		return nil, err
 	}
-	args := make([]any, len(e.args))
-	for k, a := range e.args {
+	args := make([]any, len(e.Args))
+	for k, a := range e.Args {
 		if args[k], err = i.eval(ctx, a); err != nil {
 			return nil, err
 		}
 	}
 	name := strings.ToLower(toStr(nv))
-	if t, ok := obj.(*typeRef); ok && e.m.static {
+	if t, ok := obj.(*typeRef); ok && e.M.Static {
 		v, err := i.staticMethod(ctx, t.name, name, args)
 		if e, ok := err.(*dotnetException); ok {
 			return nil, methodError(toStr(nv), len(args), e)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 )
 
 func opError(msg, fqid string) error {
@@ -55,7 +57,7 @@ func (i *interp) binary(op string, l, r any) (any, error) {
 		return v, nil
 	}
 	base, fold := op, true
-	if len(op) > 2 && (op[0] == 'i' || op[0] == 'c') && dashOps[op[1:]] && dashOps["i"+op[1:]] {
+	if len(op) > 2 && (op[0] == 'i' || op[0] == 'c') && lang.DashOps[op[1:]] && lang.DashOps["i"+op[1:]] {
 		base, fold = op[1:], op[0] == 'i'
 	}
 	return i.compareOp(base, fold, l, r)
@@ -258,7 +260,7 @@ func compare(l, r any, fold bool) int {
 			return 0
 		}
 	case bool:
-		a, b := btoi(toBool(l)), btoi(toBool(r))
+		a, b := lang.Btoi(toBool(l)), lang.Btoi(toBool(r))
 		return a - b
 	case time.Time:
 		if t, ok := r.(time.Time); ok {

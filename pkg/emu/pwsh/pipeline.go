@@ -6,11 +6,13 @@ import (
 	"io"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 )
 
 // runPipeline runs the elements of a pipeline in turn, each taking the
 // output of the one before as input; the last one writes to emit.
-func (i *interp) runPipeline(ctx context.Context, pl *pipelineStmt, emit func(any)) error {
+func (i *interp) runPipeline(ctx context.Context, pl *lang.PipelineStmt, emit func(any)) error {
 	outer := i.failed
 	i.failed = false
 	defer func() {
@@ -18,18 +20,18 @@ func (i *interp) runPipeline(ctx context.Context, pl *pipelineStmt, emit func(an
 		i.failed = outer || i.failed
 	}()
 	var input []any
-	for k, el := range pl.elems {
+	for k, el := range pl.Elems {
 		var out []any
 		sink := func(v any) { out = append(out, v) }
-		if k == len(pl.elems)-1 {
+		if k == len(pl.Elems)-1 {
 			sink = emit
 		}
-		if len(pl.elems) == 1 && el.expr != nil {
-			if _, ok := el.expr.(*incExpr); ok {
+		if len(pl.Elems) == 1 && el.Expr != nil {
+			if _, ok := el.Expr.(*lang.IncExpr); ok {
 				sink = func(any) {} // $i++ as a statement prints nothing
 			}
 		}
-		if err := i.withRedirects(ctx, el.redirs, sink, func(sink func(any)) error {
+		if err := i.withRedirects(ctx, el.Redirs, sink, func(sink func(any)) error {
 			return i.runElement(ctx, el, input, k > 0, sink, pl)
 		}); err != nil {
 			return err
@@ -39,12 +41,12 @@ func (i *interp) runPipeline(ctx context.Context, pl *pipelineStmt, emit func(an
 	return nil
 }
 
-func (i *interp) runElement(ctx context.Context, el *element, input []any, piped bool, emit func(any), pl *pipelineStmt) error {
-	if el.expr != nil {
-		v, err := i.eval(ctx, el.expr)
+func (i *interp) runElement(ctx context.Context, el *lang.Element, input []any, piped bool, emit func(any), pl *lang.PipelineStmt) error {
+	if el.Expr != nil {
+		v, err := i.eval(ctx, el.Expr)
 		if err != nil {
 			if re, ok := err.(*runtimeError); ok && re.rec.src == nil {
-				re.rec.src, re.rec.pos, re.rec.end = i.src, pl.pos, pl.end
+				re.rec.src, re.rec.pos, re.rec.end = i.src, pl.Pos, pl.End
 			}
 			return err
 		}
@@ -57,12 +59,12 @@ func (i *interp) runElement(ctx context.Context, el *element, input []any, piped
 		}
 		return nil
 	}
-	return i.invoke(ctx, el.cmd, input, piped, emit)
+	return i.invoke(ctx, el.Cmd, input, piped, emit)
 }
 
 // withRedirects runs f with the element's output and error streams sent
 // where > >> 2> 2>&1 *> say.
-func (i *interp) withRedirects(ctx context.Context, rs []redirect, sink func(any), f func(func(any)) error) error {
+func (i *interp) withRedirects(ctx context.Context, rs []lang.Redirect, sink func(any), f func(func(any)) error) error {
 	if len(rs) == 0 {
 		return f(sink)
 	}
@@ -72,7 +74,7 @@ func (i *interp) withRedirects(ctx context.Context, rs []redirect, sink func(any
 	var files []func() error
 	for _, r := range rs {
 		stream := "1"
-		op := r.op
+		op := r.Op
 		if op[0] != '>' {
 			stream, op = op[:1], op[1:]
 		}
@@ -83,7 +85,7 @@ func (i *interp) withRedirects(ctx context.Context, rs []redirect, sink func(any
 			}
 			continue
 		}
-		target, err := i.eval(ctx, r.target)
+		target, err := i.eval(ctx, r.Target)
 		if err != nil {
 			return err
 		}

@@ -202,7 +202,7 @@ func (i *interp) providerItems(d *drive) ([]*object, bool) {
 		}
 	case "Function":
 		for _, f := range i.funcs {
-			out = append(out, functionItem(f.name))
+			out = append(out, functionItem(f.Name))
 		}
 	case "Alias":
 		for a := range aliases {

@@ -17,6 +17,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 )
 
 // Main is powershell.exe and pwsh (told apart by the name invoked).
@@ -158,7 +159,7 @@ func decodeCommand(s string) (string, error) {
 // runCommand runs -Command text: the exit code is that of exit, else 0
 // or 1 as the last statement succeeded.
 func (i *interp) runCommand(ctx context.Context, script string) int {
-	list, err := parseStatements(script)
+	list, err := lang.ParseStatements(script)
 	i.src = []rune(script)
 	if err != nil {
 		return i.parseError(err, script)
@@ -184,7 +185,7 @@ func (i *interp) runFile(ctx context.Context, name string, args []string) int {
 		return 64
 	}
 	text := decodeText(b)
-	list, err := parseStatements(text)
+	list, err := lang.ParseStatements(text)
 	i.src = []rune(text)
 	if err != nil {
 		return i.parseError(err, text)
@@ -244,7 +245,7 @@ func (i *interp) interact(ctx context.Context, noLogo bool) int {
 		}
 		line, err := r.ReadString('\n')
 		text := pending + strings.TrimRight(line, "\r\n") + "\n"
-		list, perr := parseStatements(text)
+		list, perr := lang.ParseStatements(text)
 		if perr != nil && err == nil && incomplete(perr, text) {
 			pending = text
 			continue
@@ -271,6 +272,6 @@ func (i *interp) interact(ctx context.Context, noLogo bool) int {
 // incomplete tells a statement cut by the end of a line (an open brace
 // or string) from a real syntax error.
 func incomplete(err error, text string) bool {
-	var se *syntaxError
-	return errors.As(err, &se) && se.pos >= len([]rune(strings.TrimRight(text, "\n")))
+	var se *lang.SyntaxError
+	return errors.As(err, &se) && se.Pos >= len([]rune(strings.TrimRight(text, "\n")))
 }

@@ -5,17 +5,18 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 )
 
 // Unsupported says what in a script this interpreter cannot follow: ""
 // when it parses fully and uses only what is emulated, else a short
 // description (for the node to report once, in an event).
 func Unsupported(script string) string {
-	list, err := parseStatements(script)
-	var un *unsupported
+	list, err := lang.ParseStatements(script)
+	var un *lang.UnsupportedError
 	switch {
 	case errors.As(err, &un):
-		return un.what
+		return un.What
 	case err != nil:
 		return "a script that does not parse: " + err.Error()
 	}
@@ -50,136 +51,136 @@ func (w *walker) note(what string) {
 	}
 }
 
-func (w *walker) stmts(list []stmt) {
+func (w *walker) stmts(list []lang.Stmt) {
 	for _, s := range list {
 		w.stmt(s)
 	}
 }
 
-func (w *walker) stmt(s stmt) {
+func (w *walker) stmt(s lang.Stmt) {
 	switch s := s.(type) {
-	case *pipelineStmt:
-		for _, el := range s.elems {
-			w.expr(el.expr)
-			for _, r := range el.redirs {
-				w.expr(r.target)
+	case *lang.PipelineStmt:
+		for _, el := range s.Elems {
+			w.expr(el.Expr)
+			for _, r := range el.Redirs {
+				w.expr(r.Target)
 			}
-			if el.cmd == nil {
+			if el.Cmd == nil {
 				continue
 			}
-			if lit, ok := el.cmd.name.(*litExpr); ok {
-				name := strings.ToLower(toStr(lit.v))
+			if lit, ok := el.Cmd.Name.(*lang.LitExpr); ok {
+				name := strings.ToLower(toStr(lit.V))
 				if knownCmdlets[name] {
-					w.note("the cmdlet " + toStr(lit.v))
+					w.note("the cmdlet " + toStr(lit.V))
 				}
 				if name == "new-object" {
-					w.newObject(el.cmd.args)
+					w.newObject(el.Cmd.Args)
 				}
 				if cl, ok := cmdlets[aliasOf(name)]; ok && (cl.name == "Get-CimInstance" || cl.name == "Get-WmiObject") {
-					w.cimClass(cl.name, el.cmd.args)
+					w.cimClass(cl.name, el.Cmd.Args)
 				}
 				if name == "get-content" || name == "gc" || name == "cat" || name == "type" {
-					for _, a := range el.cmd.args {
-						if strings.EqualFold(a.param, "wait") {
+					for _, a := range el.Cmd.Args {
+						if strings.EqualFold(a.Param, "wait") {
 							w.note("Get-Content -Wait")
 						}
 					}
 				}
 			}
-			w.expr(el.cmd.name)
-			for _, a := range el.cmd.args {
-				w.expr(a.value)
+			w.expr(el.Cmd.Name)
+			for _, a := range el.Cmd.Args {
+				w.expr(a.Value)
 			}
 		}
-	case *assignStmt:
-		w.expr(s.target)
-		w.stmt(s.value)
-	case *ifStmt:
-		for k := range s.conds {
-			w.stmt(s.conds[k])
-			w.stmts(s.bodies[k])
+	case *lang.AssignStmt:
+		w.expr(s.Target)
+		w.stmt(s.Value)
+	case *lang.IfStmt:
+		for k := range s.Conds {
+			w.stmt(s.Conds[k])
+			w.stmts(s.Bodies[k])
 		}
-		w.stmts(s.els)
-	case *whileStmt:
-		w.stmt(s.cond)
-		w.stmts(s.body)
-	case *doStmt:
-		w.stmt(s.cond)
-		w.stmts(s.body)
-	case *forStmt:
-		w.stmt(s.init)
-		w.stmt(s.cond)
-		w.stmt(s.iter)
-		w.stmts(s.body)
-	case *foreachStmt:
-		w.stmt(s.coll)
-		w.stmts(s.body)
-	case *tryStmt:
-		w.stmts(s.body)
-		for _, c := range s.catches {
+		w.stmts(s.Els)
+	case *lang.WhileStmt:
+		w.stmt(s.Cond)
+		w.stmts(s.Body)
+	case *lang.DoStmt:
+		w.stmt(s.Cond)
+		w.stmts(s.Body)
+	case *lang.ForStmt:
+		w.stmt(s.Init)
+		w.stmt(s.Cond)
+		w.stmt(s.Iter)
+		w.stmts(s.Body)
+	case *lang.ForeachStmt:
+		w.stmt(s.Coll)
+		w.stmts(s.Body)
+	case *lang.TryStmt:
+		w.stmts(s.Body)
+		for _, c := range s.Catches {
 			w.stmts(c)
 		}
-		w.stmts(s.finally)
-	case *flowStmt:
-		w.stmt(s.value)
-	case *functionStmt:
-		w.stmts(s.body)
+		w.stmts(s.Finally)
+	case *lang.FlowStmt:
+		w.stmt(s.Value)
+	case *lang.FunctionStmt:
+		w.stmts(s.Body)
 	}
 }
 
-func (w *walker) expr(e expr) {
+func (w *walker) expr(e lang.Expr) {
 	switch e := e.(type) {
-	case *xstrExpr:
-		for _, p := range e.parts {
-			w.stmts(p.stmts)
+	case *lang.XstrExpr:
+		for _, p := range e.Parts {
+			w.stmts(p.Stmts)
 		}
-	case *subExpr:
-		w.stmts(e.stmts)
-	case *parenExpr:
-		w.stmt(e.s)
-	case *hashExpr:
-		for k := range e.keys {
-			w.expr(e.keys[k])
-			w.stmt(e.vals[k])
+	case *lang.SubExpr:
+		w.stmts(e.Stmts)
+	case *lang.ParenExpr:
+		w.stmt(e.S)
+	case *lang.HashExpr:
+		for k := range e.Keys {
+			w.expr(e.Keys[k])
+			w.stmt(e.Vals[k])
 		}
-	case *blockExpr:
-		w.stmts(e.stmts)
-	case *typeExpr:
-		w.typ(e.name)
-	case *castExpr:
-		w.typ(e.typ)
-		w.expr(e.x)
-	case *unaryExpr:
-		w.expr(e.x)
-	case *binExpr:
-		w.expr(e.l)
-		w.expr(e.r)
-	case *arrayExpr:
-		for _, x := range e.items {
+	case *lang.BlockExpr:
+		w.stmts(e.Stmts)
+	case *lang.TypeExpr:
+		w.typ(e.Name)
+	case *lang.CastExpr:
+		w.typ(e.Typ)
+		w.expr(e.X)
+	case *lang.UnaryExpr:
+		w.expr(e.X)
+	case *lang.BinExpr:
+		w.expr(e.L)
+		w.expr(e.R)
+	case *lang.ArrayExpr:
+		for _, x := range e.Items {
 			w.expr(x)
 		}
-	case *memberExpr:
-		w.expr(e.x)
-	case *callExpr:
-		w.expr(e.m.x)
-		for _, a := range e.args {
+	case *lang.MemberExpr:
+		w.expr(e.X)
+	case *lang.CallExpr:
+		w.expr(e.M.X)
+		for _, a := range e.Args {
 			w.expr(a)
 		}
-		if t, ok := e.m.x.(*typeExpr); ok && e.m.static {
-			if lit, ok := e.m.name.(*litExpr); ok {
-				w.static(t.name, toStr(lit.v), e.args)
+		if t, ok := e.M.X.(*lang.TypeExpr); ok && e.M.Static {
+			if lit, ok := e.M.Name.(*lang.LitExpr); ok {
+				w.static(t.Name, toStr(lit.V), e.Args)
 			}
 		}
-		if lit, ok := e.m.name.(*litExpr); ok && asyncMethods[strings.ToLower(toStr(lit.v))] {
-			w.note("the method " + toStr(lit.v) + "()")
+		if lit, ok := e.M.Name.(*lang.LitExpr); ok && asyncMethods[strings.ToLower(toStr(lit.V))] {
+			w.note("the method " + toStr(lit.V) + "()")
 		}
-	case *indexExpr:
-		w.expr(e.x)
-		w.expr(e.idx)
-	case *incExpr:
-		w.expr(e.x)
-	case *compositeExpr:
-		for _, x := range e.parts {
+	case *lang.IndexExpr:
+		w.expr(e.X)
+		w.expr(e.Idx)
+	case *lang.IncExpr:
+		w.expr(e.X)
+	case *lang.CompositeExpr:
+		for _, x := range e.Parts {
 			w.expr(x)
 		}
 	}
@@ -193,41 +194,41 @@ func (w *walker) typ(name string) {
 
 // newObject notes a New-Object of a type the interpreter does not
 // build: its -TypeName, else its first positional argument.
-func (w *walker) newObject(args []arg) {
-	var typ expr
+func (w *walker) newObject(args []lang.Arg) {
+	var typ lang.Expr
 	for k, a := range args {
 		switch {
-		case strings.EqualFold(a.param, "ComObject") || strings.EqualFold(a.param, "Com"):
+		case strings.EqualFold(a.Param, "ComObject") || strings.EqualFold(a.Param, "Com"):
 			w.note("New-Object -ComObject")
 			return
-		case a.param != "" && strings.HasPrefix("typename", strings.ToLower(a.param)):
-			typ = a.value
+		case a.Param != "" && strings.HasPrefix("typename", strings.ToLower(a.Param)):
+			typ = a.Value
 			if typ == nil && k+1 < len(args) {
-				typ = args[k+1].value
+				typ = args[k+1].Value
 			}
-		case a.param == "" && typ == nil && (k == 0 || args[k-1].param == "" || args[k-1].value != nil):
-			typ = a.value
+		case a.Param == "" && typ == nil && (k == 0 || args[k-1].Param == "" || args[k-1].Value != nil):
+			typ = a.Value
 		}
 	}
-	lit, ok := typ.(*litExpr)
+	lit, ok := typ.(*lang.LitExpr)
 	switch {
 	case !ok:
 		w.note("New-Object of a computed type")
-	case !constructible[canonicalType(toStr(lit.v))]:
-		w.note("New-Object " + toStr(lit.v))
+	case !constructible[canonicalType(toStr(lit.V))]:
+		w.note("New-Object " + toStr(lit.V))
 	}
 }
 
 // static notes a machine- or user-wide environment variable, which a
 // container's processes cannot share through the emulation.
-func (w *walker) static(typ, name string, args []expr) {
+func (w *walker) static(typ, name string, args []lang.Expr) {
 	t, n := canonicalType(typ), strings.ToLower(name)
 	target := 1
 	if n == "setenvironmentvariable" {
 		target = 2
 	}
 	if t == "environment" && strings.HasSuffix(n, "environmentvariable") && len(args) > target {
-		if lit, ok := args[target].(*litExpr); !ok || !strings.EqualFold(toStr(lit.v), "Process") {
+		if lit, ok := args[target].(*lang.LitExpr); !ok || !strings.EqualFold(toStr(lit.V), "Process") {
 			w.note("[Environment]::" + name + " with a target other than Process")
 		}
 	}

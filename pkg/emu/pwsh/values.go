@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 )
 
 // Values are Go values: nil ($null), bool, int, float64, string, []any
@@ -76,7 +78,7 @@ func (h *hashtable) get(k string) (any, bool) {
 }
 
 type scriptBlock struct {
-	stmts []stmt
+	stmts []lang.Stmt
 	src   string
 }
 
@@ -193,13 +195,13 @@ func toNumber(v any) (any, bool) {
 	case int, float64:
 		return x, true
 	case bool:
-		return btoi(x), true
+		return lang.Btoi(x), true
 	case string:
 		s := strings.TrimSpace(x)
 		if s == "" {
 			return 0, true
 		}
-		if n, ok := parseNumber(s); ok {
+		if n, ok := lang.ParseNumber(s); ok {
 			return n, true
 		}
 		return nil, false

@@ -1,4 +1,4 @@
-package pwsh
+package lang
 
 import (
 	"fmt"
@@ -28,7 +28,7 @@ type token struct {
 	kind  tokKind
 	text  string
 	val   any
-	parts []strPart // tXString
+	parts []StrPart // tXString
 	pos   int       // rune offset in the source
 	space bool      // white space before it
 }
@@ -40,12 +40,13 @@ type lexer struct {
 	pos int
 }
 
-type syntaxError struct {
-	pos int
+// SyntaxError is a parse error at Pos, worded as PowerShell words it.
+type SyntaxError struct {
+	Pos int
 	msg string
 }
 
-func (e *syntaxError) Error() string { return e.msg }
+func (e *SyntaxError) Error() string { return e.msg }
 
 func (l *lexer) peekRune(off int) rune {
 	if l.pos+off < len(l.src) {
@@ -120,7 +121,7 @@ func (l *lexer) scan(cmd bool) (token, error) {
 	case c == '"' || c == '“' || c == '”':
 		return l.double()
 	case c == '&' && c1 == '&', c == '|' && c1 == '|':
-		return token{}, &syntaxError{start, fmt.Sprintf("The token '%c%c' is not a valid statement separator in this version.", c, c)}
+		return token{}, &SyntaxError{start, fmt.Sprintf("The token '%c%c' is not a valid statement separator in this version.", c, c)}
 	case strings.ContainsRune("(){}[],|&", c):
 		return tok(tPunct, string(c), 1)
 	case c == ':' && c1 == ':':
@@ -128,7 +129,7 @@ func (l *lexer) scan(cmd bool) (token, error) {
 	case c == '>' || (c == '*' || '1' <= c && c <= '6') && c1 == '>':
 		return l.redirect()
 	case c == '<':
-		return token{}, &syntaxError{start, "The '<' operator is reserved for future use."}
+		return token{}, &SyntaxError{start, "The '<' operator is reserved for future use."}
 	}
 	if cmd {
 		return l.commandToken()
@@ -158,15 +159,15 @@ func (l *lexer) exprToken() (token, error) {
 			end++
 		}
 		name := strings.ToLower(string(l.src[l.pos+1 : end]))
-		if !dashOps[name] {
-			return token{}, &syntaxError{start, fmt.Sprintf("Unexpected token '-%s' in expression or statement.", name)}
+		if !DashOps[name] {
+			return token{}, &SyntaxError{start, fmt.Sprintf("Unexpected token '-%s' in expression or statement.", name)}
 		}
 		return tok(tDashOp, name, end-l.pos)
 	case strings.ContainsRune("+-*/%=", c) && c1 == '=':
 		return tok(tOp, string([]rune{c, '='}), 2)
 	case c == '=' || c == '!' && c1 == '=':
 		if c == '!' {
-			return token{}, &syntaxError{start, "Unexpected token '!=' in expression or statement."}
+			return token{}, &SyntaxError{start, "Unexpected token '!=' in expression or statement."}
 		}
 		return tok(tOp, "=", 1)
 	case strings.ContainsRune("+-*/%", c):
@@ -180,22 +181,22 @@ func (l *lexer) exprToken() (token, error) {
 		}
 		return tok(tWord, string(l.src[l.pos:end]), end-l.pos)
 	}
-	return token{}, &syntaxError{start, fmt.Sprintf("Unexpected token '%c' in expression or statement.", c)}
+	return token{}, &SyntaxError{start, fmt.Sprintf("Unexpected token '%c' in expression or statement.", c)}
 }
 
-// dashOps are the operators written -name.
-var dashOps = map[string]bool{}
+// DashOps are the operators written -name.
+var DashOps = map[string]bool{}
 
 func init() {
 	for _, op := range strings.Fields("and or xor not band bor bxor bnot f is isnot as join split replace " +
 		"eq ne gt ge lt le like notlike match notmatch contains notcontains in notin") {
-		dashOps[op] = true
+		DashOps[op] = true
 		if !strings.Contains("and or xor not band bor bxor bnot f is isnot as join", op) {
-			dashOps["i"+op] = true
-			dashOps["c"+op] = true
+			DashOps["i"+op] = true
+			DashOps["c"+op] = true
 		}
 	}
-	dashOps["isplit"], dashOps["csplit"] = true, true
+	DashOps["isplit"], DashOps["csplit"] = true, true
 }
 
 func (l *lexer) redirect() (token, error) {
@@ -224,7 +225,7 @@ func (l *lexer) variable() (token, error) {
 	if l.peekRune(0) == '{' {
 		end := strings.IndexRune(string(l.src[l.pos:]), '}')
 		if end < 0 {
-			return token{}, &syntaxError{start, "Missing closing '}' in statement block or type definition."}
+			return token{}, &SyntaxError{start, "Missing closing '}' in statement block or type definition."}
 		}
 		name := string([]rune(string(l.src[l.pos:]))[1:len([]rune(string(l.src[l.pos:])[:end]))])
 		l.pos += len([]rune(string(l.src[l.pos:])[:end])) + 1
@@ -273,7 +274,7 @@ func (l *lexer) single() (token, error) {
 		b.WriteRune(c)
 		l.pos++
 	}
-	return token{}, &syntaxError{start, "The string is missing the terminator: '."}
+	return token{}, &SyntaxError{start, "The string is missing the terminator: '."}
 }
 
 func isSingleQuote(c rune) bool { return c == '\'' || c == '‘' || c == '’' }
@@ -303,11 +304,11 @@ func (l *lexer) number() (token, error) {
 		}
 	}
 	if end < len(l.src) && (unicode.IsLetter(l.src[end]) || l.src[end] == '_') {
-		return token{}, &syntaxError{start, fmt.Sprintf("Unexpected token '%s' in expression or statement.", string(l.src[start:end+1]))}
+		return token{}, &SyntaxError{start, fmt.Sprintf("Unexpected token '%s' in expression or statement.", string(l.src[start:end+1]))}
 	}
-	v, ok := parseNumber(text)
+	v, ok := ParseNumber(text)
 	if !ok {
-		return token{}, &syntaxError{start, fmt.Sprintf("Unexpected token '%s' in expression or statement.", text)}
+		return token{}, &SyntaxError{start, fmt.Sprintf("Unexpected token '%s' in expression or statement.", text)}
 	}
 	if mult != 1 {
 		v = scale(v, mult)
@@ -348,11 +349,11 @@ func (l *lexer) commandToken() (token, error) {
 		l.pos++
 	}
 	text := b.String()
-	if v, ok := parseNumber(text); ok && text != "" {
+	if v, ok := ParseNumber(text); ok && text != "" {
 		return token{kind: tNumber, text: text, val: v, pos: start}, nil
 	}
 	if text == "" {
-		return token{}, &syntaxError{start, fmt.Sprintf("Unexpected token '%c' in expression or statement.", l.src[start])}
+		return token{}, &SyntaxError{start, fmt.Sprintf("Unexpected token '%c' in expression or statement.", l.src[start])}
 	}
 	return token{kind: tWord, text: text, pos: start}, nil
 }

@@ -1,4 +1,4 @@
-package pwsh
+package lang
 
 import (
 	"fmt"
@@ -13,16 +13,16 @@ type parser struct {
 	err error
 }
 
-// unsupported is a construct the interpreter does not follow.
-type unsupported struct {
+// UnsupportedError is a construct the interpreter does not follow.
+type UnsupportedError struct {
 	pos  int
-	what string
+	What string
 }
 
-func (e *unsupported) Error() string { return "PowerShell construct not emulated: " + e.what }
+func (e *UnsupportedError) Error() string { return "PowerShell construct not emulated: " + e.What }
 
-// parseStatements parses a whole script.
-func parseStatements(src string) ([]stmt, error) {
+// ParseStatements parses a whole script.
+func ParseStatements(src string) ([]Stmt, error) {
 	p := &parser{lx: lexer{src: []rune(src)}}
 	list := p.statements("")
 	if p.err == nil {
@@ -35,13 +35,13 @@ func parseStatements(src string) ([]stmt, error) {
 
 func (p *parser) fail(pos int, msg string) {
 	if p.err == nil {
-		p.err = &syntaxError{pos, msg}
+		p.err = &SyntaxError{pos, msg}
 	}
 }
 
 func (p *parser) refuse(pos int, what string) {
 	if p.err == nil {
-		p.err = &unsupported{pos, what}
+		p.err = &UnsupportedError{pos, what}
 	}
 }
 
@@ -59,8 +59,8 @@ func (p *parser) next(cmd bool) token {
 	}
 	t, err := p.lx.next(cmd)
 	if err != nil {
-		if se, ok := err.(*syntaxError); ok {
-			p.fail(se.pos, se.msg)
+		if se, ok := err.(*SyntaxError); ok {
+			p.fail(se.Pos, se.msg)
 		}
 		return token{kind: tEOF, pos: len(p.lx.src)}
 	}
@@ -105,8 +105,8 @@ func (p *parser) skipNewlines() {
 
 // statements reads statements up to end ("}" or ")") or the end of
 // the script.
-func (p *parser) statements(end string) []stmt {
-	var list []stmt
+func (p *parser) statements(end string) []Stmt {
+	var list []Stmt
 	for p.err == nil {
 		p.skipNewlines()
 		t := p.peek(true) // command mode: a statement may start with ? (Where-Object)
@@ -124,7 +124,7 @@ func (p *parser) statements(end string) []stmt {
 	return list
 }
 
-func (p *parser) block() []stmt {
+func (p *parser) block() []Stmt {
 	p.expect("{")
 	list := p.statements("}")
 	p.expect("}")
@@ -151,7 +151,7 @@ func (p *parser) startsExpression() bool {
 	return false
 }
 
-var keywordStmts = map[string]func(*parser, token) stmt{}
+var keywordStmts = map[string]func(*parser, token) Stmt{}
 
 func init() {
 	keywordStmts["if"] = (*parser).ifStatement
@@ -173,7 +173,7 @@ var notEmulated = map[string]bool{
 	"enum": true, "dynamicparam": true, "parallel": true, "sequence": true, "inlinescript": true,
 }
 
-func (p *parser) statement() stmt {
+func (p *parser) statement() Stmt {
 	if !p.startsExpression() {
 		t := p.peek(true)
 		if t.kind == tWord {
@@ -192,20 +192,20 @@ func (p *parser) statement() stmt {
 }
 
 // pipeline reads an assignment or a pipeline.
-func (p *parser) pipeline() stmt {
+func (p *parser) pipeline() Stmt {
 	start := p.lx.pos
 	p.lx.skip()
-	pl := &pipelineStmt{pos: p.lx.pos}
+	pl := &PipelineStmt{Pos: p.lx.pos}
 	if p.startsExpression() {
 		e := p.expression()
 		if t := p.peek(false); t.kind == tOp && strings.HasSuffix(t.text, "=") {
 			p.next(false)
 			p.skipNewlines()
-			return &assignStmt{target: e, op: t.text, value: p.statement(), pos: pl.pos}
+			return &AssignStmt{Target: e, Op: t.text, Value: p.statement(), Pos: pl.Pos}
 		}
-		pl.elems = append(pl.elems, &element{expr: e, redirs: p.redirects()})
+		pl.Elems = append(pl.Elems, &Element{Expr: e, Redirs: p.redirects()})
 	} else {
-		pl.elems = append(pl.elems, p.command())
+		pl.Elems = append(pl.Elems, p.command())
 	}
 	for p.err == nil && isPunct(p.peek(false), "|") {
 		p.next(false)
@@ -214,23 +214,23 @@ func (p *parser) pipeline() stmt {
 			p.fail(p.lx.pos, "Expressions are only allowed as the first element of a pipeline.")
 			return nil
 		}
-		pl.elems = append(pl.elems, p.command())
+		pl.Elems = append(pl.Elems, p.command())
 	}
-	pl.end = p.lx.pos
+	pl.End = p.lx.pos
 	if p.lx.pos == start {
 		p.fail(start, "An empty pipe element is not allowed.")
 	}
 	return pl
 }
 
-func (p *parser) redirects() []redirect {
-	var rs []redirect
+func (p *parser) redirects() []Redirect {
+	var rs []Redirect
 	for p.err == nil && p.peek(false).kind == tRedirect {
 		t := p.next(false)
-		r := redirect{op: t.text}
+		r := Redirect{Op: t.text}
 		if !strings.Contains(t.text, "&") {
-			r.target = p.argValue()
-			if r.target == nil {
+			r.Target = p.argValue()
+			if r.Target == nil {
 				p.fail(t.pos, "Missing file specification after redirection operator.")
 			}
 		}
@@ -240,25 +240,25 @@ func (p *parser) redirects() []redirect {
 }
 
 // command reads a command and its arguments.
-func (p *parser) command() *element {
+func (p *parser) command() *Element {
 	p.lx.skip()
-	c := &command{pos: p.lx.pos}
-	el := &element{cmd: c}
+	c := &Command{Pos: p.lx.pos}
+	el := &Element{Cmd: c}
 	t := p.peek(true)
 	switch {
 	case isPunct(t, "&"), isWord(t, "."):
 		p.next(true)
-		c.invoke = t.text
-		c.name = p.argValue()
+		c.Invoke = t.text
+		c.Name = p.argValue()
 	case t.kind == tWord:
 		p.next(true)
-		c.name = &litExpr{t.text}
+		c.Name = &LitExpr{t.text}
 		if p.lx.pos < len(p.lx.src) && strings.ContainsRune(`$"'`, p.lx.src[p.lx.pos]) {
-			c.name = p.composite(c.name)
+			c.Name = p.composite(c.Name)
 		}
 	default:
-		c.name = p.argValue()
-		if c.name == nil {
+		c.Name = p.argValue()
+		if c.Name == nil {
 			p.fail(t.pos, fmt.Sprintf("Unexpected token '%s' in expression or statement.", tokenText(t)))
 			return el
 		}
@@ -269,32 +269,32 @@ func (p *parser) command() *element {
 		t := p.peek(true)
 		switch {
 		case t.kind == tEOF || t.kind == tNewline || isPunct(t, "|") || isPunct(t, ")") || isPunct(t, "}"):
-			c.end = p.lx.pos
+			c.End = p.lx.pos
 			return el
 		case t.kind == tRedirect:
-			el.redirs = append(el.redirs, p.redirects()...)
+			el.Redirs = append(el.Redirs, p.redirects()...)
 		case t.kind == tParam:
 			p.next(true)
-			a := arg{param: t.text, pos: start}
+			a := Arg{Param: t.text, pos: start}
 			if t.val == true {
-				a.value = p.argValue()
+				a.Value = p.argValue()
 			}
 			a.end = p.lx.pos
-			c.args = append(c.args, a)
+			c.Args = append(c.Args, a)
 		default:
 			v := p.argValue()
 			if v == nil {
 				p.fail(t.pos, fmt.Sprintf("Unexpected token '%s' in expression or statement.", tokenText(t)))
 				return el
 			}
-			c.args = append(c.args, arg{value: v, pos: start, end: p.lx.pos})
+			c.Args = append(c.Args, Arg{Value: v, pos: start, end: p.lx.pos})
 		}
 	}
 	return el
 }
 
 // argValue reads one command argument, with a,b making an array.
-func (p *parser) argValue() expr {
+func (p *parser) argValue() Expr {
 	v := p.argPiece()
 	if v == nil {
 		return nil
@@ -302,7 +302,7 @@ func (p *parser) argValue() expr {
 	if !isPunct(p.peek(true), ",") {
 		return v
 	}
-	items := []expr{v}
+	items := []Expr{v}
 	for isPunct(p.peek(true), ",") {
 		p.next(true)
 		p.skipNewlines()
@@ -313,26 +313,26 @@ func (p *parser) argValue() expr {
 		}
 		items = append(items, x)
 	}
-	return &arrayExpr{items}
+	return &ArrayExpr{items}
 }
 
 // argPiece reads a word, a number, a string, a variable (with members)
 // or a bracketed expression, and what is glued to it.
-func (p *parser) argPiece() expr {
+func (p *parser) argPiece() Expr {
 	t := p.peek(true)
-	var v expr
+	var v Expr
 	switch {
 	case t.kind == tWord:
 		p.next(true)
-		v = &litExpr{t.text}
+		v = &LitExpr{t.text}
 	case t.kind == tNumber:
 		p.next(true)
-		v = &litExpr{t.val}
+		v = &LitExpr{t.val}
 		if p.lx.pos < len(p.lx.src) && !strings.ContainsRune(" \t\r\n;|){},", p.lx.src[p.lx.pos]) {
-			v = &litExpr{t.text} // 1..8 and 10.0.0.1 are words
+			v = &LitExpr{t.text} // 1..8 and 10.0.0.1 are words
 			p.lx.pos = t.pos
 			w, _ := p.lx.commandToken()
-			v = &litExpr{w.text}
+			v = &LitExpr{w.text}
 		}
 	case t.kind == tString || t.kind == tXString || t.kind == tVar || t.kind == tPunct && strings.Contains("( $( @( @{ { [", t.text):
 		v = p.postfix(p.primary())
@@ -343,8 +343,8 @@ func (p *parser) argPiece() expr {
 }
 
 // composite glues pieces written without space between them.
-func (p *parser) composite(v expr) expr {
-	parts := []expr{v}
+func (p *parser) composite(v Expr) Expr {
+	parts := []Expr{v}
 	for p.err == nil && p.lx.pos < len(p.lx.src) {
 		c := p.lx.src[p.lx.pos]
 		if strings.ContainsRune(" \t\r\n;|){},&>", c) {
@@ -354,7 +354,7 @@ func (p *parser) composite(v expr) expr {
 		switch t.kind {
 		case tWord, tNumber:
 			p.next(true)
-			parts = append(parts, &litExpr{t.text})
+			parts = append(parts, &LitExpr{t.text})
 		case tString, tXString, tVar:
 			parts = append(parts, p.postfix(p.primary()))
 		default:
@@ -362,11 +362,11 @@ func (p *parser) composite(v expr) expr {
 				parts = append(parts, p.primary())
 				continue
 			}
-			return &compositeExpr{parts}
+			return &CompositeExpr{parts}
 		}
 	}
 	if len(parts) == 1 {
 		return v
 	}
-	return &compositeExpr{parts}
+	return &CompositeExpr{parts}
 }

@@ -1,9 +1,9 @@
-package pwsh
+package lang
 
 import "strings"
 
 // condition reads ( pipeline ).
-func (p *parser) condition() stmt {
+func (p *parser) condition() Stmt {
 	p.expect("(")
 	p.skipNewlines()
 	s := p.statement()
@@ -27,17 +27,17 @@ func (p *parser) peekKeyword(words ...string) string {
 	return ""
 }
 
-func (p *parser) ifStatement(token) stmt {
-	s := &ifStmt{}
-	s.conds = append(s.conds, p.condition())
-	s.bodies = append(s.bodies, p.block())
+func (p *parser) ifStatement(token) Stmt {
+	s := &IfStmt{}
+	s.Conds = append(s.Conds, p.condition())
+	s.Bodies = append(s.Bodies, p.block())
 	for p.err == nil {
 		switch p.peekKeyword("elseif", "else") {
 		case "elseif":
-			s.conds = append(s.conds, p.condition())
-			s.bodies = append(s.bodies, p.block())
+			s.Conds = append(s.Conds, p.condition())
+			s.Bodies = append(s.Bodies, p.block())
 		case "else":
-			s.els = p.block()
+			s.Els = p.block()
 			return s
 		default:
 			return s
@@ -46,31 +46,31 @@ func (p *parser) ifStatement(token) stmt {
 	return s
 }
 
-func (p *parser) whileStatement(token) stmt {
+func (p *parser) whileStatement(token) Stmt {
 	cond := p.condition()
-	return &whileStmt{cond: cond, body: p.block()}
+	return &WhileStmt{Cond: cond, Body: p.block()}
 }
 
-func (p *parser) doStatement(t token) stmt {
+func (p *parser) doStatement(t token) Stmt {
 	body := p.block()
-	s := &doStmt{body: body}
+	s := &DoStmt{Body: body}
 	switch p.peekKeyword("while", "until") {
 	case "while":
 	case "until":
-		s.until = true
+		s.Until = true
 	default:
 		p.fail(p.lx.pos, "Missing while or until keyword in do loop.")
 		return nil
 	}
-	s.cond = p.condition()
+	s.Cond = p.condition()
 	return s
 }
 
 // forStatement is for (init; cond; iter) { }.
-func (p *parser) forStatement(token) stmt {
+func (p *parser) forStatement(token) Stmt {
 	p.expect("(")
-	s := &forStmt{}
-	parts := [3]stmt{}
+	s := &ForStmt{}
+	parts := [3]Stmt{}
 	for i := 0; i < 3 && p.err == nil; i++ {
 		p.lx.skip()
 		t := p.peek(false)
@@ -84,12 +84,12 @@ func (p *parser) forStatement(token) stmt {
 		}
 	}
 	p.expect(")")
-	s.init, s.cond, s.iter = parts[0], parts[1], parts[2]
-	s.body = p.block()
+	s.Init, s.Cond, s.Iter = parts[0], parts[1], parts[2]
+	s.Body = p.block()
 	return s
 }
 
-func (p *parser) foreachStatement(t token) stmt {
+func (p *parser) foreachStatement(t token) Stmt {
 	p.expect("(")
 	v := p.next(false)
 	if v.kind != tVar {
@@ -103,11 +103,11 @@ func (p *parser) foreachStatement(t token) stmt {
 	p.skipNewlines()
 	coll := p.statement()
 	p.expect(")")
-	return &foreachStmt{v: v.text, coll: coll, body: p.block()}
+	return &ForeachStmt{V: v.text, Coll: coll, Body: p.block()}
 }
 
-func (p *parser) tryStatement(token) stmt {
-	s := &tryStmt{body: p.block()}
+func (p *parser) tryStatement(token) Stmt {
+	s := &TryStmt{Body: p.block()}
 	for p.err == nil {
 		switch p.peekKeyword("catch", "finally") {
 		case "catch":
@@ -118,15 +118,15 @@ func (p *parser) tryStatement(token) stmt {
 					p.skipNewlines()
 				}
 			}
-			s.catches = append(s.catches, p.block())
+			s.Catches = append(s.Catches, p.block())
 		case "finally":
-			s.finally = p.block()
-			if s.finally == nil {
-				s.finally = []stmt{}
+			s.Finally = p.block()
+			if s.Finally == nil {
+				s.Finally = []Stmt{}
 			}
 			return s
 		default:
-			if len(s.catches) == 0 {
+			if len(s.Catches) == 0 {
 				p.fail(p.lx.pos, "The Try statement is missing its Catch or Finally block.")
 			}
 			return s
@@ -137,13 +137,13 @@ func (p *parser) tryStatement(token) stmt {
 
 // functionStatement is function Name [(params)] { body }; a param()
 // block in the body is refused by statement.
-func (p *parser) functionStatement(t token) stmt {
+func (p *parser) functionStatement(t token) Stmt {
 	name := p.next(true)
 	if name.kind != tWord {
 		p.fail(name.pos, "Missing function name after function keyword.")
 		return nil
 	}
-	s := &functionStmt{name: name.text}
+	s := &FunctionStmt{Name: name.text}
 	if isPunct(p.peek(false), "(") {
 		p.next(false)
 		for p.err == nil {
@@ -153,7 +153,7 @@ func (p *parser) functionStatement(t token) stmt {
 				break
 			}
 			if t.kind == tVar {
-				s.params = append(s.params, t.text)
+				s.Params = append(s.Params, t.text)
 				continue
 			}
 			if !isPunct(t, ",") {
@@ -162,19 +162,19 @@ func (p *parser) functionStatement(t token) stmt {
 			}
 		}
 	}
-	s.body = p.block()
+	s.Body = p.block()
 	return s
 }
 
-func (p *parser) flowStatement(t token) stmt {
-	s := &flowStmt{kind: strings.ToLower(t.text), pos: t.pos}
+func (p *parser) flowStatement(t token) Stmt {
+	s := &FlowStmt{Kind: strings.ToLower(t.text), Pos: t.pos}
 	p.lx.skip()
 	n := p.peek(false)
-	if s.kind != "break" && s.kind != "continue" && n.kind != tNewline && n.kind != tEOF && !isPunct(n, "}") && !isPunct(n, ")") {
-		s.value = p.statement()
-	} else if (s.kind == "break" || s.kind == "continue") && n.kind == tWord {
-		p.refuse(n.pos, s.kind+" to a label")
+	if s.Kind != "break" && s.Kind != "continue" && n.kind != tNewline && n.kind != tEOF && !isPunct(n, "}") && !isPunct(n, ")") {
+		s.Value = p.statement()
+	} else if (s.Kind == "break" || s.Kind == "continue") && n.kind == tWord {
+		p.refuse(n.pos, s.Kind+" to a label")
 	}
-	s.end = p.lx.pos
+	s.End = p.lx.pos
 	return s
 }

@@ -1,4 +1,4 @@
-package pwsh
+package lang
 
 import (
 	"strconv"
@@ -6,13 +6,13 @@ import (
 	"unicode"
 )
 
-// strPart is a piece of a "double-quoted" string: literal text, a
+// StrPart is a piece of a "double-quoted" string: literal text, a
 // variable, or a $(...) subexpression.
-type strPart struct {
-	text  string
-	name  string // variable
-	stmts []stmt // $(...)
-	sub   bool
+type StrPart struct {
+	Text  string
+	Name  string // variable
+	Stmts []Stmt // $(...)
+	Sub   bool
 }
 
 func (l *lexer) double() (token, error) {
@@ -64,7 +64,7 @@ func (l *lexer) hereString() (token, error) {
 			b.WriteRune(l.src[l.pos])
 			l.pos++
 		}
-		return token{}, &syntaxError{start, "The string is missing the terminator: '@."}
+		return token{}, &SyntaxError{start, "The string is missing the terminator: '@."}
 	}
 	parts, err := l.expandable(end, false)
 	if err != nil {
@@ -75,13 +75,13 @@ func (l *lexer) hereString() (token, error) {
 
 // expandable reads the body of an expandable string until end reports
 // its terminator.
-func (l *lexer) expandable(end func() bool, quotes bool) ([]strPart, error) {
+func (l *lexer) expandable(end func() bool, quotes bool) ([]StrPart, error) {
 	start := l.pos
-	var parts []strPart
+	var parts []StrPart
 	var b strings.Builder
 	flush := func() {
 		if b.Len() > 0 {
-			parts = append(parts, strPart{text: b.String()})
+			parts = append(parts, StrPart{Text: b.String()})
 			b.Reset()
 		}
 	}
@@ -104,20 +104,20 @@ func (l *lexer) expandable(end func() bool, quotes bool) ([]strPart, error) {
 			if err != nil {
 				return nil, err
 			}
-			parts = append(parts, strPart{stmts: stmts, sub: true})
+			parts = append(parts, StrPart{Stmts: stmts, Sub: true})
 		case c == '$' && (isVarStart(l.peekRune(1))):
 			flush()
 			t, err := l.variable()
 			if err != nil {
 				return nil, err
 			}
-			parts = append(parts, strPart{name: t.text})
+			parts = append(parts, StrPart{Name: t.text})
 		default:
 			b.WriteRune(c)
 			l.pos++
 		}
 	}
-	return nil, &syntaxError{start, `The string is missing the terminator: ".`}
+	return nil, &SyntaxError{start, `The string is missing the terminator: ".`}
 }
 
 func isVarStart(c rune) bool {
@@ -125,7 +125,7 @@ func isVarStart(c rune) bool {
 }
 
 // subexpression reads $( ... ) inside a string and parses its body.
-func (l *lexer) subexpression() ([]stmt, error) {
+func (l *lexer) subexpression() ([]Stmt, error) {
 	start := l.pos
 	l.pos += 2
 	depth, from := 1, l.pos
@@ -139,7 +139,7 @@ func (l *lexer) subexpression() ([]stmt, error) {
 			if depth == 0 {
 				body := string(l.src[from:l.pos])
 				l.pos++
-				return parseStatements(body)
+				return ParseStatements(body)
 			}
 		case isSingleQuote(c):
 			if _, err := l.single(); err != nil {
@@ -154,7 +154,7 @@ func (l *lexer) subexpression() ([]stmt, error) {
 		}
 		l.pos++
 	}
-	return nil, &syntaxError{start, "Missing closing ')' in subexpression."}
+	return nil, &SyntaxError{start, "Missing closing ')' in subexpression."}
 }
 
 func escape(c rune) rune {
@@ -181,8 +181,8 @@ func escape(c rune) rune {
 	return c
 }
 
-// parseNumber reads an integer (decimal or 0x hex) or a real.
-func parseNumber(s string) (any, bool) {
+// ParseNumber reads an integer (decimal or 0x hex) or a real.
+func ParseNumber(s string) (any, bool) {
 	if s == "" || s == "." || strings.HasPrefix(s, "+") {
 		return nil, false
 	}

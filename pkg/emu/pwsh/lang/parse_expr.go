@@ -1,4 +1,4 @@
-package pwsh
+package lang
 
 import (
 	"fmt"
@@ -34,9 +34,9 @@ func precedence(t token) int {
 }
 
 // expression reads an expression, commas (arrays) included.
-func (p *parser) expression() expr { return p.binary(1, true) }
+func (p *parser) expression() Expr { return p.binary(1, true) }
 
-func (p *parser) binary(min int, comma bool) expr {
+func (p *parser) binary(min int, comma bool) Expr {
 	l := p.unary()
 	for p.err == nil {
 		t := p.peek(false)
@@ -47,7 +47,7 @@ func (p *parser) binary(min int, comma bool) expr {
 		p.next(false)
 		p.skipNewlines()
 		if isPunct(t, ",") {
-			items := []expr{l}
+			items := []Expr{l}
 			for {
 				items = append(items, p.binary(prec+1, comma))
 				if !isPunct(p.peek(false), ",") {
@@ -56,42 +56,42 @@ func (p *parser) binary(min int, comma bool) expr {
 				p.next(false)
 				p.skipNewlines()
 			}
-			l = &arrayExpr{items}
+			l = &ArrayExpr{items}
 			continue
 		}
 		r := p.binary(prec+1, comma)
-		l = &binExpr{op: t.text, l: l, r: r}
+		l = &BinExpr{Op: t.text, L: l, R: r}
 	}
 	return l
 }
 
-func (p *parser) unary() expr {
+func (p *parser) unary() Expr {
 	t := p.peek(false)
 	switch {
 	case t.kind == tOp && (t.text == "-" || t.text == "+"):
 		p.next(false)
 		x := p.unary()
-		if lit, ok := x.(*litExpr); ok && t.text == "-" {
-			switch n := lit.v.(type) {
+		if lit, ok := x.(*LitExpr); ok && t.text == "-" {
+			switch n := lit.V.(type) {
 			case int:
-				return &litExpr{-n}
+				return &LitExpr{-n}
 			case float64:
-				return &litExpr{-n}
+				return &LitExpr{-n}
 			}
 		}
-		return &unaryExpr{op: t.text, x: x}
+		return &UnaryExpr{Op: t.text, X: x}
 	case t.kind == tDashOp && (t.text == "not" || t.text == "bnot" || t.text == "join" || t.text == "split"):
 		p.next(false)
-		return &unaryExpr{op: t.text, x: p.unary()}
+		return &UnaryExpr{Op: t.text, X: p.unary()}
 	case isPunct(t, "!"):
 		p.next(false)
-		return &unaryExpr{op: "not", x: p.unary()}
+		return &UnaryExpr{Op: "not", X: p.unary()}
 	case isPunct(t, "++"), isPunct(t, "--"):
 		p.next(false)
-		return &incExpr{op: t.text, x: p.unary()}
+		return &IncExpr{Op: t.text, X: p.unary()}
 	case isPunct(t, ","):
 		p.next(false)
-		return &arrayExpr{[]expr{p.unary()}}
+		return &ArrayExpr{[]Expr{p.unary()}}
 	case isPunct(t, "["):
 		return p.typeOrCast()
 	}
@@ -100,7 +100,7 @@ func (p *parser) unary() expr {
 
 // typeOrCast reads [Type]: a cast when a value follows, a static
 // member access with ::, else the type itself.
-func (p *parser) typeOrCast() expr {
+func (p *parser) typeOrCast() Expr {
 	t := p.next(false)
 	depth, start := 1, p.lx.pos
 	for p.lx.pos < len(p.lx.src) && depth > 0 {
@@ -118,14 +118,14 @@ func (p *parser) typeOrCast() expr {
 	}
 	name := strings.TrimSpace(string(p.lx.src[start : p.lx.pos-1]))
 	if strings.HasPrefix(p.rest(), "::") {
-		return p.postfix(&typeExpr{name})
+		return p.postfix(&TypeExpr{name})
 	}
 	next := p.peek(false)
 	if next.kind == tVar || next.kind == tNumber || next.kind == tString || next.kind == tXString ||
 		next.kind == tPunct && strings.Contains("( $( @( @{ [", next.text) || next.kind == tOp && next.text == "-" {
-		return &castExpr{typ: name, x: p.unary()}
+		return &CastExpr{Typ: name, X: p.unary()}
 	}
-	return p.postfix(&typeExpr{name})
+	return p.postfix(&TypeExpr{name})
 }
 
 func (p *parser) rest() string {
@@ -134,43 +134,43 @@ func (p *parser) rest() string {
 
 // postfix reads what is glued after a value: .Member, .Method(...),
 // ::Static, [index], ++ and --.
-func (p *parser) postfix(x expr) expr {
+func (p *parser) postfix(x Expr) Expr {
 	for p.err == nil && x != nil && p.lx.pos < len(p.lx.src) {
 		c, c1 := p.lx.peekRune(0), p.lx.peekRune(1)
 		switch {
 		case c == ':' && c1 == ':', c == '.' && (c1 == '_' || unicode.IsLetter(c1) || c1 == '$' || isSingleQuote(c1) || isDoubleQuote(c1)):
 			static := c == ':'
-			p.lx.pos += 1 + btoi(static)
-			var name expr
+			p.lx.pos += 1 + Btoi(static)
+			var name Expr
 			t := p.next(false)
 			switch t.kind {
 			case tWord:
-				name = &litExpr{t.text}
+				name = &LitExpr{t.text}
 			case tVar:
-				name = &varExpr{t.text}
+				name = &VarExpr{t.text}
 			case tString:
-				name = &litExpr{t.val}
+				name = &LitExpr{t.val}
 			case tXString:
-				name = &xstrExpr{t.parts}
+				name = &XstrExpr{t.parts}
 			default:
 				p.fail(t.pos, "Missing property name after reference operator.")
 				return nil
 			}
-			m := &memberExpr{x: x, name: name, static: static}
+			m := &MemberExpr{X: x, Name: name, Static: static}
 			x = m
 			if p.lx.peekRune(0) == '(' {
 				p.lx.pos++
-				x = &callExpr{m: m, args: p.callArgs()}
+				x = &CallExpr{M: m, Args: p.callArgs()}
 			}
 		case c == '[':
 			p.lx.pos++
 			p.skipNewlines()
 			idx := p.expression()
 			p.expect("]")
-			x = &indexExpr{x: x, idx: idx}
+			x = &IndexExpr{X: x, Idx: idx}
 		case (c == '+' || c == '-') && c1 == c:
 			p.lx.pos += 2
-			x = &incExpr{op: string([]rune{c, c}), x: x, post: true}
+			x = &IncExpr{Op: string([]rune{c, c}), X: x, Post: true}
 		default:
 			return x
 		}
@@ -178,15 +178,16 @@ func (p *parser) postfix(x expr) expr {
 	return x
 }
 
-func btoi(b bool) int {
+// Btoi is 1 for true and 0 for false.
+func Btoi(b bool) int {
 	if b {
 		return 1
 	}
 	return 0
 }
 
-func (p *parser) callArgs() []expr {
-	var args []expr
+func (p *parser) callArgs() []Expr {
+	var args []Expr
 	p.skipNewlines()
 	if isPunct(p.peek(false), ")") {
 		p.next(false)
@@ -207,36 +208,36 @@ func (p *parser) callArgs() []expr {
 	return args
 }
 
-func (p *parser) primary() expr {
+func (p *parser) primary() Expr {
 	t := p.next(false)
 	switch t.kind {
 	case tNumber:
-		return &litExpr{t.val}
+		return &LitExpr{t.val}
 	case tString:
-		return &litExpr{t.val}
+		return &LitExpr{t.val}
 	case tXString:
-		return &xstrExpr{t.parts}
+		return &XstrExpr{t.parts}
 	case tVar:
-		return &varExpr{t.text}
+		return &VarExpr{t.text}
 	case tPunct:
 		switch t.text {
 		case "$(", "@(":
 			list := p.statements(")")
 			p.expect(")")
-			return &subExpr{stmts: list, array: t.text == "@("}
+			return &SubExpr{Stmts: list, Array: t.text == "@("}
 		case "@{":
 			return p.hashLiteral()
 		case "(":
 			p.skipNewlines()
 			s := p.statement()
 			p.expect(")")
-			return &parenExpr{s}
+			return &ParenExpr{s}
 		case "{":
 			start := p.lx.pos
 			list := p.statements("}")
 			src := string(p.lx.src[start:p.lx.pos])
 			p.expect("}")
-			return &blockExpr{stmts: list, src: src}
+			return &BlockExpr{Stmts: list, Src: src}
 		case "[":
 			p.lx.pos = t.pos
 			return p.typeOrCast()
@@ -251,8 +252,8 @@ func (p *parser) primary() expr {
 	return nil
 }
 
-func (p *parser) hashLiteral() expr {
-	h := &hashExpr{}
+func (p *parser) hashLiteral() Expr {
+	h := &HashExpr{}
 	for p.err == nil {
 		p.skipNewlines()
 		t := p.peek(false)
@@ -260,11 +261,11 @@ func (p *parser) hashLiteral() expr {
 			p.next(false)
 			return h
 		}
-		var key expr
+		var key Expr
 		switch t.kind {
 		case tWord:
 			p.next(false)
-			key = &litExpr{t.text}
+			key = &LitExpr{t.text}
 		default:
 			key = p.primary()
 		}
@@ -273,8 +274,8 @@ func (p *parser) hashLiteral() expr {
 			return nil
 		}
 		p.skipNewlines()
-		h.keys = append(h.keys, key)
-		h.vals = append(h.vals, p.statement())
+		h.Keys = append(h.Keys, key)
+		h.Vals = append(h.Vals, p.statement())
 	}
 	return h
 }
