@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
+)
+
+// win32OS is the Win32_OperatingSystem instance of the container's OS.
+func (i *Interp) win32OS(typeName string) *object {
+	os := i.sys.OS
+	return newObject(typeName, "SystemDirectory", `C:\Windows\system32`, "Organization", "",
+		"BuildNumber", strconv.Itoa(os.Build), "RegisteredUser", "", "SerialNumber", "",
+		"Version", strings.TrimSuffix(os.NTVersion(), ".0"), "Caption", os.Caption(), "CSName", strings.ToUpper(i.sys.Hostname),
+		"OSArchitecture", "64-bit", "OSType", 18, "Manufacturer", "Microsoft Corporation", "WindowsDirectory", `C:\Windows`)
+}
+
+// CIM and WMI type names of Win32_OperatingSystem, as Get-Member shows them.
+const (
+	cimOSType = "Microsoft.Management.Infrastructure.CimInstance#root/cimv2/Win32_OperatingSystem"
+	wmiOSType = `System.Management.ManagementObject#root\cimv2\Win32_OperatingSystem`
+)
+
+// getOSInstance is Get-CimInstance and Get-WmiObject for the one class
+// the emulation has, Win32_OperatingSystem.
+func getOSInstance(name string) func(context.Context, *call) error {
+	return func(_ context.Context, c *call) error {
+		class := c.str("ClassName") + c.str("Class")
+		if !strings.EqualFold(class, "Win32_OperatingSystem") || c.has("Filter") {
+			return &notEmulatedError{"the cmdlet " + name + " (class " + class + ")"}
+		}
+		typ := cimOSType
+		if name == "Get-WmiObject" {
+			typ = wmiOSType
+		}
+		c.emit(c.i.win32OS(typ))
+		return nil
+	}
+}
+
+// getComputerInfo is Get-ComputerInfo's OS and computer system properties.
+func getComputerInfo(_ context.Context, c *call) error {
+	os, host := c.i.sys.OS, strings.ToUpper(c.i.sys.Hostname)
+	all := newObject("Microsoft.PowerShell.Commands.ComputerInfo",
+		"WindowsCurrentVersion", "6.3", "WindowsEditionId", os.EditionID, "WindowsInstallationType", "Server Core",
+		"WindowsProductName", os.ProductName, "WindowsVersion", os.ReleaseID, "CsDNSHostName", c.i.sys.Hostname, "CsName", host,
+		"OsName", os.Caption(), "OsType", "WINNT", "OsVersion", strings.TrimSuffix(os.NTVersion(), ".0"),
+		"OsBuildNumber", strconv.Itoa(os.Build), "OsArchitecture", "64-bit")
+	if os.DisplayVersion != "" {
+		all.set("OSDisplayVersion", os.DisplayVersion)
+	}
+	if !c.has("Property") {
+		c.emit(all)
+		return nil
+	}
+	out := newObject(all.typeName)
+	for _, pat := range toList(c.get("Property")) {
+		for _, n := range all.names {
+			if wildcard(toStr(pat), n, true) {
+				out.set(n, all.props[strings.ToLower(n)])
+			}
+		}
+	}
+	c.emit(out)
+	return nil
+}
+
+// aliasOf is the cmdlet an alias names (the name itself otherwise).
+func aliasOf(name string) string {
+	if a, ok := aliases[name]; ok {
+		return a
+	}
+	return name
+}
+
+// cimClass notes a CIM or WMI query of a class the emulation lacks (or
+// names by a value known only when it runs).
+func (w *walker) cimClass(name string, args []lang.Arg) {
+	class, pending := "", ""
+	for _, a := range args {
+		switch {
+		case a.Param != "" && a.Value == nil:
+			pending = strings.ToLower(a.Param)
+			continue
+		case a.Param != "":
+			pending = strings.ToLower(a.Param)
+		case pending == "":
+			pending = "classname"
+		}
+		if lit, ok := a.Value.(*lang.LitExpr); ok && (pending == "class" || pending == "classname") {
+			class = toStr(lit.V)
+		}
+		pending = ""
+	}
+	if !strings.EqualFold(class, "Win32_OperatingSystem") {
+		w.note("the cmdlet " + name + " (class " + class + ")")
+	}
+}

@@ -1,0 +1,238 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
+)
+
+// param is a cmdlet parameter: its name, aliases, whether it is a
+// switch, and its position (-1: named only; rest: takes all remaining
+// positional values).
+type param struct {
+	name    string
+	aliases []string
+	sw      bool
+	pos     int
+	rest    bool
+}
+
+type cmdlet struct {
+	name   string // the canonical spelling: Get-Content
+	params []param
+	run    func(ctx context.Context, c *call) error
+}
+
+// call is one invocation of a cmdlet.
+type call struct {
+	i        *Interp
+	cl       *cmdlet
+	cmd      *lang.Command
+	named    map[string]any // by parameter name, lower-case
+	input    []any
+	piped    bool
+	emit     func(any)
+	stop     bool // -ErrorAction Stop
+	silent   bool // -ErrorAction SilentlyContinue / Ignore
+	hadError bool
+}
+
+var cmdlets = map[string]*cmdlet{}
+
+// aliases map lower-case aliases to lower-case cmdlet names.
+var aliases = map[string]string{}
+
+func register(name string, als string, run func(context.Context, *call) error, params ...param) {
+	cl := &cmdlet{name: name, params: params, run: run}
+	cmdlets[strings.ToLower(name)] = cl
+	for _, a := range strings.Fields(als) {
+		aliases[a] = strings.ToLower(name)
+	}
+}
+
+// p is a positional parameter, n a named one, sw a switch.
+func p(name string, pos int, aliases ...string) param {
+	return param{name: name, pos: pos, aliases: aliases}
+}
+func n(name string, aliases ...string) param { return param{name: name, pos: -1, aliases: aliases} }
+func sw(name string, aliases ...string) param {
+	return param{name: name, pos: -1, sw: true, aliases: aliases}
+}
+func rest(name string) param { return param{name: name, pos: 0, rest: true} }
+
+func (c *call) has(name string) bool { _, ok := c.named[strings.ToLower(name)]; return ok }
+
+func (c *call) get(name string) any { return c.named[strings.ToLower(name)] }
+
+func (c *call) str(name string) string { return toStr(c.get(name)) }
+
+func (c *call) flag(name string) bool { return c.has(name) && toBool(c.get(name)) }
+
+// className is the .NET class of a cmdlet, for error ids.
+func className(name string) string {
+	return "Microsoft.PowerShell.Commands." + strings.ReplaceAll(name, "-", "") + "Command"
+}
+
+func (i *Interp) runCmdlet(ctx context.Context, lower string, cl *cmdlet, cmd *lang.Command, args []evaluated, input []any, piped bool, emit func(any)) error {
+	c := &call{i: i, cl: cl, cmd: cmd, named: map[string]any{}, input: input, piped: piped, emit: emit, stop: i.stop}
+	if err := c.bind(args); err != nil {
+		return err
+	}
+	err := cl.run(ctx, c)
+	if c.hadError {
+		i.failed = true
+	}
+	return err
+}
+
+func (c *call) bindError(msg, fqid string) error {
+	rec := &errorRecord{msg: msg, cmdName: c.cl.name, category: "InvalidArgument", reason: "ParameterBindingException",
+		fqid: fqid + "," + className(c.cl.name), src: c.i.src, pos: c.cmd.Pos, end: c.cmd.End}
+	return &runtimeError{rec: rec}
+}
+
+// bind matches arguments to parameters: by name (or unique prefix, or
+// alias), then by position.
+func (c *call) bind(args []evaluated) error {
+	var positional []any
+	pending := ""
+	for _, a := range args {
+		if !a.isParam {
+			if pending == "#erroraction" {
+				c.common(evaluated{param: "ErrorAction", isParam: true, attached: true, value: a.value})
+				pending = ""
+			} else if pending != "" {
+				c.named[pending] = a.value
+				pending = ""
+			} else {
+				positional = append(positional, a.value)
+			}
+			continue
+		}
+		if pending != "" {
+			return c.bindError(fmt.Sprintf("Missing an argument for parameter '%s'. Specify a parameter of type 'System.Object' and try again.", pending), "MissingArgument")
+		}
+		if c.common(a) {
+			continue
+		}
+		if isErrorAction(a.param) {
+			pending = "#erroraction"
+			continue
+		}
+		spec := c.match(a.param)
+		if spec == nil {
+			return c.bindError(fmt.Sprintf("A parameter cannot be found that matches parameter name '%s'.", a.param), "NamedParameterNotFound")
+		}
+		key := strings.ToLower(spec.name)
+		switch {
+		case a.attached:
+			c.named[key] = a.value
+		case spec.sw:
+			c.named[key] = true
+		default:
+			pending = key
+		}
+	}
+	if pending != "" {
+		return c.bindError(fmt.Sprintf("Missing an argument for parameter '%s'. Specify a parameter of type 'System.Object' and try again.", pending), "MissingArgument")
+	}
+	for pos := 0; len(positional) > 0; pos++ {
+		spec := c.positional(pos)
+		if spec == nil {
+			return c.bindError(fmt.Sprintf("A positional parameter cannot be found that accepts argument '%s'.", toStr(positional[0])), "PositionalParameterNotFound")
+		}
+		key := strings.ToLower(spec.name)
+		if spec.rest {
+			c.named[key] = fromList(positional)
+			return nil
+		}
+		if _, done := c.named[key]; !done {
+			c.named[key] = positional[0]
+			positional = positional[1:]
+		}
+	}
+	return nil
+}
+
+// common takes the common parameters every cmdlet has.
+func (c *call) common(a evaluated) bool {
+	name := strings.ToLower(a.param)
+	switch name {
+	case "erroraction", "ea":
+		if !a.attached {
+			return false
+		}
+		v := strings.ToLower(toStr(a.value))
+		c.stop = v == "stop"
+		c.silent = v == "silentlycontinue" || v == "ignore"
+		return true
+	case "verbose", "debug", "whatif", "confirm":
+		return true
+	}
+	return false
+}
+
+func (c *call) match(name string) *param {
+	lower := strings.ToLower(name)
+	var found *param
+	for k := range c.cl.params {
+		spec := &c.cl.params[k]
+		if strings.ToLower(spec.name) == lower {
+			return spec
+		}
+		for _, al := range spec.aliases {
+			if strings.ToLower(al) == lower {
+				return spec
+			}
+		}
+		if strings.HasPrefix(strings.ToLower(spec.name), lower) {
+			if found != nil {
+				return nil // ambiguous
+			}
+			found = spec
+		}
+	}
+	return found
+}
+
+func (c *call) positional(pos int) *param {
+	for k := range c.cl.params {
+		if c.cl.params[k].pos == pos {
+			return &c.cl.params[k]
+		}
+	}
+	return nil
+}
+
+// fail reports a non-terminating error of this cmdlet (terminating with
+// -ErrorAction Stop).
+func (c *call) fail(msg, category, target, reason, fqid string) error {
+	c.hadError = true
+	rec := &errorRecord{msg: msg, cmdName: c.cl.name, category: category, target: target, reason: reason,
+		fqid: fqid + "," + className(c.cl.name), src: c.i.src, pos: c.cmd.Pos, end: c.cmd.End}
+	if c.stop {
+		return &runtimeError{rec: rec, script: c.i.tryDepth == 0}
+	}
+	if !c.silent {
+		c.i.errOut(rec)
+	}
+	return nil
+}
+
+// items is the cmdlet's input: the named parameter, else the pipeline.
+func (c *call) items(name string) []any {
+	if c.has(name) {
+		return toList(c.get(name))
+	}
+	if c.piped {
+		return c.input
+	}
+	return nil
+}
+
+func isErrorAction(name string) bool {
+	n := strings.ToLower(name)
+	return n == "ea" || n == "erroraction"
+}

@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// encoding is a System.Text.Encoding: [Text.Encoding]::UTF8 and its
+// kin. Byte arrays are []any of ints, as everywhere in the interpreter.
+type encoding struct {
+	dotnet
+	name     string // UTF8, ASCII, Unicode
+	webName  string
+	codePage int
+}
+
+var encodings = map[string]*encoding{
+	"utf8":    {dotnet{"System.Text.UTF8Encoding"}, "UTF8", "utf-8", 65001},
+	"ascii":   {dotnet{"System.Text.ASCIIEncoding"}, "ASCII", "us-ascii", 20127},
+	"unicode": {dotnet{"System.Text.UnicodeEncoding"}, "Unicode", "utf-16", 1200},
+}
+
+// encodingNamed is a static property of [System.Text.Encoding]. Default
+// is taken as UTF-8: the same bytes for the ASCII text scripts send.
+func encodingNamed(name string) (*encoding, bool) {
+	if name == "default" {
+		name = "utf8"
+	}
+	e, ok := encodings[name]
+	return e, ok
+}
+
+func (e *encoding) getProp(name string) (any, bool) {
+	switch name {
+	case "webname", "bodyname", "headername":
+		return e.webName, true
+	case "encodingname":
+		return map[string]string{"UTF8": "Unicode (UTF-8)", "ASCII": "US-ASCII", "Unicode": "Unicode"}[e.name], true
+	case "codepage", "windowscodepage":
+		return e.codePage, true
+	}
+	return nil, false
+}
+
+func (e *encoding) callMethod(_ context.Context, name string, args []any) (any, bool, error) {
+	switch name {
+	case "getbytes":
+		if len(args) == 0 {
+			return nil, true, exception("ArgumentNullException", "Value cannot be null.%s", paramName("s"))
+		}
+		return byteList(e.encode(toStr(args[0]))), true, nil
+	case "getbytecount":
+		if len(args) == 0 {
+			return 0, true, nil
+		}
+		return len(e.encode(toStr(args[0]))), true, nil
+	case "getstring":
+		b := bytesOf(args[:min(len(args), 1)])
+		if len(args) >= 3 {
+			from, _ := toInt(args[1])
+			n, _ := toInt(args[2])
+			if from < 0 || n < 0 || from+n > len(b) {
+				return nil, true, exception("ArgumentOutOfRangeException", "Index and count must refer to a location within the buffer.%s", paramName("bytes"))
+			}
+			b = b[from : from+n]
+		}
+		return e.decode(b), true, nil
+	case "getpreamble":
+		return []any{}, true, nil
+	}
+	return nil, false, nil
+}
+
+func (e *encoding) encode(s string) []byte {
+	switch e.name {
+	case "ASCII":
+		b := make([]byte, 0, len(s))
+		for _, r := range s {
+			if r > 127 {
+				r = '?'
+			}
+			b = append(b, byte(r))
+		}
+		return b
+	case "Unicode":
+		var b []byte
+		for _, u := range utf16.Encode([]rune(s)) {
+			b = append(b, byte(u), byte(u>>8))
+		}
+		return b
+	}
+	return []byte(s)
+}
+
+func (e *encoding) decode(b []byte) string {
+	switch e.name {
+	case "ASCII":
+		r := make([]rune, len(b))
+		for k, c := range b {
+			if c > 127 {
+				c = '?'
+			}
+			r[k] = rune(c)
+		}
+		return string(r)
+	case "Unicode":
+		u := make([]uint16, len(b)/2)
+		for k := range u {
+			u[k] = uint16(b[2*k]) | uint16(b[2*k+1])<<8
+		}
+		return string(utf16.Decode(u))
+	}
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
+// byteList is a byte[] as the interpreter holds one.
+func byteList(b []byte) []any {
+	out := make([]any, len(b))
+	for k, c := range b {
+		out[k] = int(c)
+	}
+	return out
+}

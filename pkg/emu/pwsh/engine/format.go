@@ -1,0 +1,209 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// formatter is Out-Default: it turns pipeline output into console text.
+// Consecutive objects of one kind share a table (a Get-ChildItem
+// listing of one directory) or a list.
+type formatter struct {
+	w         io.Writer
+	kind      string // the open table or list, "" when none
+	pwsh7     bool
+	errWriter func(*errorRecord)
+	cols      []column
+}
+
+type column struct {
+	name  string
+	width int
+	right bool
+}
+
+func (i *Interp) newFormatter(w io.Writer) *formatter { return &formatter{w: w, pwsh7: i.pwsh7} }
+
+func (f *formatter) line(s string) { io.WriteString(f.w, s+NL) }
+
+func (f *formatter) write(v any) {
+	switch x := v.(type) {
+	case nil:
+		return
+	case *errorRecord:
+		f.end()
+		if f.errWriter != nil {
+			f.errWriter(x)
+		} else {
+			x.write(f.w, f.pwsh7)
+		}
+	case *object:
+		f.object(x)
+	case *hashtable:
+		f.hashtable(x)
+	case time.Time:
+		f.end()
+		f.line(x.Format("Monday, January 2, 2006 3:04:05 PM"))
+	case []any:
+		for _, e := range x {
+			f.write(e)
+		}
+	default:
+		f.end()
+		f.line(toStr(v))
+	}
+}
+
+// end closes an open table or list.
+func (f *formatter) end() {
+	if f.kind != "" {
+		f.line("")
+		f.line("")
+		f.kind = ""
+	}
+}
+
+func (f *formatter) flush() { f.end() }
+
+func (f *formatter) object(o *object) {
+	if f.providerRow(o) {
+		return
+	}
+	switch o.typeName {
+	case "System.IO.FileInfo", "System.IO.DirectoryInfo":
+		f.fileRow(o)
+	case "Microsoft.DnsClient.Commands.DnsRecord":
+		f.tableRow("dns", o, []column{{"Name", 46, false}, {"Type", 6, false}, {"TTL", 5, false}, {"Section", 10, false}, {"IPAddress", 0, false}})
+	case "System.Diagnostics.Process":
+		f.tableRow("process", o, []column{{"Handles", 7, true}, {"NPM(K)", 7, true}, {"PM(K)", 8, true}, {"WS(K)", 10, true},
+			{"CPU(s)", 10, true}, {"Id", 6, true}, {"SI", 3, true}, {"ProcessName", 0, false}})
+	case cimOSType:
+		f.tableRow("cimos", o, []column{{"SystemDirectory", 19, false}, {"Organization", 12, false}, {"BuildNumber", 11, false},
+			{"RegisteredUser", 14, false}, {"SerialNumber", 12, false}, {"Version", 0, false}})
+	case eventLogEntryType:
+		f.eventLogRow(o)
+	case eventLogType:
+		f.eventLogListRow(o)
+	case eventLogRecordType:
+		f.winEventRow(o)
+	case "System.Management.Automation.PathInfo":
+		f.tableRow("path", o, []column{{"Path", 0, false}})
+	default:
+		if len(o.names) <= 4 && o.typeName == "System.Management.Automation.PSCustomObject" {
+			cols := make([]column, len(o.names))
+			for k, name := range o.names {
+				cols[k] = column{name, max(len(name), len(toStr(o.props[strings.ToLower(name)]))), false}
+			}
+			cols[len(cols)-1].width = 0
+			f.tableRow("custom:"+strings.Join(o.names, ","), o, cols)
+			return
+		}
+		f.listEntry(o)
+	}
+}
+
+// fileRow is a line of Get-ChildItem's table, headed by its directory.
+func (f *formatter) fileRow(o *object) {
+	parent := toStr(property(o, "PSParentPath"))
+	layout := "%-6s %26s %14s %s"
+	stamp := func(t time.Time) string { return fmt.Sprintf("%10s  %8s", t.Format("1/2/2006"), t.Format("3:04 PM")) }
+	if f.pwsh7 {
+		layout = "%-5s %28s %14s %s"
+		stamp = func(t time.Time) string { return fmt.Sprintf("%10s %8s", t.Format("1/2/2006"), t.Format("3:04 PM")) }
+	}
+	if f.kind != "dir:"+parent {
+		f.end()
+		f.kind = "dir:" + parent
+		f.line("")
+		f.line("    Directory: " + parent)
+		f.line("")
+		if !f.pwsh7 {
+			f.line("")
+		}
+		f.line(fmt.Sprintf(layout, "Mode", "LastWriteTime", "Length", "Name"))
+		f.line(fmt.Sprintf(layout, "----", "-------------", "------", "----"))
+	}
+	t, _ := property(o, "LastWriteTime").(time.Time)
+	f.line(fmt.Sprintf(layout, toStr(property(o, "Mode")), stamp(t), toStr(property(o, "Length")), toStr(property(o, "Name"))))
+}
+
+// tableRow prints an object as a row of a table with fixed columns.
+func (f *formatter) tableRow(kind string, o *object, cols []column) {
+	cell := func(c column, s string, last bool) string {
+		switch {
+		case last && !c.right:
+			return s
+		case c.right:
+			return fmt.Sprintf("%*s", c.width, s)
+		}
+		return fmt.Sprintf("%-*s", c.width, s)
+	}
+	row := func(get func(column) string) string {
+		parts := make([]string, len(cols))
+		for k, c := range cols {
+			parts[k] = cell(c, get(c), k == len(cols)-1)
+		}
+		return strings.TrimRight(strings.Join(parts, " "), " ")
+	}
+	if f.kind != kind {
+		f.end()
+		f.kind = kind
+		f.line("")
+		f.line(row(func(c column) string { return c.name }))
+		f.line(row(func(c column) string { return strings.Repeat("-", len(c.name)) }))
+	}
+	f.line(row(func(c column) string {
+		v, _ := o.get(c.name)
+		if x, ok := v.(float64); ok {
+			return fmt.Sprintf("%.2f", x)
+		}
+		return toStr(v)
+	}))
+}
+
+// listEntry prints an object as Name : Value lines.
+func (f *formatter) listEntry(o *object) {
+	if f.kind != "list" {
+		f.end()
+		f.kind = "list"
+	}
+	f.line("")
+	width := 0
+	for _, n := range o.names {
+		if n != "HeadersText" {
+			width = max(width, len(n))
+		}
+	}
+	for _, n := range o.names {
+		if n == "HeadersText" {
+			continue
+		}
+		v := o.props[strings.ToLower(n)]
+		text := toStr(v)
+		if h, ok := v.(*hashtable); ok && n == "Headers" {
+			text = toStr(o.props["headerstext"])
+			_ = h
+		}
+		lines := strings.Split(strings.TrimRight(strings.ReplaceAll(text, "\r\n", "\n"), "\n"), "\n")
+		f.line(strings.TrimRight(fmt.Sprintf("%-*s : %s", width, n, lines[0]), " "))
+		for _, l := range lines[1:] {
+			f.line(strings.Repeat(" ", width+3) + l)
+		}
+	}
+}
+
+func (f *formatter) hashtable(h *hashtable) {
+	if f.kind != "hash" {
+		f.end()
+		f.kind = "hash"
+		f.line("")
+		f.line(fmt.Sprintf("%-30s %s", "Name", "Value"))
+		f.line(fmt.Sprintf("%-30s %s", "----", "-----"))
+	}
+	for _, k := range h.keys {
+		v, _ := h.get(k)
+		f.line(strings.TrimRight(fmt.Sprintf("%-30s %s", k, toStr(v)), " "))
+	}
+}

@@ -1,0 +1,224 @@
+// Package engine evaluates PowerShell: the session (variables, scopes,
+// location, streams), the values and their .NET members and operators,
+// the pipeline and cmdlet binding, and the cmdlets themselves. Parsing is
+// pwsh/lang's; the command line is pwsh's.
+package engine
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
+)
+
+// pwsh7Version is the PowerShell 7 the pwsh images ship.
+const pwsh7Version = "7.4.6"
+
+// NL ends PowerShell's lines, as on Windows.
+const NL = "\r\n"
+
+// Interp is one PowerShell session.
+type Interp struct {
+	p        *program.Proc
+	sys      *program.Sys
+	pwsh7    bool
+	scopes   []map[string]any
+	funcs    map[string]*lang.FunctionStmt
+	env      []string
+	dir      string
+	loc      string // the location when on a provider drive (Env:\), else ""
+	ok       bool   // $?: whether the last pipeline succeeded
+	failed   bool   // the running pipeline had an error
+	lastExit int    // $LASTEXITCODE
+	src      []rune
+	out      io.Writer // the console
+	errOut   func(*errorRecord)
+	hostOut  io.Writer // Write-Host
+	tryDepth int
+	stop     bool // $ErrorActionPreference = 'Stop'
+	// exits run when the session ends: what the process holds open
+	// (an HttpListener's ports) is released as the OS would.
+	exits []func()
+}
+
+func (i *Interp) atExit(f func()) { i.exits = append(i.exits, f) }
+
+// Release runs the exit functions, last first.
+func (i *Interp) Release() {
+	for k := len(i.exits) - 1; k >= 0; k-- {
+		i.exits[k]()
+	}
+	i.exits = nil
+}
+
+// NewInterp starts a session for the process p; pwsh7 selects
+// PowerShell 7's behaviour over Windows PowerShell 5.1's.
+func NewInterp(p *program.Proc, pwsh7 bool) *Interp {
+	i := &Interp{
+		p: p, sys: p.Sys, pwsh7: pwsh7, funcs: map[string]*lang.FunctionStmt{},
+		env: append([]string(nil), p.Env...), dir: p.Dir, ok: true, out: p.Stdout, hostOut: p.Stdout,
+		scopes: []map[string]any{{}},
+	}
+	if i.dir == "" {
+		i.dir = `C:\`
+	}
+	i.errOut = func(r *errorRecord) { r.write(p.Stderr, i.pwsh7) }
+	return i
+}
+
+// getVar reads a variable: automatic ones, $env:NAME, then the scopes
+// from the innermost.
+func (i *Interp) getVar(name string) (any, bool) {
+	lower := strings.ToLower(name)
+	if strings.HasPrefix(lower, "env:") {
+		v, ok := i.getenv(name[4:])
+		if !ok {
+			return nil, false
+		}
+		return v, true
+	}
+	for _, scope := range []string{"global:", "script:", "local:", "private:", "variable:"} {
+		lower = strings.TrimPrefix(lower, scope)
+	}
+	switch lower {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	case "null":
+		return nil, true
+	case "?":
+		return i.ok, true
+	case "lastexitcode":
+		return i.lastExit, true
+	case "pwd":
+		return newObject("System.Management.Automation.PathInfo", "Path", i.location()), true
+	case "home":
+		return i.getenvOr("USERPROFILE", `C:\Users\`+i.sys.User.Account), true
+	case "pid":
+		return 1, true
+	case "psversiontable":
+		return i.versionTable(), true
+	case "erroractionpreference":
+		if i.stop {
+			return "Stop", true
+		}
+	}
+	for k := len(i.scopes) - 1; k >= 0; k-- {
+		if v, ok := i.scopes[k][lower]; ok {
+			return v, true
+		}
+	}
+	if lower == "erroractionpreference" {
+		return "Continue", true
+	}
+	return nil, false
+}
+
+func (i *Interp) setVar(name string, v any) error {
+	lower := strings.ToLower(name)
+	if strings.HasPrefix(lower, "env:") {
+		i.setenv(name[4:], toStr(v))
+		return nil
+	}
+	for _, scope := range []string{"global:", "script:", "local:", "private:", "variable:"} {
+		lower = strings.TrimPrefix(lower, scope)
+	}
+	switch lower {
+	case "true", "false", "null", "?", "pwd", "home", "pid", "psversiontable":
+		if lower == "null" {
+			return nil // assigning to $null discards
+		}
+		return &runtimeError{rec: &errorRecord{msg: "Cannot overwrite variable " + name + " because it is read-only or constant.",
+			category: "WriteError", target: name, reason: "SessionStateUnauthorizedAccessException", fqid: "VariableNotWritable"}}
+	case "lastexitcode":
+		n, _ := toInt(v)
+		i.lastExit = n
+		return nil
+	case "erroractionpreference":
+		i.stop = strings.EqualFold(toStr(v), "Stop")
+	}
+	i.scopes[len(i.scopes)-1][lower] = v
+	return nil
+}
+
+func (i *Interp) getenv(name string) (string, bool) {
+	for k := len(i.env) - 1; k >= 0; k-- {
+		n, v, _ := strings.Cut(i.env[k], "=")
+		if strings.EqualFold(n, name) {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+func (i *Interp) getenvOr(name, def string) string {
+	if v, ok := i.getenv(name); ok {
+		return v
+	}
+	return def
+}
+
+// setenv sets a process variable; an empty value removes it.
+func (i *Interp) setenv(name, value string) {
+	out := i.env[:0:0]
+	done := false
+	for _, kv := range i.env {
+		n, _, _ := strings.Cut(kv, "=")
+		switch {
+		case !strings.EqualFold(n, name):
+			out = append(out, kv)
+		case value != "" && !done:
+			out = append(out, n+"="+value)
+			done = true
+		}
+	}
+	if value != "" && !done {
+		out = append(out, name+"="+value)
+	}
+	i.env = out
+}
+
+func (i *Interp) versionTable() *hashtable {
+	os := i.sys.OS
+	h := newHashtable()
+	if i.pwsh7 {
+		h.set("PSVersion", pwsh7Version)
+		h.set("PSEdition", "Core")
+		h.set("OS", "Microsoft Windows "+strings.TrimSuffix(os.NTVersion(), ".0"))
+		h.set("Platform", "Win32NT")
+		return h
+	}
+	h.set("PSVersion", os.PSVersion)
+	h.set("PSEdition", "Desktop")
+	h.set("BuildVersion", os.Version())
+	h.set("CLRVersion", "4.0.30319.42000")
+	return h
+}
+
+func (i *Interp) abs(path string) string { return i.sys.FS.Abs(i.dir, path) }
+
+// runScript runs a parsed script at the top level and tells how it
+// ended: the exit code of exit, or 0/1 by the last statement's success.
+func (i *Interp) runScript(ctx context.Context, list []lang.Stmt) (int, bool, error) {
+	f := i.newFormatter(i.out)
+	err := i.execList(ctx, list, f.write)
+	f.flush()
+	var ex exitFlow
+	switch {
+	case errors.As(err, &ex):
+		return ex.code, true, nil
+	case err == nil, errors.As(err, new(breakFlow)), errors.As(err, new(continueFlow)), errors.As(err, new(returnFlow)):
+		return 0, false, nil
+	}
+	var re *runtimeError
+	if errors.As(err, &re) {
+		i.errOut(re.rec)
+		i.ok = false
+		return 1, false, nil
+	}
+	return 1, false, err
+}

@@ -1,0 +1,385 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
+)
+
+// typeName is the short .NET type name of a value, lower-case.
+func typeName(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case int:
+		return "int32"
+	case float64:
+		return "double"
+	case []any:
+		return "object[]"
+	case *hashtable:
+		return "collections.hashtable"
+	case time.Time:
+		return "datetime"
+	case *scriptBlock:
+		return "management.automation.scriptblock"
+	case *object:
+		return strings.ToLower(strings.TrimPrefix(x.typeName, "System."))
+	case netObject:
+		return strings.ToLower(strings.TrimPrefix(x.netType(), "System."))
+	}
+	return "object"
+}
+
+func (i *Interp) member(ctx context.Context, e *lang.MemberExpr) (any, error) {
+	obj, err := i.eval(ctx, e.X)
+	if err != nil {
+		return nil, err
+	}
+	nv, err := i.eval(ctx, e.Name)
+	if err != nil {
+		return nil, err
+	}
+	name := toStr(nv)
+	if t, ok := obj.(*typeRef); ok && e.Static {
+		return i.staticProperty(t.name, name)
+	}
+	if list, ok := obj.([]any); ok {
+		switch strings.ToLower(name) {
+		case "length", "count":
+			return len(list), nil
+		}
+		var out []any // member enumeration
+		for _, item := range list {
+			if v := property(item, name); v != nil {
+				out = append(out, v)
+			}
+		}
+		return fromList(out), nil
+	}
+	return property(obj, name), nil
+}
+
+// property is a property of one value ($null when it has none).
+func property(obj any, name string) any {
+	lower := strings.ToLower(name)
+	switch x := obj.(type) {
+	case string:
+		if lower == "length" {
+			return len([]rune(x))
+		}
+	case *object:
+		v, _ := x.get(name)
+		return v
+	case netObject:
+		v, _ := x.getProp(lower)
+		return v
+	case *hashtable:
+		switch lower {
+		case "count":
+			return len(x.keys)
+		case "keys":
+			out := make([]any, len(x.keys))
+			for k, key := range x.keys {
+				out[k] = key
+			}
+			return out
+		}
+		v, _ := x.get(name)
+		return v
+	case time.Time:
+		switch lower {
+		case "year":
+			return x.Year()
+		case "month":
+			return int(x.Month())
+		case "day":
+			return x.Day()
+		case "hour":
+			return x.Hour()
+		case "minute":
+			return x.Minute()
+		case "second":
+			return x.Second()
+		case "dayofweek":
+			return x.Weekday().String()
+		case "ticks":
+			return int(x.Sub(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)) / 100)
+		}
+	case *errorRecord:
+		switch lower {
+		case "exception":
+			return newObject("System.Exception", "Message", x.msg)
+		case "categoryinfo":
+			return x.category
+		case "fullyqualifiederrorid":
+			return x.fqid
+		}
+	}
+	if lower == "count" || lower == "length" {
+		if obj == nil {
+			return 0
+		}
+		return 1
+	}
+	return nil
+}
+
+func (i *Interp) call(ctx context.Context, e *lang.CallExpr) (any, error) {
+	obj, err := i.eval(ctx, e.M.X)
+	if err != nil {
+		return nil, err
+	}
+	nv, err := i.eval(ctx, e.M.Name)
+	if err != nil {
+		return nil, err
+	}
+	args := make([]any, len(e.Args))
+	for k, a := range e.Args {
+		if args[k], err = i.eval(ctx, a); err != nil {
+			return nil, err
+		}
+	}
+	name := strings.ToLower(toStr(nv))
+	if t, ok := obj.(*typeRef); ok && e.M.Static {
+		v, err := i.staticMethod(ctx, t.name, name, args)
+		if e, ok := err.(*dotnetException); ok {
+			return nil, methodError(toStr(nv), len(args), e)
+		}
+		return v, err
+	}
+	if v, ok, err := i.method(obj, name, args); ok || err != nil {
+		return v, err
+	}
+	if o, ok := obj.(netObject); ok {
+		v, ok, err := o.callMethod(ctx, name, args)
+		if e, isEx := err.(*dotnetException); isEx {
+			return nil, methodError(toStr(nv), len(args), e)
+		}
+		if ok || err != nil {
+			return v, err
+		}
+	}
+	if obj == nil {
+		return nil, opError("You cannot call a method on a null-valued expression.", "InvokeMethodOnNull")
+	}
+	return nil, &notEmulatedError{fmt.Sprintf("the method %s() of [%s]", toStr(nv), typeName(obj))}
+}
+
+// method calls one of the common instance methods.
+func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
+	arg := func(k int) string {
+		if k < len(args) {
+			return toStr(args[k])
+		}
+		return ""
+	}
+	if name == "tostring" {
+		return toStr(obj), true, nil
+	}
+	if o, ok := obj.(netObject); ok && name == "gettype" {
+		full := o.netType()
+		return newObject("System.RuntimeType", "Name", full[strings.LastIndex(full, ".")+1:], "FullName", full), true, nil
+	}
+	if name == "gettype" {
+		return newObject("System.RuntimeType", "Name", typeName(obj), "FullName", "System."+typeName(obj)), true, nil
+	}
+	switch x := obj.(type) {
+	case string:
+		switch name {
+		case "trim":
+			if len(args) > 0 {
+				return strings.Trim(x, arg(0)), true, nil
+			}
+			return strings.TrimSpace(x), true, nil
+		case "trimstart":
+			return strings.TrimLeft(x, " \t\r\n"+arg(0)), true, nil
+		case "trimend":
+			if len(args) > 0 {
+				return strings.TrimRight(x, arg(0)), true, nil
+			}
+			return strings.TrimRight(x, " \t\r\n"), true, nil
+		case "toupper", "toupperinvariant":
+			return strings.ToUpper(x), true, nil
+		case "tolower", "tolowerinvariant":
+			return strings.ToLower(x), true, nil
+		case "contains":
+			return strings.Contains(x, arg(0)), true, nil
+		case "startswith":
+			return strings.HasPrefix(x, arg(0)), true, nil
+		case "endswith":
+			return strings.HasSuffix(x, arg(0)), true, nil
+		case "indexof":
+			return strings.Index(x, arg(0)), true, nil
+		case "replace":
+			return strings.ReplaceAll(x, arg(0), arg(1)), true, nil
+		case "split":
+			var out []any
+			for _, p := range strings.FieldsFunc(x, func(r rune) bool { return strings.ContainsRune(arg(0), r) }) {
+				out = append(out, p)
+			}
+			return out, true, nil
+		case "substring":
+			r := []rune(x)
+			a, _ := toInt(args[0])
+			b := len(r) - a
+			if len(args) > 1 {
+				b, _ = toInt(args[1])
+			}
+			if a < 0 || a+b > len(r) || b < 0 {
+				return nil, true, opError("Exception calling \"Substring\": \"Index and length must refer to a location within the string.\"", "ArgumentOutOfRangeException")
+			}
+			return string(r[a : a+b]), true, nil
+		}
+	case []any:
+		if name == "contains" && len(args) == 1 {
+			for _, e := range x {
+				if equal(e, args[0], false) {
+					return true, true, nil
+				}
+			}
+			return false, true, nil
+		}
+	case *hashtable:
+		switch name {
+		case "containskey":
+			_, ok := x.get(arg(0))
+			return ok, true, nil
+		case "get_item", "item":
+			// The indexer's accessor methods: $h.Get_Item(k), $h.Item(k).
+			v, _ := x.get(arg(0))
+			return v, true, nil
+		case "set_item":
+			x.set(arg(0), args[1])
+			return nil, true, nil
+		case "add":
+			x.set(arg(0), args[1])
+			return nil, true, nil
+		case "remove":
+			x.remove(arg(0))
+			return nil, true, nil
+		case "clear":
+			x.keys, x.vals = nil, map[string]any{}
+			return nil, true, nil
+		}
+	case time.Time:
+		switch name {
+		case "tostring":
+			return dotnetTime(x, arg(0)), true, nil
+		case "adddays":
+			n, _ := toNumber(args[0])
+			return x.Add(time.Duration(toFloat(n) * 24 * float64(time.Hour))), true, nil
+		case "addseconds":
+			n, _ := toNumber(args[0])
+			return x.Add(time.Duration(toFloat(n) * float64(time.Second))), true, nil
+		}
+	}
+	return nil, false, nil
+}
+
+// dotnetTime formats a time with a few .NET custom format strings.
+func dotnetTime(t time.Time, f string) string {
+	if f == "" {
+		return toStr(t)
+	}
+	r := strings.NewReplacer("yyyy", "2006", "MM", "01", "dd", "02", "HH", "15", "mm", "04", "ss", "05", "fff", "000")
+	return t.Format(r.Replace(f))
+}
+
+// cast converts a value to a type written [type].
+func (i *Interp) cast(typ string, v any) (any, error) {
+	lower := strings.TrimPrefix(strings.ToLower(typ), "system.")
+	bad := func() error {
+		return opError(fmt.Sprintf(`Cannot convert value "%s" to type "System.%s".`, toStr(v), typ), "InvalidCastFromStringToInteger")
+	}
+	if o, ok := v.(netObject); ok && canonicalType(o.netType()) == lower {
+		return v, nil
+	}
+	switch lower {
+	case "int", "int32", "int64", "long", "byte", "int16", "uint32", "uint64":
+		n, ok := toInt(v)
+		if !ok {
+			return nil, bad()
+		}
+		return n, nil
+	case "double", "float", "single", "decimal":
+		n, ok := toNumber(v)
+		if !ok {
+			return nil, bad()
+		}
+		return toFloat(n), nil
+	case "string":
+		return toStr(v), nil
+	case "bool", "boolean", "switch":
+		return toBool(v), nil
+	case "array", "object[]", "string[]", "int[]", "byte[]":
+		list := append([]any{}, toList(v)...)
+		for k, e := range list {
+			switch lower {
+			case "string[]":
+				list[k] = toStr(e)
+			case "byte[]":
+				n, ok := toInt(e)
+				if !ok || n < 0 || n > 255 {
+					return nil, bad()
+				}
+				list[k] = n
+			}
+		}
+		return list, nil
+	case "void":
+		return nil, nil
+	case "object", "psobject":
+		return v, nil
+	case "hashtable", "ordered":
+		if _, ok := v.(*hashtable); ok {
+			return v, nil
+		}
+		return nil, bad()
+	case "pscustomobject":
+		if h, ok := v.(*hashtable); ok {
+			o := newObject("System.Management.Automation.PSCustomObject")
+			for _, k := range h.keys {
+				val, _ := h.get(k)
+				o.set(k, val)
+			}
+			return o, nil
+		}
+		return v, nil
+	case "char":
+		if s, ok := v.(string); ok && len([]rune(s)) == 1 {
+			return s, nil
+		}
+		n, ok := toInt(v)
+		if !ok {
+			return nil, bad()
+		}
+		return string(rune(n)), nil
+	case "datetime":
+		if t, ok := v.(time.Time); ok {
+			return t, nil
+		}
+		for _, layout := range []string{"01/02/2006 15:04:05", "2006-01-02T15:04:05Z07:00", "2006-01-02 15:04:05", "2006-01-02", "01/02/2006"} {
+			if t, err := time.Parse(layout, toStr(v)); err == nil {
+				return t, nil
+			}
+		}
+		return nil, bad()
+	case "regex", "scriptblock":
+		return v, nil
+	}
+	return nil, &notEmulatedError{"the type [" + typ + "]"}
+}
+
+func parseIntArg(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}

@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"context"
+	"strings"
+)
+
+func init() {
+	register("New-Object", "", newObjectCmd, p("TypeName", 0), p("ArgumentList", 1, "Args"), n("Property"), n("ComObject", "Com"), sw("Strict"))
+}
+
+// constructible are the types New-Object and [Type]::new() build.
+var constructible = map[string]bool{
+	"net.httplistener": true, "io.streamreader": true, "io.streamwriter": true,
+	"text.utf8encoding": true, "text.asciiencoding": true, "text.unicodeencoding": true,
+	"byte[]": true, "psobject": true, "pscustomobject": true, "management.automation.psobject": true,
+}
+
+func newObjectCmd(_ context.Context, c *call) error {
+	if c.has("ComObject") {
+		return &notEmulatedError{"New-Object -ComObject " + c.str("ComObject")}
+	}
+	v, err := c.i.construct(c.str("TypeName"), toList(c.get("ArgumentList")))
+	if err != nil {
+		return err
+	}
+	if h, ok := c.get("Property").(*hashtable); ok {
+		for _, k := range h.keys {
+			val, _ := h.get(k)
+			if err := setMember(v, k, val); err != nil {
+				return err
+			}
+		}
+	}
+	c.emit(v)
+	return nil
+}
+
+// construct builds a .NET object from its constructor's arguments.
+func (i *Interp) construct(typ string, args []any) (any, error) {
+	t := canonicalType(typ)
+	switch t {
+	case "net.httplistener":
+		return i.newHTTPListener(), nil
+	case "io.streamreader", "io.streamwriter":
+		s, ok := firstArg(args).(stream)
+		if !ok {
+			return nil, &notEmulatedError{"a " + typ + " over anything but an HttpListener stream"}
+		}
+		enc := encodings["utf8"]
+		if len(args) > 1 {
+			if e, ok := args[1].(*encoding); ok {
+				enc = e
+			}
+		}
+		if t == "io.streamreader" {
+			return newStreamReader(s, enc), nil
+		}
+		return newStreamWriter(s, enc), nil
+	case "text.utf8encoding", "text.asciiencoding", "text.unicodeencoding":
+		e, _ := encodingNamed(strings.TrimSuffix(strings.TrimPrefix(t, "text."), "encoding"))
+		return e, nil
+	case "byte[]":
+		n, ok := toInt(firstArg(args))
+		if !ok || n < 0 {
+			return nil, exception("OverflowException", "Arithmetic operation resulted in an overflow.")
+		}
+		b := make([]any, n)
+		for k := range b {
+			b[k] = 0
+		}
+		return b, nil
+	case "psobject", "pscustomobject", "management.automation.psobject":
+		return newObject("System.Management.Automation.PSCustomObject"), nil
+	}
+	return nil, &notEmulatedError{"New-Object " + typ}
+}
+
+func firstArg(args []any) any {
+	if len(args) == 0 {
+		return nil
+	}
+	return args[0]
+}
+
+// setMember assigns a property of an object, a hashtable or a .NET
+// object, as $x.Name = v does.
+func setMember(obj any, name string, v any) error {
+	switch o := obj.(type) {
+	case *hashtable:
+		o.set(name, v)
+		return nil
+	case *object:
+		o.set(name, v)
+		return nil
+	case netObject:
+		err := o.setProp(name, v)
+		if e, ok := err.(*dotnetException); ok {
+			return setterError(name, e)
+		}
+		return err
+	}
+	return &runtimeError{rec: &errorRecord{msg: "The property '" + name + "' cannot be found on this object. Verify that the property exists and can be set.",
+		category: "InvalidOperation", reason: "RuntimeException", fqid: "PropertyNotFound"}}
+}

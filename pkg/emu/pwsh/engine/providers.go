@@ -1,0 +1,587 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// PowerShell's providers beside the FileSystem: the drives Get-PSDrive
+// lists, and the item cmdlets (Get-ChildItem, Get-Item, Test-Path,
+// Set-Item, New-Item, Remove-Item, Get-Content, Set-Location) on Env:,
+// Variable:, Function: and Alias:, which are views of the session's own
+// tables, and on HKLM: as far as the emulated registry goes (the one key
+// of osinfo.go). A path names a drive by its "Name:" prefix, or by the
+// current location once Set-Location moved onto one.
+
+// drive is a PowerShell drive of Windows PowerShell 5.1's default
+// session, in Get-PSDrive's order.
+type drive struct{ name, provider, root string }
+
+var drives = []drive{
+	{"Alias", "Alias", ""},
+	{"C", "FileSystem", `C:\`},
+	{"Cert", "Certificate", `\`},
+	{"Env", "Environment", ""},
+	{"Function", "Function", ""},
+	{"HKCU", "Registry", "HKEY_CURRENT_USER"},
+	{"HKLM", "Registry", "HKEY_LOCAL_MACHINE"},
+	{"Variable", "Variable", ""},
+	{"WSMan", "WSMan", ""},
+}
+
+// providerModule is the module that holds each provider, as PSProvider
+// properties and PSPath name it.
+var providerModule = map[string]string{
+	"Alias": "Microsoft.PowerShell.Core", "Environment": "Microsoft.PowerShell.Core", "FileSystem": "Microsoft.PowerShell.Core",
+	"Function": "Microsoft.PowerShell.Core", "Registry": "Microsoft.PowerShell.Core", "Variable": "Microsoft.PowerShell.Core",
+	"Certificate": "Microsoft.PowerShell.Security", "WSMan": "Microsoft.WSMan.Management",
+}
+
+const (
+	dictEntryType  = "System.Collections.DictionaryEntry"
+	psVariableType = "System.Management.Automation.PSVariable"
+	functionType   = "System.Management.Automation.FunctionInfo"
+	aliasType      = "System.Management.Automation.AliasInfo"
+	psDriveType    = "System.Management.Automation.PSDriveInfo"
+)
+
+// provPath is a path on a drive other than the FileSystem's: the drive
+// and the path under its root, without leading separators.
+type provPath struct {
+	drv  *drive
+	rest string
+	bad  string // a drive name no drive has
+}
+
+func findDrive(name string) *drive {
+	for k := range drives {
+		if strings.EqualFold(drives[k].name, name) {
+			return &drives[k]
+		}
+	}
+	return nil
+}
+
+// providerPath tells whether a path is on a provider drive (or names a
+// drive that does not exist); FileSystem paths give ok false.
+func (i *Interp) providerPath(path string) (provPath, bool) {
+	if k := strings.Index(path, ":"); k > 0 && !strings.ContainsAny(path[:k], `\/`) && !strings.HasPrefix(path[k:], "::") {
+		name := path[:k]
+		d := findDrive(name)
+		switch {
+		case d == nil:
+			return provPath{bad: name}, true
+		case d.provider == "FileSystem":
+			return provPath{}, false
+		}
+		return provPath{drv: d, rest: strings.Trim(path[k+1:], `\/`)}, true
+	}
+	if i.loc == "" || strings.HasPrefix(path, `\\`) {
+		return provPath{}, false
+	}
+	d := findDrive(strings.TrimSuffix(i.loc[:strings.Index(i.loc, ":")], ":"))
+	rest := strings.Trim(path, `\/`)
+	if rest == "." {
+		rest = ""
+	}
+	if cur := strings.Trim(i.loc[strings.Index(i.loc, ":")+1:], `\`); cur != "" && !strings.HasPrefix(path, `\`) && rest != "" {
+		rest = cur + `\` + rest
+	} else if rest == "" && !strings.HasPrefix(path, `\`) {
+		rest = cur
+	}
+	return provPath{drv: d, rest: rest}, true
+}
+
+// location is Get-Location's path.
+func (i *Interp) location() string {
+	if i.loc != "" {
+		return i.loc
+	}
+	return i.dir
+}
+
+// providerCmdlets are the item cmdlets that reach the providers: each
+// takes the paths that name a provider drive and leaves the rest to the
+// FileSystem.
+var providerCmdlets = map[string]func(context.Context, *call, provPath, any) error{
+	"get-childitem": provGetChildItem,
+	"get-item":      provGetItem,
+	"test-path":     provTestPath,
+	"get-content":   provGetContent,
+	"new-item":      provNewItem,
+	"remove-item":   provRemoveItem,
+	"set-location":  provSetLocation,
+}
+
+func init() {
+	for name, h := range providerCmdlets {
+		cl := cmdlets[name]
+		if cl == nil {
+			panic("pwsh: no cmdlet " + name + " for the providers") // init order: cmdlets_fs.go registers first
+		}
+		fsRun, h := cl.run, h
+		cl.run = func(ctx context.Context, c *call) error { return c.dispatch(ctx, fsRun, h) }
+	}
+	register("Set-Item", "si", setItem, p("Path", 0, "LiteralPath", "PSPath"), p("Value", 1), sw("Force"), sw("PassThru"))
+	register("Get-PSDrive", "gdr", getPSDrive, p("Name", 0), n("PSProvider"), n("Scope"))
+	register("Get-PSProvider", "", getPSProvider, p("PSProvider", 0))
+	cl := cmdlets["get-location"]
+	cl.run = func(_ context.Context, c *call) error {
+		c.emit(newObject("System.Management.Automation.PathInfo", "Path", c.i.location()))
+		return nil
+	}
+}
+
+// dispatch runs a cmdlet's provider paths here and its FileSystem paths
+// (and a call with no path, unless the location is on a provider) on
+// the FileSystem.
+func (c *call) dispatch(ctx context.Context, fsRun func(context.Context, *call) error, h func(context.Context, *call, provPath, any) error) error {
+	if c.cl.name == "Set-Location" && !c.has("Path") && c.i.loc == "" {
+		return fsRun(ctx, c)
+	}
+	names := c.items("Path")
+	if len(names) == 0 && c.i.loc != "" && c.cl.name != "Set-Location" {
+		names = []any{"."}
+	}
+	var fsNames []any
+	for _, n := range names {
+		pp, ok := c.i.providerPath(toStr(n))
+		if !ok {
+			fsNames = append(fsNames, n)
+			continue
+		}
+		if pp.bad != "" {
+			if err := c.fail("Cannot find drive. A drive with the name '"+pp.bad+"' does not exist.", "ObjectNotFound", pp.bad,
+				"DriveNotFoundException", "DriveNotFound"); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := h(ctx, c, pp, n); err != nil {
+			return err
+		}
+	}
+	if len(fsNames) == 0 && len(names) > 0 {
+		return nil
+	}
+	if len(names) > 0 {
+		c.named["path"] = fromList(fsNames)
+	}
+	return fsRun(ctx, c)
+}
+
+// providerItems are what a drive holds, as its provider returns them.
+func (i *Interp) providerItems(d *drive) ([]*object, bool) {
+	var out []*object
+	switch d.provider {
+	case "Environment":
+		for _, kv := range i.env {
+			name, value, _ := strings.Cut(kv, "=")
+			if name != "" {
+				out = append(out, i.envEntry(name, value))
+			}
+		}
+	case "Variable":
+		seen := map[string]bool{}
+		for k := len(i.scopes) - 1; k >= 0; k-- {
+			for name := range i.scopes[k] {
+				if !seen[name] {
+					seen[name] = true
+					v, _ := i.getVar(name)
+					out = append(out, variableItem(name, v))
+				}
+			}
+		}
+		for _, name := range []string{"?", "ErrorActionPreference", "false", "HOME", "LASTEXITCODE", "null", "PID", "PSVersionTable", "PWD", "true"} {
+			if !seen[strings.ToLower(name)] {
+				v, _ := i.getVar(name)
+				out = append(out, variableItem(name, v))
+			}
+		}
+	case "Function":
+		for _, f := range i.funcs {
+			out = append(out, functionItem(f.Name))
+		}
+	case "Alias":
+		for a := range aliases {
+			out = append(out, aliasItem(a))
+		}
+	default:
+		return nil, false
+	}
+	// SessionStateProviderBase and the Environment provider sort by name,
+	// ignoring case.
+	sort.SliceStable(out, func(a, b int) bool {
+		return strings.ToLower(toStr(property(out[a], "Name"))) < strings.ToLower(toStr(property(out[b], "Name")))
+	})
+	return out, true
+}
+
+func withPS(o *object, d *drive, name string) *object {
+	prov := providerModule[d.provider] + `\` + d.provider
+	o.set("PSPath", prov+"::"+name)
+	o.set("PSDrive", d.name)
+	o.set("PSProvider", prov)
+	o.set("PSIsContainer", false)
+	return o
+}
+
+func (i *Interp) envEntry(name, value string) *object {
+	return withPS(newObject(dictEntryType, "Name", name, "Key", name, "Value", value), findDrive("Env"), name)
+}
+
+func variableItem(name string, v any) *object {
+	return withPS(newObject(psVariableType, "Name", name, "Value", v, "Description", "", "Options", "None"), findDrive("Variable"), name)
+}
+
+func functionItem(name string) *object {
+	return withPS(newObject(functionType, "CommandType", "Function", "Name", name, "Version", "", "Source", ""), findDrive("Function"), name)
+}
+
+func aliasItem(alias string) *object {
+	target := cmdlets[aliases[alias]].name
+	return withPS(newObject(aliasType, "CommandType", "Alias", "Name", alias+" -> "+target, "Version", "", "Source", "",
+		"DisplayName", alias+" -> "+target, "Definition", target, "ReferencedCommand", target), findDrive("Alias"), alias)
+}
+
+// lookup finds the items a provider path names: the drive's items for
+// its root, or those whose name matches the path (a wildcard allowed).
+func (c *call) lookup(pp provPath) ([]*object, error) {
+	items, ok := c.i.providerItems(pp.drv)
+	if !ok {
+		return nil, &notEmulatedError{c.cl.name + " on the " + pp.drv.name + ": drive"}
+	}
+	if pp.rest == "" {
+		return items, nil
+	}
+	var out []*object
+	for _, it := range items {
+		key := toStr(property(it, "Name"))
+		if pp.drv.provider == "Alias" {
+			key = toStr(property(it, "PSPath"))
+			key = key[strings.Index(key, "::")+2:]
+		}
+		if strings.EqualFold(key, pp.rest) || strings.ContainsAny(pp.rest, "*?[") && wildcard(pp.rest, key, true) {
+			out = append(out, it)
+		}
+	}
+	return out, nil
+}
+
+// missing is a provider's "Cannot find path": the path under the drive.
+func (c *call) missing(pp provPath) error {
+	return c.fail("Cannot find path '"+pp.rest+"' because it does not exist.", "ObjectNotFound", pp.rest, "ItemNotFoundException", "PathNotFound")
+}
+
+func (c *call) registry(pp provPath) bool { return pp.drv.provider == "Registry" }
+
+// registryHas tells whether the emulated registry has a key: the
+// CurrentVersion key and the keys above it.
+func registryHas(pp provPath) bool {
+	if !strings.EqualFold(pp.drv.name, "HKLM") {
+		return false
+	}
+	want := strings.ToLower(strings.TrimPrefix(currentVersionKey, `HKEY_LOCAL_MACHINE\`))
+	rest := strings.ToLower(pp.rest)
+	return rest == "" || rest == want || strings.HasPrefix(want, rest+`\`)
+}
+
+func provGetChildItem(_ context.Context, c *call, pp provPath, _ any) error {
+	if c.registry(pp) || pp.drv.provider != "Environment" && pp.drv.provider != "Variable" && pp.drv.provider != "Function" && pp.drv.provider != "Alias" {
+		return &notEmulatedError{"Get-ChildItem on the " + pp.drv.name + ": drive"}
+	}
+	items, err := c.lookup(pp)
+	if err != nil {
+		return err
+	}
+	if len(items) == 0 && !strings.ContainsAny(pp.rest, "*?[") {
+		return c.missing(pp)
+	}
+	for _, it := range items {
+		if c.flag("Name") {
+			c.emit(toStr(property(it, "PSPath"))[strings.Index(toStr(property(it, "PSPath")), "::")+2:])
+		} else {
+			c.emit(it)
+		}
+	}
+	return nil
+}
+
+func provGetItem(_ context.Context, c *call, pp provPath, _ any) error {
+	if c.registry(pp) || pp.drv.provider == "Certificate" || pp.drv.provider == "WSMan" {
+		return &notEmulatedError{"Get-Item on the " + pp.drv.name + ": drive"}
+	}
+	if pp.rest == "" { // the drive's root is a container
+		return &notEmulatedError{"Get-Item of the " + pp.drv.name + ": drive's root"}
+	}
+	items, err := c.lookup(pp)
+	if err != nil {
+		return err
+	}
+	if len(items) == 0 && !strings.ContainsAny(pp.rest, "*?[") {
+		return c.missing(pp)
+	}
+	for _, it := range items {
+		c.emit(it)
+	}
+	return nil
+}
+
+func provTestPath(_ context.Context, c *call, pp provPath, _ any) error {
+	if c.registry(pp) {
+		c.emit(registryHas(pp) && !strings.EqualFold(c.str("PathType"), "Leaf"))
+		return nil
+	}
+	if _, ok := c.i.providerItems(pp.drv); !ok {
+		return &notEmulatedError{"Test-Path on the " + pp.drv.name + ": drive"}
+	}
+	if pp.rest == "" {
+		c.emit(!strings.EqualFold(c.str("PathType"), "Leaf"))
+		return nil
+	}
+	found, err := c.lookup(pp)
+	if err != nil {
+		return err
+	}
+	c.emit(len(found) > 0 && !strings.EqualFold(c.str("PathType"), "Container"))
+	return nil
+}
+
+// provGetContent is Get-Content of an item: its value.
+func provGetContent(_ context.Context, c *call, pp provPath, _ any) error {
+	if pp.drv.provider != "Environment" && pp.drv.provider != "Variable" {
+		return &notEmulatedError{"Get-Content on the " + pp.drv.name + ": drive"}
+	}
+	items, err := c.lookup(pp)
+	if err != nil {
+		return err
+	}
+	if len(items) == 0 || pp.rest == "" {
+		return c.missing(pp)
+	}
+	for _, it := range items {
+		c.emit(property(it, "Value"))
+	}
+	return nil
+}
+
+// settable is the part of a provider path Set-Item, New-Item and
+// Remove-Item change: a variable of the environment or the session.
+func (c *call) settable(pp provPath) error {
+	if pp.drv.provider != "Environment" && pp.drv.provider != "Variable" {
+		return &notEmulatedError{c.cl.name + " on the " + pp.drv.name + ": drive"}
+	}
+	return nil
+}
+
+func (c *call) setValue(pp provPath, name string, v any) error {
+	if pp.drv.provider == "Environment" {
+		c.i.setenv(name, toStr(v))
+		return nil
+	}
+	return c.i.setVar(name, v)
+}
+
+func setItem(ctx context.Context, c *call) error {
+	for _, n := range c.items("Path") {
+		pp, ok := c.i.providerPath(toStr(n))
+		switch {
+		case !ok:
+			return &notEmulatedError{"Set-Item on the FileSystem"}
+		case pp.bad != "":
+			if err := c.fail("Cannot find drive. A drive with the name '"+pp.bad+"' does not exist.", "ObjectNotFound", pp.bad,
+				"DriveNotFoundException", "DriveNotFound"); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := c.settable(pp); err != nil {
+			return err
+		}
+		if err := c.setValue(pp, pp.rest, c.get("Value")); err != nil {
+			return err
+		}
+		if c.flag("PassThru") {
+			items, _ := c.lookup(pp)
+			for _, it := range items {
+				c.emit(it)
+			}
+		}
+	}
+	return nil
+}
+
+func provNewItem(_ context.Context, c *call, pp provPath, _ any) error {
+	if err := c.settable(pp); err != nil {
+		return err
+	}
+	name := pp.rest
+	if c.has("Name") {
+		name = strings.Trim(strings.TrimPrefix(name+`\`+c.str("Name"), `\`), `\`)
+	}
+	sub := provPath{drv: pp.drv, rest: name}
+	if found, _ := c.lookup(sub); len(found) > 0 && !c.flag("Force") {
+		return &notEmulatedError{"New-Item of an existing " + pp.drv.name + ": item"}
+	}
+	if err := c.setValue(sub, name, c.get("Value")); err != nil {
+		return err
+	}
+	items, _ := c.lookup(sub)
+	for _, it := range items {
+		c.emit(it)
+	}
+	return nil
+}
+
+func provRemoveItem(_ context.Context, c *call, pp provPath, _ any) error {
+	if err := c.settable(pp); err != nil {
+		return err
+	}
+	items, err := c.lookup(pp)
+	if err != nil {
+		return err
+	}
+	if len(items) == 0 && !strings.ContainsAny(pp.rest, "*?[") {
+		return c.missing(pp)
+	}
+	for _, it := range items {
+		name := toStr(property(it, "Name"))
+		if pp.drv.provider == "Environment" {
+			c.i.setenv(name, "")
+		} else {
+			for k := range c.i.scopes {
+				delete(c.i.scopes[k], strings.ToLower(name))
+			}
+		}
+	}
+	return nil
+}
+
+func provSetLocation(_ context.Context, c *call, pp provPath, _ any) error {
+	switch {
+	case c.registry(pp):
+		if !registryHas(pp) {
+			return c.missing(provPath{drv: pp.drv, rest: pp.drv.name + `:\` + pp.rest})
+		}
+	case pp.drv.provider == "Certificate" || pp.drv.provider == "WSMan":
+		return &notEmulatedError{"Set-Location to the " + pp.drv.name + ": drive"}
+	case pp.rest != "":
+		// Env:, Variable:, Function: and Alias: have no containers below the root.
+		return c.missing(provPath{drv: pp.drv, rest: pp.drv.name + `:\` + pp.rest})
+	}
+	c.i.loc = pp.drv.name + `:\` + pp.rest
+	if c.i.loc != pp.drv.name+`:\` {
+		c.i.loc = strings.TrimRight(c.i.loc, `\`)
+	}
+	return nil
+}
+
+func getPSDrive(_ context.Context, c *call) error {
+	var names []string
+	for _, n := range toList(c.get("Name")) {
+		names = append(names, toStr(n))
+	}
+	prov := c.str("PSProvider")
+	for _, n := range names {
+		found := false
+		for _, d := range drives {
+			found = found || wildcard(n, d.name, true)
+		}
+		if !found && !strings.ContainsAny(n, "*?[") {
+			if err := c.fail("Cannot find drive. A drive with the name '"+n+"' does not exist.", "ObjectNotFound", n,
+				"DriveNotFoundException", "GetDriveNoMatchingDrive"); err != nil {
+				return err
+			}
+		}
+	}
+	for k := range drives {
+		d := &drives[k]
+		if prov != "" && !wildcard(prov, d.provider, true) {
+			continue
+		}
+		match := len(names) == 0
+		for _, n := range names {
+			match = match || wildcard(n, d.name, true)
+		}
+		if match {
+			c.emit(c.i.driveInfo(d))
+		}
+	}
+	return nil
+}
+
+func (i *Interp) driveInfo(d *drive) *object {
+	cur := ""
+	switch {
+	case d.name == "C":
+		cur = strings.TrimPrefix(i.dir, `C:\`)
+	case i.loc != "" && strings.HasPrefix(strings.ToLower(i.loc), strings.ToLower(d.name)+":"):
+		cur = strings.TrimLeft(i.loc[len(d.name)+1:], `\`)
+	}
+	return newObject(psDriveType, "Name", d.name, "Used", nil, "Free", nil, "Provider", d.provider, "Root", d.root,
+		"CurrentLocation", cur, "Description", "")
+}
+
+func getPSProvider(_ context.Context, c *call) error {
+	seen := map[string]bool{}
+	for _, d := range []string{"Registry", "Alias", "Environment", "FileSystem", "Function", "Variable", "Certificate", "WSMan"} {
+		if seen[d] || c.has("PSProvider") && !wildcard(c.str("PSProvider"), d, true) {
+			continue
+		}
+		seen[d] = true
+		var ds []string
+		for _, dr := range drives {
+			if dr.provider == d {
+				ds = append(ds, dr.name)
+			}
+		}
+		c.emit(newObject("System.Management.Automation.ProviderInfo", "Name", d, "Capabilities", providerCaps[d],
+			"Drives", "{"+strings.Join(ds, ", ")+"}"))
+	}
+	return nil
+}
+
+// providerCaps are Get-PSProvider's Capabilities column.
+var providerCaps = map[string]string{
+	"Registry": "ShouldProcess, Transactions", "Alias": "ShouldProcess", "Environment": "ShouldProcess",
+	"FileSystem": "Filter, ShouldProcess, Credentials", "Function": "ShouldProcess", "Variable": "ShouldProcess",
+	"Certificate": "ShouldProcess", "WSMan": "Credentials",
+}
+
+// providerRow formats the provider items and drives as Out-Default
+// does; it reports false for other objects.
+func (f *formatter) providerRow(o *object) bool {
+	switch o.typeName {
+	case dictEntryType, psVariableType:
+		kind := "dict"
+		if o.typeName == psVariableType {
+			kind = "variable"
+		}
+		if f.kind != kind {
+			f.end()
+			f.kind = kind
+			f.line("")
+			f.line(fmt.Sprintf("%-30s %s", "Name", "Value"))
+			f.line(fmt.Sprintf("%-30s %s", "----", "-----"))
+		}
+		name := toStr(property(o, "Name"))
+		if len(name) > 30 {
+			name = name[:27] + "..."
+		}
+		f.line(strings.TrimRight(fmt.Sprintf("%-30s %s", name, toStr(property(o, "Value"))), " "))
+	case functionType, aliasType:
+		f.tableRow("command", o, []column{{"CommandType", 15, false}, {"Name", 50, false}, {"Version", 10, false}, {"Source", 0, false}})
+	case psDriveType:
+		// The drive view: Used and Free are blank where the provider
+		// reports no sizes; CurrentLocation fills a 120-column console.
+		f.tableRow("psdrive", o, []column{{"Name", 10, false}, {"Used (GB)", 13, true}, {"Free (GB)", 13, true},
+			{"Provider", 13, false}, {"Root", 35, false}, {"CurrentLocation", 31, true}})
+	case "System.Management.Automation.ProviderInfo":
+		f.tableRow("provider", o, []column{{"Name", 20, false}, {"Capabilities", 35, false}, {"Drives", 0, false}})
+	default:
+		return false
+	}
+	return true
+}

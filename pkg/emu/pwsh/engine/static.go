@@ -1,0 +1,218 @@
+package engine
+
+import (
+	"context"
+	"encoding/base64"
+	"io"
+	"math"
+	"os"
+	"strings"
+)
+
+// canonicalType is a type name without System. and in lower case.
+func canonicalType(name string) string {
+	return strings.TrimPrefix(strings.ToLower(name), "system.")
+}
+
+func (i *Interp) staticProperty(typ, name string) (any, error) {
+	t, n := canonicalType(typ), strings.ToLower(name)
+	switch t + "::" + n {
+	case "environment::machinename":
+		return strings.ToUpper(i.sys.Hostname), nil
+	case "environment::newline":
+		return NL, nil
+	case "environment::username":
+		return i.sys.User.Account, nil
+	case "environment::currentdirectory":
+		return i.dir, nil
+	case "environment::osversion":
+		return i.osVersion(), nil
+	case "int::maxvalue", "int32::maxvalue":
+		return math.MaxInt32, nil
+	case "int::minvalue", "int32::minvalue":
+		return math.MinInt32, nil
+	case "datetime::now":
+		return i.sys.Clock.Now().Local(), nil
+	case "datetime::utcnow":
+		return i.sys.Clock.Now().UTC(), nil
+	case "string::empty":
+		return "", nil
+	case "math::pi":
+		return math.Pi, nil
+	case "net.httplistener::issupported":
+		return true, nil
+	}
+	if t == "text.encoding" {
+		if e, ok := encodingNamed(n); ok {
+			return e, nil
+		}
+	}
+	return nil, &notEmulatedError{"[" + typ + "]::" + name}
+}
+
+func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any) (any, error) {
+	t := canonicalType(typ)
+	arg := func(k int) string {
+		if k < len(args) {
+			return toStr(args[k])
+		}
+		return ""
+	}
+	num := func(k int) float64 {
+		if k < len(args) {
+			n, _ := toNumber(args[k])
+			return toFloat(n)
+		}
+		return 0
+	}
+	if name == "new" && constructible[t] {
+		return i.construct(typ, args)
+	}
+	switch t + "::" + name {
+	case "text.encoding::getencoding":
+		if e, ok := encodingNamed(strings.ReplaceAll(strings.ToLower(arg(0)), "-", "")); ok {
+			return e, nil
+		}
+		if strings.EqualFold(arg(0), "us-ascii") {
+			return encodings["ascii"], nil
+		}
+		return nil, &notEmulatedError{"the encoding " + arg(0)}
+	case "environment::getenvironmentvariable":
+		if len(args) > 1 && !strings.EqualFold(arg(1), "Process") {
+			return nil, &notEmulatedError{"[Environment]::GetEnvironmentVariable with target " + arg(1)}
+		}
+		v, ok := i.getenv(arg(0))
+		if !ok {
+			return nil, nil
+		}
+		return v, nil
+	case "environment::setenvironmentvariable":
+		if len(args) > 2 && !strings.EqualFold(arg(2), "Process") {
+			return nil, &notEmulatedError{"[Environment]::SetEnvironmentVariable with target " + arg(2)}
+		}
+		i.setenv(arg(0), arg(1))
+		return nil, nil
+	case "environment::exit":
+		n, _ := toInt(args[0])
+		return nil, exitFlow{n}
+	case "net.dns::gethostname":
+		return i.sys.Hostname, nil
+	case "net.dns::gethostaddresses", "net.dns::resolve", "net.dns::gethostentry":
+		addrs, err := i.lookup(ctx, arg(0))
+		if err != nil {
+			return nil, opError(`Exception calling "`+name+`" with "1" argument(s): "No such host is known"`, "SocketException")
+		}
+		out := make([]any, len(addrs))
+		for k, a := range addrs {
+			out[k] = newObject("System.Net.IPAddress", "IPAddressToString", a, "AddressFamily", "InterNetwork")
+		}
+		return fromList(out), nil
+	case "math::round":
+		return math.RoundToEven(num(0)), nil
+	case "math::floor":
+		return math.Floor(num(0)), nil
+	case "math::ceiling":
+		return math.Ceil(num(0)), nil
+	case "math::abs":
+		return math.Abs(num(0)), nil
+	case "math::max":
+		return math.Max(num(0), num(1)), nil
+	case "math::min":
+		return math.Min(num(0), num(1)), nil
+	case "math::pow":
+		return math.Pow(num(0), num(1)), nil
+	case "math::sqrt":
+		return math.Sqrt(num(0)), nil
+	case "string::isnullorempty":
+		return arg(0) == "", nil
+	case "string::isnullorwhitespace":
+		return strings.TrimSpace(arg(0)) == "", nil
+	case "string::join":
+		if len(args) > 1 {
+			return joinValues(flatten(args[1:]), arg(0)), nil
+		}
+		return "", nil
+	case "io.file::exists", "io.directory::exists", "io.path::exists":
+		fi, err := i.sys.FS.Stat(i.abs(arg(0)))
+		return err == nil && (t == "io.file" && !fi.IsDir() || t == "io.directory" && fi.IsDir() || t == "io.path"), nil
+	case "io.file::readalltext":
+		b, err := i.readFile(i.abs(arg(0)))
+		if err != nil {
+			return nil, opError(`Exception calling "ReadAllText": "Could not find file '`+i.abs(arg(0))+`'."`, "FileNotFoundException")
+		}
+		return decodeText(b), nil
+	case "io.file::writealltext":
+		return nil, i.writeFile(i.abs(arg(0)), []byte(arg(1)), false)
+	case "io.directory::createdirectory":
+		return nil, i.sys.FS.MkdirAll(i.abs(arg(0)), 0o777)
+	case "io.path::combine":
+		p := arg(0)
+		for k := 1; k < len(args); k++ {
+			p = strings.TrimRight(p, `\`) + `\` + strings.TrimLeft(arg(k), `\`)
+		}
+		return p, nil
+	case "io.path::getfilename":
+		s := arg(0)
+		return s[strings.LastIndexAny(s, `\/`)+1:], nil
+	case "io.path::gettemppath":
+		return i.getenvOr("TEMP", `C:\Windows\TEMP`) + `\`, nil
+	case "convert::tobase64string":
+		return base64.StdEncoding.EncodeToString(bytesOf(args)), nil
+	case "convert::frombase64string":
+		b, err := base64.StdEncoding.DecodeString(arg(0))
+		if err != nil {
+			return nil, opError(`Exception calling "FromBase64String" with "1" argument(s): "The input is not a valid Base-64 string."`, "FormatException")
+		}
+		out := make([]any, len(b))
+		for k, c := range b {
+			out[k] = int(c)
+		}
+		return out, nil
+	}
+	if t == "diagnostics.eventlog" {
+		if v, ok, err := i.eventLogStatic(name, args); ok {
+			return v, err
+		}
+	}
+	return nil, &notEmulatedError{"[" + typ + "]::" + name + "()"}
+}
+
+func flatten(args []any) []any {
+	var out []any
+	for _, a := range args {
+		out = append(out, toList(a)...)
+	}
+	return out
+}
+
+func bytesOf(args []any) []byte {
+	var b []byte
+	for _, a := range flatten(args) {
+		n, _ := toInt(a)
+		b = append(b, byte(n))
+	}
+	return b
+}
+
+func (i *Interp) readFile(path string) ([]byte, error) {
+	f, err := i.sys.FS.OpenFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+func (i *Interp) writeFile(path string, b []byte, appendTo bool) error {
+	flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if appendTo {
+		flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	}
+	f, err := i.sys.FS.OpenFile(path, flag, 0o666)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = f.Write(b)
+	return err
+}

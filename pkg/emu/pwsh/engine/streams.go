@@ -1,0 +1,302 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// stream is a System.IO.Stream the interpreter can read or write: a
+// request's InputStream, a response's OutputStream.
+type stream interface {
+	netObject
+	read(b []byte) (int, error) // io.Reader's contract
+	write(b []byte) error
+	close() error
+}
+
+// streamMethod is the Stream methods scripts call.
+func streamMethod(s stream, name string, args []any) (any, bool, error) {
+	switch name {
+	case "write":
+		if len(args) != 3 {
+			return nil, true, overloadError("Write", len(args))
+		}
+		b, off, n, err := bufferArgs(args)
+		if err != nil {
+			return nil, true, err
+		}
+		return nil, true, s.write(b[off : off+n])
+	case "writebyte":
+		return nil, true, s.write(bytesOf(args[:1]))
+	case "read":
+		if len(args) != 3 {
+			return nil, true, overloadError("Read", len(args))
+		}
+		buf, _ := args[0].([]any)
+		_, off, n, err := bufferArgs(args)
+		if err != nil {
+			return nil, true, err
+		}
+		tmp := make([]byte, n)
+		got, rerr := s.read(tmp)
+		if rerr != nil && rerr != io.EOF {
+			return nil, true, rerr
+		}
+		for k := 0; k < got; k++ {
+			buf[off+k] = int(tmp[k])
+		}
+		return got, true, nil
+	case "readbyte":
+		b := make([]byte, 1)
+		if n, _ := s.read(b); n == 0 {
+			return -1, true, nil
+		}
+		return int(b[0]), true, nil
+	case "copyto":
+		dst, ok := args[0].(stream)
+		if !ok {
+			return nil, true, overloadError("CopyTo", len(args))
+		}
+		b, err := readAll(s)
+		if err != nil {
+			return nil, true, err
+		}
+		return nil, true, dst.write(b)
+	case "flush":
+		return nil, true, nil
+	case "close", "dispose":
+		return nil, true, s.close()
+	}
+	return nil, false, nil
+}
+
+// bufferArgs checks (byte[] buffer, int offset, int count) as .NET does.
+func bufferArgs(args []any) ([]byte, int, int, error) {
+	if args[0] == nil {
+		return nil, 0, 0, exception("ArgumentNullException", "Value cannot be null.%s", paramName("buffer"))
+	}
+	b := bytesOf(args[:1])
+	off, _ := toInt(args[1])
+	n, _ := toInt(args[2])
+	if off < 0 || n < 0 || off+n > len(b) {
+		return nil, 0, 0, exception("ArgumentOutOfRangeException", "Specified argument was out of the range of valid values.%s", paramName("size"))
+	}
+	return b, off, n, nil
+}
+
+func readAll(s stream) ([]byte, error) {
+	var out []byte
+	buf := make([]byte, 4096)
+	for {
+		n, err := s.read(buf)
+		out = append(out, buf[:n]...)
+		if err == io.EOF || n == 0 && err == nil {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+}
+
+// overloadError is PowerShell's answer to a .NET method called with an
+// argument count it has no overload for.
+func overloadError(method string, n int) error {
+	return &runtimeError{rec: &errorRecord{msg: fmt.Sprintf("Cannot find an overload for %q and the argument count: \"%d\".", method, n),
+		category: "NotSpecified", reason: "MethodException", fqid: "MethodCountCouldNotFindBest"}}
+}
+
+// memStream is a read-only stream over bytes in memory (a request body).
+type memStream struct {
+	dotnet
+	data []byte
+	pos  int
+}
+
+func (s *memStream) read(b []byte) (int, error) {
+	if s.pos >= len(s.data) {
+		return 0, io.EOF
+	}
+	n := copy(b, s.data[s.pos:])
+	s.pos += n
+	return n, nil
+}
+
+func (s *memStream) write([]byte) error {
+	return exception("NotSupportedException", "The stream does not support writing.")
+}
+func (s *memStream) close() error { return nil }
+
+func (s *memStream) getProp(name string) (any, bool) {
+	switch name {
+	case "canread":
+		return true, true
+	case "canwrite", "canseek", "cantimeout":
+		return false, true
+	case "length":
+		return len(s.data), true
+	case "position":
+		return s.pos, true
+	}
+	return nil, false
+}
+
+func (s *memStream) callMethod(_ context.Context, name string, args []any) (any, bool, error) {
+	return streamMethod(s, name, args)
+}
+
+// streamReader is System.IO.StreamReader over a stream.
+type streamReader struct {
+	dotnet
+	s    stream
+	enc  *encoding
+	text []rune // decoded and not yet read; read fills it at once
+	read bool
+}
+
+func newStreamReader(s stream, enc *encoding) *streamReader {
+	return &streamReader{dotnet: dotnet{"System.IO.StreamReader"}, s: s, enc: enc}
+}
+
+func (r *streamReader) fill() error {
+	if r.read {
+		return nil
+	}
+	r.read = true
+	b, err := readAll(r.s)
+	if len(b) >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf {
+		b = b[3:]
+	}
+	r.text = []rune(r.enc.decode(b))
+	return err
+}
+
+func (r *streamReader) getProp(name string) (any, bool) {
+	switch name {
+	case "endofstream":
+		r.fill()
+		return len(r.text) == 0, true
+	case "basestream":
+		return r.s, true
+	case "currentencoding":
+		return r.enc, true
+	}
+	return nil, false
+}
+
+func (r *streamReader) callMethod(_ context.Context, name string, _ []any) (any, bool, error) {
+	switch name {
+	case "readtoend", "readline", "read", "peek":
+	case "close", "dispose":
+		return nil, true, r.s.close()
+	default:
+		return nil, false, nil
+	}
+	if err := r.fill(); err != nil {
+		return nil, true, err
+	}
+	switch name {
+	case "readtoend":
+		s := string(r.text)
+		r.text = nil
+		return s, true, nil
+	case "readline":
+		if len(r.text) == 0 {
+			return nil, true, nil
+		}
+		s := string(r.text)
+		line, rest, _ := strings.Cut(s, "\n")
+		r.text = []rune(rest)
+		return strings.TrimSuffix(line, "\r"), true, nil
+	}
+	if len(r.text) == 0 {
+		return -1, true, nil
+	}
+	c := int(r.text[0])
+	if name == "read" {
+		r.text = r.text[1:]
+	}
+	return c, true, nil
+}
+
+// streamWriter is System.IO.StreamWriter over a stream: text is kept
+// until Flush or Close (or every write with AutoFlush), so a response
+// closed before its writer loses the text, as in .NET.
+type streamWriter struct {
+	dotnet
+	s         stream
+	enc       *encoding
+	buf       strings.Builder
+	autoFlush bool
+	newLine   string
+}
+
+func newStreamWriter(s stream, enc *encoding) *streamWriter {
+	return &streamWriter{dotnet: dotnet{"System.IO.StreamWriter"}, s: s, enc: enc, newLine: "\r\n"}
+}
+
+func (w *streamWriter) getProp(name string) (any, bool) {
+	switch name {
+	case "autoflush":
+		return w.autoFlush, true
+	case "newline":
+		return w.newLine, true
+	case "basestream":
+		return w.s, true
+	case "encoding":
+		return w.enc, true
+	}
+	return nil, false
+}
+
+func (w *streamWriter) setProp(name string, v any) error {
+	switch strings.ToLower(name) {
+	case "autoflush":
+		w.autoFlush = toBool(v)
+		return nil
+	case "newline":
+		w.newLine = toStr(v)
+		return nil
+	}
+	return noSetter(name)
+}
+
+func (w *streamWriter) flush() error {
+	if w.buf.Len() == 0 {
+		return nil
+	}
+	b := w.enc.encode(w.buf.String())
+	w.buf.Reset()
+	return w.s.write(b)
+}
+
+func (w *streamWriter) callMethod(_ context.Context, name string, args []any) (any, bool, error) {
+	text := ""
+	if len(args) > 0 {
+		text = toStr(args[0])
+	}
+	if len(args) > 1 {
+		text = formatOp(text, args[1:])
+	}
+	switch name {
+	case "write", "writeline":
+		w.buf.WriteString(text)
+		if name == "writeline" {
+			w.buf.WriteString(w.newLine)
+		}
+		if w.autoFlush {
+			return nil, true, w.flush()
+		}
+		return nil, true, nil
+	case "flush":
+		return nil, true, w.flush()
+	case "close", "dispose":
+		if err := w.flush(); err != nil {
+			return nil, true, err
+		}
+		return nil, true, w.s.close()
+	}
+	return nil, false, nil
+}

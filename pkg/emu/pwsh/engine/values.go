@@ -1,0 +1,258 @@
+package engine
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
+)
+
+// Values are Go values: nil ($null), bool, int, float64, string, []any
+// (an array), *object (a .NET object: a file, a web response...),
+// *hashtable, *scriptBlock, time.Time, *typeRef and *errorRecord.
+
+// object is a .NET object with named properties, in order.
+type object struct {
+	typeName string
+	names    []string
+	props    map[string]any // by lower-case name
+}
+
+func newObject(typeName string, kv ...any) *object {
+	o := &object{typeName: typeName, props: map[string]any{}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		o.set(kv[i].(string), kv[i+1])
+	}
+	return o
+}
+
+func (o *object) set(name string, v any) {
+	k := strings.ToLower(name)
+	if _, ok := o.props[k]; !ok {
+		o.names = append(o.names, name)
+	}
+	o.props[k] = v
+}
+
+func (o *object) get(name string) (any, bool) {
+	v, ok := o.props[strings.ToLower(name)]
+	return v, ok
+}
+
+// hashtable is @{...}: keys matched without case, kept in order.
+type hashtable struct {
+	keys []string
+	vals map[string]any
+}
+
+func newHashtable() *hashtable { return &hashtable{vals: map[string]any{}} }
+
+func (h *hashtable) set(k string, v any) {
+	lk := strings.ToLower(k)
+	if _, ok := h.vals[lk]; !ok {
+		h.keys = append(h.keys, k)
+	}
+	h.vals[lk] = v
+}
+
+// remove drops a key (matched without case) from the table and its order.
+func (h *hashtable) remove(k string) {
+	lk := strings.ToLower(k)
+	if _, ok := h.vals[lk]; !ok {
+		return
+	}
+	delete(h.vals, lk)
+	for i, key := range h.keys {
+		if strings.ToLower(key) == lk {
+			h.keys = append(h.keys[:i:i], h.keys[i+1:]...)
+			break
+		}
+	}
+}
+
+func (h *hashtable) get(k string) (any, bool) {
+	v, ok := h.vals[strings.ToLower(k)]
+	return v, ok
+}
+
+type scriptBlock struct {
+	stmts []lang.Stmt
+	src   string
+}
+
+type typeRef struct{ name string }
+
+// toStr is a value as PowerShell turns it into a string.
+func toStr(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case bool:
+		if x {
+			return "True"
+		}
+		return "False"
+	case int:
+		return strconv.Itoa(x)
+	case float64:
+		return formatFloat(x)
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = toStr(e)
+		}
+		return strings.Join(parts, " ")
+	case time.Time:
+		return x.Format("01/02/2006 15:04:05")
+	case *object:
+		if n, ok := x.get("FullName"); ok {
+			return toStr(n)
+		}
+		if x.typeName == "System.Management.Automation.PSCustomObject" {
+			return "@{" + x.listText() + "}"
+		}
+		return x.typeName
+	case *hashtable:
+		return "System.Collections.Hashtable"
+	case *scriptBlock:
+		return x.src
+	case *typeRef:
+		return x.name
+	case *errorRecord:
+		return x.msg
+	case netObject:
+		return x.String()
+	case rune:
+		return string(x)
+	}
+	return ""
+}
+
+func (o *object) listText() string {
+	parts := make([]string, len(o.names))
+	for i, n := range o.names {
+		parts[i] = n + "=" + toStr(o.props[strings.ToLower(n)])
+	}
+	return strings.Join(parts, "; ")
+}
+
+// formatFloat prints a double as .NET does: up to 15 significant digits.
+func formatFloat(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	case math.IsNaN(f):
+		return "NaN"
+	}
+	s := strconv.FormatFloat(f, 'G', 15, 64)
+	if strings.Contains(s, "E") {
+		mant, exp, _ := strings.Cut(s, "E")
+		sign := exp[:1]
+		exp = strings.TrimLeft(exp[1:], "0")
+		if len(exp) < 2 {
+			exp = strings.Repeat("0", 2-len(exp)) + exp
+		}
+		return mant + "E" + sign + exp
+	}
+	return s
+}
+
+// toBool is PowerShell's truth: empty strings, zero, $null and empty
+// arrays are false.
+func toBool(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case int:
+		return x != 0
+	case float64:
+		return x != 0
+	case string:
+		return x != ""
+	case []any:
+		if len(x) == 1 {
+			return toBool(x[0])
+		}
+		return len(x) > 0
+	}
+	return true
+}
+
+// toNumber converts for arithmetic; ok is false for text that is not a
+// number.
+func toNumber(v any) (any, bool) {
+	switch x := v.(type) {
+	case nil:
+		return 0, true
+	case int, float64:
+		return x, true
+	case bool:
+		return lang.Btoi(x), true
+	case string:
+		s := strings.TrimSpace(x)
+		if s == "" {
+			return 0, true
+		}
+		if n, ok := lang.ParseNumber(s); ok {
+			return n, true
+		}
+		return nil, false
+	case rune:
+		return int(x), true
+	}
+	return nil, false
+}
+
+func toFloat(v any) float64 {
+	switch x := v.(type) {
+	case int:
+		return float64(x)
+	case float64:
+		return x
+	}
+	return 0
+}
+
+func toInt(v any) (int, bool) {
+	n, ok := toNumber(v)
+	if !ok {
+		return 0, false
+	}
+	if f, isF := n.(float64); isF {
+		return int(math.RoundToEven(f)), true
+	}
+	return n.(int), true
+}
+
+// toList is a value as a pipeline enumerates it.
+func toList(v any) []any {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case []any:
+		return x
+	case enumerable:
+		return x.items()
+	}
+	return []any{v}
+}
+
+// fromList is a statement's output as a value: $null, one value, or an
+// array.
+func fromList(l []any) any {
+	switch len(l) {
+	case 0:
+		return nil
+	case 1:
+		return l[0]
+	}
+	return l
+}
