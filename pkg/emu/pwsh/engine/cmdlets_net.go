@@ -20,21 +20,6 @@ func init() {
 	register("Resolve-DnsName", "", resolveDNSName, p("Name", 0), p("Type", 1), n("Server"))
 }
 
-// lookup resolves a name through the pod's network.
-func (i *Interp) lookup(ctx context.Context, name string) ([]string, error) {
-	if net.ParseIP(name) != nil {
-		return []string{name}, nil
-	}
-	if i.sys.Net == nil {
-		return nil, errors.New("no network")
-	}
-	addrs, err := i.sys.Net.LookupHost(ctx, name)
-	if err == nil && len(addrs) == 0 {
-		err = errors.New("no address")
-	}
-	return addrs, err
-}
-
 func invokeWebRequest(ctx context.Context, c *call) error {
 	uri := c.str("Uri")
 	secs, _ := toInt(c.get("TimeoutSec"))

@@ -23,7 +23,12 @@ type httpListener struct {
 	auth     string     // AuthenticationSchemes
 }
 
-func (i *Interp) newHTTPListener() *httpListener {
+func init() {
+	RegisterConstructor("net.httplistener", func(i *Interp, _ []any) (any, error) { return newHTTPListener(i), nil })
+}
+
+// newHTTPListener is New-Object System.Net.HttpListener.
+func newHTTPListener(i *Interp) *httpListener {
 	l := &httpListener{dotnet: dotnet{"System.Net.HttpListener"}, i: i, auth: "Anonymous"}
 	l.prefixes = &prefixList{dotnet: dotnet{"System.Net.HttpListenerPrefixCollection"}, l: l}
 	i.atExit(l.stop) // the process ending closes its listeners

@@ -36,12 +36,24 @@ func newObjectCmd(_ context.Context, c *call) error {
 	return nil
 }
 
+// constructors build the .NET types a cmdlet family adds, by canonical
+// type name.
+var constructors = map[string]func(i *Interp, args []any) (any, error){}
+
+// RegisterConstructor makes New-Object and [typ]::new build typ (a
+// canonical type name: lower case, without System.) with f. Families call
+// it from init.
+func RegisterConstructor(typ string, f func(i *Interp, args []any) (any, error)) {
+	constructors[typ] = f
+}
+
 // construct builds a .NET object from its constructor's arguments.
 func (i *Interp) construct(typ string, args []any) (any, error) {
 	t := canonicalType(typ)
+	if f, ok := constructors[t]; ok {
+		return f(i, args)
+	}
 	switch t {
-	case "net.httplistener":
-		return i.newHTTPListener(), nil
 	case "io.streamreader", "io.streamwriter":
 		s, ok := firstArg(args).(stream)
 		if !ok {

@@ -3,8 +3,10 @@ package engine
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"io"
 	"math"
+	"net"
 	"os"
 	"strings"
 )
@@ -215,4 +217,19 @@ func (i *Interp) writeFile(path string, b []byte, appendTo bool) error {
 	defer f.Close()
 	_, err = f.Write(b)
 	return err
+}
+
+// lookup resolves a name through the pod's network.
+func (i *Interp) lookup(ctx context.Context, name string) ([]string, error) {
+	if net.ParseIP(name) != nil {
+		return []string{name}, nil
+	}
+	if i.sys.Net == nil {
+		return nil, errors.New("no network")
+	}
+	addrs, err := i.sys.Net.LookupHost(ctx, name)
+	if err == nil && len(addrs) == 0 {
+		err = errors.New("no address")
+	}
+	return addrs, err
 }
