@@ -17,6 +17,9 @@ import (
 
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
+	// The cmdlet families register their cmdlets and types with the
+	// engine when imported.
+	_ "github.com/winkube/winkube/pkg/emu/pwsh/netcmd"
 )
 
 // Main is powershell.exe and pwsh (told apart by the name invoked).

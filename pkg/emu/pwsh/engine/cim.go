@@ -9,11 +9,11 @@ import (
 )
 
 // win32OS is the Win32_OperatingSystem instance of the container's OS.
-func (i *Interp) win32OS(typeName string) *object {
-	os := i.sys.OS
-	return newObject(typeName, "SystemDirectory", `C:\Windows\system32`, "Organization", "",
+func (i *Interp) win32OS(typeName string) *Object {
+	os := i.Sys.OS
+	return NewObject(typeName, "SystemDirectory", `C:\Windows\system32`, "Organization", "",
 		"BuildNumber", strconv.Itoa(os.Build), "RegisteredUser", "", "SerialNumber", "",
-		"Version", strings.TrimSuffix(os.NTVersion(), ".0"), "Caption", os.Caption(), "CSName", strings.ToUpper(i.sys.Hostname),
+		"Version", strings.TrimSuffix(os.NTVersion(), ".0"), "Caption", os.Caption(), "CSName", strings.ToUpper(i.Sys.Hostname),
 		"OSArchitecture", "64-bit", "OSType", 18, "Manufacturer", "Microsoft Corporation", "WindowsDirectory", `C:\Windows`)
 }
 
@@ -25,45 +25,45 @@ const (
 
 // getOSInstance is Get-CimInstance and Get-WmiObject for the one class
 // the emulation has, Win32_OperatingSystem.
-func getOSInstance(name string) func(context.Context, *call) error {
-	return func(_ context.Context, c *call) error {
-		class := c.str("ClassName") + c.str("Class")
-		if !strings.EqualFold(class, "Win32_OperatingSystem") || c.has("Filter") {
-			return &notEmulatedError{"the cmdlet " + name + " (class " + class + ")"}
+func getOSInstance(name string) func(context.Context, *Call) error {
+	return func(_ context.Context, c *Call) error {
+		class := c.Str("ClassName") + c.Str("Class")
+		if !strings.EqualFold(class, "Win32_OperatingSystem") || c.Has("Filter") {
+			return &NotEmulatedError{"the cmdlet " + name + " (class " + class + ")"}
 		}
 		typ := cimOSType
 		if name == "Get-WmiObject" {
 			typ = wmiOSType
 		}
-		c.emit(c.i.win32OS(typ))
+		c.Emit(c.I.win32OS(typ))
 		return nil
 	}
 }
 
 // getComputerInfo is Get-ComputerInfo's OS and computer system properties.
-func getComputerInfo(_ context.Context, c *call) error {
-	os, host := c.i.sys.OS, strings.ToUpper(c.i.sys.Hostname)
-	all := newObject("Microsoft.PowerShell.Commands.ComputerInfo",
+func getComputerInfo(_ context.Context, c *Call) error {
+	os, host := c.I.Sys.OS, strings.ToUpper(c.I.Sys.Hostname)
+	all := NewObject("Microsoft.PowerShell.Commands.ComputerInfo",
 		"WindowsCurrentVersion", "6.3", "WindowsEditionId", os.EditionID, "WindowsInstallationType", "Server Core",
-		"WindowsProductName", os.ProductName, "WindowsVersion", os.ReleaseID, "CsDNSHostName", c.i.sys.Hostname, "CsName", host,
+		"WindowsProductName", os.ProductName, "WindowsVersion", os.ReleaseID, "CsDNSHostName", c.I.Sys.Hostname, "CsName", host,
 		"OsName", os.Caption(), "OsType", "WINNT", "OsVersion", strings.TrimSuffix(os.NTVersion(), ".0"),
 		"OsBuildNumber", strconv.Itoa(os.Build), "OsArchitecture", "64-bit")
 	if os.DisplayVersion != "" {
-		all.set("OSDisplayVersion", os.DisplayVersion)
+		all.Set("OSDisplayVersion", os.DisplayVersion)
 	}
-	if !c.has("Property") {
-		c.emit(all)
+	if !c.Has("Property") {
+		c.Emit(all)
 		return nil
 	}
-	out := newObject(all.typeName)
-	for _, pat := range toList(c.get("Property")) {
+	out := NewObject(all.typeName)
+	for _, pat := range ToList(c.Get("Property")) {
 		for _, n := range all.names {
-			if wildcard(toStr(pat), n, true) {
-				out.set(n, all.props[strings.ToLower(n)])
+			if Wildcard(ToStr(pat), n, true) {
+				out.Set(n, all.props[strings.ToLower(n)])
 			}
 		}
 	}
-	c.emit(out)
+	c.Emit(out)
 	return nil
 }
 
@@ -90,7 +90,7 @@ func (w *walker) cimClass(name string, args []lang.Arg) {
 			pending = "classname"
 		}
 		if lit, ok := a.Value.(*lang.LitExpr); ok && (pending == "class" || pending == "classname") {
-			class = toStr(lit.V)
+			class = ToStr(lit.V)
 		}
 		pending = ""
 	}

@@ -20,20 +20,20 @@ type param struct {
 }
 
 type cmdlet struct {
-	name   string // the canonical spelling: Get-Content
+	Name   string // the canonical spelling: Get-Content
 	params []param
-	run    func(ctx context.Context, c *call) error
+	run    func(ctx context.Context, c *Call) error
 }
 
-// call is one invocation of a cmdlet.
-type call struct {
-	i        *Interp
-	cl       *cmdlet
+// Call is one invocation of a cmdlet.
+type Call struct {
+	I        *Interp
+	Cl       *cmdlet
 	cmd      *lang.Command
 	named    map[string]any // by parameter name, lower-case
 	input    []any
-	piped    bool
-	emit     func(any)
+	Piped    bool
+	Emit     func(any)
 	stop     bool // -ErrorAction Stop
 	silent   bool // -ErrorAction SilentlyContinue / Ignore
 	hadError bool
@@ -44,31 +44,31 @@ var cmdlets = map[string]*cmdlet{}
 // aliases map lower-case aliases to lower-case cmdlet names.
 var aliases = map[string]string{}
 
-func register(name string, als string, run func(context.Context, *call) error, params ...param) {
-	cl := &cmdlet{name: name, params: params, run: run}
+func Register(name string, als string, run func(context.Context, *Call) error, params ...param) {
+	cl := &cmdlet{Name: name, params: params, run: run}
 	cmdlets[strings.ToLower(name)] = cl
 	for _, a := range strings.Fields(als) {
 		aliases[a] = strings.ToLower(name)
 	}
 }
 
-// p is a positional parameter, n a named one, sw a switch.
-func p(name string, pos int, aliases ...string) param {
+// P is a positional parameter, n a named one, sw a switch.
+func P(name string, pos int, aliases ...string) param {
 	return param{name: name, pos: pos, aliases: aliases}
 }
-func n(name string, aliases ...string) param { return param{name: name, pos: -1, aliases: aliases} }
-func sw(name string, aliases ...string) param {
+func N(name string, aliases ...string) param { return param{name: name, pos: -1, aliases: aliases} }
+func Sw(name string, aliases ...string) param {
 	return param{name: name, pos: -1, sw: true, aliases: aliases}
 }
 func rest(name string) param { return param{name: name, pos: 0, rest: true} }
 
-func (c *call) has(name string) bool { _, ok := c.named[strings.ToLower(name)]; return ok }
+func (c *Call) Has(name string) bool { _, ok := c.named[strings.ToLower(name)]; return ok }
 
-func (c *call) get(name string) any { return c.named[strings.ToLower(name)] }
+func (c *Call) Get(name string) any { return c.named[strings.ToLower(name)] }
 
-func (c *call) str(name string) string { return toStr(c.get(name)) }
+func (c *Call) Str(name string) string { return ToStr(c.Get(name)) }
 
-func (c *call) flag(name string) bool { return c.has(name) && toBool(c.get(name)) }
+func (c *Call) Flag(name string) bool { return c.Has(name) && ToBool(c.Get(name)) }
 
 // className is the .NET class of a cmdlet, for error ids.
 func className(name string) string {
@@ -76,7 +76,7 @@ func className(name string) string {
 }
 
 func (i *Interp) runCmdlet(ctx context.Context, lower string, cl *cmdlet, cmd *lang.Command, args []evaluated, input []any, piped bool, emit func(any)) error {
-	c := &call{i: i, cl: cl, cmd: cmd, named: map[string]any{}, input: input, piped: piped, emit: emit, stop: i.stop}
+	c := &Call{I: i, Cl: cl, cmd: cmd, named: map[string]any{}, input: input, Piped: piped, Emit: emit, stop: i.stop}
 	if err := c.bind(args); err != nil {
 		return err
 	}
@@ -87,15 +87,15 @@ func (i *Interp) runCmdlet(ctx context.Context, lower string, cl *cmdlet, cmd *l
 	return err
 }
 
-func (c *call) bindError(msg, fqid string) error {
-	rec := &errorRecord{msg: msg, cmdName: c.cl.name, category: "InvalidArgument", reason: "ParameterBindingException",
-		fqid: fqid + "," + className(c.cl.name), src: c.i.src, pos: c.cmd.Pos, end: c.cmd.End}
+func (c *Call) bindError(msg, fqid string) error {
+	rec := &errorRecord{msg: msg, cmdName: c.Cl.Name, category: "InvalidArgument", reason: "ParameterBindingException",
+		fqid: fqid + "," + className(c.Cl.Name), src: c.I.src, pos: c.cmd.Pos, end: c.cmd.End}
 	return &runtimeError{rec: rec}
 }
 
 // bind matches arguments to parameters: by name (or unique prefix, or
 // alias), then by position.
-func (c *call) bind(args []evaluated) error {
+func (c *Call) bind(args []evaluated) error {
 	var positional []any
 	pending := ""
 	for _, a := range args {
@@ -141,7 +141,7 @@ func (c *call) bind(args []evaluated) error {
 	for pos := 0; len(positional) > 0; pos++ {
 		spec := c.positional(pos)
 		if spec == nil {
-			return c.bindError(fmt.Sprintf("A positional parameter cannot be found that accepts argument '%s'.", toStr(positional[0])), "PositionalParameterNotFound")
+			return c.bindError(fmt.Sprintf("A positional parameter cannot be found that accepts argument '%s'.", ToStr(positional[0])), "PositionalParameterNotFound")
 		}
 		key := strings.ToLower(spec.name)
 		if spec.rest {
@@ -157,14 +157,14 @@ func (c *call) bind(args []evaluated) error {
 }
 
 // common takes the common parameters every cmdlet has.
-func (c *call) common(a evaluated) bool {
+func (c *Call) common(a evaluated) bool {
 	name := strings.ToLower(a.param)
 	switch name {
 	case "erroraction", "ea":
 		if !a.attached {
 			return false
 		}
-		v := strings.ToLower(toStr(a.value))
+		v := strings.ToLower(ToStr(a.value))
 		c.stop = v == "stop"
 		c.silent = v == "silentlycontinue" || v == "ignore"
 		return true
@@ -174,11 +174,11 @@ func (c *call) common(a evaluated) bool {
 	return false
 }
 
-func (c *call) match(name string) *param {
+func (c *Call) match(name string) *param {
 	lower := strings.ToLower(name)
 	var found *param
-	for k := range c.cl.params {
-		spec := &c.cl.params[k]
+	for k := range c.Cl.params {
+		spec := &c.Cl.params[k]
 		if strings.ToLower(spec.name) == lower {
 			return spec
 		}
@@ -197,36 +197,36 @@ func (c *call) match(name string) *param {
 	return found
 }
 
-func (c *call) positional(pos int) *param {
-	for k := range c.cl.params {
-		if c.cl.params[k].pos == pos {
-			return &c.cl.params[k]
+func (c *Call) positional(pos int) *param {
+	for k := range c.Cl.params {
+		if c.Cl.params[k].pos == pos {
+			return &c.Cl.params[k]
 		}
 	}
 	return nil
 }
 
-// fail reports a non-terminating error of this cmdlet (terminating with
+// Fail reports a non-terminating error of this cmdlet (terminating with
 // -ErrorAction Stop).
-func (c *call) fail(msg, category, target, reason, fqid string) error {
+func (c *Call) Fail(msg, category, target, reason, fqid string) error {
 	c.hadError = true
-	rec := &errorRecord{msg: msg, cmdName: c.cl.name, category: category, target: target, reason: reason,
-		fqid: fqid + "," + className(c.cl.name), src: c.i.src, pos: c.cmd.Pos, end: c.cmd.End}
+	rec := &errorRecord{msg: msg, cmdName: c.Cl.Name, category: category, target: target, reason: reason,
+		fqid: fqid + "," + className(c.Cl.Name), src: c.I.src, pos: c.cmd.Pos, end: c.cmd.End}
 	if c.stop {
-		return &runtimeError{rec: rec, script: c.i.tryDepth == 0}
+		return &runtimeError{rec: rec, script: c.I.tryDepth == 0}
 	}
 	if !c.silent {
-		c.i.errOut(rec)
+		c.I.errOut(rec)
 	}
 	return nil
 }
 
-// items is the cmdlet's input: the named parameter, else the pipeline.
-func (c *call) items(name string) []any {
-	if c.has(name) {
-		return toList(c.get(name))
+// Items is the cmdlet's input: the named parameter, else the pipeline.
+func (c *Call) Items(name string) []any {
+	if c.Has(name) {
+		return ToList(c.Get(name))
 	}
-	if c.piped {
+	if c.Piped {
 		return c.input
 	}
 	return nil

@@ -5,17 +5,17 @@ import (
 	"strings"
 )
 
-func copyItem(_ context.Context, c *call) error {
-	dst := c.i.abs(c.str("Destination"))
-	for _, name := range c.items("Path") {
-		paths := c.i.resolve(toStr(name))
+func copyItem(_ context.Context, c *Call) error {
+	dst := c.I.Abs(c.Str("Destination"))
+	for _, name := range c.Items("Path") {
+		paths := c.I.resolve(ToStr(name))
 		if len(paths) == 0 {
-			if err := c.notFound(c.i.abs(toStr(name))); err != nil {
+			if err := c.notFound(c.I.Abs(ToStr(name))); err != nil {
 				return err
 			}
 		}
 		for _, p := range paths {
-			if err := c.i.copyTree(p, c.i.into(p, dst), c.flag("Recurse")); err != nil {
+			if err := c.I.copyTree(p, c.I.into(p, dst), c.Flag("Recurse")); err != nil {
 				if err := c.ioError(err, p); err != nil {
 					return err
 				}
@@ -27,14 +27,14 @@ func copyItem(_ context.Context, c *call) error {
 
 // into is where src goes: inside dst when dst is a directory.
 func (i *Interp) into(src, dst string) string {
-	if fi, err := i.sys.FS.Stat(dst); err == nil && fi.IsDir() {
-		return i.sys.FS.Abs(dst, src[strings.LastIndex(src, `\`)+1:])
+	if fi, err := i.Sys.FS.Stat(dst); err == nil && fi.IsDir() {
+		return i.Sys.FS.Abs(dst, src[strings.LastIndex(src, `\`)+1:])
 	}
 	return dst
 }
 
 func (i *Interp) copyTree(src, dst string, recurse bool) error {
-	fi, err := i.sys.FS.Stat(src)
+	fi, err := i.Sys.FS.Stat(src)
 	if err != nil {
 		return err
 	}
@@ -43,31 +43,31 @@ func (i *Interp) copyTree(src, dst string, recurse bool) error {
 		if err != nil {
 			return err
 		}
-		return i.writeFile(dst, b, false)
+		return i.WriteFile(dst, b, false)
 	}
-	if err := i.sys.FS.MkdirAll(dst, 0o777); err != nil || !recurse {
+	if err := i.Sys.FS.MkdirAll(dst, 0o777); err != nil || !recurse {
 		return err
 	}
-	entries, err := i.sys.FS.ReadDir(src)
+	entries, err := i.Sys.FS.ReadDir(src)
 	for _, e := range entries {
-		if err := i.copyTree(i.sys.FS.Abs(src, e.Name()), i.sys.FS.Abs(dst, e.Name()), true); err != nil {
+		if err := i.copyTree(i.Sys.FS.Abs(src, e.Name()), i.Sys.FS.Abs(dst, e.Name()), true); err != nil {
 			return err
 		}
 	}
 	return err
 }
 
-func moveItem(_ context.Context, c *call) error {
-	dst := c.i.abs(c.str("Destination"))
-	for _, name := range c.items("Path") {
-		paths := c.i.resolve(toStr(name))
+func moveItem(_ context.Context, c *Call) error {
+	dst := c.I.Abs(c.Str("Destination"))
+	for _, name := range c.Items("Path") {
+		paths := c.I.resolve(ToStr(name))
 		if len(paths) == 0 {
-			if err := c.notFound(c.i.abs(toStr(name))); err != nil {
+			if err := c.notFound(c.I.Abs(ToStr(name))); err != nil {
 				return err
 			}
 		}
 		for _, p := range paths {
-			if err := c.i.sys.FS.Rename(p, c.i.into(p, dst)); err != nil {
+			if err := c.I.Sys.FS.Rename(p, c.I.into(p, dst)); err != nil {
 				if err := c.ioError(err, p); err != nil {
 					return err
 				}
@@ -77,48 +77,48 @@ func moveItem(_ context.Context, c *call) error {
 	return nil
 }
 
-func renameItem(_ context.Context, c *call) error {
-	path := c.i.abs(c.str("Path"))
-	if _, err := c.i.sys.FS.Stat(path); err != nil {
+func renameItem(_ context.Context, c *Call) error {
+	path := c.I.Abs(c.Str("Path"))
+	if _, err := c.I.Sys.FS.Stat(path); err != nil {
 		return c.notFound(path)
 	}
-	if err := c.i.sys.FS.Rename(path, c.i.sys.FS.Abs(path, `..\`+c.str("NewName"))); err != nil {
+	if err := c.I.Sys.FS.Rename(path, c.I.Sys.FS.Abs(path, `..\`+c.Str("NewName"))); err != nil {
 		return c.ioError(err, path)
 	}
 	return nil
 }
 
-func setLocation(_ context.Context, c *call) error {
-	target := c.str("Path")
-	if !c.has("Path") {
-		target = c.i.getenvOr("USERPROFILE", `C:\`)
+func setLocation(_ context.Context, c *Call) error {
+	target := c.Str("Path")
+	if !c.Has("Path") {
+		target = c.I.getenvOr("USERPROFILE", `C:\`)
 	}
-	path := c.i.abs(target)
-	fi, err := c.i.sys.FS.Stat(path)
+	path := c.I.Abs(target)
+	fi, err := c.I.Sys.FS.Stat(path)
 	if err != nil || !fi.IsDir() {
 		return c.notFound(path)
 	}
-	c.i.dir, c.i.loc = path, ""
+	c.I.dir, c.I.loc = path, ""
 	return nil
 }
 
-func joinPath(_ context.Context, c *call) error {
-	c.emit(strings.TrimRight(c.str("Path"), `\/`) + `\` + strings.TrimLeft(c.str("ChildPath"), `\/`))
+func joinPath(_ context.Context, c *Call) error {
+	c.Emit(strings.TrimRight(c.Str("Path"), `\/`) + `\` + strings.TrimLeft(c.Str("ChildPath"), `\/`))
 	return nil
 }
 
-func splitPath(_ context.Context, c *call) error {
-	path := c.str("Path")
+func splitPath(_ context.Context, c *Call) error {
+	path := c.Str("Path")
 	k := strings.LastIndexAny(path, `\/`)
 	switch {
-	case c.flag("Leaf"):
-		c.emit(path[k+1:])
+	case c.Flag("Leaf"):
+		c.Emit(path[k+1:])
 	case k < 0:
-		c.emit("")
+		c.Emit("")
 	case k == 2 && path[1] == ':':
-		c.emit(path[:3])
+		c.Emit(path[:3])
 	default:
-		c.emit(path[:k])
+		c.Emit(path[:k])
 	}
 	return nil
 }

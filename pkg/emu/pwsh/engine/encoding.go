@@ -10,16 +10,16 @@ import (
 // encoding is a System.Text.Encoding: [Text.Encoding]::UTF8 and its
 // kin. Byte arrays are []any of ints, as everywhere in the interpreter.
 type encoding struct {
-	dotnet
+	Dotnet
 	name     string // UTF8, ASCII, Unicode
 	webName  string
 	codePage int
 }
 
-var encodings = map[string]*encoding{
-	"utf8":    {dotnet{"System.Text.UTF8Encoding"}, "UTF8", "utf-8", 65001},
-	"ascii":   {dotnet{"System.Text.ASCIIEncoding"}, "ASCII", "us-ascii", 20127},
-	"unicode": {dotnet{"System.Text.UnicodeEncoding"}, "Unicode", "utf-16", 1200},
+var Encodings = map[string]*encoding{
+	"utf8":    {Dotnet{"System.Text.UTF8Encoding"}, "UTF8", "utf-8", 65001},
+	"ascii":   {Dotnet{"System.Text.ASCIIEncoding"}, "ASCII", "us-ascii", 20127},
+	"unicode": {Dotnet{"System.Text.UnicodeEncoding"}, "Unicode", "utf-16", 1200},
 }
 
 // encodingNamed is a static property of [System.Text.Encoding]. Default
@@ -28,11 +28,11 @@ func encodingNamed(name string) (*encoding, bool) {
 	if name == "default" {
 		name = "utf8"
 	}
-	e, ok := encodings[name]
+	e, ok := Encodings[name]
 	return e, ok
 }
 
-func (e *encoding) getProp(name string) (any, bool) {
+func (e *encoding) GetProp(name string) (any, bool) {
 	switch name {
 	case "webname", "bodyname", "headername":
 		return e.webName, true
@@ -44,25 +44,25 @@ func (e *encoding) getProp(name string) (any, bool) {
 	return nil, false
 }
 
-func (e *encoding) callMethod(_ context.Context, name string, args []any) (any, bool, error) {
+func (e *encoding) CallMethod(_ context.Context, name string, args []any) (any, bool, error) {
 	switch name {
 	case "getbytes":
 		if len(args) == 0 {
-			return nil, true, exception("ArgumentNullException", "Value cannot be null.%s", paramName("s"))
+			return nil, true, Exception("ArgumentNullException", "Value cannot be null.%s", ParamName("s"))
 		}
-		return byteList(e.encode(toStr(args[0]))), true, nil
+		return byteList(e.encode(ToStr(args[0]))), true, nil
 	case "getbytecount":
 		if len(args) == 0 {
 			return 0, true, nil
 		}
-		return len(e.encode(toStr(args[0]))), true, nil
+		return len(e.encode(ToStr(args[0]))), true, nil
 	case "getstring":
-		b := bytesOf(args[:min(len(args), 1)])
+		b := BytesOf(args[:min(len(args), 1)])
 		if len(args) >= 3 {
-			from, _ := toInt(args[1])
-			n, _ := toInt(args[2])
+			from, _ := ToInt(args[1])
+			n, _ := ToInt(args[2])
 			if from < 0 || n < 0 || from+n > len(b) {
-				return nil, true, exception("ArgumentOutOfRangeException", "Index and count must refer to a location within the buffer.%s", paramName("bytes"))
+				return nil, true, Exception("ArgumentOutOfRangeException", "Index and count must refer to a location within the buffer.%s", ParamName("bytes"))
 			}
 			b = b[from : from+n]
 		}

@@ -32,10 +32,10 @@ type runtimeError struct {
 
 func (e *runtimeError) Error() string { return e.rec.msg }
 
-// notEmulatedError ends the script: the interpreter cannot follow it.
-type notEmulatedError struct{ what string }
+// NotEmulatedError ends the script: the interpreter cannot follow it.
+type NotEmulatedError struct{ What string }
 
-func (e *notEmulatedError) Error() string { return "PowerShell construct not emulated: " + e.what }
+func (e *NotEmulatedError) Error() string { return "PowerShell construct not emulated: " + e.What }
 
 // Flow of control, carried as errors up to the statement that handles
 // it.
@@ -68,9 +68,9 @@ func position(src []rune, pos int) (line, col int, text string) {
 	return line, pos - start + 1, string(src[start:end])
 }
 
-// write prints the record as Windows PowerShell 5.1 does, or in the
+// Write prints the record as Windows PowerShell 5.1 does, or in the
 // short form of PowerShell 7.
-func (r *errorRecord) write(w io.Writer, pwsh7 bool) {
+func (r *errorRecord) Write(w io.Writer, pwsh7 bool) {
 	if pwsh7 {
 		name := r.cmdName
 		if name == "" {

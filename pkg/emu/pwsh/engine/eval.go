@@ -41,7 +41,7 @@ func (i *Interp) exec(ctx context.Context, s lang.Stmt, emit func(any)) error {
 			if err != nil {
 				return err
 			}
-			if toBool(v) {
+			if ToBool(v) {
 				return i.execList(ctx, s.Bodies[k], emit)
 			}
 		}
@@ -93,7 +93,7 @@ func (i *Interp) loop(ctx context.Context, do *lang.DoStmt, cond, iter lang.Stmt
 			if err != nil {
 				return err
 			}
-			if toBool(v) == until {
+			if ToBool(v) == until {
 				return nil
 			}
 		}
@@ -121,7 +121,7 @@ func (i *Interp) foreach(ctx context.Context, s *lang.ForeachStmt, emit func(any
 	if err != nil {
 		return err
 	}
-	for _, item := range toList(coll) {
+	for _, item := range ToList(coll) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -166,9 +166,9 @@ func (i *Interp) flow(ctx context.Context, s *lang.FlowStmt) error {
 	case "exit":
 		code := 0
 		if v != nil {
-			n, ok := toInt(v)
+			n, ok := ToInt(v)
 			if !ok {
-				return &runtimeError{rec: &errorRecord{msg: `Cannot convert value "` + toStr(v) + `" to type "System.Int32". Error: "Input string was not in a correct format."`,
+				return &runtimeError{rec: &errorRecord{msg: `Cannot convert value "` + ToStr(v) + `" to type "System.Int32". Error: "Input string was not in a correct format."`,
 					category: "InvalidArgument", target: "", reason: "RuntimeException", fqid: "InvalidCastFromStringToInteger", src: i.src, pos: s.Pos, end: s.End}}
 			}
 			code = n
@@ -183,7 +183,7 @@ func (i *Interp) flow(ctx context.Context, s *lang.FlowStmt) error {
 	}
 	msg := "ScriptHalted"
 	if v != nil {
-		msg = toStr(v)
+		msg = ToStr(v)
 	}
 	if rec, ok := v.(*errorRecord); ok {
 		return &runtimeError{rec: rec, script: true}
@@ -231,13 +231,13 @@ func (i *Interp) assign(ctx context.Context, s *lang.AssignStmt) error {
 		}
 		switch o := obj.(type) {
 		case *hashtable:
-			o.set(toStr(name), v)
+			o.Set(ToStr(name), v)
 			return nil
-		case *object:
-			o.set(toStr(name), v)
+		case *Object:
+			o.Set(ToStr(name), v)
 			return nil
-		case netObject:
-			return setMember(o, toStr(name), v)
+		case NetObject:
+			return setMember(o, ToStr(name), v)
 		}
 	}
 	return &runtimeError{rec: &errorRecord{msg: "The assignment expression is not valid. The input to an assignment operator must be an object that is able to accept assignments, such as a variable or a property.",
@@ -255,12 +255,12 @@ func (i *Interp) setIndex(ctx context.Context, t *lang.IndexExpr, v any) error {
 	}
 	switch o := obj.(type) {
 	case *hashtable:
-		o.set(toStr(idx), v)
+		o.Set(ToStr(idx), v)
 		return nil
 	case indexer:
 		return o.setItem(idx, v)
 	case []any:
-		n, ok := toInt(idx)
+		n, ok := ToInt(idx)
 		if n < 0 {
 			n += len(o)
 		}

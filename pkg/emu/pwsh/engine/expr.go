@@ -33,7 +33,7 @@ func (i *Interp) eval(ctx context.Context, e lang.Expr) (any, error) {
 	case *lang.ParenExpr:
 		return i.value(ctx, e.S)
 	case *lang.HashExpr:
-		h := newHashtable()
+		h := NewHashtable()
 		for k, key := range e.Keys {
 			kv, err := i.eval(ctx, key)
 			if err != nil {
@@ -43,7 +43,7 @@ func (i *Interp) eval(ctx context.Context, e lang.Expr) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			h.set(toStr(kv), v)
+			h.Set(ToStr(kv), v)
 		}
 		return h, nil
 	case *lang.BlockExpr:
@@ -85,7 +85,7 @@ func (i *Interp) eval(ctx context.Context, e lang.Expr) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			b.WriteString(toStr(v))
+			b.WriteString(ToStr(v))
 		}
 		return b.String(), nil
 	}
@@ -102,10 +102,10 @@ func (i *Interp) expandString(ctx context.Context, parts []lang.StrPart) (string
 			if err := i.execList(ctx, part.Stmts, func(v any) { out = append(out, v) }); err != nil {
 				return "", err
 			}
-			b.WriteString(toStr(fromList(out)))
+			b.WriteString(ToStr(fromList(out)))
 		case part.Name != "":
 			v, _ := i.getVar(part.Name)
-			b.WriteString(toStr(v))
+			b.WriteString(ToStr(v))
 		default:
 			b.WriteString(part.Text)
 		}
@@ -120,18 +120,18 @@ func (i *Interp) unary(ctx context.Context, e *lang.UnaryExpr) (any, error) {
 	}
 	switch e.Op {
 	case "not":
-		return !toBool(v), nil
+		return !ToBool(v), nil
 	case "-":
 		return i.binary("-", 0, v)
 	case "+":
 		return i.binary("+", 0, v)
 	case "bnot":
-		n, _ := toInt(v)
+		n, _ := ToInt(v)
 		return ^n, nil
 	case "join":
-		return joinValues(toList(v), ""), nil
+		return joinValues(ToList(v), ""), nil
 	case "split":
-		return splitString(toStr(v), `\s+`, true)
+		return splitString(ToStr(v), `\s+`, true)
 	}
 	return nil, nil
 }
@@ -143,11 +143,11 @@ func (i *Interp) binExpr(ctx context.Context, e *lang.BinExpr) (any, error) {
 	}
 	switch e.Op { // short-circuit
 	case "and":
-		if !toBool(l) {
+		if !ToBool(l) {
 			return false, nil
 		}
 	case "or":
-		if toBool(l) {
+		if ToBool(l) {
 			return true, nil
 		}
 	}
@@ -180,10 +180,10 @@ func (i *Interp) index(ctx context.Context, e *lang.IndexExpr) (any, error) {
 func indexOne(obj, idx any) any {
 	switch o := obj.(type) {
 	case *hashtable:
-		v, _ := o.get(toStr(idx))
+		v, _ := o.Get(ToStr(idx))
 		return v
 	case []any:
-		n, ok := toInt(idx)
+		n, ok := ToInt(idx)
 		if n < 0 {
 			n += len(o)
 		}
@@ -192,7 +192,7 @@ func indexOne(obj, idx any) any {
 		}
 	case string:
 		r := []rune(o)
-		n, ok := toInt(idx)
+		n, ok := ToInt(idx)
 		if n < 0 {
 			n += len(r)
 		}
@@ -204,7 +204,7 @@ func indexOne(obj, idx any) any {
 	case indexer:
 		return o.item(idx)
 	default:
-		if n, ok := toInt(idx); ok && (n == 0 || n == -1) {
+		if n, ok := ToInt(idx); ok && (n == 0 || n == -1) {
 			return obj
 		}
 	}

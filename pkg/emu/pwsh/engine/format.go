@@ -24,11 +24,11 @@ type column struct {
 	right bool
 }
 
-func (i *Interp) newFormatter(w io.Writer) *formatter { return &formatter{w: w, pwsh7: i.pwsh7} }
+func (i *Interp) newFormatter(w io.Writer) *formatter { return &formatter{w: w, pwsh7: i.Pwsh7} }
 
 func (f *formatter) line(s string) { io.WriteString(f.w, s+NL) }
 
-func (f *formatter) write(v any) {
+func (f *formatter) Write(v any) {
 	switch x := v.(type) {
 	case nil:
 		return
@@ -37,9 +37,9 @@ func (f *formatter) write(v any) {
 		if f.errWriter != nil {
 			f.errWriter(x)
 		} else {
-			x.write(f.w, f.pwsh7)
+			x.Write(f.w, f.pwsh7)
 		}
-	case *object:
+	case *Object:
 		f.object(x)
 	case *hashtable:
 		f.hashtable(x)
@@ -48,11 +48,11 @@ func (f *formatter) write(v any) {
 		f.line(x.Format("Monday, January 2, 2006 3:04:05 PM"))
 	case []any:
 		for _, e := range x {
-			f.write(e)
+			f.Write(e)
 		}
 	default:
 		f.end()
-		f.line(toStr(v))
+		f.line(ToStr(v))
 	}
 }
 
@@ -67,7 +67,7 @@ func (f *formatter) end() {
 
 func (f *formatter) flush() { f.end() }
 
-func (f *formatter) object(o *object) {
+func (f *formatter) object(o *Object) {
 	if f.providerRow(o) {
 		return
 	}
@@ -94,7 +94,7 @@ func (f *formatter) object(o *object) {
 		if len(o.names) <= 4 && o.typeName == "System.Management.Automation.PSCustomObject" {
 			cols := make([]column, len(o.names))
 			for k, name := range o.names {
-				cols[k] = column{name, max(len(name), len(toStr(o.props[strings.ToLower(name)]))), false}
+				cols[k] = column{name, max(len(name), len(ToStr(o.props[strings.ToLower(name)]))), false}
 			}
 			cols[len(cols)-1].width = 0
 			f.tableRow("custom:"+strings.Join(o.names, ","), o, cols)
@@ -105,8 +105,8 @@ func (f *formatter) object(o *object) {
 }
 
 // fileRow is a line of Get-ChildItem's table, headed by its directory.
-func (f *formatter) fileRow(o *object) {
-	parent := toStr(property(o, "PSParentPath"))
+func (f *formatter) fileRow(o *Object) {
+	parent := ToStr(property(o, "PSParentPath"))
 	layout := "%-6s %26s %14s %s"
 	stamp := func(t time.Time) string { return fmt.Sprintf("%10s  %8s", t.Format("1/2/2006"), t.Format("3:04 PM")) }
 	if f.pwsh7 {
@@ -126,11 +126,11 @@ func (f *formatter) fileRow(o *object) {
 		f.line(fmt.Sprintf(layout, "----", "-------------", "------", "----"))
 	}
 	t, _ := property(o, "LastWriteTime").(time.Time)
-	f.line(fmt.Sprintf(layout, toStr(property(o, "Mode")), stamp(t), toStr(property(o, "Length")), toStr(property(o, "Name"))))
+	f.line(fmt.Sprintf(layout, ToStr(property(o, "Mode")), stamp(t), ToStr(property(o, "Length")), ToStr(property(o, "Name"))))
 }
 
 // tableRow prints an object as a row of a table with fixed columns.
-func (f *formatter) tableRow(kind string, o *object, cols []column) {
+func (f *formatter) tableRow(kind string, o *Object, cols []column) {
 	cell := func(c column, s string, last bool) string {
 		switch {
 		case last && !c.right:
@@ -155,16 +155,16 @@ func (f *formatter) tableRow(kind string, o *object, cols []column) {
 		f.line(row(func(c column) string { return strings.Repeat("-", len(c.name)) }))
 	}
 	f.line(row(func(c column) string {
-		v, _ := o.get(c.name)
+		v, _ := o.Get(c.name)
 		if x, ok := v.(float64); ok {
 			return fmt.Sprintf("%.2f", x)
 		}
-		return toStr(v)
+		return ToStr(v)
 	}))
 }
 
 // listEntry prints an object as Name : Value lines.
-func (f *formatter) listEntry(o *object) {
+func (f *formatter) listEntry(o *Object) {
 	if f.kind != "list" {
 		f.end()
 		f.kind = "list"
@@ -181,9 +181,9 @@ func (f *formatter) listEntry(o *object) {
 			continue
 		}
 		v := o.props[strings.ToLower(n)]
-		text := toStr(v)
+		text := ToStr(v)
 		if h, ok := v.(*hashtable); ok && n == "Headers" {
-			text = toStr(o.props["headerstext"])
+			text = ToStr(o.props["headerstext"])
 			_ = h
 		}
 		lines := strings.Split(strings.TrimRight(strings.ReplaceAll(text, "\r\n", "\n"), "\n"), "\n")
@@ -203,7 +203,7 @@ func (f *formatter) hashtable(h *hashtable) {
 		f.line(fmt.Sprintf("%-30s %s", "----", "-----"))
 	}
 	for _, k := range h.keys {
-		v, _ := h.get(k)
-		f.line(strings.TrimRight(fmt.Sprintf("%-30s %s", k, toStr(v)), " "))
+		v, _ := h.Get(k)
+		f.line(strings.TrimRight(fmt.Sprintf("%-30s %s", k, ToStr(v)), " "))
 	}
 }

@@ -23,8 +23,8 @@ const NL = "\r\n"
 // Interp is one PowerShell session.
 type Interp struct {
 	p        *program.Proc
-	sys      *program.Sys
-	pwsh7    bool
+	Sys      *program.Sys
+	Pwsh7    bool
 	scopes   []map[string]any
 	funcs    map[string]*lang.FunctionStmt
 	env      []string
@@ -36,7 +36,7 @@ type Interp struct {
 	src      []rune
 	out      io.Writer // the console
 	errOut   func(*errorRecord)
-	hostOut  io.Writer // Write-Host
+	HostOut  io.Writer // Write-Host
 	tryDepth int
 	stop     bool // $ErrorActionPreference = 'Stop'
 	// exits run when the session ends: what the process holds open
@@ -44,7 +44,7 @@ type Interp struct {
 	exits []func()
 }
 
-func (i *Interp) atExit(f func()) { i.exits = append(i.exits, f) }
+func (i *Interp) AtExit(f func()) { i.exits = append(i.exits, f) }
 
 // Release runs the exit functions, last first.
 func (i *Interp) Release() {
@@ -58,14 +58,14 @@ func (i *Interp) Release() {
 // PowerShell 7's behaviour over Windows PowerShell 5.1's.
 func NewInterp(p *program.Proc, pwsh7 bool) *Interp {
 	i := &Interp{
-		p: p, sys: p.Sys, pwsh7: pwsh7, funcs: map[string]*lang.FunctionStmt{},
-		env: append([]string(nil), p.Env...), dir: p.Dir, ok: true, out: p.Stdout, hostOut: p.Stdout,
+		p: p, Sys: p.Sys, Pwsh7: pwsh7, funcs: map[string]*lang.FunctionStmt{},
+		env: append([]string(nil), p.Env...), dir: p.Dir, ok: true, out: p.Stdout, HostOut: p.Stdout,
 		scopes: []map[string]any{{}},
 	}
 	if i.dir == "" {
 		i.dir = `C:\`
 	}
-	i.errOut = func(r *errorRecord) { r.write(p.Stderr, i.pwsh7) }
+	i.errOut = func(r *errorRecord) { r.Write(p.Stderr, i.Pwsh7) }
 	return i
 }
 
@@ -95,9 +95,9 @@ func (i *Interp) getVar(name string) (any, bool) {
 	case "lastexitcode":
 		return i.lastExit, true
 	case "pwd":
-		return newObject("System.Management.Automation.PathInfo", "Path", i.location()), true
+		return NewObject("System.Management.Automation.PathInfo", "Path", i.location()), true
 	case "home":
-		return i.getenvOr("USERPROFILE", `C:\Users\`+i.sys.User.Account), true
+		return i.getenvOr("USERPROFILE", `C:\Users\`+i.Sys.User.Account), true
 	case "pid":
 		return 1, true
 	case "psversiontable":
@@ -121,7 +121,7 @@ func (i *Interp) getVar(name string) (any, bool) {
 func (i *Interp) setVar(name string, v any) error {
 	lower := strings.ToLower(name)
 	if strings.HasPrefix(lower, "env:") {
-		i.setenv(name[4:], toStr(v))
+		i.setenv(name[4:], ToStr(v))
 		return nil
 	}
 	for _, scope := range []string{"global:", "script:", "local:", "private:", "variable:"} {
@@ -135,11 +135,11 @@ func (i *Interp) setVar(name string, v any) error {
 		return &runtimeError{rec: &errorRecord{msg: "Cannot overwrite variable " + name + " because it is read-only or constant.",
 			category: "WriteError", target: name, reason: "SessionStateUnauthorizedAccessException", fqid: "VariableNotWritable"}}
 	case "lastexitcode":
-		n, _ := toInt(v)
+		n, _ := ToInt(v)
 		i.lastExit = n
 		return nil
 	case "erroractionpreference":
-		i.stop = strings.EqualFold(toStr(v), "Stop")
+		i.stop = strings.EqualFold(ToStr(v), "Stop")
 	}
 	i.scopes[len(i.scopes)-1][lower] = v
 	return nil
@@ -183,29 +183,29 @@ func (i *Interp) setenv(name, value string) {
 }
 
 func (i *Interp) versionTable() *hashtable {
-	os := i.sys.OS
-	h := newHashtable()
-	if i.pwsh7 {
-		h.set("PSVersion", pwsh7Version)
-		h.set("PSEdition", "Core")
-		h.set("OS", "Microsoft Windows "+strings.TrimSuffix(os.NTVersion(), ".0"))
-		h.set("Platform", "Win32NT")
+	os := i.Sys.OS
+	h := NewHashtable()
+	if i.Pwsh7 {
+		h.Set("PSVersion", pwsh7Version)
+		h.Set("PSEdition", "Core")
+		h.Set("OS", "Microsoft Windows "+strings.TrimSuffix(os.NTVersion(), ".0"))
+		h.Set("Platform", "Win32NT")
 		return h
 	}
-	h.set("PSVersion", os.PSVersion)
-	h.set("PSEdition", "Desktop")
-	h.set("BuildVersion", os.Version())
-	h.set("CLRVersion", "4.0.30319.42000")
+	h.Set("PSVersion", os.PSVersion)
+	h.Set("PSEdition", "Desktop")
+	h.Set("BuildVersion", os.Version())
+	h.Set("CLRVersion", "4.0.30319.42000")
 	return h
 }
 
-func (i *Interp) abs(path string) string { return i.sys.FS.Abs(i.dir, path) }
+func (i *Interp) Abs(path string) string { return i.Sys.FS.Abs(i.dir, path) }
 
 // runScript runs a parsed script at the top level and tells how it
 // ended: the exit code of exit, or 0/1 by the last statement's success.
 func (i *Interp) runScript(ctx context.Context, list []lang.Stmt) (int, bool, error) {
 	f := i.newFormatter(i.out)
-	err := i.execList(ctx, list, f.write)
+	err := i.execList(ctx, list, f.Write)
 	f.flush()
 	var ex exitFlow
 	switch {

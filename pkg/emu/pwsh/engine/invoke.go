@@ -49,27 +49,27 @@ func (i *Interp) invoke(ctx context.Context, c *lang.Command, input []any, piped
 	if sb, ok := nameV.(*scriptBlock); ok {
 		return i.runBlock(ctx, sb, args, input, emit, c.Invoke != ".")
 	}
-	name := toStr(nameV)
+	name := ToStr(nameV)
 	lower := strings.ToLower(name)
 	if f, ok := i.funcs[lower]; ok {
 		return i.runFunction(ctx, f, args, input, emit)
 	}
-	if canon, ok := aliases[lower]; ok && !(i.pwsh7 && (lower == "curl" || lower == "wget")) {
+	if canon, ok := aliases[lower]; ok && !(i.Pwsh7 && (lower == "curl" || lower == "wget")) {
 		lower = canon // PowerShell 7 dropped these two: curl is curl.exe there
 	}
 	if cl, ok := cmdlets[lower]; ok {
 		return i.runCmdlet(ctx, lower, cl, c, args, input, piped, emit)
 	}
 	if knownCmdlets[lower] {
-		return &notEmulatedError{"the cmdlet " + name}
+		return &NotEmulatedError{"the cmdlet " + name}
 	}
-	if strings.HasSuffix(lower, ".ps1") && i.fileExists(i.abs(name)) {
-		return i.runScriptFile(ctx, i.abs(name), args, emit)
+	if strings.HasSuffix(lower, ".ps1") && i.fileExists(i.Abs(name)) {
+		return i.runScriptFile(ctx, i.Abs(name), args, emit)
 	}
-	if _, err := i.sys.Lookup(name); err == nil {
+	if _, err := i.Sys.Lookup(name); err == nil {
 		return i.native(ctx, name, args, input, piped, emit)
 	}
-	rec := notFoundRecord(name, i.pwsh7)
+	rec := notFoundRecord(name, i.Pwsh7)
 	rec.src, rec.pos, rec.end = i.src, c.Pos, c.Pos+len([]rune(name))
 	return &runtimeError{rec: rec}
 }
@@ -97,12 +97,12 @@ func (i *Interp) native(ctx context.Context, name string, args []evaluated, inpu
 	for _, a := range args {
 		switch {
 		case a.isParam && a.attached:
-			argv = append(argv, "-"+a.param+":"+toStr(a.value))
+			argv = append(argv, "-"+a.param+":"+ToStr(a.value))
 		case a.isParam:
 			argv = append(argv, "-"+a.param)
 		default:
-			for _, v := range toList(a.value) {
-				argv = append(argv, toStr(v))
+			for _, v := range ToList(a.value) {
+				argv = append(argv, ToStr(v))
 			}
 		}
 	}
@@ -110,17 +110,17 @@ func (i *Interp) native(ctx context.Context, name string, args []evaluated, inpu
 	if piped {
 		var b strings.Builder
 		for _, v := range input {
-			b.WriteString(toStr(v) + NL)
+			b.WriteString(ToStr(v) + NL)
 		}
 		stdin = strings.NewReader(b.String())
 	}
 	lines := &lineWriter{emit: emit}
 	p := &program.Proc{Args: argv, Env: append([]string(nil), i.env...), Dir: i.dir, Stdin: stdin,
-		Stdout: lines, Stderr: i.p.Stderr, TTY: i.p.TTY, Sys: i.sys}
-	code, err := i.sys.Exec(ctx, p)
+		Stdout: lines, Stderr: i.p.Stderr, TTY: i.p.TTY, Sys: i.Sys}
+	code, err := i.Sys.Exec(ctx, p)
 	lines.flush()
 	if errors.Is(err, program.ErrNotFound) {
-		return &runtimeError{rec: notFoundRecord(name, i.pwsh7)}
+		return &runtimeError{rec: notFoundRecord(name, i.Pwsh7)}
 	}
 	i.lastExit = code
 	if code != 0 {
@@ -256,7 +256,7 @@ func (i *Interp) runScriptFile(ctx context.Context, path string, args []evaluate
 func (i *Interp) parseFailure(err error, text string) error {
 	var un *lang.UnsupportedError
 	if errors.As(err, &un) {
-		return &notEmulatedError{un.What}
+		return &NotEmulatedError{un.What}
 	}
 	var se *lang.SyntaxError
 	pos := 0

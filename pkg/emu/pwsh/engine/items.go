@@ -7,7 +7,7 @@ import (
 )
 
 // item is a file or directory as Get-Item returns it.
-func (i *Interp) item(path string, fi fs.FileInfo) *object {
+func (i *Interp) item(path string, fi fs.FileInfo) *Object {
 	name := fi.Name()
 	if len(path) <= 3 {
 		name = path
@@ -17,7 +17,7 @@ func (i *Interp) item(path string, fi fs.FileInfo) *object {
 	if fi.IsDir() {
 		mode, typ = "d-----", "System.IO.DirectoryInfo"
 	}
-	if i.pwsh7 {
+	if i.Pwsh7 {
 		mode = mode[:5]
 	}
 	parent := path
@@ -30,20 +30,20 @@ func (i *Interp) item(path string, fi fs.FileInfo) *object {
 	if k := strings.LastIndex(name, "."); k > 0 && !fi.IsDir() {
 		ext = name[k:]
 	}
-	o := newObject(typ, "Name", name, "FullName", path, "Mode", mode, "LastWriteTime", fi.ModTime().Local(),
+	o := NewObject(typ, "Name", name, "FullName", path, "Mode", mode, "LastWriteTime", fi.ModTime().Local(),
 		"PSIsContainer", fi.IsDir(), "Extension", ext, "BaseName", strings.TrimSuffix(name, ext), "Exists", true,
 		"PSParentPath", parent)
 	if fi.IsDir() {
-		o.set("Parent", parent)
+		o.Set("Parent", parent)
 	} else {
-		o.set("Length", int(fi.Size()))
-		o.set("DirectoryName", parent)
+		o.Set("Length", int(fi.Size()))
+		o.Set("DirectoryName", parent)
 	}
-	if target, err := i.sys.FS.Readlink(path); err == nil {
-		o.set("Target", target)
-		o.set("LinkType", "SymbolicLink")
+	if target, err := i.Sys.FS.Readlink(path); err == nil {
+		o.Set("Target", target)
+		o.Set("LinkType", "SymbolicLink")
 	} else {
-		o.set("Target", nil)
+		o.Set("Target", nil)
 	}
 	return o
 }
@@ -51,23 +51,23 @@ func (i *Interp) item(path string, fi fs.FileInfo) *object {
 // resolve finds the paths a name stands for: itself, or the matches of
 // a wildcard in its last element.
 func (i *Interp) resolve(name string) []string {
-	path := i.abs(name)
+	path := i.Abs(name)
 	if !strings.ContainsAny(name, "*?") {
-		if _, err := i.sys.FS.Stat(path); err != nil {
+		if _, err := i.Sys.FS.Stat(path); err != nil {
 			return nil
 		}
 		return []string{path}
 	}
 	k := strings.LastIndex(path, `\`)
 	dir, pat := path[:max(k, 3)], path[k+1:]
-	entries, err := i.sys.FS.ReadDir(dir)
+	entries, err := i.Sys.FS.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
 	var out []string
 	for _, e := range entries {
-		if wildcard(pat, e.Name(), true) {
-			out = append(out, i.sys.FS.Abs(dir, e.Name()))
+		if Wildcard(pat, e.Name(), true) {
+			out = append(out, i.Sys.FS.Abs(dir, e.Name()))
 		}
 	}
 	return out
@@ -75,27 +75,27 @@ func (i *Interp) resolve(name string) []string {
 
 // children are a directory's entries, sorted: directories first in
 // Get-ChildItem's listing, as the FileSystem provider returns them.
-func (i *Interp) children(dir string) ([]*object, error) {
-	entries, err := i.sys.FS.ReadDir(dir)
+func (i *Interp) children(dir string) ([]*Object, error) {
+	entries, err := i.Sys.FS.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	var dirs, files []*object
+	var dirs, files []*Object
 	for _, e := range entries {
 		fi, err := e.Info()
 		if err != nil {
 			continue
 		}
-		it := i.item(i.sys.FS.Abs(dir, e.Name()), fi)
+		it := i.item(i.Sys.FS.Abs(dir, e.Name()), fi)
 		if fi.IsDir() {
 			dirs = append(dirs, it)
 		} else {
 			files = append(files, it)
 		}
 	}
-	byName := func(l []*object) {
+	byName := func(l []*Object) {
 		sort.SliceStable(l, func(a, b int) bool {
-			return strings.ToLower(toStr(property(l[a], "Name"))) < strings.ToLower(toStr(property(l[b], "Name")))
+			return strings.ToLower(ToStr(property(l[a], "Name"))) < strings.ToLower(ToStr(property(l[b], "Name")))
 		})
 	}
 	byName(dirs)

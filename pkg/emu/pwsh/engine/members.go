@@ -31,10 +31,10 @@ func typeName(v any) string {
 		return "datetime"
 	case *scriptBlock:
 		return "management.automation.scriptblock"
-	case *object:
+	case *Object:
 		return strings.ToLower(strings.TrimPrefix(x.typeName, "System."))
-	case netObject:
-		return strings.ToLower(strings.TrimPrefix(x.netType(), "System."))
+	case NetObject:
+		return strings.ToLower(strings.TrimPrefix(x.NetType(), "System."))
 	}
 	return "object"
 }
@@ -48,7 +48,7 @@ func (i *Interp) member(ctx context.Context, e *lang.MemberExpr) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := toStr(nv)
+	name := ToStr(nv)
 	if t, ok := obj.(*typeRef); ok && e.Static {
 		return i.staticProperty(t.name, name)
 	}
@@ -76,11 +76,11 @@ func property(obj any, name string) any {
 		if lower == "length" {
 			return len([]rune(x))
 		}
-	case *object:
-		v, _ := x.get(name)
+	case *Object:
+		v, _ := x.Get(name)
 		return v
-	case netObject:
-		v, _ := x.getProp(lower)
+	case NetObject:
+		v, _ := x.GetProp(lower)
 		return v
 	case *hashtable:
 		switch lower {
@@ -93,7 +93,7 @@ func property(obj any, name string) any {
 			}
 			return out
 		}
-		v, _ := x.get(name)
+		v, _ := x.Get(name)
 		return v
 	case time.Time:
 		switch lower {
@@ -117,7 +117,7 @@ func property(obj any, name string) any {
 	case *errorRecord:
 		switch lower {
 		case "exception":
-			return newObject("System.Exception", "Message", x.msg)
+			return NewObject("System.Exception", "Message", x.msg)
 		case "categoryinfo":
 			return x.category
 		case "fullyqualifiederrorid":
@@ -148,21 +148,21 @@ func (i *Interp) call(ctx context.Context, e *lang.CallExpr) (any, error) {
 			return nil, err
 		}
 	}
-	name := strings.ToLower(toStr(nv))
+	name := strings.ToLower(ToStr(nv))
 	if t, ok := obj.(*typeRef); ok && e.M.Static {
 		v, err := i.staticMethod(ctx, t.name, name, args)
-		if e, ok := err.(*dotnetException); ok {
-			return nil, methodError(toStr(nv), len(args), e)
+		if e, ok := err.(*DotnetException); ok {
+			return nil, methodError(ToStr(nv), len(args), e)
 		}
 		return v, err
 	}
 	if v, ok, err := i.method(obj, name, args); ok || err != nil {
 		return v, err
 	}
-	if o, ok := obj.(netObject); ok {
-		v, ok, err := o.callMethod(ctx, name, args)
-		if e, isEx := err.(*dotnetException); isEx {
-			return nil, methodError(toStr(nv), len(args), e)
+	if o, ok := obj.(NetObject); ok {
+		v, ok, err := o.CallMethod(ctx, name, args)
+		if e, isEx := err.(*DotnetException); isEx {
+			return nil, methodError(ToStr(nv), len(args), e)
 		}
 		if ok || err != nil {
 			return v, err
@@ -171,26 +171,26 @@ func (i *Interp) call(ctx context.Context, e *lang.CallExpr) (any, error) {
 	if obj == nil {
 		return nil, opError("You cannot call a method on a null-valued expression.", "InvokeMethodOnNull")
 	}
-	return nil, &notEmulatedError{fmt.Sprintf("the method %s() of [%s]", toStr(nv), typeName(obj))}
+	return nil, &NotEmulatedError{fmt.Sprintf("the method %s() of [%s]", ToStr(nv), typeName(obj))}
 }
 
 // method calls one of the common instance methods.
 func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 	arg := func(k int) string {
 		if k < len(args) {
-			return toStr(args[k])
+			return ToStr(args[k])
 		}
 		return ""
 	}
 	if name == "tostring" {
-		return toStr(obj), true, nil
+		return ToStr(obj), true, nil
 	}
-	if o, ok := obj.(netObject); ok && name == "gettype" {
-		full := o.netType()
-		return newObject("System.RuntimeType", "Name", full[strings.LastIndex(full, ".")+1:], "FullName", full), true, nil
+	if o, ok := obj.(NetObject); ok && name == "gettype" {
+		full := o.NetType()
+		return NewObject("System.RuntimeType", "Name", full[strings.LastIndex(full, ".")+1:], "FullName", full), true, nil
 	}
 	if name == "gettype" {
-		return newObject("System.RuntimeType", "Name", typeName(obj), "FullName", "System."+typeName(obj)), true, nil
+		return NewObject("System.RuntimeType", "Name", typeName(obj), "FullName", "System."+typeName(obj)), true, nil
 	}
 	switch x := obj.(type) {
 	case string:
@@ -229,10 +229,10 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 			return out, true, nil
 		case "substring":
 			r := []rune(x)
-			a, _ := toInt(args[0])
+			a, _ := ToInt(args[0])
 			b := len(r) - a
 			if len(args) > 1 {
-				b, _ = toInt(args[1])
+				b, _ = ToInt(args[1])
 			}
 			if a < 0 || a+b > len(r) || b < 0 {
 				return nil, true, opError("Exception calling \"Substring\": \"Index and length must refer to a location within the string.\"", "ArgumentOutOfRangeException")
@@ -251,20 +251,20 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 	case *hashtable:
 		switch name {
 		case "containskey":
-			_, ok := x.get(arg(0))
+			_, ok := x.Get(arg(0))
 			return ok, true, nil
 		case "get_item", "item":
 			// The indexer's accessor methods: $h.Get_Item(k), $h.Item(k).
-			v, _ := x.get(arg(0))
+			v, _ := x.Get(arg(0))
 			return v, true, nil
 		case "set_item":
-			x.set(arg(0), args[1])
+			x.Set(arg(0), args[1])
 			return nil, true, nil
 		case "add":
-			x.set(arg(0), args[1])
+			x.Set(arg(0), args[1])
 			return nil, true, nil
 		case "remove":
-			x.remove(arg(0))
+			x.Remove(arg(0))
 			return nil, true, nil
 		case "clear":
 			x.keys, x.vals = nil, map[string]any{}
@@ -288,7 +288,7 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 // dotnetTime formats a time with a few .NET custom format strings.
 func dotnetTime(t time.Time, f string) string {
 	if f == "" {
-		return toStr(t)
+		return ToStr(t)
 	}
 	r := strings.NewReplacer("yyyy", "2006", "MM", "01", "dd", "02", "HH", "15", "mm", "04", "ss", "05", "fff", "000")
 	return t.Format(r.Replace(f))
@@ -298,14 +298,14 @@ func dotnetTime(t time.Time, f string) string {
 func (i *Interp) cast(typ string, v any) (any, error) {
 	lower := strings.TrimPrefix(strings.ToLower(typ), "system.")
 	bad := func() error {
-		return opError(fmt.Sprintf(`Cannot convert value "%s" to type "System.%s".`, toStr(v), typ), "InvalidCastFromStringToInteger")
+		return opError(fmt.Sprintf(`Cannot convert value "%s" to type "System.%s".`, ToStr(v), typ), "InvalidCastFromStringToInteger")
 	}
-	if o, ok := v.(netObject); ok && canonicalType(o.netType()) == lower {
+	if o, ok := v.(NetObject); ok && canonicalType(o.NetType()) == lower {
 		return v, nil
 	}
 	switch lower {
 	case "int", "int32", "int64", "long", "byte", "int16", "uint32", "uint64":
-		n, ok := toInt(v)
+		n, ok := ToInt(v)
 		if !ok {
 			return nil, bad()
 		}
@@ -317,17 +317,17 @@ func (i *Interp) cast(typ string, v any) (any, error) {
 		}
 		return toFloat(n), nil
 	case "string":
-		return toStr(v), nil
+		return ToStr(v), nil
 	case "bool", "boolean", "switch":
-		return toBool(v), nil
+		return ToBool(v), nil
 	case "array", "object[]", "string[]", "int[]", "byte[]":
-		list := append([]any{}, toList(v)...)
+		list := append([]any{}, ToList(v)...)
 		for k, e := range list {
 			switch lower {
 			case "string[]":
-				list[k] = toStr(e)
+				list[k] = ToStr(e)
 			case "byte[]":
-				n, ok := toInt(e)
+				n, ok := ToInt(e)
 				if !ok || n < 0 || n > 255 {
 					return nil, bad()
 				}
@@ -346,10 +346,10 @@ func (i *Interp) cast(typ string, v any) (any, error) {
 		return nil, bad()
 	case "pscustomobject":
 		if h, ok := v.(*hashtable); ok {
-			o := newObject("System.Management.Automation.PSCustomObject")
+			o := NewObject("System.Management.Automation.PSCustomObject")
 			for _, k := range h.keys {
-				val, _ := h.get(k)
-				o.set(k, val)
+				val, _ := h.Get(k)
+				o.Set(k, val)
 			}
 			return o, nil
 		}
@@ -358,7 +358,7 @@ func (i *Interp) cast(typ string, v any) (any, error) {
 		if s, ok := v.(string); ok && len([]rune(s)) == 1 {
 			return s, nil
 		}
-		n, ok := toInt(v)
+		n, ok := ToInt(v)
 		if !ok {
 			return nil, bad()
 		}
@@ -368,7 +368,7 @@ func (i *Interp) cast(typ string, v any) (any, error) {
 			return t, nil
 		}
 		for _, layout := range []string{"01/02/2006 15:04:05", "2006-01-02T15:04:05Z07:00", "2006-01-02 15:04:05", "2006-01-02", "01/02/2006"} {
-			if t, err := time.Parse(layout, toStr(v)); err == nil {
+			if t, err := time.Parse(layout, ToStr(v)); err == nil {
 				return t, nil
 			}
 		}
@@ -376,7 +376,7 @@ func (i *Interp) cast(typ string, v any) (any, error) {
 	case "regex", "scriptblock":
 		return v, nil
 	}
-	return nil, &notEmulatedError{"the type [" + typ + "]"}
+	return nil, &NotEmulatedError{"the type [" + typ + "]"}
 }
 
 func parseIntArg(s string) int {

@@ -6,7 +6,7 @@ import (
 )
 
 func init() {
-	register("New-Object", "", newObjectCmd, p("TypeName", 0), p("ArgumentList", 1, "Args"), n("Property"), n("ComObject", "Com"), sw("Strict"))
+	Register("New-Object", "", newObjectCmd, P("TypeName", 0), P("ArgumentList", 1, "Args"), N("Property"), N("ComObject", "Com"), Sw("Strict"))
 }
 
 // constructible are the types New-Object and [Type]::new() build.
@@ -16,23 +16,23 @@ var constructible = map[string]bool{
 	"byte[]": true, "psobject": true, "pscustomobject": true, "management.automation.psobject": true,
 }
 
-func newObjectCmd(_ context.Context, c *call) error {
-	if c.has("ComObject") {
-		return &notEmulatedError{"New-Object -ComObject " + c.str("ComObject")}
+func newObjectCmd(_ context.Context, c *Call) error {
+	if c.Has("ComObject") {
+		return &NotEmulatedError{"New-Object -ComObject " + c.Str("ComObject")}
 	}
-	v, err := c.i.construct(c.str("TypeName"), toList(c.get("ArgumentList")))
+	v, err := c.I.construct(c.Str("TypeName"), ToList(c.Get("ArgumentList")))
 	if err != nil {
 		return err
 	}
-	if h, ok := c.get("Property").(*hashtable); ok {
+	if h, ok := c.Get("Property").(*hashtable); ok {
 		for _, k := range h.keys {
-			val, _ := h.get(k)
+			val, _ := h.Get(k)
 			if err := setMember(v, k, val); err != nil {
 				return err
 			}
 		}
 	}
-	c.emit(v)
+	c.Emit(v)
 	return nil
 }
 
@@ -57,9 +57,9 @@ func (i *Interp) construct(typ string, args []any) (any, error) {
 	case "io.streamreader", "io.streamwriter":
 		s, ok := firstArg(args).(stream)
 		if !ok {
-			return nil, &notEmulatedError{"a " + typ + " over anything but an HttpListener stream"}
+			return nil, &NotEmulatedError{"a " + typ + " over anything but an HttpListener stream"}
 		}
-		enc := encodings["utf8"]
+		enc := Encodings["utf8"]
 		if len(args) > 1 {
 			if e, ok := args[1].(*encoding); ok {
 				enc = e
@@ -73,9 +73,9 @@ func (i *Interp) construct(typ string, args []any) (any, error) {
 		e, _ := encodingNamed(strings.TrimSuffix(strings.TrimPrefix(t, "text."), "encoding"))
 		return e, nil
 	case "byte[]":
-		n, ok := toInt(firstArg(args))
+		n, ok := ToInt(firstArg(args))
 		if !ok || n < 0 {
-			return nil, exception("OverflowException", "Arithmetic operation resulted in an overflow.")
+			return nil, Exception("OverflowException", "Arithmetic operation resulted in an overflow.")
 		}
 		b := make([]any, n)
 		for k := range b {
@@ -83,9 +83,9 @@ func (i *Interp) construct(typ string, args []any) (any, error) {
 		}
 		return b, nil
 	case "psobject", "pscustomobject", "management.automation.psobject":
-		return newObject("System.Management.Automation.PSCustomObject"), nil
+		return NewObject("System.Management.Automation.PSCustomObject"), nil
 	}
-	return nil, &notEmulatedError{"New-Object " + typ}
+	return nil, &NotEmulatedError{"New-Object " + typ}
 }
 
 func firstArg(args []any) any {
@@ -100,15 +100,15 @@ func firstArg(args []any) any {
 func setMember(obj any, name string, v any) error {
 	switch o := obj.(type) {
 	case *hashtable:
-		o.set(name, v)
+		o.Set(name, v)
 		return nil
-	case *object:
-		o.set(name, v)
+	case *Object:
+		o.Set(name, v)
 		return nil
-	case netObject:
-		err := o.setProp(name, v)
-		if e, ok := err.(*dotnetException); ok {
-			return setterError(name, e)
+	case NetObject:
+		err := o.SetProp(name, v)
+		if e, ok := err.(*DotnetException); ok {
+			return SetterError(name, e)
 		}
 		return err
 	}

@@ -21,8 +21,8 @@ func (i *Interp) binary(op string, l, r any) (any, error) {
 	case "+", "-", "*", "/", "%":
 		return arith(op, l, r)
 	case "..":
-		a, ok1 := toInt(l)
-		b, ok2 := toInt(r)
+		a, ok1 := ToInt(l)
+		b, ok2 := ToInt(r)
 		if !ok1 || !ok2 {
 			return nil, opError("Cannot convert value to type System.Int32.", "InvalidCastFromStringToInteger")
 		}
@@ -34,23 +34,23 @@ func (i *Interp) binary(op string, l, r any) (any, error) {
 			}
 		}
 	case "and":
-		return toBool(l) && toBool(r), nil
+		return ToBool(l) && ToBool(r), nil
 	case "or":
-		return toBool(l) || toBool(r), nil
+		return ToBool(l) || ToBool(r), nil
 	case "xor":
-		return toBool(l) != toBool(r), nil
+		return ToBool(l) != ToBool(r), nil
 	case "band", "bor", "bxor":
-		a, _ := toInt(l)
-		b, _ := toInt(r)
+		a, _ := ToInt(l)
+		b, _ := ToInt(r)
 		return map[string]int{"band": a & b, "bor": a | b, "bxor": a ^ b}[op], nil
 	case "f":
-		return formatOp(toStr(l), toList(r)), nil
+		return formatOp(ToStr(l), ToList(r)), nil
 	case "join", "ijoin", "cjoin":
-		return joinValues(toList(l), toStr(r)), nil
+		return joinValues(ToList(l), ToStr(r)), nil
 	case "is", "isnot":
-		return (typeName(l) == strings.TrimPrefix(strings.ToLower(toStr(r)), "system.")) == (op == "is"), nil
+		return (typeName(l) == strings.TrimPrefix(strings.ToLower(ToStr(r)), "system.")) == (op == "is"), nil
 	case "as":
-		v, err := i.cast(toStr(r), l)
+		v, err := i.cast(ToStr(r), l)
 		if err != nil {
 			return nil, nil
 		}
@@ -75,9 +75,9 @@ func arith(op string, l, r any) (any, error) {
 	case string:
 		switch op {
 		case "+":
-			return x + toStr(r), nil
+			return x + ToStr(r), nil
 		case "*":
-			n, _ := toInt(r)
+			n, _ := ToInt(r)
 			return strings.Repeat(x, max(n, 0)), nil
 		}
 		if _, ok := toNumber(x); !ok {
@@ -86,9 +86,9 @@ func arith(op string, l, r any) (any, error) {
 	case []any:
 		switch op {
 		case "+":
-			return append(append([]any{}, x...), toList(r)...), nil
+			return append(append([]any{}, x...), ToList(r)...), nil
 		case "*":
-			n, _ := toInt(r)
+			n, _ := ToInt(r)
 			var out []any
 			for k := 0; k < n; k++ {
 				out = append(out, x...)
@@ -98,13 +98,13 @@ func arith(op string, l, r any) (any, error) {
 		return nil, opError(fmt.Sprintf("Method invocation failed because [System.Object[]] does not contain a method named 'op_%s'.", opName(op)), "MethodNotFound")
 	case *hashtable:
 		if h, ok := r.(*hashtable); ok && op == "+" {
-			out := newHashtable()
+			out := NewHashtable()
 			for _, k := range append(append([]string{}, x.keys...), h.keys...) {
-				v, ok := h.get(k)
+				v, ok := h.Get(k)
 				if !ok {
-					v, _ = x.get(k)
+					v, _ = x.Get(k)
 				}
-				out.set(k, v)
+				out.Set(k, v)
 			}
 			return out, nil
 		}
@@ -127,7 +127,7 @@ func arith(op string, l, r any) (any, error) {
 		if ok1 {
 			bad = r
 		}
-		return nil, opError(fmt.Sprintf(`Cannot convert value "%s" to type "System.Int32". Error: "Input string was not in a correct format."`, toStr(bad)), "InvalidCastFromStringToInteger")
+		return nil, opError(fmt.Sprintf(`Cannot convert value "%s" to type "System.Int32". Error: "Input string was not in a correct format."`, ToStr(bad)), "InvalidCastFromStringToInteger")
 	}
 	ai, aInt := a.(int)
 	bi, bInt := b.(int)
@@ -180,7 +180,7 @@ func (i *Interp) compareOp(op string, fold bool, l, r any) (any, error) {
 	switch op {
 	case "contains", "notcontains":
 		found := false
-		for _, e := range toList(l) {
+		for _, e := range ToList(l) {
 			if equal(e, r, fold) {
 				found = true
 			}
@@ -191,7 +191,7 @@ func (i *Interp) compareOp(op string, fold bool, l, r any) (any, error) {
 	case "replace":
 		return replaceOp(l, r, fold)
 	case "split":
-		return splitString(toStr(l), toStr(r), fold)
+		return splitString(ToStr(l), ToStr(r), fold)
 	}
 	if list, ok := l.([]any); ok {
 		out := []any{}
@@ -219,17 +219,17 @@ func (i *Interp) compareOne(op string, fold bool, l, r any) (bool, error) {
 		c := compare(l, r, fold)
 		return map[string]bool{"gt": c > 0, "ge": c >= 0, "lt": c < 0, "le": c <= 0}[op], nil
 	case "like", "notlike":
-		return wildcard(toStr(r), toStr(l), fold) == (op == "like"), nil
+		return Wildcard(ToStr(r), ToStr(l), fold) == (op == "like"), nil
 	case "match", "notmatch":
-		re, err := compileRegex(toStr(r), fold)
+		re, err := compileRegex(ToStr(r), fold)
 		if err != nil {
 			return false, err
 		}
-		m := re.FindStringSubmatch(toStr(l))
+		m := re.FindStringSubmatch(ToStr(l))
 		if m != nil {
-			h := newHashtable()
+			h := NewHashtable()
 			for k, s := range m {
-				h.set(strconv.Itoa(k), s)
+				h.Set(strconv.Itoa(k), s)
 			}
 			i.setVar("Matches", h)
 		}
@@ -260,14 +260,14 @@ func compare(l, r any, fold bool) int {
 			return 0
 		}
 	case bool:
-		a, b := lang.Btoi(toBool(l)), lang.Btoi(toBool(r))
+		a, b := lang.Btoi(ToBool(l)), lang.Btoi(ToBool(r))
 		return a - b
 	case time.Time:
 		if t, ok := r.(time.Time); ok {
 			return l.(time.Time).Compare(t)
 		}
 	}
-	a, b := toStr(l), toStr(r)
+	a, b := ToStr(l), ToStr(r)
 	if fold {
 		a, b = strings.ToLower(a), strings.ToLower(b)
 	}

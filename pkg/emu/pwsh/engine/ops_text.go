@@ -19,13 +19,13 @@ func compileRegex(pattern string, fold bool) (*regexp.Regexp, error) {
 }
 
 func replaceOp(l, r any, fold bool) (any, error) {
-	args := toList(r)
+	args := ToList(r)
 	pattern, repl := "", ""
 	if len(args) > 0 {
-		pattern = toStr(args[0])
+		pattern = ToStr(args[0])
 	}
 	if len(args) > 1 {
-		repl = toStr(args[1])
+		repl = ToStr(args[1])
 	}
 	re, err := compileRegex(pattern, fold)
 	if err != nil {
@@ -35,11 +35,11 @@ func replaceOp(l, r any, fold bool) (any, error) {
 	if list, ok := l.([]any); ok {
 		out := make([]any, len(list))
 		for k, e := range list {
-			out[k] = re.ReplaceAllString(toStr(e), repl)
+			out[k] = re.ReplaceAllString(ToStr(e), repl)
 		}
 		return out, nil
 	}
-	return re.ReplaceAllString(toStr(l), repl), nil
+	return re.ReplaceAllString(ToStr(l), repl), nil
 }
 
 func splitString(s, pattern string, fold bool) (any, error) {
@@ -58,7 +58,7 @@ func splitString(s, pattern string, fold bool) (any, error) {
 func joinValues(list []any, sep string) string {
 	parts := make([]string, len(list))
 	for k, e := range list {
-		parts[k] = toStr(e)
+		parts[k] = ToStr(e)
 	}
 	return strings.Join(parts, sep)
 }
@@ -72,7 +72,7 @@ func formatOp(f string, args []any) string {
 		if n >= len(args) {
 			return m
 		}
-		s := toStr(args[n])
+		s := ToStr(args[n])
 		if sub[3] != "" {
 			s = formatSpec(args[n], sub[3][1:])
 		}
@@ -90,7 +90,7 @@ func formatOp(f string, args []any) string {
 
 func formatSpec(v any, spec string) string {
 	if len(spec) == 0 {
-		return toStr(v)
+		return ToStr(v)
 	}
 	digits, err := strconv.Atoi(spec[1:])
 	if err != nil {
@@ -102,13 +102,13 @@ func formatSpec(v any, spec string) string {
 	case "F":
 		return strconv.FormatFloat(toFloat(numberOr0(v)), 'f', digits, 64)
 	case "D":
-		n, _ := toInt(v)
+		n, _ := ToInt(v)
 		return fmt.Sprintf("%0*d", digits, n)
 	case "X":
-		n, _ := toInt(v)
+		n, _ := ToInt(v)
 		return fmt.Sprintf("%X", n)
 	}
-	return toStr(v)
+	return ToStr(v)
 }
 
 func numberOr0(v any) any {
@@ -119,8 +119,8 @@ func numberOr0(v any) any {
 	return n
 }
 
-// wildcard matches PowerShell's * ? and [abc].
-func wildcard(pattern, s string, fold bool) bool {
+// Wildcard matches PowerShell's * ? and [abc].
+func Wildcard(pattern, s string, fold bool) bool {
 	var b strings.Builder
 	b.WriteString("^")
 	if fold {

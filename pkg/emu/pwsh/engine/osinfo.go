@@ -11,19 +11,19 @@ import (
 // key, Win32_OperatingSystem and Get-ComputerInfo.
 
 func init() {
-	register("Get-ItemProperty", "gp", getItemProperty, p("Path", 0, "LiteralPath", "PSPath"), p("Name", 1))
-	register("Get-ItemPropertyValue", "gpv", getItemPropertyValue, p("Path", 0, "LiteralPath", "PSPath"), p("Name", 1))
-	register("Get-CimInstance", "gcim", getOSInstance("Get-CimInstance"), p("ClassName", 0, "Class"), n("Namespace"), n("Filter"))
-	register("Get-WmiObject", "gwmi", getOSInstance("Get-WmiObject"), p("Class", 0, "ClassName"), n("Namespace"), n("Filter"))
-	register("Get-ComputerInfo", "", getComputerInfo, p("Property", 0))
+	Register("Get-ItemProperty", "gp", getItemProperty, P("Path", 0, "LiteralPath", "PSPath"), P("Name", 1))
+	Register("Get-ItemPropertyValue", "gpv", getItemPropertyValue, P("Path", 0, "LiteralPath", "PSPath"), P("Name", 1))
+	Register("Get-CimInstance", "gcim", getOSInstance("Get-CimInstance"), P("ClassName", 0, "Class"), N("Namespace"), N("Filter"))
+	Register("Get-WmiObject", "gwmi", getOSInstance("Get-WmiObject"), P("Class", 0, "ClassName"), N("Namespace"), N("Filter"))
+	Register("Get-ComputerInfo", "", getComputerInfo, P("Property", 0))
 }
 
 // osVersion is [Environment]::OSVersion: .NET gives the version without
 // the UBR.
-func (i *Interp) osVersion() *object {
-	os := i.sys.OS
-	v := newRecord("System.Version", os.NTVersion(), "Major", os.Major, "Minor", os.Minor, "Build", os.Build, "Revision", 0)
-	return newObject("System.OperatingSystem", "Platform", "Win32NT", "ServicePack", "", "Version", v,
+func (i *Interp) osVersion() *Object {
+	os := i.Sys.OS
+	v := NewRecord("System.Version", os.NTVersion(), "Major", os.Major, "Minor", os.Minor, "Build", os.Build, "Revision", 0)
+	return NewObject("System.OperatingSystem", "Platform", "Win32NT", "ServicePack", "", "Version", v,
 		"VersionString", "Microsoft Windows NT "+os.NTVersion())
 }
 
@@ -33,7 +33,7 @@ const currentVersionKey = `HKEY_LOCAL_MACHINE\SOFTWARE\Microsoft\Windows NT\Curr
 // registryKey reads the one registry key the emulation has, named as a
 // PowerShell path (HKLM:\..., Registry::HKEY_LOCAL_MACHINE\...); ok is
 // false for any other path.
-func (i *Interp) registryKey(path string) (*object, bool) {
+func (i *Interp) registryKey(path string) (*Object, bool) {
 	p := strings.TrimRight(path, `\`)
 	lower := strings.ToLower(p)
 	lower = strings.TrimPrefix(lower, "microsoft.powershell.core\\")
@@ -42,26 +42,26 @@ func (i *Interp) registryKey(path string) (*object, bool) {
 	if lower != strings.ToLower(currentVersionKey) {
 		return nil, false
 	}
-	os := i.sys.OS
-	o := newObject("System.Management.Automation.PSCustomObject", "SystemRoot", `C:\Windows`, "BuildBranch", "",
+	os := i.Sys.OS
+	o := NewObject("System.Management.Automation.PSCustomObject", "SystemRoot", `C:\Windows`, "BuildBranch", "",
 		"CurrentBuild", strconv.Itoa(os.Build), "CurrentBuildNumber", strconv.Itoa(os.Build),
 		"CurrentMajorVersionNumber", os.Major, "CurrentMinorVersionNumber", os.Minor, "CurrentType", "Multiprocessor Free",
 		"CurrentVersion", "6.3", "EditionID", os.EditionID, "InstallationType", "Server Core", "ProductName", os.ProductName,
 		"ReleaseId", os.ReleaseID, "UBR", os.UBR)
 	if os.DisplayVersion != "" {
-		o.set("DisplayVersion", os.DisplayVersion)
+		o.Set("DisplayVersion", os.DisplayVersion)
 	}
 	parent, child := `Microsoft.PowerShell.Core\Registry::HKEY_LOCAL_MACHINE\SOFTWARE\Microsoft\Windows NT`, "CurrentVersion"
 	for _, kv := range [][2]string{{"PSPath", parent + `\` + child}, {"PSParentPath", parent}, {"PSChildName", child},
 		{"PSDrive", "HKLM"}, {"PSProvider", `Microsoft.PowerShell.Core\Registry`}} {
-		o.set(kv[0], kv[1])
+		o.Set(kv[0], kv[1])
 	}
 	return o, true
 }
 
-func getItemProperty(_ context.Context, c *call) error {
-	for _, path := range c.items("Path") {
-		key, err := c.key(toStr(path))
+func getItemProperty(_ context.Context, c *Call) error {
+	for _, path := range c.Items("Path") {
+		key, err := c.key(ToStr(path))
 		if err != nil {
 			return err
 		} else if key == nil {
@@ -69,34 +69,34 @@ func getItemProperty(_ context.Context, c *call) error {
 		}
 		names := c.names()
 		if len(names) == 0 {
-			c.emit(key)
+			c.Emit(key)
 			continue
 		}
-		o := newObject(key.typeName)
+		o := NewObject(key.typeName)
 		for _, name := range append(names, "PSPath", "PSParentPath", "PSChildName", "PSDrive", "PSProvider") {
-			if v, ok := key.get(name); ok {
-				o.set(canonicalName(key, name), v)
-			} else if err := c.noProperty(name, toStr(path)); err != nil {
+			if v, ok := key.Get(name); ok {
+				o.Set(canonicalName(key, name), v)
+			} else if err := c.noProperty(name, ToStr(path)); err != nil {
 				return err
 			}
 		}
-		c.emit(o)
+		c.Emit(o)
 	}
 	return nil
 }
 
-func getItemPropertyValue(_ context.Context, c *call) error {
-	for _, path := range c.items("Path") {
-		key, err := c.key(toStr(path))
+func getItemPropertyValue(_ context.Context, c *Call) error {
+	for _, path := range c.Items("Path") {
+		key, err := c.key(ToStr(path))
 		if err != nil {
 			return err
 		} else if key == nil {
 			continue
 		}
 		for _, name := range c.names() {
-			if v, ok := key.get(name); ok {
-				c.emit(v)
-			} else if err := c.noProperty(name, toStr(path)); err != nil {
+			if v, ok := key.Get(name); ok {
+				c.Emit(v)
+			} else if err := c.noProperty(name, ToStr(path)); err != nil {
 				return err
 			}
 		}
@@ -106,29 +106,29 @@ func getItemPropertyValue(_ context.Context, c *call) error {
 
 // key is the registry key a path names; a file path is not emulated, a
 // missing key is PathNotFound.
-func (c *call) key(path string) (*object, error) {
-	if pp, ok := c.i.providerPath(path); ok && pp.drv != nil && pp.drv.provider == "Registry" {
+func (c *Call) key(path string) (*Object, error) {
+	if pp, ok := c.I.providerPath(path); ok && pp.drv != nil && pp.drv.provider == "Registry" {
 		path = pp.drv.name + `:\` + pp.rest // relative to a location on HKLM:
 	}
-	if key, ok := c.i.registryKey(path); ok {
+	if key, ok := c.I.registryKey(path); ok {
 		return key, nil
 	}
 	if l := strings.ToLower(path); strings.HasPrefix(l, "hk") || strings.HasPrefix(l, "registry::") {
 		return nil, c.notFound(path) // nil when the error is silenced
 	}
-	return nil, &notEmulatedError{c.cl.name + " " + path}
+	return nil, &NotEmulatedError{c.Cl.Name + " " + path}
 }
 
-func (c *call) names() []string {
+func (c *Call) names() []string {
 	var out []string
-	for _, v := range toList(c.get("Name")) {
-		out = append(out, toStr(v))
+	for _, v := range ToList(c.Get("Name")) {
+		out = append(out, ToStr(v))
 	}
 	return out
 }
 
-func (c *call) noProperty(name, path string) error {
-	return c.fail("Property "+name+" does not exist at path "+registryPath(path)+".", "InvalidArgument", name,
+func (c *Call) noProperty(name, path string) error {
+	return c.Fail("Property "+name+" does not exist at path "+registryPath(path)+".", "InvalidArgument", name,
 		"PSArgumentException", "System.Management.Automation.PSArgumentException")
 }
 
@@ -141,7 +141,7 @@ func registryPath(path string) string {
 }
 
 // canonicalName is a property's name as the object spells it.
-func canonicalName(o *object, name string) string {
+func canonicalName(o *Object, name string) string {
 	for _, n := range o.names {
 		if strings.EqualFold(n, name) {
 			return n

@@ -54,7 +54,7 @@ func (i *Interp) runElement(ctx context.Context, el *lang.Element, input []any, 
 			emit(v)
 			return nil
 		}
-		for _, item := range toList(v) {
+		for _, item := range ToList(v) {
 			emit(item)
 		}
 		return nil
@@ -68,8 +68,8 @@ func (i *Interp) withRedirects(ctx context.Context, rs []lang.Redirect, sink fun
 	if len(rs) == 0 {
 		return f(sink)
 	}
-	oldErr, oldHost := i.errOut, i.hostOut
-	defer func() { i.errOut, i.hostOut = oldErr, oldHost }()
+	oldErr, oldHost := i.errOut, i.HostOut
+	defer func() { i.errOut, i.HostOut = oldErr, oldHost }()
 	out := sink
 	var files []func() error
 	for _, r := range rs {
@@ -93,7 +93,7 @@ func (i *Interp) withRedirects(ctx context.Context, rs []lang.Redirect, sink fun
 		if target == nil {
 			w = func(any) {}
 		} else {
-			path := i.abs(toStr(target))
+			path := i.Abs(ToStr(target))
 			var buf []any
 			w = func(v any) { buf = append(buf, v) }
 			appendTo := op == ">>"
@@ -107,9 +107,9 @@ func (i *Interp) withRedirects(ctx context.Context, rs []lang.Redirect, sink fun
 		case "*":
 			out = w
 			i.errOut = func(rec *errorRecord) { w(rec) }
-			i.hostOut = io.Discard
+			i.HostOut = io.Discard
 		case "6":
-			i.hostOut = io.Discard
+			i.HostOut = io.Discard
 		}
 	}
 	err := f(out)
@@ -126,20 +126,20 @@ func (i *Interp) withRedirects(ctx context.Context, rs []lang.Redirect, sink fun
 func (i *Interp) outFile(path string, vals []any, appendTo bool, encoding string) error {
 	var b bytes.Buffer
 	f := i.newFormatter(&b)
-	f.errWriter = func(rec *errorRecord) { rec.write(&b, i.pwsh7) }
+	f.errWriter = func(rec *errorRecord) { rec.Write(&b, i.Pwsh7) }
 	for _, v := range vals {
-		f.write(v)
+		f.Write(v)
 	}
 	f.flush()
 	data := i.encode(b.String(), encoding, appendTo && i.fileExists(path))
-	if err := i.writeFile(path, data, appendTo); err != nil {
+	if err := i.WriteFile(path, data, appendTo); err != nil {
 		return i.fileError(err, path, "Out-File")
 	}
 	return nil
 }
 
 func (i *Interp) fileExists(path string) bool {
-	_, err := i.sys.FS.Stat(path)
+	_, err := i.Sys.FS.Stat(path)
 	return err == nil
 }
 
@@ -148,7 +148,7 @@ func (i *Interp) encode(s, encoding string, noBOM bool) []byte {
 	enc := strings.ToLower(encoding)
 	if enc == "" {
 		enc = "unicode"
-		if i.pwsh7 {
+		if i.Pwsh7 {
 			enc = "utf8nobom"
 		}
 	}
@@ -163,7 +163,7 @@ func (i *Interp) encode(s, encoding string, noBOM bool) []byte {
 		}
 		return b
 	case "utf8", "utf-8":
-		if !i.pwsh7 && !noBOM {
+		if !i.Pwsh7 && !noBOM {
 			return append([]byte{0xef, 0xbb, 0xbf}, s...)
 		}
 	}

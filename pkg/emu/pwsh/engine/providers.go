@@ -105,7 +105,7 @@ func (i *Interp) location() string {
 // providerCmdlets are the item cmdlets that reach the providers: each
 // takes the paths that name a provider drive and leaves the rest to the
 // FileSystem.
-var providerCmdlets = map[string]func(context.Context, *call, provPath, any) error{
+var providerCmdlets = map[string]func(context.Context, *Call, provPath, any) error{
 	"get-childitem": provGetChildItem,
 	"get-item":      provGetItem,
 	"test-path":     provTestPath,
@@ -122,14 +122,14 @@ func init() {
 			panic("pwsh: no cmdlet " + name + " for the providers") // init order: cmdlets_fs.go registers first
 		}
 		fsRun, h := cl.run, h
-		cl.run = func(ctx context.Context, c *call) error { return c.dispatch(ctx, fsRun, h) }
+		cl.run = func(ctx context.Context, c *Call) error { return c.dispatch(ctx, fsRun, h) }
 	}
-	register("Set-Item", "si", setItem, p("Path", 0, "LiteralPath", "PSPath"), p("Value", 1), sw("Force"), sw("PassThru"))
-	register("Get-PSDrive", "gdr", getPSDrive, p("Name", 0), n("PSProvider"), n("Scope"))
-	register("Get-PSProvider", "", getPSProvider, p("PSProvider", 0))
+	Register("Set-Item", "si", setItem, P("Path", 0, "LiteralPath", "PSPath"), P("Value", 1), Sw("Force"), Sw("PassThru"))
+	Register("Get-PSDrive", "gdr", getPSDrive, P("Name", 0), N("PSProvider"), N("Scope"))
+	Register("Get-PSProvider", "", getPSProvider, P("PSProvider", 0))
 	cl := cmdlets["get-location"]
-	cl.run = func(_ context.Context, c *call) error {
-		c.emit(newObject("System.Management.Automation.PathInfo", "Path", c.i.location()))
+	cl.run = func(_ context.Context, c *Call) error {
+		c.Emit(NewObject("System.Management.Automation.PathInfo", "Path", c.I.location()))
 		return nil
 	}
 }
@@ -137,23 +137,23 @@ func init() {
 // dispatch runs a cmdlet's provider paths here and its FileSystem paths
 // (and a call with no path, unless the location is on a provider) on
 // the FileSystem.
-func (c *call) dispatch(ctx context.Context, fsRun func(context.Context, *call) error, h func(context.Context, *call, provPath, any) error) error {
-	if c.cl.name == "Set-Location" && !c.has("Path") && c.i.loc == "" {
+func (c *Call) dispatch(ctx context.Context, fsRun func(context.Context, *Call) error, h func(context.Context, *Call, provPath, any) error) error {
+	if c.Cl.Name == "Set-Location" && !c.Has("Path") && c.I.loc == "" {
 		return fsRun(ctx, c)
 	}
-	names := c.items("Path")
-	if len(names) == 0 && c.i.loc != "" && c.cl.name != "Set-Location" {
+	names := c.Items("Path")
+	if len(names) == 0 && c.I.loc != "" && c.Cl.Name != "Set-Location" {
 		names = []any{"."}
 	}
 	var fsNames []any
 	for _, n := range names {
-		pp, ok := c.i.providerPath(toStr(n))
+		pp, ok := c.I.providerPath(ToStr(n))
 		if !ok {
 			fsNames = append(fsNames, n)
 			continue
 		}
 		if pp.bad != "" {
-			if err := c.fail("Cannot find drive. A drive with the name '"+pp.bad+"' does not exist.", "ObjectNotFound", pp.bad,
+			if err := c.Fail("Cannot find drive. A drive with the name '"+pp.bad+"' does not exist.", "ObjectNotFound", pp.bad,
 				"DriveNotFoundException", "DriveNotFound"); err != nil {
 				return err
 			}
@@ -173,8 +173,8 @@ func (c *call) dispatch(ctx context.Context, fsRun func(context.Context, *call) 
 }
 
 // providerItems are what a drive holds, as its provider returns them.
-func (i *Interp) providerItems(d *drive) ([]*object, bool) {
-	var out []*object
+func (i *Interp) providerItems(d *drive) ([]*Object, bool) {
+	var out []*Object
 	switch d.provider {
 	case "Environment":
 		for _, kv := range i.env {
@@ -214,56 +214,56 @@ func (i *Interp) providerItems(d *drive) ([]*object, bool) {
 	// SessionStateProviderBase and the Environment provider sort by name,
 	// ignoring case.
 	sort.SliceStable(out, func(a, b int) bool {
-		return strings.ToLower(toStr(property(out[a], "Name"))) < strings.ToLower(toStr(property(out[b], "Name")))
+		return strings.ToLower(ToStr(property(out[a], "Name"))) < strings.ToLower(ToStr(property(out[b], "Name")))
 	})
 	return out, true
 }
 
-func withPS(o *object, d *drive, name string) *object {
+func withPS(o *Object, d *drive, name string) *Object {
 	prov := providerModule[d.provider] + `\` + d.provider
-	o.set("PSPath", prov+"::"+name)
-	o.set("PSDrive", d.name)
-	o.set("PSProvider", prov)
-	o.set("PSIsContainer", false)
+	o.Set("PSPath", prov+"::"+name)
+	o.Set("PSDrive", d.name)
+	o.Set("PSProvider", prov)
+	o.Set("PSIsContainer", false)
 	return o
 }
 
-func (i *Interp) envEntry(name, value string) *object {
-	return withPS(newObject(dictEntryType, "Name", name, "Key", name, "Value", value), findDrive("Env"), name)
+func (i *Interp) envEntry(name, value string) *Object {
+	return withPS(NewObject(dictEntryType, "Name", name, "Key", name, "Value", value), findDrive("Env"), name)
 }
 
-func variableItem(name string, v any) *object {
-	return withPS(newObject(psVariableType, "Name", name, "Value", v, "Description", "", "Options", "None"), findDrive("Variable"), name)
+func variableItem(name string, v any) *Object {
+	return withPS(NewObject(psVariableType, "Name", name, "Value", v, "Description", "", "Options", "None"), findDrive("Variable"), name)
 }
 
-func functionItem(name string) *object {
-	return withPS(newObject(functionType, "CommandType", "Function", "Name", name, "Version", "", "Source", ""), findDrive("Function"), name)
+func functionItem(name string) *Object {
+	return withPS(NewObject(functionType, "CommandType", "Function", "Name", name, "Version", "", "Source", ""), findDrive("Function"), name)
 }
 
-func aliasItem(alias string) *object {
-	target := cmdlets[aliases[alias]].name
-	return withPS(newObject(aliasType, "CommandType", "Alias", "Name", alias+" -> "+target, "Version", "", "Source", "",
+func aliasItem(alias string) *Object {
+	target := cmdlets[aliases[alias]].Name
+	return withPS(NewObject(aliasType, "CommandType", "Alias", "Name", alias+" -> "+target, "Version", "", "Source", "",
 		"DisplayName", alias+" -> "+target, "Definition", target, "ReferencedCommand", target), findDrive("Alias"), alias)
 }
 
-// lookup finds the items a provider path names: the drive's items for
+// Lookup finds the items a provider path names: the drive's items for
 // its root, or those whose name matches the path (a wildcard allowed).
-func (c *call) lookup(pp provPath) ([]*object, error) {
-	items, ok := c.i.providerItems(pp.drv)
+func (c *Call) Lookup(pp provPath) ([]*Object, error) {
+	items, ok := c.I.providerItems(pp.drv)
 	if !ok {
-		return nil, &notEmulatedError{c.cl.name + " on the " + pp.drv.name + ": drive"}
+		return nil, &NotEmulatedError{c.Cl.Name + " on the " + pp.drv.name + ": drive"}
 	}
 	if pp.rest == "" {
 		return items, nil
 	}
-	var out []*object
+	var out []*Object
 	for _, it := range items {
-		key := toStr(property(it, "Name"))
+		key := ToStr(property(it, "Name"))
 		if pp.drv.provider == "Alias" {
-			key = toStr(property(it, "PSPath"))
+			key = ToStr(property(it, "PSPath"))
 			key = key[strings.Index(key, "::")+2:]
 		}
-		if strings.EqualFold(key, pp.rest) || strings.ContainsAny(pp.rest, "*?[") && wildcard(pp.rest, key, true) {
+		if strings.EqualFold(key, pp.rest) || strings.ContainsAny(pp.rest, "*?[") && Wildcard(pp.rest, key, true) {
 			out = append(out, it)
 		}
 	}
@@ -271,11 +271,11 @@ func (c *call) lookup(pp provPath) ([]*object, error) {
 }
 
 // missing is a provider's "Cannot find path": the path under the drive.
-func (c *call) missing(pp provPath) error {
-	return c.fail("Cannot find path '"+pp.rest+"' because it does not exist.", "ObjectNotFound", pp.rest, "ItemNotFoundException", "PathNotFound")
+func (c *Call) missing(pp provPath) error {
+	return c.Fail("Cannot find path '"+pp.rest+"' because it does not exist.", "ObjectNotFound", pp.rest, "ItemNotFoundException", "PathNotFound")
 }
 
-func (c *call) registry(pp provPath) bool { return pp.drv.provider == "Registry" }
+func (c *Call) registry(pp provPath) bool { return pp.drv.provider == "Registry" }
 
 // registryHas tells whether the emulated registry has a key: the
 // CurrentVersion key and the keys above it.
@@ -288,11 +288,11 @@ func registryHas(pp provPath) bool {
 	return rest == "" || rest == want || strings.HasPrefix(want, rest+`\`)
 }
 
-func provGetChildItem(_ context.Context, c *call, pp provPath, _ any) error {
+func provGetChildItem(_ context.Context, c *Call, pp provPath, _ any) error {
 	if c.registry(pp) || pp.drv.provider != "Environment" && pp.drv.provider != "Variable" && pp.drv.provider != "Function" && pp.drv.provider != "Alias" {
-		return &notEmulatedError{"Get-ChildItem on the " + pp.drv.name + ": drive"}
+		return &NotEmulatedError{"Get-ChildItem on the " + pp.drv.name + ": drive"}
 	}
-	items, err := c.lookup(pp)
+	items, err := c.Lookup(pp)
 	if err != nil {
 		return err
 	}
@@ -300,23 +300,23 @@ func provGetChildItem(_ context.Context, c *call, pp provPath, _ any) error {
 		return c.missing(pp)
 	}
 	for _, it := range items {
-		if c.flag("Name") {
-			c.emit(toStr(property(it, "PSPath"))[strings.Index(toStr(property(it, "PSPath")), "::")+2:])
+		if c.Flag("Name") {
+			c.Emit(ToStr(property(it, "PSPath"))[strings.Index(ToStr(property(it, "PSPath")), "::")+2:])
 		} else {
-			c.emit(it)
+			c.Emit(it)
 		}
 	}
 	return nil
 }
 
-func provGetItem(_ context.Context, c *call, pp provPath, _ any) error {
+func provGetItem(_ context.Context, c *Call, pp provPath, _ any) error {
 	if c.registry(pp) || pp.drv.provider == "Certificate" || pp.drv.provider == "WSMan" {
-		return &notEmulatedError{"Get-Item on the " + pp.drv.name + ": drive"}
+		return &NotEmulatedError{"Get-Item on the " + pp.drv.name + ": drive"}
 	}
 	if pp.rest == "" { // the drive's root is a container
-		return &notEmulatedError{"Get-Item of the " + pp.drv.name + ": drive's root"}
+		return &NotEmulatedError{"Get-Item of the " + pp.drv.name + ": drive's root"}
 	}
-	items, err := c.lookup(pp)
+	items, err := c.Lookup(pp)
 	if err != nil {
 		return err
 	}
@@ -324,37 +324,37 @@ func provGetItem(_ context.Context, c *call, pp provPath, _ any) error {
 		return c.missing(pp)
 	}
 	for _, it := range items {
-		c.emit(it)
+		c.Emit(it)
 	}
 	return nil
 }
 
-func provTestPath(_ context.Context, c *call, pp provPath, _ any) error {
+func provTestPath(_ context.Context, c *Call, pp provPath, _ any) error {
 	if c.registry(pp) {
-		c.emit(registryHas(pp) && !strings.EqualFold(c.str("PathType"), "Leaf"))
+		c.Emit(registryHas(pp) && !strings.EqualFold(c.Str("PathType"), "Leaf"))
 		return nil
 	}
-	if _, ok := c.i.providerItems(pp.drv); !ok {
-		return &notEmulatedError{"Test-Path on the " + pp.drv.name + ": drive"}
+	if _, ok := c.I.providerItems(pp.drv); !ok {
+		return &NotEmulatedError{"Test-Path on the " + pp.drv.name + ": drive"}
 	}
 	if pp.rest == "" {
-		c.emit(!strings.EqualFold(c.str("PathType"), "Leaf"))
+		c.Emit(!strings.EqualFold(c.Str("PathType"), "Leaf"))
 		return nil
 	}
-	found, err := c.lookup(pp)
+	found, err := c.Lookup(pp)
 	if err != nil {
 		return err
 	}
-	c.emit(len(found) > 0 && !strings.EqualFold(c.str("PathType"), "Container"))
+	c.Emit(len(found) > 0 && !strings.EqualFold(c.Str("PathType"), "Container"))
 	return nil
 }
 
 // provGetContent is Get-Content of an item: its value.
-func provGetContent(_ context.Context, c *call, pp provPath, _ any) error {
+func provGetContent(_ context.Context, c *Call, pp provPath, _ any) error {
 	if pp.drv.provider != "Environment" && pp.drv.provider != "Variable" {
-		return &notEmulatedError{"Get-Content on the " + pp.drv.name + ": drive"}
+		return &NotEmulatedError{"Get-Content on the " + pp.drv.name + ": drive"}
 	}
-	items, err := c.lookup(pp)
+	items, err := c.Lookup(pp)
 	if err != nil {
 		return err
 	}
@@ -362,36 +362,36 @@ func provGetContent(_ context.Context, c *call, pp provPath, _ any) error {
 		return c.missing(pp)
 	}
 	for _, it := range items {
-		c.emit(property(it, "Value"))
+		c.Emit(property(it, "Value"))
 	}
 	return nil
 }
 
 // settable is the part of a provider path Set-Item, New-Item and
 // Remove-Item change: a variable of the environment or the session.
-func (c *call) settable(pp provPath) error {
+func (c *Call) settable(pp provPath) error {
 	if pp.drv.provider != "Environment" && pp.drv.provider != "Variable" {
-		return &notEmulatedError{c.cl.name + " on the " + pp.drv.name + ": drive"}
+		return &NotEmulatedError{c.Cl.Name + " on the " + pp.drv.name + ": drive"}
 	}
 	return nil
 }
 
-func (c *call) setValue(pp provPath, name string, v any) error {
+func (c *Call) setValue(pp provPath, name string, v any) error {
 	if pp.drv.provider == "Environment" {
-		c.i.setenv(name, toStr(v))
+		c.I.setenv(name, ToStr(v))
 		return nil
 	}
-	return c.i.setVar(name, v)
+	return c.I.setVar(name, v)
 }
 
-func setItem(ctx context.Context, c *call) error {
-	for _, n := range c.items("Path") {
-		pp, ok := c.i.providerPath(toStr(n))
+func setItem(ctx context.Context, c *Call) error {
+	for _, n := range c.Items("Path") {
+		pp, ok := c.I.providerPath(ToStr(n))
 		switch {
 		case !ok:
-			return &notEmulatedError{"Set-Item on the FileSystem"}
+			return &NotEmulatedError{"Set-Item on the FileSystem"}
 		case pp.bad != "":
-			if err := c.fail("Cannot find drive. A drive with the name '"+pp.bad+"' does not exist.", "ObjectNotFound", pp.bad,
+			if err := c.Fail("Cannot find drive. A drive with the name '"+pp.bad+"' does not exist.", "ObjectNotFound", pp.bad,
 				"DriveNotFoundException", "DriveNotFound"); err != nil {
 				return err
 			}
@@ -400,46 +400,46 @@ func setItem(ctx context.Context, c *call) error {
 		if err := c.settable(pp); err != nil {
 			return err
 		}
-		if err := c.setValue(pp, pp.rest, c.get("Value")); err != nil {
+		if err := c.setValue(pp, pp.rest, c.Get("Value")); err != nil {
 			return err
 		}
-		if c.flag("PassThru") {
-			items, _ := c.lookup(pp)
+		if c.Flag("PassThru") {
+			items, _ := c.Lookup(pp)
 			for _, it := range items {
-				c.emit(it)
+				c.Emit(it)
 			}
 		}
 	}
 	return nil
 }
 
-func provNewItem(_ context.Context, c *call, pp provPath, _ any) error {
+func provNewItem(_ context.Context, c *Call, pp provPath, _ any) error {
 	if err := c.settable(pp); err != nil {
 		return err
 	}
 	name := pp.rest
-	if c.has("Name") {
-		name = strings.Trim(strings.TrimPrefix(name+`\`+c.str("Name"), `\`), `\`)
+	if c.Has("Name") {
+		name = strings.Trim(strings.TrimPrefix(name+`\`+c.Str("Name"), `\`), `\`)
 	}
 	sub := provPath{drv: pp.drv, rest: name}
-	if found, _ := c.lookup(sub); len(found) > 0 && !c.flag("Force") {
-		return &notEmulatedError{"New-Item of an existing " + pp.drv.name + ": item"}
+	if found, _ := c.Lookup(sub); len(found) > 0 && !c.Flag("Force") {
+		return &NotEmulatedError{"New-Item of an existing " + pp.drv.name + ": item"}
 	}
-	if err := c.setValue(sub, name, c.get("Value")); err != nil {
+	if err := c.setValue(sub, name, c.Get("Value")); err != nil {
 		return err
 	}
-	items, _ := c.lookup(sub)
+	items, _ := c.Lookup(sub)
 	for _, it := range items {
-		c.emit(it)
+		c.Emit(it)
 	}
 	return nil
 }
 
-func provRemoveItem(_ context.Context, c *call, pp provPath, _ any) error {
+func provRemoveItem(_ context.Context, c *Call, pp provPath, _ any) error {
 	if err := c.settable(pp); err != nil {
 		return err
 	}
-	items, err := c.lookup(pp)
+	items, err := c.Lookup(pp)
 	if err != nil {
 		return err
 	}
@@ -447,50 +447,50 @@ func provRemoveItem(_ context.Context, c *call, pp provPath, _ any) error {
 		return c.missing(pp)
 	}
 	for _, it := range items {
-		name := toStr(property(it, "Name"))
+		name := ToStr(property(it, "Name"))
 		if pp.drv.provider == "Environment" {
-			c.i.setenv(name, "")
+			c.I.setenv(name, "")
 		} else {
-			for k := range c.i.scopes {
-				delete(c.i.scopes[k], strings.ToLower(name))
+			for k := range c.I.scopes {
+				delete(c.I.scopes[k], strings.ToLower(name))
 			}
 		}
 	}
 	return nil
 }
 
-func provSetLocation(_ context.Context, c *call, pp provPath, _ any) error {
+func provSetLocation(_ context.Context, c *Call, pp provPath, _ any) error {
 	switch {
 	case c.registry(pp):
 		if !registryHas(pp) {
 			return c.missing(provPath{drv: pp.drv, rest: pp.drv.name + `:\` + pp.rest})
 		}
 	case pp.drv.provider == "Certificate" || pp.drv.provider == "WSMan":
-		return &notEmulatedError{"Set-Location to the " + pp.drv.name + ": drive"}
+		return &NotEmulatedError{"Set-Location to the " + pp.drv.name + ": drive"}
 	case pp.rest != "":
 		// Env:, Variable:, Function: and Alias: have no containers below the root.
 		return c.missing(provPath{drv: pp.drv, rest: pp.drv.name + `:\` + pp.rest})
 	}
-	c.i.loc = pp.drv.name + `:\` + pp.rest
-	if c.i.loc != pp.drv.name+`:\` {
-		c.i.loc = strings.TrimRight(c.i.loc, `\`)
+	c.I.loc = pp.drv.name + `:\` + pp.rest
+	if c.I.loc != pp.drv.name+`:\` {
+		c.I.loc = strings.TrimRight(c.I.loc, `\`)
 	}
 	return nil
 }
 
-func getPSDrive(_ context.Context, c *call) error {
+func getPSDrive(_ context.Context, c *Call) error {
 	var names []string
-	for _, n := range toList(c.get("Name")) {
-		names = append(names, toStr(n))
+	for _, n := range ToList(c.Get("Name")) {
+		names = append(names, ToStr(n))
 	}
-	prov := c.str("PSProvider")
+	prov := c.Str("PSProvider")
 	for _, n := range names {
 		found := false
 		for _, d := range drives {
-			found = found || wildcard(n, d.name, true)
+			found = found || Wildcard(n, d.name, true)
 		}
 		if !found && !strings.ContainsAny(n, "*?[") {
-			if err := c.fail("Cannot find drive. A drive with the name '"+n+"' does not exist.", "ObjectNotFound", n,
+			if err := c.Fail("Cannot find drive. A drive with the name '"+n+"' does not exist.", "ObjectNotFound", n,
 				"DriveNotFoundException", "GetDriveNoMatchingDrive"); err != nil {
 				return err
 			}
@@ -498,21 +498,21 @@ func getPSDrive(_ context.Context, c *call) error {
 	}
 	for k := range drives {
 		d := &drives[k]
-		if prov != "" && !wildcard(prov, d.provider, true) {
+		if prov != "" && !Wildcard(prov, d.provider, true) {
 			continue
 		}
 		match := len(names) == 0
 		for _, n := range names {
-			match = match || wildcard(n, d.name, true)
+			match = match || Wildcard(n, d.name, true)
 		}
 		if match {
-			c.emit(c.i.driveInfo(d))
+			c.Emit(c.I.driveInfo(d))
 		}
 	}
 	return nil
 }
 
-func (i *Interp) driveInfo(d *drive) *object {
+func (i *Interp) driveInfo(d *drive) *Object {
 	cur := ""
 	switch {
 	case d.name == "C":
@@ -520,14 +520,14 @@ func (i *Interp) driveInfo(d *drive) *object {
 	case i.loc != "" && strings.HasPrefix(strings.ToLower(i.loc), strings.ToLower(d.name)+":"):
 		cur = strings.TrimLeft(i.loc[len(d.name)+1:], `\`)
 	}
-	return newObject(psDriveType, "Name", d.name, "Used", nil, "Free", nil, "Provider", d.provider, "Root", d.root,
+	return NewObject(psDriveType, "Name", d.name, "Used", nil, "Free", nil, "Provider", d.provider, "Root", d.root,
 		"CurrentLocation", cur, "Description", "")
 }
 
-func getPSProvider(_ context.Context, c *call) error {
+func getPSProvider(_ context.Context, c *Call) error {
 	seen := map[string]bool{}
 	for _, d := range []string{"Registry", "Alias", "Environment", "FileSystem", "Function", "Variable", "Certificate", "WSMan"} {
-		if seen[d] || c.has("PSProvider") && !wildcard(c.str("PSProvider"), d, true) {
+		if seen[d] || c.Has("PSProvider") && !Wildcard(c.Str("PSProvider"), d, true) {
 			continue
 		}
 		seen[d] = true
@@ -537,7 +537,7 @@ func getPSProvider(_ context.Context, c *call) error {
 				ds = append(ds, dr.name)
 			}
 		}
-		c.emit(newObject("System.Management.Automation.ProviderInfo", "Name", d, "Capabilities", providerCaps[d],
+		c.Emit(NewObject("System.Management.Automation.ProviderInfo", "Name", d, "Capabilities", providerCaps[d],
 			"Drives", "{"+strings.Join(ds, ", ")+"}"))
 	}
 	return nil
@@ -552,7 +552,7 @@ var providerCaps = map[string]string{
 
 // providerRow formats the provider items and drives as Out-Default
 // does; it reports false for other objects.
-func (f *formatter) providerRow(o *object) bool {
+func (f *formatter) providerRow(o *Object) bool {
 	switch o.typeName {
 	case dictEntryType, psVariableType:
 		kind := "dict"
@@ -566,11 +566,11 @@ func (f *formatter) providerRow(o *object) bool {
 			f.line(fmt.Sprintf("%-30s %s", "Name", "Value"))
 			f.line(fmt.Sprintf("%-30s %s", "----", "-----"))
 		}
-		name := toStr(property(o, "Name"))
+		name := ToStr(property(o, "Name"))
 		if len(name) > 30 {
 			name = name[:27] + "..."
 		}
-		f.line(strings.TrimRight(fmt.Sprintf("%-30s %s", name, toStr(property(o, "Value"))), " "))
+		f.line(strings.TrimRight(fmt.Sprintf("%-30s %s", name, ToStr(property(o, "Value"))), " "))
 	case functionType, aliasType:
 		f.tableRow("command", o, []column{{"CommandType", 15, false}, {"Name", 50, false}, {"Version", 10, false}, {"Source", 0, false}})
 	case psDriveType:

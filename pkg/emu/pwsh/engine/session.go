@@ -33,7 +33,7 @@ func (i *Interp) RunCommand(ctx context.Context, script string) int {
 
 // RunFile runs -File: exit N, or 0 unless a terminating error ended it.
 func (i *Interp) RunFile(ctx context.Context, name string, args []string) int {
-	path := i.abs(name)
+	path := i.Abs(name)
 	b, err := i.readFile(path)
 	if err != nil {
 		fmt.Fprintf(i.p.Stderr, "The argument '%s' to the -File parameter does not exist. Provide the path to an existing '.ps1' file as an argument to the -File parameter.%s", name, NL)
@@ -58,7 +58,7 @@ func (i *Interp) RunFile(ctx context.Context, name string, args []string) int {
 }
 
 func (i *Interp) reportNotEmulated(err error) bool {
-	var ne *notEmulatedError
+	var ne *NotEmulatedError
 	if errors.As(err, &ne) {
 		fmt.Fprintf(i.p.Stderr, "winkube: %s%s", ne.Error(), NL)
 		return true
@@ -82,7 +82,7 @@ func (i *Interp) parseError(err error, text string) int {
 // Interact reads statements from stdin, with a prompt on a terminal.
 func (i *Interp) Interact(ctx context.Context, noLogo bool) int {
 	if i.p.TTY && !noLogo {
-		if i.pwsh7 {
+		if i.Pwsh7 {
 			fmt.Fprintf(i.out, "PowerShell %s%s", pwsh7Version, NL)
 		} else {
 			fmt.Fprintf(i.out, "Windows PowerShell%sCopyright (C) Microsoft Corporation. All rights reserved.%s%sInstall the latest PowerShell for new features and improvements! https://aka.ms/PSWindows%s%s", NL, NL, NL, NL, NL)

@@ -20,11 +20,11 @@ func (i *Interp) staticProperty(typ, name string) (any, error) {
 	t, n := canonicalType(typ), strings.ToLower(name)
 	switch t + "::" + n {
 	case "environment::machinename":
-		return strings.ToUpper(i.sys.Hostname), nil
+		return strings.ToUpper(i.Sys.Hostname), nil
 	case "environment::newline":
 		return NL, nil
 	case "environment::username":
-		return i.sys.User.Account, nil
+		return i.Sys.User.Account, nil
 	case "environment::currentdirectory":
 		return i.dir, nil
 	case "environment::osversion":
@@ -34,9 +34,9 @@ func (i *Interp) staticProperty(typ, name string) (any, error) {
 	case "int::minvalue", "int32::minvalue":
 		return math.MinInt32, nil
 	case "datetime::now":
-		return i.sys.Clock.Now().Local(), nil
+		return i.Sys.Clock.Now().Local(), nil
 	case "datetime::utcnow":
-		return i.sys.Clock.Now().UTC(), nil
+		return i.Sys.Clock.Now().UTC(), nil
 	case "string::empty":
 		return "", nil
 	case "math::pi":
@@ -49,14 +49,14 @@ func (i *Interp) staticProperty(typ, name string) (any, error) {
 			return e, nil
 		}
 	}
-	return nil, &notEmulatedError{"[" + typ + "]::" + name}
+	return nil, &NotEmulatedError{"[" + typ + "]::" + name}
 }
 
 func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any) (any, error) {
 	t := canonicalType(typ)
 	arg := func(k int) string {
 		if k < len(args) {
-			return toStr(args[k])
+			return ToStr(args[k])
 		}
 		return ""
 	}
@@ -76,12 +76,12 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 			return e, nil
 		}
 		if strings.EqualFold(arg(0), "us-ascii") {
-			return encodings["ascii"], nil
+			return Encodings["ascii"], nil
 		}
-		return nil, &notEmulatedError{"the encoding " + arg(0)}
+		return nil, &NotEmulatedError{"the encoding " + arg(0)}
 	case "environment::getenvironmentvariable":
 		if len(args) > 1 && !strings.EqualFold(arg(1), "Process") {
-			return nil, &notEmulatedError{"[Environment]::GetEnvironmentVariable with target " + arg(1)}
+			return nil, &NotEmulatedError{"[Environment]::GetEnvironmentVariable with target " + arg(1)}
 		}
 		v, ok := i.getenv(arg(0))
 		if !ok {
@@ -90,23 +90,23 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 		return v, nil
 	case "environment::setenvironmentvariable":
 		if len(args) > 2 && !strings.EqualFold(arg(2), "Process") {
-			return nil, &notEmulatedError{"[Environment]::SetEnvironmentVariable with target " + arg(2)}
+			return nil, &NotEmulatedError{"[Environment]::SetEnvironmentVariable with target " + arg(2)}
 		}
 		i.setenv(arg(0), arg(1))
 		return nil, nil
 	case "environment::exit":
-		n, _ := toInt(args[0])
+		n, _ := ToInt(args[0])
 		return nil, exitFlow{n}
 	case "net.dns::gethostname":
-		return i.sys.Hostname, nil
+		return i.Sys.Hostname, nil
 	case "net.dns::gethostaddresses", "net.dns::resolve", "net.dns::gethostentry":
-		addrs, err := i.lookup(ctx, arg(0))
+		addrs, err := i.Lookup(ctx, arg(0))
 		if err != nil {
 			return nil, opError(`Exception calling "`+name+`" with "1" argument(s): "No such host is known"`, "SocketException")
 		}
 		out := make([]any, len(addrs))
 		for k, a := range addrs {
-			out[k] = newObject("System.Net.IPAddress", "IPAddressToString", a, "AddressFamily", "InterNetwork")
+			out[k] = NewObject("System.Net.IPAddress", "IPAddressToString", a, "AddressFamily", "InterNetwork")
 		}
 		return fromList(out), nil
 	case "math::round":
@@ -135,18 +135,18 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 		}
 		return "", nil
 	case "io.file::exists", "io.directory::exists", "io.path::exists":
-		fi, err := i.sys.FS.Stat(i.abs(arg(0)))
+		fi, err := i.Sys.FS.Stat(i.Abs(arg(0)))
 		return err == nil && (t == "io.file" && !fi.IsDir() || t == "io.directory" && fi.IsDir() || t == "io.path"), nil
 	case "io.file::readalltext":
-		b, err := i.readFile(i.abs(arg(0)))
+		b, err := i.readFile(i.Abs(arg(0)))
 		if err != nil {
-			return nil, opError(`Exception calling "ReadAllText": "Could not find file '`+i.abs(arg(0))+`'."`, "FileNotFoundException")
+			return nil, opError(`Exception calling "ReadAllText": "Could not find file '`+i.Abs(arg(0))+`'."`, "FileNotFoundException")
 		}
 		return decodeText(b), nil
 	case "io.file::writealltext":
-		return nil, i.writeFile(i.abs(arg(0)), []byte(arg(1)), false)
+		return nil, i.WriteFile(i.Abs(arg(0)), []byte(arg(1)), false)
 	case "io.directory::createdirectory":
-		return nil, i.sys.FS.MkdirAll(i.abs(arg(0)), 0o777)
+		return nil, i.Sys.FS.MkdirAll(i.Abs(arg(0)), 0o777)
 	case "io.path::combine":
 		p := arg(0)
 		for k := 1; k < len(args); k++ {
@@ -159,7 +159,7 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 	case "io.path::gettemppath":
 		return i.getenvOr("TEMP", `C:\Windows\TEMP`) + `\`, nil
 	case "convert::tobase64string":
-		return base64.StdEncoding.EncodeToString(bytesOf(args)), nil
+		return base64.StdEncoding.EncodeToString(BytesOf(args)), nil
 	case "convert::frombase64string":
 		b, err := base64.StdEncoding.DecodeString(arg(0))
 		if err != nil {
@@ -176,28 +176,28 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 			return v, err
 		}
 	}
-	return nil, &notEmulatedError{"[" + typ + "]::" + name + "()"}
+	return nil, &NotEmulatedError{"[" + typ + "]::" + name + "()"}
 }
 
 func flatten(args []any) []any {
 	var out []any
 	for _, a := range args {
-		out = append(out, toList(a)...)
+		out = append(out, ToList(a)...)
 	}
 	return out
 }
 
-func bytesOf(args []any) []byte {
+func BytesOf(args []any) []byte {
 	var b []byte
 	for _, a := range flatten(args) {
-		n, _ := toInt(a)
+		n, _ := ToInt(a)
 		b = append(b, byte(n))
 	}
 	return b
 }
 
 func (i *Interp) readFile(path string) ([]byte, error) {
-	f, err := i.sys.FS.OpenFile(path, os.O_RDONLY, 0)
+	f, err := i.Sys.FS.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -205,12 +205,12 @@ func (i *Interp) readFile(path string) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
-func (i *Interp) writeFile(path string, b []byte, appendTo bool) error {
+func (i *Interp) WriteFile(path string, b []byte, appendTo bool) error {
 	flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	if appendTo {
 		flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
 	}
-	f, err := i.sys.FS.OpenFile(path, flag, 0o666)
+	f, err := i.Sys.FS.OpenFile(path, flag, 0o666)
 	if err != nil {
 		return err
 	}
@@ -219,15 +219,15 @@ func (i *Interp) writeFile(path string, b []byte, appendTo bool) error {
 	return err
 }
 
-// lookup resolves a name through the pod's network.
-func (i *Interp) lookup(ctx context.Context, name string) ([]string, error) {
+// Lookup resolves a name through the pod's network.
+func (i *Interp) Lookup(ctx context.Context, name string) ([]string, error) {
 	if net.ParseIP(name) != nil {
 		return []string{name}, nil
 	}
-	if i.sys.Net == nil {
+	if i.Sys.Net == nil {
 		return nil, errors.New("no network")
 	}
-	addrs, err := i.sys.Net.LookupHost(ctx, name)
+	addrs, err := i.Sys.Net.LookupHost(ctx, name)
 	if err == nil && len(addrs) == 0 {
 		err = errors.New("no address")
 	}

@@ -10,14 +10,14 @@ import (
 // stream is a System.IO.Stream the interpreter can read or write: a
 // request's InputStream, a response's OutputStream.
 type stream interface {
-	netObject
-	read(b []byte) (int, error) // io.Reader's contract
-	write(b []byte) error
-	close() error
+	NetObject
+	Read(b []byte) (int, error) // io.Reader's contract
+	Write(b []byte) error
+	Close() error
 }
 
-// streamMethod is the Stream methods scripts call.
-func streamMethod(s stream, name string, args []any) (any, bool, error) {
+// StreamMethod is the Stream methods scripts call.
+func StreamMethod(s stream, name string, args []any) (any, bool, error) {
 	switch name {
 	case "write":
 		if len(args) != 3 {
@@ -27,9 +27,9 @@ func streamMethod(s stream, name string, args []any) (any, bool, error) {
 		if err != nil {
 			return nil, true, err
 		}
-		return nil, true, s.write(b[off : off+n])
+		return nil, true, s.Write(b[off : off+n])
 	case "writebyte":
-		return nil, true, s.write(bytesOf(args[:1]))
+		return nil, true, s.Write(BytesOf(args[:1]))
 	case "read":
 		if len(args) != 3 {
 			return nil, true, overloadError("Read", len(args))
@@ -40,7 +40,7 @@ func streamMethod(s stream, name string, args []any) (any, bool, error) {
 			return nil, true, err
 		}
 		tmp := make([]byte, n)
-		got, rerr := s.read(tmp)
+		got, rerr := s.Read(tmp)
 		if rerr != nil && rerr != io.EOF {
 			return nil, true, rerr
 		}
@@ -50,7 +50,7 @@ func streamMethod(s stream, name string, args []any) (any, bool, error) {
 		return got, true, nil
 	case "readbyte":
 		b := make([]byte, 1)
-		if n, _ := s.read(b); n == 0 {
+		if n, _ := s.Read(b); n == 0 {
 			return -1, true, nil
 		}
 		return int(b[0]), true, nil
@@ -63,11 +63,11 @@ func streamMethod(s stream, name string, args []any) (any, bool, error) {
 		if err != nil {
 			return nil, true, err
 		}
-		return nil, true, dst.write(b)
+		return nil, true, dst.Write(b)
 	case "flush":
 		return nil, true, nil
 	case "close", "dispose":
-		return nil, true, s.close()
+		return nil, true, s.Close()
 	}
 	return nil, false, nil
 }
@@ -75,13 +75,13 @@ func streamMethod(s stream, name string, args []any) (any, bool, error) {
 // bufferArgs checks (byte[] buffer, int offset, int count) as .NET does.
 func bufferArgs(args []any) ([]byte, int, int, error) {
 	if args[0] == nil {
-		return nil, 0, 0, exception("ArgumentNullException", "Value cannot be null.%s", paramName("buffer"))
+		return nil, 0, 0, Exception("ArgumentNullException", "Value cannot be null.%s", ParamName("buffer"))
 	}
-	b := bytesOf(args[:1])
-	off, _ := toInt(args[1])
-	n, _ := toInt(args[2])
+	b := BytesOf(args[:1])
+	off, _ := ToInt(args[1])
+	n, _ := ToInt(args[2])
 	if off < 0 || n < 0 || off+n > len(b) {
-		return nil, 0, 0, exception("ArgumentOutOfRangeException", "Specified argument was out of the range of valid values.%s", paramName("size"))
+		return nil, 0, 0, Exception("ArgumentOutOfRangeException", "Specified argument was out of the range of valid values.%s", ParamName("size"))
 	}
 	return b, off, n, nil
 }
@@ -90,7 +90,7 @@ func readAll(s stream) ([]byte, error) {
 	var out []byte
 	buf := make([]byte, 4096)
 	for {
-		n, err := s.read(buf)
+		n, err := s.Read(buf)
 		out = append(out, buf[:n]...)
 		if err == io.EOF || n == 0 && err == nil {
 			return out, nil
@@ -108,48 +108,48 @@ func overloadError(method string, n int) error {
 		category: "NotSpecified", reason: "MethodException", fqid: "MethodCountCouldNotFindBest"}}
 }
 
-// memStream is a read-only stream over bytes in memory (a request body).
-type memStream struct {
-	dotnet
-	data []byte
+// MemStream is a read-only stream over bytes in memory (a request body).
+type MemStream struct {
+	Dotnet
+	Data []byte
 	pos  int
 }
 
-func (s *memStream) read(b []byte) (int, error) {
-	if s.pos >= len(s.data) {
+func (s *MemStream) Read(b []byte) (int, error) {
+	if s.pos >= len(s.Data) {
 		return 0, io.EOF
 	}
-	n := copy(b, s.data[s.pos:])
+	n := copy(b, s.Data[s.pos:])
 	s.pos += n
 	return n, nil
 }
 
-func (s *memStream) write([]byte) error {
-	return exception("NotSupportedException", "The stream does not support writing.")
+func (s *MemStream) Write([]byte) error {
+	return Exception("NotSupportedException", "The stream does not support writing.")
 }
-func (s *memStream) close() error { return nil }
+func (s *MemStream) Close() error { return nil }
 
-func (s *memStream) getProp(name string) (any, bool) {
+func (s *MemStream) GetProp(name string) (any, bool) {
 	switch name {
 	case "canread":
 		return true, true
 	case "canwrite", "canseek", "cantimeout":
 		return false, true
 	case "length":
-		return len(s.data), true
+		return len(s.Data), true
 	case "position":
 		return s.pos, true
 	}
 	return nil, false
 }
 
-func (s *memStream) callMethod(_ context.Context, name string, args []any) (any, bool, error) {
-	return streamMethod(s, name, args)
+func (s *MemStream) CallMethod(_ context.Context, name string, args []any) (any, bool, error) {
+	return StreamMethod(s, name, args)
 }
 
 // streamReader is System.IO.StreamReader over a stream.
 type streamReader struct {
-	dotnet
+	Dotnet
 	s    stream
 	enc  *encoding
 	text []rune // decoded and not yet read; read fills it at once
@@ -157,7 +157,7 @@ type streamReader struct {
 }
 
 func newStreamReader(s stream, enc *encoding) *streamReader {
-	return &streamReader{dotnet: dotnet{"System.IO.StreamReader"}, s: s, enc: enc}
+	return &streamReader{Dotnet: Dotnet{"System.IO.StreamReader"}, s: s, enc: enc}
 }
 
 func (r *streamReader) fill() error {
@@ -173,7 +173,7 @@ func (r *streamReader) fill() error {
 	return err
 }
 
-func (r *streamReader) getProp(name string) (any, bool) {
+func (r *streamReader) GetProp(name string) (any, bool) {
 	switch name {
 	case "endofstream":
 		r.fill()
@@ -186,11 +186,11 @@ func (r *streamReader) getProp(name string) (any, bool) {
 	return nil, false
 }
 
-func (r *streamReader) callMethod(_ context.Context, name string, _ []any) (any, bool, error) {
+func (r *streamReader) CallMethod(_ context.Context, name string, _ []any) (any, bool, error) {
 	switch name {
 	case "readtoend", "readline", "read", "peek":
 	case "close", "dispose":
-		return nil, true, r.s.close()
+		return nil, true, r.s.Close()
 	default:
 		return nil, false, nil
 	}
@@ -225,7 +225,7 @@ func (r *streamReader) callMethod(_ context.Context, name string, _ []any) (any,
 // until Flush or Close (or every write with AutoFlush), so a response
 // closed before its writer loses the text, as in .NET.
 type streamWriter struct {
-	dotnet
+	Dotnet
 	s         stream
 	enc       *encoding
 	buf       strings.Builder
@@ -234,10 +234,10 @@ type streamWriter struct {
 }
 
 func newStreamWriter(s stream, enc *encoding) *streamWriter {
-	return &streamWriter{dotnet: dotnet{"System.IO.StreamWriter"}, s: s, enc: enc, newLine: "\r\n"}
+	return &streamWriter{Dotnet: Dotnet{"System.IO.StreamWriter"}, s: s, enc: enc, newLine: "\r\n"}
 }
 
-func (w *streamWriter) getProp(name string) (any, bool) {
+func (w *streamWriter) GetProp(name string) (any, bool) {
 	switch name {
 	case "autoflush":
 		return w.autoFlush, true
@@ -251,16 +251,16 @@ func (w *streamWriter) getProp(name string) (any, bool) {
 	return nil, false
 }
 
-func (w *streamWriter) setProp(name string, v any) error {
+func (w *streamWriter) SetProp(name string, v any) error {
 	switch strings.ToLower(name) {
 	case "autoflush":
-		w.autoFlush = toBool(v)
+		w.autoFlush = ToBool(v)
 		return nil
 	case "newline":
-		w.newLine = toStr(v)
+		w.newLine = ToStr(v)
 		return nil
 	}
-	return noSetter(name)
+	return NoSetter(name)
 }
 
 func (w *streamWriter) flush() error {
@@ -269,13 +269,13 @@ func (w *streamWriter) flush() error {
 	}
 	b := w.enc.encode(w.buf.String())
 	w.buf.Reset()
-	return w.s.write(b)
+	return w.s.Write(b)
 }
 
-func (w *streamWriter) callMethod(_ context.Context, name string, args []any) (any, bool, error) {
+func (w *streamWriter) CallMethod(_ context.Context, name string, args []any) (any, bool, error) {
 	text := ""
 	if len(args) > 0 {
-		text = toStr(args[0])
+		text = ToStr(args[0])
 	}
 	if len(args) > 1 {
 		text = formatOp(text, args[1:])
@@ -296,7 +296,7 @@ func (w *streamWriter) callMethod(_ context.Context, name string, args []any) (a
 		if err := w.flush(); err != nil {
 			return nil, true, err
 		}
-		return nil, true, w.s.close()
+		return nil, true, w.s.Close()
 	}
 	return nil, false, nil
 }

@@ -68,15 +68,15 @@ func (w *walker) stmt(s lang.Stmt) {
 				continue
 			}
 			if lit, ok := el.Cmd.Name.(*lang.LitExpr); ok {
-				name := strings.ToLower(toStr(lit.V))
+				name := strings.ToLower(ToStr(lit.V))
 				if knownCmdlets[name] {
-					w.note("the cmdlet " + toStr(lit.V))
+					w.note("the cmdlet " + ToStr(lit.V))
 				}
 				if name == "new-object" {
 					w.newObject(el.Cmd.Args)
 				}
-				if cl, ok := cmdlets[aliasOf(name)]; ok && (cl.name == "Get-CimInstance" || cl.name == "Get-WmiObject") {
-					w.cimClass(cl.name, el.Cmd.Args)
+				if cl, ok := cmdlets[aliasOf(name)]; ok && (cl.Name == "Get-CimInstance" || cl.Name == "Get-WmiObject") {
+					w.cimClass(cl.Name, el.Cmd.Args)
 				}
 				if name == "get-content" || name == "gc" || name == "cat" || name == "type" {
 					for _, a := range el.Cmd.Args {
@@ -167,11 +167,11 @@ func (w *walker) expr(e lang.Expr) {
 		}
 		if t, ok := e.M.X.(*lang.TypeExpr); ok && e.M.Static {
 			if lit, ok := e.M.Name.(*lang.LitExpr); ok {
-				w.static(t.Name, toStr(lit.V), e.Args)
+				w.static(t.Name, ToStr(lit.V), e.Args)
 			}
 		}
-		if lit, ok := e.M.Name.(*lang.LitExpr); ok && asyncMethods[strings.ToLower(toStr(lit.V))] {
-			w.note("the method " + toStr(lit.V) + "()")
+		if lit, ok := e.M.Name.(*lang.LitExpr); ok && asyncMethods[strings.ToLower(ToStr(lit.V))] {
+			w.note("the method " + ToStr(lit.V) + "()")
 		}
 	case *lang.IndexExpr:
 		w.expr(e.X)
@@ -213,8 +213,8 @@ func (w *walker) newObject(args []lang.Arg) {
 	switch {
 	case !ok:
 		w.note("New-Object of a computed type")
-	case !constructible[canonicalType(toStr(lit.V))]:
-		w.note("New-Object " + toStr(lit.V))
+	case !constructible[canonicalType(ToStr(lit.V))]:
+		w.note("New-Object " + ToStr(lit.V))
 	}
 }
 
@@ -227,7 +227,7 @@ func (w *walker) static(typ, name string, args []lang.Expr) {
 		target = 2
 	}
 	if t == "environment" && strings.HasSuffix(n, "environmentvariable") && len(args) > target {
-		if lit, ok := args[target].(*lang.LitExpr); !ok || !strings.EqualFold(toStr(lit.V), "Process") {
+		if lit, ok := args[target].(*lang.LitExpr); !ok || !strings.EqualFold(ToStr(lit.V), "Process") {
 			w.note("[Environment]::" + name + " with a target other than Process")
 		}
 	}

@@ -13,22 +13,22 @@ import (
 // (an array), *object (a .NET object: a file, a web response...),
 // *hashtable, *scriptBlock, time.Time, *typeRef and *errorRecord.
 
-// object is a .NET object with named properties, in order.
-type object struct {
+// Object is a .NET object with named properties, in order.
+type Object struct {
 	typeName string
 	names    []string
 	props    map[string]any // by lower-case name
 }
 
-func newObject(typeName string, kv ...any) *object {
-	o := &object{typeName: typeName, props: map[string]any{}}
+func NewObject(typeName string, kv ...any) *Object {
+	o := &Object{typeName: typeName, props: map[string]any{}}
 	for i := 0; i+1 < len(kv); i += 2 {
-		o.set(kv[i].(string), kv[i+1])
+		o.Set(kv[i].(string), kv[i+1])
 	}
 	return o
 }
 
-func (o *object) set(name string, v any) {
+func (o *Object) Set(name string, v any) {
 	k := strings.ToLower(name)
 	if _, ok := o.props[k]; !ok {
 		o.names = append(o.names, name)
@@ -36,7 +36,7 @@ func (o *object) set(name string, v any) {
 	o.props[k] = v
 }
 
-func (o *object) get(name string) (any, bool) {
+func (o *Object) Get(name string) (any, bool) {
 	v, ok := o.props[strings.ToLower(name)]
 	return v, ok
 }
@@ -47,9 +47,9 @@ type hashtable struct {
 	vals map[string]any
 }
 
-func newHashtable() *hashtable { return &hashtable{vals: map[string]any{}} }
+func NewHashtable() *hashtable { return &hashtable{vals: map[string]any{}} }
 
-func (h *hashtable) set(k string, v any) {
+func (h *hashtable) Set(k string, v any) {
 	lk := strings.ToLower(k)
 	if _, ok := h.vals[lk]; !ok {
 		h.keys = append(h.keys, k)
@@ -57,8 +57,8 @@ func (h *hashtable) set(k string, v any) {
 	h.vals[lk] = v
 }
 
-// remove drops a key (matched without case) from the table and its order.
-func (h *hashtable) remove(k string) {
+// Remove drops a key (matched without case) from the table and its order.
+func (h *hashtable) Remove(k string) {
 	lk := strings.ToLower(k)
 	if _, ok := h.vals[lk]; !ok {
 		return
@@ -72,7 +72,7 @@ func (h *hashtable) remove(k string) {
 	}
 }
 
-func (h *hashtable) get(k string) (any, bool) {
+func (h *hashtable) Get(k string) (any, bool) {
 	v, ok := h.vals[strings.ToLower(k)]
 	return v, ok
 }
@@ -84,8 +84,8 @@ type scriptBlock struct {
 
 type typeRef struct{ name string }
 
-// toStr is a value as PowerShell turns it into a string.
-func toStr(v any) string {
+// ToStr is a value as PowerShell turns it into a string.
+func ToStr(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return ""
@@ -103,14 +103,14 @@ func toStr(v any) string {
 	case []any:
 		parts := make([]string, len(x))
 		for i, e := range x {
-			parts[i] = toStr(e)
+			parts[i] = ToStr(e)
 		}
 		return strings.Join(parts, " ")
 	case time.Time:
 		return x.Format("01/02/2006 15:04:05")
-	case *object:
-		if n, ok := x.get("FullName"); ok {
-			return toStr(n)
+	case *Object:
+		if n, ok := x.Get("FullName"); ok {
+			return ToStr(n)
 		}
 		if x.typeName == "System.Management.Automation.PSCustomObject" {
 			return "@{" + x.listText() + "}"
@@ -124,7 +124,7 @@ func toStr(v any) string {
 		return x.name
 	case *errorRecord:
 		return x.msg
-	case netObject:
+	case NetObject:
 		return x.String()
 	case rune:
 		return string(x)
@@ -132,10 +132,10 @@ func toStr(v any) string {
 	return ""
 }
 
-func (o *object) listText() string {
+func (o *Object) listText() string {
 	parts := make([]string, len(o.names))
 	for i, n := range o.names {
-		parts[i] = n + "=" + toStr(o.props[strings.ToLower(n)])
+		parts[i] = n + "=" + ToStr(o.props[strings.ToLower(n)])
 	}
 	return strings.Join(parts, "; ")
 }
@@ -163,9 +163,9 @@ func formatFloat(f float64) string {
 	return s
 }
 
-// toBool is PowerShell's truth: empty strings, zero, $null and empty
+// ToBool is PowerShell's truth: empty strings, zero, $null and empty
 // arrays are false.
-func toBool(v any) bool {
+func ToBool(v any) bool {
 	switch x := v.(type) {
 	case nil:
 		return false
@@ -179,7 +179,7 @@ func toBool(v any) bool {
 		return x != ""
 	case []any:
 		if len(x) == 1 {
-			return toBool(x[0])
+			return ToBool(x[0])
 		}
 		return len(x) > 0
 	}
@@ -221,7 +221,7 @@ func toFloat(v any) float64 {
 	return 0
 }
 
-func toInt(v any) (int, bool) {
+func ToInt(v any) (int, bool) {
 	n, ok := toNumber(v)
 	if !ok {
 		return 0, false
@@ -232,15 +232,15 @@ func toInt(v any) (int, bool) {
 	return n.(int), true
 }
 
-// toList is a value as a pipeline enumerates it.
-func toList(v any) []any {
+// ToList is a value as a pipeline enumerates it.
+func ToList(v any) []any {
 	switch x := v.(type) {
 	case nil:
 		return nil
 	case []any:
 		return x
 	case enumerable:
-		return x.items()
+		return x.Items()
 	}
 	return []any{v}
 }

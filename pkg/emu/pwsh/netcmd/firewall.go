@@ -1,4 +1,4 @@
-package engine
+package netcmd
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 )
 
 // The NetSecurity module's firewall rules. Rules live in the container's
@@ -18,12 +20,12 @@ import (
 // on them.
 
 func init() {
-	register("New-NetFirewallRule", "", newNetFirewallRule,
-		n("DisplayName"), n("Name", "ID"), n("Description"), n("Group"), n("Enabled"), n("Profile"),
-		n("Direction"), n("Action"), n("LocalPort"), n("RemotePort"), n("Protocol"),
-		n("LocalAddress"), n("RemoteAddress"), n("Program"))
-	register("Get-NetFirewallRule", "", getNetFirewallRule, p("Name", 0, "ID"), n("DisplayName"))
-	register("Remove-NetFirewallRule", "", removeNetFirewallRule, p("Name", 0, "ID"), n("DisplayName"))
+	engine.Register("New-NetFirewallRule", "", newNetFirewallRule,
+		engine.N("DisplayName"), engine.N("Name", "ID"), engine.N("Description"), engine.N("Group"), engine.N("Enabled"), engine.N("Profile"),
+		engine.N("Direction"), engine.N("Action"), engine.N("LocalPort"), engine.N("RemotePort"), engine.N("Protocol"),
+		engine.N("LocalAddress"), engine.N("RemoteAddress"), engine.N("Program"))
+	engine.Register("Get-NetFirewallRule", "", getNetFirewallRule, engine.P("Name", 0, "ID"), engine.N("DisplayName"))
+	engine.Register("Remove-NetFirewallRule", "", removeNetFirewallRule, engine.P("Name", 0, "ID"), engine.N("DisplayName"))
 }
 
 // firewallStore is where the rules are kept (the policy store's key is
@@ -46,25 +48,25 @@ var fwEnums = map[string][]string{
 	"Enabled":   {"True", "False"},
 }
 
-func newNetFirewallRule(_ context.Context, c *call) error {
-	if !c.has("DisplayName") {
-		return c.fail("Cannot process command because of one or more missing mandatory parameters: DisplayName.",
+func newNetFirewallRule(_ context.Context, c *engine.Call) error {
+	if !c.Has("DisplayName") {
+		return c.Fail("Cannot process command because of one or more missing mandatory parameters: DisplayName.",
 			"InvalidArgument", "", "ParameterBindingException", "MissingMandatoryParameter")
 	}
-	r := fwRule{DisplayName: c.str("DisplayName"), Name: c.str("Name"), Description: c.str("Description"), Group: c.str("Group"),
+	r := fwRule{DisplayName: c.Str("DisplayName"), Name: c.Str("Name"), Description: c.Str("Description"), Group: c.Str("Group"),
 		Enabled: "True", Profile: "Any", Direction: "Inbound", Action: "Allow",
 		LocalPort: "Any", RemotePort: "Any", Protocol: "Any", LocalAddress: "Any", RemoteAddress: "Any", Program: "Any"}
 	for _, f := range []struct {
 		param string
 		to    *string
 	}{{"Enabled", &r.Enabled}, {"Profile", &r.Profile}, {"Direction", &r.Direction}, {"Action", &r.Action}} {
-		if !c.has(f.param) {
+		if !c.Has(f.param) {
 			continue
 		}
-		v, ok := enumValue(f.param, c.str(f.param))
+		v, ok := enumValue(f.param, c.Str(f.param))
 		if !ok {
-			return c.fail(fmt.Sprintf("Cannot process argument transformation on parameter '%s'. Cannot convert value \"%s\" to type \"Microsoft.PowerShell.Cmdletization.GeneratedTypes.NetSecurity.%s\". Error: \"Unable to match the identifier name %s to a valid enumerator name. Specify one of the following enumerator names and try again:\r\n%s\"",
-				f.param, c.str(f.param), f.param, c.str(f.param), strings.Join(fwEnums[f.param], ", ")),
+			return c.Fail(fmt.Sprintf("Cannot process argument transformation on parameter '%s'. Cannot convert value \"%s\" to type \"Microsoft.PowerShell.Cmdletization.GeneratedTypes.NetSecurity.%s\". Error: \"Unable to match the identifier name %s to a valid enumerator name. Specify one of the following enumerator names and try again:\r\n%s\"",
+				f.param, c.Str(f.param), f.param, c.Str(f.param), strings.Join(fwEnums[f.param], ", ")),
 				"InvalidData", "", "ParameterBindingArgumentTransformationException", "ParameterArgumentTransformationError")
 		}
 		*f.to = v
@@ -73,10 +75,10 @@ func newNetFirewallRule(_ context.Context, c *call) error {
 		param string
 		to    *string
 	}{{"LocalPort", &r.LocalPort}, {"RemotePort", &r.RemotePort}, {"Protocol", &r.Protocol}, {"LocalAddress", &r.LocalAddress}, {"RemoteAddress", &r.RemoteAddress}, {"Program", &r.Program}} {
-		if c.has(f.param) {
+		if c.Has(f.param) {
 			var parts []string
-			for _, v := range toList(c.get(f.param)) {
-				parts = append(parts, toStr(v))
+			for _, v := range engine.ToList(c.Get(f.param)) {
+				parts = append(parts, engine.ToStr(v))
 			}
 			*f.to = strings.Join(parts, ",")
 		}
@@ -90,14 +92,14 @@ func newNetFirewallRule(_ context.Context, c *call) error {
 	}
 	for _, o := range rules {
 		if strings.EqualFold(o.Name, r.Name) {
-			return c.fail("Cannot create a file when that file already exists.", "ResourceExists", "MSFT_NetFirewallRule", "CimException", "Windows System Error 183")
+			return c.Fail("Cannot create a file when that file already exists.", "ResourceExists", "MSFT_NetFirewallRule", "CimException", "Windows System Error 183")
 		}
 	}
 	rules = append(rules, r)
 	if err := saveRules(c, rules); err != nil {
 		return err
 	}
-	c.emit(ruleObject(r))
+	c.Emit(ruleObject(r))
 	return nil
 }
 
@@ -117,18 +119,18 @@ func enumValue(param, v string) (string, bool) {
 	return strings.Join(out, ", "), true
 }
 
-func getNetFirewallRule(_ context.Context, c *call) error {
-	rules, ok := c.selectRules("Get")
+func getNetFirewallRule(_ context.Context, c *engine.Call) error {
+	rules, ok := selectRules(c, "Get")
 	if ok {
 		for _, r := range rules {
-			c.emit(ruleObject(r))
+			c.Emit(ruleObject(r))
 		}
 	}
 	return nil
 }
 
-func removeNetFirewallRule(_ context.Context, c *call) error {
-	chosen, ok := c.selectRules("Remove")
+func removeNetFirewallRule(_ context.Context, c *engine.Call) error {
+	chosen, ok := selectRules(c, "Remove")
 	if !ok || len(chosen) == 0 {
 		return nil
 	}
@@ -147,14 +149,14 @@ func removeNetFirewallRule(_ context.Context, c *call) error {
 
 // selectRules are the rules -Name or -DisplayName match (wildcards
 // allowed); a pattern with no wildcard that matches none is an error.
-func (c *call) selectRules(verb string) ([]fwRule, bool) {
+func selectRules(c *engine.Call, verb string) ([]fwRule, bool) {
 	rules := loadRules(c)
 	prop, pattern := "", ""
 	switch {
-	case c.has("Name"):
-		prop, pattern = "Name", c.str("Name")
-	case c.has("DisplayName"):
-		prop, pattern = "DisplayName", c.str("DisplayName")
+	case c.Has("Name"):
+		prop, pattern = "Name", c.Str("Name")
+	case c.Has("DisplayName"):
+		prop, pattern = "DisplayName", c.Str("DisplayName")
 	default:
 		return rules, true
 	}
@@ -164,12 +166,12 @@ func (c *call) selectRules(verb string) ([]fwRule, bool) {
 		if prop == "DisplayName" {
 			v = r.DisplayName
 		}
-		if wildcard(pattern, v, true) {
+		if engine.Wildcard(pattern, v, true) {
 			out = append(out, r)
 		}
 	}
 	if len(out) == 0 && !strings.ContainsAny(pattern, "*?[") {
-		_ = c.fail(fmt.Sprintf("No MSFT_NetFirewallRule objects found with property '%s' equal to '%s'.  Verify the value of the property and retry.", prop, pattern),
+		_ = c.Fail(fmt.Sprintf("No MSFT_NetFirewallRule objects found with property '%s' equal to '%s'.  Verify the value of the property and retry.", prop, pattern),
 			"ObjectNotFound", pattern, "CimJobException", "CmdletizationQuery_NotFound_"+prop)
 		return nil, false
 	}
@@ -177,8 +179,8 @@ func (c *call) selectRules(verb string) ([]fwRule, bool) {
 }
 
 // ruleObject is the MSFT_NetFirewallRule instance the cmdlets output.
-func ruleObject(r fwRule) *object {
-	return newObject("Microsoft.Management.Infrastructure.CimInstance#root/standardcimv2/MSFT_NetFirewallRule",
+func ruleObject(r fwRule) *engine.Object {
+	return engine.NewObject("Microsoft.Management.Infrastructure.CimInstance#root/standardcimv2/MSFT_NetFirewallRule",
 		"Name", r.Name, "DisplayName", r.DisplayName, "Description", r.Description, "DisplayGroup", r.Group, "Group", r.Group,
 		"Enabled", r.Enabled, "Profile", r.Profile, "Platform", "{}", "Direction", r.Direction, "Action", r.Action,
 		"EdgeTraversalPolicy", "Block", "LooseSourceMapping", "False", "LocalOnlyMapping", "False", "Owner", "",
@@ -186,8 +188,8 @@ func ruleObject(r fwRule) *object {
 		"EnforcementStatus", "NotApplicable", "PolicyStoreSource", "PersistentStore", "PolicyStoreSourceType", "Local")
 }
 
-func loadRules(c *call) []fwRule {
-	fs := c.i.sys.FS
+func loadRules(c *engine.Call) []fwRule {
+	fs := c.I.Sys.FS
 	f, err := fs.OpenFile(firewallStore, os.O_RDONLY, 0)
 	if err != nil {
 		return nil
@@ -199,13 +201,13 @@ func loadRules(c *call) []fwRule {
 	return rules
 }
 
-func saveRules(c *call, rules []fwRule) error {
-	fs := c.i.sys.FS
+func saveRules(c *engine.Call, rules []fwRule) error {
+	fs := c.I.Sys.FS
 	data, _ := json.Marshal(rules)
 	_ = fs.MkdirAll(`C:\Windows\System32\config`, 0o755)
 	f, err := fs.OpenFile(firewallStore, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		return c.fail("Access is denied.", "PermissionDenied", "MSFT_NetFirewallRule", "CimException", "Windows System Error 5")
+		return c.Fail("Access is denied.", "PermissionDenied", "MSFT_NetFirewallRule", "CimException", "Windows System Error 5")
 	}
 	defer f.Close()
 	_, err = f.Write(data)

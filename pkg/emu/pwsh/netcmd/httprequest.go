@@ -1,4 +1,4 @@
-package engine
+package netcmd
 
 import (
 	"net"
@@ -7,26 +7,28 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 )
 
 // newListenerContext is the HttpListenerContext GetContext returns.
-func newListenerContext(ex *exchange, i *Interp, ignoreWrites bool) netObject {
+func newListenerContext(ex *exchange, i *engine.Interp, ignoreWrites bool) engine.NetObject {
 	resp := newListenerResponse(ex, i)
 	resp.ignore = ignoreWrites
-	return newRecord("System.Net.HttpListenerContext", "",
+	return engine.NewRecord("System.Net.HttpListenerContext", "",
 		"Request", newListenerRequest(ex), "Response", resp, "User", nil)
 }
 
 // newListenerRequest is an HttpListenerRequest: everything the request
 // says, read when it arrived.
-func newListenerRequest(ex *exchange) *record {
+func newListenerRequest(ex *exchange) *engine.Record {
 	req := ex.req
-	headers := newNameValues(false)
+	headers := engine.NewNameValues(false)
 	for _, line := range headerLines(req) {
-		headers.add(line[0], line[1])
+		headers.Add(line[0], line[1])
 	}
 	u := requestURL(ex)
-	query := newNameValues(false)
+	query := engine.NewNameValues(false)
 	for _, kv := range strings.Split(strings.TrimPrefix(u.RawQuery, "?"), "&") {
 		if kv == "" {
 			continue
@@ -34,7 +36,7 @@ func newListenerRequest(ex *exchange) *record {
 		k, v, _ := strings.Cut(kv, "=")
 		k, _ = url.QueryUnescape(k)
 		v, _ = url.QueryUnescape(v)
-		query.add(k, v)
+		query.Add(k, v)
 	}
 	var referrer any
 	if ref, err := url.Parse(req.Referer()); err == nil && req.Referer() != "" {
@@ -44,23 +46,23 @@ func newListenerRequest(ex *exchange) *record {
 	if ct := req.Header.Get("Content-Type"); ct != "" {
 		contentType = ct
 	}
-	return newRecord("System.Net.HttpListenerRequest", "",
+	return engine.NewRecord("System.Net.HttpListenerRequest", "",
 		"AcceptTypes", splitList(req.Header.Get("Accept")),
-		"ContentEncoding", encodings["utf8"],
+		"ContentEncoding", engine.Encodings["utf8"],
 		"ContentLength64", int(max(req.ContentLength, 0)),
 		"ContentType", contentType,
 		"Cookies", []any{},
 		"HasEntityBody", len(ex.body) > 0,
 		"Headers", headers,
 		"HttpMethod", req.Method,
-		"InputStream", &memStream{dotnet: dotnet{"System.Net.HttpRequestStream"}, data: ex.body},
+		"InputStream", &engine.MemStream{Dotnet: engine.Dotnet{Typ: "System.Net.HttpRequestStream"}, Data: ex.body},
 		"IsAuthenticated", false,
 		"IsLocal", ex.remote.IP.IsLoopback(),
 		"IsSecureConnection", false,
 		"IsWebSocketRequest", strings.EqualFold(req.Header.Get("Upgrade"), "websocket"),
 		"KeepAlive", !req.Close,
 		"LocalEndPoint", endPoint(ex.local),
-		"ProtocolVersion", newRecord("System.Version", strconv.Itoa(req.ProtoMajor)+"."+strconv.Itoa(req.ProtoMinor), "Major", req.ProtoMajor, "Minor", req.ProtoMinor),
+		"ProtocolVersion", engine.NewRecord("System.Version", strconv.Itoa(req.ProtoMajor)+"."+strconv.Itoa(req.ProtoMinor), "Major", req.ProtoMajor, "Minor", req.ProtoMinor),
 		"QueryString", query,
 		"RawUrl", req.RequestURI,
 		"RemoteEndPoint", endPoint(ex.remote),
@@ -111,7 +113,7 @@ func requestURL(ex *exchange) *url.URL {
 }
 
 // newURI is a System.Uri.
-func newURI(u *url.URL) *record {
+func newURI(u *url.URL) *engine.Record {
 	port, def := 80, true
 	switch {
 	case u.Port() != "":
@@ -138,7 +140,7 @@ func newURI(u *url.URL) *record {
 	}
 	abs := u.Scheme + "://" + authority + path + query
 	local, _ := url.PathUnescape(path)
-	return newRecord("System.Uri", abs,
+	return engine.NewRecord("System.Uri", abs,
 		"AbsolutePath", path, "AbsoluteUri", abs, "LocalPath", local, "Authority", authority,
 		"Host", host, "DnsSafeHost", host, "Port", port, "IsDefaultPort", def, "Scheme", u.Scheme,
 		"PathAndQuery", path+query, "Query", query, "Fragment", "", "Segments", uriSegments(path),
@@ -162,14 +164,14 @@ func uriSegments(path string) []any {
 	return out
 }
 
-func endPoint(a *net.TCPAddr) *record {
+func endPoint(a *net.TCPAddr) *engine.Record {
 	ip := a.IP.String()
 	family := "InterNetwork"
 	if a.IP.To4() == nil {
 		family = "InterNetworkV6"
 	}
-	addr := newRecord("System.Net.IPAddress", ip, "IPAddressToString", ip, "AddressFamily", family)
-	return newRecord("System.Net.IPEndPoint", a.String(), "Address", addr, "Port", a.Port, "AddressFamily", family)
+	addr := engine.NewRecord("System.Net.IPAddress", ip, "IPAddressToString", ip, "AddressFamily", family)
+	return engine.NewRecord("System.Net.IPEndPoint", a.String(), "Address", addr, "Port", a.Port, "AddressFamily", family)
 }
 
 // splitList is a comma-separated header as a string[] ($null when absent).

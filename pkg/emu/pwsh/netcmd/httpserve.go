@@ -1,4 +1,4 @@
-package engine
+package netcmd
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 )
 
 // maxBody bounds the request body a connection reads before handing the
@@ -40,11 +41,11 @@ type listenRun struct {
 	conns    map[io.Closer]bool
 }
 
-func newListenRun(ctx context.Context, i *Interp) *listenRun {
-	r := &listenRun{net: i.sys.Net, now: time.Now, reqs: make(chan *exchange),
+func newListenRun(ctx context.Context, i *engine.Interp) *listenRun {
+	r := &listenRun{net: i.Sys.Net, now: time.Now, reqs: make(chan *exchange),
 		ports: map[int]program.Listener{}, prefixes: map[int][]prefix{}, conns: map[io.Closer]bool{}}
-	if i.sys.Clock != nil {
-		r.now = i.sys.Clock.Now
+	if i.Sys.Clock != nil {
+		r.now = i.Sys.Clock.Now
 	}
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	r.unhook = context.AfterFunc(r.ctx, r.closeAll)
@@ -137,7 +138,7 @@ func (r *listenRun) next(ctx context.Context) (*exchange, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, exception("HttpListenerException", "The I/O operation has been aborted because of either a thread exit or an application request")
+		return nil, engine.Exception("HttpListenerException", "The I/O operation has been aborted because of either a thread exit or an application request")
 	}
 }
 

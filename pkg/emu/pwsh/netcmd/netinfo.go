@@ -1,4 +1,4 @@
-package engine
+package netcmd
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 	"github.com/winkube/winkube/pkg/emu/winexe/winutil"
 )
 
@@ -14,10 +15,10 @@ import (
 // from the pod's network (the same facts ipconfig prints).
 
 func init() {
-	register("Get-NetAdapter", "", getNetAdapter, p("Name", 0))
-	register("Get-NetIPAddress", "", getNetIPAddress, p("IPAddress", 0), n("AddressFamily"), n("InterfaceAlias"))
-	register("Get-NetIPConfiguration", "gip", getNetIPConfiguration, p("InterfaceAlias", 0))
-	register("Get-DnsClientServerAddress", "", getDNSServerAddress, p("InterfaceAlias", 0), n("AddressFamily"))
+	engine.Register("Get-NetAdapter", "", getNetAdapter, engine.P("Name", 0))
+	engine.Register("Get-NetIPAddress", "", getNetIPAddress, engine.P("IPAddress", 0), engine.N("AddressFamily"), engine.N("InterfaceAlias"))
+	engine.Register("Get-NetIPConfiguration", "gip", getNetIPConfiguration, engine.P("InterfaceAlias", 0))
+	engine.Register("Get-DnsClientServerAddress", "", getDNSServerAddress, engine.P("InterfaceAlias", 0), engine.N("AddressFamily"))
 }
 
 const (
@@ -28,8 +29,8 @@ const (
 	loopbackIndex = 1
 )
 
-func getNetAdapter(_ context.Context, c *call) error {
-	c.emit(newObject("Microsoft.Management.Infrastructure.CimInstance#ROOT/StandardCimv2/MSFT_NetAdapter",
+func getNetAdapter(_ context.Context, c *engine.Call) error {
+	c.Emit(engine.NewObject("Microsoft.Management.Infrastructure.CimInstance#ROOT/StandardCimv2/MSFT_NetAdapter",
 		"Name", adapterAlias, "InterfaceDescription", "Hyper-V Virtual Ethernet Container Adapter", "ifIndex", adapterIndex,
 		"Status", "Up", "MacAddress", adapterMAC, "LinkSpeed", "10 Gbps"))
 	return nil
@@ -40,17 +41,17 @@ func getNetAdapter(_ context.Context, c *call) error {
 // the list: the seed's web server reads $ip[1].IPAddress of
 // Get-NetAdapter | Get-NetIPAddress), then, unless the adapters were piped
 // in, the loopback pseudo-interface's.
-func getNetIPAddress(_ context.Context, c *call) error {
+func getNetIPAddress(_ context.Context, c *engine.Call) error {
 	const cim = "Microsoft.Management.Infrastructure.CimInstance#ROOT/StandardCimv2/MSFT_NetIPAddress"
 	type addr struct{ ip, family, alias, prefixOrigin string }
 	list := []addr{
 		{linkLocal(adapterMAC) + "%" + strconv.Itoa(adapterIndex), "IPv6", adapterAlias, "WellKnown"},
-		{winutil.PodIP(c.i.sys), "IPv4", adapterAlias, "Manual"},
+		{winutil.PodIP(c.I.Sys), "IPv4", adapterAlias, "Manual"},
 	}
-	if !c.piped {
+	if !c.Piped {
 		list = append(list, addr{"::1", "IPv6", loopbackAlias, "WellKnown"}, addr{"127.0.0.1", "IPv4", loopbackAlias, "WellKnown"})
 	}
-	family, alias := c.str("AddressFamily"), c.str("InterfaceAlias")
+	family, alias := c.Str("AddressFamily"), c.Str("InterfaceAlias")
 	for _, a := range list {
 		if (family != "" && !strings.EqualFold(family, a.family)) || (alias != "" && !strings.EqualFold(alias, a.alias)) {
 			continue
@@ -59,7 +60,7 @@ func getNetIPAddress(_ context.Context, c *call) error {
 		if a.alias == loopbackAlias {
 			index = loopbackIndex
 		}
-		c.emit(newObject(cim, "IPAddress", a.ip, "InterfaceIndex", index, "InterfaceAlias", a.alias,
+		c.Emit(engine.NewObject(cim, "IPAddress", a.ip, "InterfaceIndex", index, "InterfaceAlias", a.alias,
 			"AddressFamily", a.family, "Type", "Unicast", "PrefixOrigin", a.prefixOrigin, "SuffixOrigin", a.prefixOrigin,
 			"AddressState", "Preferred"))
 	}
@@ -77,17 +78,17 @@ func linkLocal(mac string) string {
 	return netip.AddrFrom16(b).String()
 }
 
-func getNetIPConfiguration(_ context.Context, c *call) error {
-	servers, _ := winutil.DNS(c.i.sys)
-	c.emit(newObject("NetIPConfiguration", "InterfaceAlias", adapterAlias, "InterfaceIndex", adapterIndex,
-		"InterfaceDescription", "Hyper-V Virtual Ethernet Container Adapter", "IPv4Address", winutil.PodIP(c.i.sys),
+func getNetIPConfiguration(_ context.Context, c *engine.Call) error {
+	servers, _ := winutil.DNS(c.I.Sys)
+	c.Emit(engine.NewObject("NetIPConfiguration", "InterfaceAlias", adapterAlias, "InterfaceIndex", adapterIndex,
+		"InterfaceDescription", "Hyper-V Virtual Ethernet Container Adapter", "IPv4Address", winutil.PodIP(c.I.Sys),
 		"DNSServer", anyList(servers)))
 	return nil
 }
 
-func getDNSServerAddress(_ context.Context, c *call) error {
-	servers, _ := winutil.DNS(c.i.sys)
-	c.emit(newObject("Microsoft.Management.Infrastructure.CimInstance#ROOT/StandardCimv2/MSFT_DNSClientServerAddress",
+func getDNSServerAddress(_ context.Context, c *engine.Call) error {
+	servers, _ := winutil.DNS(c.I.Sys)
+	c.Emit(engine.NewObject("Microsoft.Management.Infrastructure.CimInstance#ROOT/StandardCimv2/MSFT_DNSClientServerAddress",
 		"InterfaceAlias", adapterAlias, "InterfaceIndex", adapterIndex, "AddressFamily", 2, "ServerAddresses", anyList(servers)))
 	return nil
 }

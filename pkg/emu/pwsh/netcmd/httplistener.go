@@ -1,4 +1,4 @@
-package engine
+package netcmd
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 )
 
 // httpListener is System.Net.HttpListener as http.sys runs it: Start
@@ -14,8 +16,8 @@ import (
 // the script one request at a time, and the response goes out when the
 // script closes it. The serving itself is in httpserve.go.
 type httpListener struct {
-	dotnet
-	i        *Interp
+	engine.Dotnet
+	i        *engine.Interp
 	prefixes *prefixList
 	run      *listenRun // while listening
 	closed   bool       // Close or Abort: the object is disposed
@@ -24,18 +26,18 @@ type httpListener struct {
 }
 
 func init() {
-	RegisterConstructor("net.httplistener", func(i *Interp, _ []any) (any, error) { return newHTTPListener(i), nil })
+	engine.RegisterConstructor("net.httplistener", func(i *engine.Interp, _ []any) (any, error) { return newHTTPListener(i), nil })
 }
 
 // newHTTPListener is New-Object System.Net.HttpListener.
-func newHTTPListener(i *Interp) *httpListener {
-	l := &httpListener{dotnet: dotnet{"System.Net.HttpListener"}, i: i, auth: "Anonymous"}
-	l.prefixes = &prefixList{dotnet: dotnet{"System.Net.HttpListenerPrefixCollection"}, l: l}
-	i.atExit(l.stop) // the process ending closes its listeners
+func newHTTPListener(i *engine.Interp) *httpListener {
+	l := &httpListener{Dotnet: engine.Dotnet{Typ: "System.Net.HttpListener"}, i: i, auth: "Anonymous"}
+	l.prefixes = &prefixList{Dotnet: engine.Dotnet{Typ: "System.Net.HttpListenerPrefixCollection"}, l: l}
+	i.AtExit(l.stop) // the process ending closes its listeners
 	return l
 }
 
-func (l *httpListener) getProp(name string) (any, bool) {
+func (l *httpListener) GetProp(name string) (any, bool) {
 	switch name {
 	case "prefixes":
 		return l.prefixes, true
@@ -53,26 +55,26 @@ func (l *httpListener) getProp(name string) (any, bool) {
 	return nil, false
 }
 
-func (l *httpListener) setProp(name string, v any) error {
+func (l *httpListener) SetProp(name string, v any) error {
 	switch strings.ToLower(name) {
 	case "ignorewriteexceptions":
-		l.ignore = toBool(v)
+		l.ignore = engine.ToBool(v)
 		return nil
 	case "authenticationschemes":
-		if !strings.EqualFold(toStr(v), "Anonymous") {
-			return &notEmulatedError{"HttpListener.AuthenticationSchemes " + toStr(v)}
+		if !strings.EqualFold(engine.ToStr(v), "Anonymous") {
+			return &engine.NotEmulatedError{What: "HttpListener.AuthenticationSchemes " + engine.ToStr(v)}
 		}
 		l.auth = "Anonymous"
 		return nil
 	case "prefixes", "islistening":
-		return readOnly(name)
+		return engine.ReadOnly(name)
 	}
-	return noSetter(name)
+	return engine.NoSetter(name)
 }
 
-func (l *httpListener) callMethod(ctx context.Context, name string, args []any) (any, bool, error) {
+func (l *httpListener) CallMethod(ctx context.Context, name string, args []any) (any, bool, error) {
 	if l.closed && name != "close" && name != "abort" && name != "dispose" {
-		return nil, true, exception("ObjectDisposedException", "Cannot access a disposed object.\r\nObject name: 'System.Net.HttpListener'.")
+		return nil, true, engine.Exception("ObjectDisposedException", "Cannot access a disposed object.\r\nObject name: 'System.Net.HttpListener'.")
 	}
 	switch name {
 	case "start":
@@ -117,10 +119,10 @@ func (l *httpListener) stop() {
 
 func (l *httpListener) getContext(ctx context.Context) (any, error) {
 	if l.run == nil {
-		return nil, exception("InvalidOperationException", "Please call the Start() method before calling this method.")
+		return nil, engine.Exception("InvalidOperationException", "Please call the Start() method before calling this method.")
 	}
 	if len(l.prefixes.list) == 0 {
-		return nil, exception("InvalidOperationException", "Please call the AddPrefix() method before calling this method.")
+		return nil, engine.Exception("InvalidOperationException", "Please call the AddPrefix() method before calling this method.")
 	}
 	ex, err := l.run.next(ctx)
 	if err != nil {
@@ -141,15 +143,15 @@ type prefix struct {
 func parsePrefix(s string, pwsh7 bool) (prefix, error) {
 	arg := func(msg string) error {
 		if pwsh7 {
-			return exception("ArgumentException", "%s (Parameter 'uriPrefix')", msg)
+			return engine.Exception("ArgumentException", "%s (Parameter 'uriPrefix')", msg)
 		}
-		return exception("ArgumentException", "%s%s", msg, paramName("uriPrefix"))
+		return engine.Exception("ArgumentException", "%s%s", msg, engine.ParamName("uriPrefix"))
 	}
 	lower := strings.ToLower(s)
 	rest, ok := strings.CutPrefix(lower, "http://")
 	if !ok {
 		if strings.HasPrefix(lower, "https://") {
-			return prefix{}, &notEmulatedError{"an https:// prefix of HttpListener (its certificate binding)"}
+			return prefix{}, &engine.NotEmulatedError{What: "an https:// prefix of HttpListener (its certificate binding)"}
 		}
 		return prefix{}, arg("Only Uri prefixes starting with 'http://' or 'https://' are supported.")
 	}
@@ -173,12 +175,12 @@ func parsePrefix(s string, pwsh7 bool) (prefix, error) {
 
 // prefixList is the listener's Prefixes.
 type prefixList struct {
-	dotnet
+	engine.Dotnet
 	l    *httpListener
 	list []prefix
 }
 
-func (c *prefixList) items() []any {
+func (c *prefixList) Items() []any {
 	out := make([]any, len(c.list))
 	for k, p := range c.list {
 		out[k] = p.text
@@ -186,7 +188,7 @@ func (c *prefixList) items() []any {
 	return out
 }
 
-func (c *prefixList) getProp(name string) (any, bool) {
+func (c *prefixList) GetProp(name string) (any, bool) {
 	if name == "count" {
 		return len(c.list), true
 	}
@@ -202,14 +204,14 @@ func (c *prefixList) find(s string) int {
 	return -1
 }
 
-func (c *prefixList) callMethod(_ context.Context, name string, args []any) (any, bool, error) {
+func (c *prefixList) CallMethod(_ context.Context, name string, args []any) (any, bool, error) {
 	s := ""
 	if len(args) > 0 {
-		s = toStr(args[0])
+		s = engine.ToStr(args[0])
 	}
 	switch name {
 	case "add":
-		p, err := parsePrefix(s, c.l.i.pwsh7)
+		p, err := parsePrefix(s, c.l.i.Pwsh7)
 		if err != nil || c.find(s) >= 0 {
 			return nil, true, err
 		}
@@ -239,9 +241,9 @@ func (c *prefixList) callMethod(_ context.Context, name string, args []any) (any
 func bindError(p prefix, err error) error {
 	switch {
 	case p.port < 0:
-		return exception("HttpListenerException", "The parameter is incorrect")
+		return engine.Exception("HttpListenerException", "The parameter is incorrect")
 	case errors.Is(err, syscall.EADDRINUSE):
-		return exception("HttpListenerException", "Failed to listen on prefix '%s' because it conflicts with an existing registration on the machine.", p.text)
+		return engine.Exception("HttpListenerException", "Failed to listen on prefix '%s' because it conflicts with an existing registration on the machine.", p.text)
 	}
-	return exception("HttpListenerException", "%s", err.Error())
+	return engine.Exception("HttpListenerException", "%s", err.Error())
 }

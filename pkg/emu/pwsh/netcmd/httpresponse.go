@@ -1,4 +1,4 @@
-package engine
+package netcmd
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 )
 
 // listenerResponse is an HttpListenerResponse. The body is kept until
@@ -13,12 +15,12 @@ import (
 // body in one piece: Content-Length is ContentLength64 when set, else
 // what was written.
 type listenerResponse struct {
-	dotnet
+	engine.Dotnet
 	ex        *exchange
-	i         *Interp
+	i         *engine.Interp
 	status    int
 	desc      string // StatusDescription when set
-	headers   *nameValues
+	headers   *engine.NameValues
 	length    int // ContentLength64; -1 until set
 	keepAlive bool
 	chunked   bool
@@ -29,16 +31,16 @@ type listenerResponse struct {
 	ignore    bool // the listener's IgnoreWriteExceptions
 }
 
-func newListenerResponse(ex *exchange, i *Interp) *listenerResponse {
-	r := &listenerResponse{dotnet: dotnet{"System.Net.HttpListenerResponse"}, ex: ex, i: i, status: 200,
-		headers: newNameValues(true), length: -1, keepAlive: true}
-	r.out = &outputStream{dotnet: dotnet{"System.Net.HttpResponseStream"}, r: r}
+func newListenerResponse(ex *exchange, i *engine.Interp) *listenerResponse {
+	r := &listenerResponse{Dotnet: engine.Dotnet{Typ: "System.Net.HttpListenerResponse"}, ex: ex, i: i, status: 200,
+		headers: engine.NewNameValues(true), length: -1, keepAlive: true}
+	r.out = &outputStream{Dotnet: engine.Dotnet{Typ: "System.Net.HttpResponseStream"}, r: r}
 	return r
 }
 
-func (r *listenerResponse) getProp(name string) (any, bool) {
+func (r *listenerResponse) GetProp(name string) (any, bool) {
 	header := func(n string) any {
-		if v, ok := r.headers.get(n); ok {
+		if v, ok := r.headers.Get(n); ok {
 			return v
 		}
 		return nil
@@ -68,65 +70,65 @@ func (r *listenerResponse) getProp(name string) (any, bool) {
 	case "outputstream":
 		return r.out, true
 	case "protocolversion":
-		return newRecord("System.Version", "1.1", "Major", 1, "Minor", 1), true
+		return engine.NewRecord("System.Version", "1.1", "Major", 1, "Minor", 1), true
 	case "cookies":
 		return []any{}, true
 	}
 	return nil, false
 }
 
-func (r *listenerResponse) setProp(name string, v any) error {
+func (r *listenerResponse) SetProp(name string, v any) error {
 	lower := strings.ToLower(name)
 	if r.sent && lower != "statusdescription" {
-		return setterError(name, &dotnetException{"InvalidOperationException", "Cannot be changed after headers are sent."})
+		return engine.SetterError(name, &engine.DotnetException{Typ: "InvalidOperationException", Msg: "Cannot be changed after headers are sent."})
 	}
 	switch lower {
 	case "statuscode":
-		n, ok := toInt(v)
+		n, ok := engine.ToInt(v)
 		if !ok || n < 100 || n > 999 {
-			return setterError(name, &dotnetException{"ProtocolViolationException", "The status code must be exactly three digits."})
+			return engine.SetterError(name, &engine.DotnetException{Typ: "ProtocolViolationException", Msg: "The status code must be exactly three digits."})
 		}
 		r.status = n
 	case "statusdescription":
-		r.desc = toStr(v)
+		r.desc = engine.ToStr(v)
 	case "contenttype", "redirectlocation":
 		h := map[string]string{"contenttype": "Content-Type", "redirectlocation": "Location"}[lower]
-		if s := toStr(v); s == "" {
-			r.headers.remove(h)
+		if s := engine.ToStr(v); s == "" {
+			r.headers.Remove(h)
 		} else {
-			r.headers.set(h, s)
+			r.headers.Set(h, s)
 		}
 	case "contentlength64":
-		n, ok := toInt(v)
+		n, ok := engine.ToInt(v)
 		if !ok || n < 0 {
-			return setterError(name, &dotnetException{"ArgumentOutOfRangeException", "The value must be greater than or equal to zero."})
+			return engine.SetterError(name, &engine.DotnetException{Typ: "ArgumentOutOfRangeException", Msg: "The value must be greater than or equal to zero."})
 		}
 		r.length = n
 	case "contentencoding":
 		r.encoding = v
 	case "keepalive":
-		r.keepAlive = toBool(v)
+		r.keepAlive = engine.ToBool(v)
 	case "sendchunked":
-		r.chunked = toBool(v)
+		r.chunked = engine.ToBool(v)
 	case "headers", "outputstream", "cookies", "protocolversion":
-		return readOnly(name)
+		return engine.ReadOnly(name)
 	default:
-		return noSetter(name)
+		return engine.NoSetter(name)
 	}
 	return nil
 }
 
-func (r *listenerResponse) callMethod(_ context.Context, name string, args []any) (any, bool, error) {
+func (r *listenerResponse) CallMethod(_ context.Context, name string, args []any) (any, bool, error) {
 	arg := func(k int) string {
 		if k < len(args) {
-			return toStr(args[k])
+			return engine.ToStr(args[k])
 		}
 		return ""
 	}
 	switch name {
 	case "close", "dispose":
 		if len(args) > 0 && !r.sent { // Close(byte[] responseEntity, bool willBlock)
-			b := bytesOf(args[:1])
+			b := engine.BytesOf(args[:1])
 			r.length = len(b)
 			r.body.Write(b)
 		}
@@ -138,26 +140,26 @@ func (r *listenerResponse) callMethod(_ context.Context, name string, args []any
 		}
 		return nil, true, nil
 	case "addheader":
-		r.headers.set(arg(0), arg(1))
+		r.headers.Set(arg(0), arg(1))
 		return nil, true, nil
 	case "appendheader":
-		r.headers.add(arg(0), arg(1))
+		r.headers.Add(arg(0), arg(1))
 		return nil, true, nil
 	case "redirect":
-		r.headers.set("Location", arg(0))
+		r.headers.Set("Location", arg(0))
 		r.status, r.desc = 302, "Found"
 		return nil, true, nil
 	}
 	return nil, false, nil
 }
 
-// write adds to the body, within ContentLength64 when it is set.
-func (r *listenerResponse) write(b []byte) error {
+// Write adds to the body, within ContentLength64 when it is set.
+func (r *listenerResponse) Write(b []byte) error {
 	if r.sent {
-		return exception("ObjectDisposedException", "Cannot access a disposed object.\r\nObject name: 'System.Net.HttpListenerResponse'.")
+		return engine.Exception("ObjectDisposedException", "Cannot access a disposed object.\r\nObject name: 'System.Net.HttpListenerResponse'.")
 	}
 	if r.length >= 0 && r.body.Len()+len(b) > r.length {
-		return exception("ProtocolViolationException", "Bytes to be written to the stream exceed the Content-Length bytes size specified.")
+		return engine.Exception("ProtocolViolationException", "Bytes to be written to the stream exceed the Content-Length bytes size specified.")
 	}
 	r.body.Write(b)
 	return nil
@@ -182,16 +184,16 @@ func (r *listenerResponse) finish() error {
 	}
 	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", r.status, desc)
 	server := serverHeader
-	for _, n := range r.headers.names {
+	for _, n := range r.headers.Names {
 		switch strings.ToLower(n) {
 		case "content-length", "transfer-encoding", "date", "connection", "keep-alive":
 			continue
 		case "server":
-			v, _ := r.headers.get(n)
+			v, _ := r.headers.Get(n)
 			server = v + " " + serverHeader
 			continue
 		}
-		for _, v := range r.headers.vals[strings.ToLower(n)] {
+		for _, v := range r.headers.Vals[strings.ToLower(n)] {
 			fmt.Fprintf(&b, "%s: %s\r\n", n, v)
 		}
 	}
@@ -222,32 +224,32 @@ func (r *listenerResponse) finish() error {
 		return nil
 	}
 	if r.ex.werr != nil && !r.ignore {
-		return exception("HttpListenerException", "An operation was attempted on a nonexistent network connection")
+		return engine.Exception("HttpListenerException", "An operation was attempted on a nonexistent network connection")
 	}
 	return nil
 }
 
 func (r *listenerResponse) now() string {
-	if r.i.sys.Clock == nil {
+	if r.i.Sys.Clock == nil {
 		return ""
 	}
-	return r.i.sys.Clock.Now().UTC().Format(http.TimeFormat)
+	return r.i.Sys.Clock.Now().UTC().Format(http.TimeFormat)
 }
 
 // outputStream is the response's OutputStream; closing it sends the
 // response, as in .NET.
 type outputStream struct {
-	dotnet
+	engine.Dotnet
 	r *listenerResponse
 }
 
-func (s *outputStream) write(b []byte) error { return s.r.write(b) }
-func (s *outputStream) read([]byte) (int, error) {
-	return 0, exception("NotSupportedException", "The stream does not support reading.")
+func (s *outputStream) Write(b []byte) error { return s.r.Write(b) }
+func (s *outputStream) Read([]byte) (int, error) {
+	return 0, engine.Exception("NotSupportedException", "The stream does not support reading.")
 }
-func (s *outputStream) close() error { return s.r.finish() }
+func (s *outputStream) Close() error { return s.r.finish() }
 
-func (s *outputStream) getProp(name string) (any, bool) {
+func (s *outputStream) GetProp(name string) (any, bool) {
 	switch name {
 	case "canwrite":
 		return !s.r.sent, true
@@ -257,6 +259,6 @@ func (s *outputStream) getProp(name string) (any, bool) {
 	return nil, false
 }
 
-func (s *outputStream) callMethod(ctx context.Context, name string, args []any) (any, bool, error) {
-	return streamMethod(s, name, args)
+func (s *outputStream) CallMethod(ctx context.Context, name string, args []any) (any, bool, error) {
+	return engine.StreamMethod(s, name, args)
 }
