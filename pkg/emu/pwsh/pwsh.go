@@ -17,6 +17,8 @@ import (
 
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
+
 	// The cmdlet families register their cmdlets and types with the
 	// engine when imported.
 	_ "github.com/winkube/winkube/pkg/emu/pwsh/netcmd"
@@ -27,7 +29,7 @@ func Main(ctx context.Context, p *program.Proc) int {
 	pwsh7 := program.Name(p.Args[0]) == "pwsh"
 	inv, err := parseCLI(p.Args[1:], pwsh7)
 	if err != nil {
-		fmt.Fprint(p.Stderr, err.Error()+engine.NL)
+		fmt.Fprint(p.Stderr, err.Error()+values.NL)
 		return 64
 	}
 	i := engine.NewInterp(p, pwsh7)

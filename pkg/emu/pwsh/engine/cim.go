@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 // win32OS is the Win32_OperatingSystem instance of the container's OS.
-func (i *Interp) win32OS(typeName string) *Object {
+func (i *Interp) win32OS(typeName string) *values.Object {
 	os := i.Sys.OS
-	return NewObject(typeName, "SystemDirectory", `C:\Windows\system32`, "Organization", "",
+	return values.NewObject(typeName, "SystemDirectory", `C:\Windows\system32`, "Organization", "",
 		"BuildNumber", strconv.Itoa(os.Build), "RegisteredUser", "", "SerialNumber", "",
 		"Version", strings.TrimSuffix(os.NTVersion(), ".0"), "Caption", os.Caption(), "CSName", strings.ToUpper(i.Sys.Hostname),
 		"OSArchitecture", "64-bit", "OSType", 18, "Manufacturer", "Microsoft Corporation", "WindowsDirectory", `C:\Windows`)
@@ -29,7 +30,7 @@ func getOSInstance(name string) func(context.Context, *Call) error {
 	return func(_ context.Context, c *Call) error {
 		class := c.Str("ClassName") + c.Str("Class")
 		if !strings.EqualFold(class, "Win32_OperatingSystem") || c.Has("Filter") {
-			return &NotEmulatedError{"the cmdlet " + name + " (class " + class + ")"}
+			return &values.NotEmulatedError{What: "the cmdlet " + name + " (class " + class + ")"}
 		}
 		typ := cimOSType
 		if name == "Get-WmiObject" {
@@ -43,7 +44,7 @@ func getOSInstance(name string) func(context.Context, *Call) error {
 // getComputerInfo is Get-ComputerInfo's OS and computer system properties.
 func getComputerInfo(_ context.Context, c *Call) error {
 	os, host := c.I.Sys.OS, strings.ToUpper(c.I.Sys.Hostname)
-	all := NewObject("Microsoft.PowerShell.Commands.ComputerInfo",
+	all := values.NewObject("Microsoft.PowerShell.Commands.ComputerInfo",
 		"WindowsCurrentVersion", "6.3", "WindowsEditionId", os.EditionID, "WindowsInstallationType", "Server Core",
 		"WindowsProductName", os.ProductName, "WindowsVersion", os.ReleaseID, "CsDNSHostName", c.I.Sys.Hostname, "CsName", host,
 		"OsName", os.Caption(), "OsType", "WINNT", "OsVersion", strings.TrimSuffix(os.NTVersion(), ".0"),
@@ -55,11 +56,11 @@ func getComputerInfo(_ context.Context, c *Call) error {
 		c.Emit(all)
 		return nil
 	}
-	out := NewObject(all.typeName)
-	for _, pat := range ToList(c.Get("Property")) {
-		for _, n := range all.names {
-			if Wildcard(ToStr(pat), n, true) {
-				out.Set(n, all.props[strings.ToLower(n)])
+	out := values.NewObject(all.TypeName)
+	for _, pat := range values.ToList(c.Get("Property")) {
+		for _, n := range all.Names {
+			if Wildcard(values.ToStr(pat), n, true) {
+				out.Set(n, all.Props[strings.ToLower(n)])
 			}
 		}
 	}
@@ -90,7 +91,7 @@ func (w *walker) cimClass(name string, args []lang.Arg) {
 			pending = "classname"
 		}
 		if lit, ok := a.Value.(*lang.LitExpr); ok && (pending == "class" || pending == "classname") {
-			class = ToStr(lit.V)
+			class = values.ToStr(lit.V)
 		}
 		pending = ""
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 // param is a cmdlet parameter: its name, aliases, whether it is a
@@ -66,9 +67,9 @@ func (c *Call) Has(name string) bool { _, ok := c.named[strings.ToLower(name)]; 
 
 func (c *Call) Get(name string) any { return c.named[strings.ToLower(name)] }
 
-func (c *Call) Str(name string) string { return ToStr(c.Get(name)) }
+func (c *Call) Str(name string) string { return values.ToStr(c.Get(name)) }
 
-func (c *Call) Flag(name string) bool { return c.Has(name) && ToBool(c.Get(name)) }
+func (c *Call) Flag(name string) bool { return c.Has(name) && values.ToBool(c.Get(name)) }
 
 // className is the .NET class of a cmdlet, for error ids.
 func className(name string) string {
@@ -88,9 +89,9 @@ func (i *Interp) runCmdlet(ctx context.Context, lower string, cl *cmdlet, cmd *l
 }
 
 func (c *Call) bindError(msg, fqid string) error {
-	rec := &errorRecord{msg: msg, cmdName: c.Cl.Name, category: "InvalidArgument", reason: "ParameterBindingException",
-		fqid: fqid + "," + className(c.Cl.Name), src: c.I.src, pos: c.cmd.Pos, end: c.cmd.End}
-	return &runtimeError{rec: rec}
+	rec := &values.ErrorRecord{Msg: msg, CmdName: c.Cl.Name, Category: "InvalidArgument", Reason: "ParameterBindingException",
+		Fqid: fqid + "," + className(c.Cl.Name), Src: c.I.src, Pos: c.cmd.Pos, End: c.cmd.End}
+	return &values.RuntimeError{Rec: rec}
 }
 
 // bind matches arguments to parameters: by name (or unique prefix, or
@@ -141,11 +142,11 @@ func (c *Call) bind(args []evaluated) error {
 	for pos := 0; len(positional) > 0; pos++ {
 		spec := c.positional(pos)
 		if spec == nil {
-			return c.bindError(fmt.Sprintf("A positional parameter cannot be found that accepts argument '%s'.", ToStr(positional[0])), "PositionalParameterNotFound")
+			return c.bindError(fmt.Sprintf("A positional parameter cannot be found that accepts argument '%s'.", values.ToStr(positional[0])), "PositionalParameterNotFound")
 		}
 		key := strings.ToLower(spec.name)
 		if spec.rest {
-			c.named[key] = fromList(positional)
+			c.named[key] = values.FromList(positional)
 			return nil
 		}
 		if _, done := c.named[key]; !done {
@@ -164,7 +165,7 @@ func (c *Call) common(a evaluated) bool {
 		if !a.attached {
 			return false
 		}
-		v := strings.ToLower(ToStr(a.value))
+		v := strings.ToLower(values.ToStr(a.value))
 		c.stop = v == "stop"
 		c.silent = v == "silentlycontinue" || v == "ignore"
 		return true
@@ -210,10 +211,10 @@ func (c *Call) positional(pos int) *param {
 // -ErrorAction Stop).
 func (c *Call) Fail(msg, category, target, reason, fqid string) error {
 	c.hadError = true
-	rec := &errorRecord{msg: msg, cmdName: c.Cl.Name, category: category, target: target, reason: reason,
-		fqid: fqid + "," + className(c.Cl.Name), src: c.I.src, pos: c.cmd.Pos, end: c.cmd.End}
+	rec := &values.ErrorRecord{Msg: msg, CmdName: c.Cl.Name, Category: category, Target: target, Reason: reason,
+		Fqid: fqid + "," + className(c.Cl.Name), Src: c.I.src, Pos: c.cmd.Pos, End: c.cmd.End}
 	if c.stop {
-		return &runtimeError{rec: rec, script: c.I.tryDepth == 0}
+		return &values.RuntimeError{Rec: rec, Script: c.I.tryDepth == 0}
 	}
 	if !c.silent {
 		c.I.errOut(rec)
@@ -224,7 +225,7 @@ func (c *Call) Fail(msg, category, target, reason, fqid string) error {
 // Items is the cmdlet's input: the named parameter, else the pipeline.
 func (c *Call) Items(name string) []any {
 	if c.Has(name) {
-		return ToList(c.Get(name))
+		return values.ToList(c.Get(name))
 	}
 	if c.Piped {
 		return c.input

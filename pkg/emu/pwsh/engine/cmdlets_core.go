@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 func init() {
@@ -55,16 +56,16 @@ func writeHost(_ context.Context, c *Call) error {
 		sep = c.Str("Separator")
 	}
 	var parts []string
-	for _, v := range ToList(c.Get("Object")) {
+	for _, v := range values.ToList(c.Get("Object")) {
 		if list, ok := v.([]any); ok {
 			parts = append(parts, joinValues(list, sep))
 		} else {
-			parts = append(parts, ToStr(v))
+			parts = append(parts, values.ToStr(v))
 		}
 	}
 	text := strings.Join(parts, sep)
 	if !c.Flag("NoNewline") {
-		text += NL
+		text += values.NL
 	}
 	io.WriteString(c.I.HostOut, text)
 	return nil
@@ -88,16 +89,16 @@ func writeOutput(_ context.Context, c *Call) error {
 func writeError(_ context.Context, c *Call) error {
 	msg := c.Str("Message")
 	if c.Piped && !c.Has("Message") {
-		msg = ToStr(fromList(c.input))
+		msg = values.ToStr(values.FromList(c.input))
 	}
 	c.hadError = true
-	rec := &errorRecord{msg: msg, cmdName: "Write-Error", category: "NotSpecified", reason: "WriteErrorException",
-		fqid: "Microsoft.PowerShell.Commands.WriteErrorException", noPos: true}
+	rec := &values.ErrorRecord{Msg: msg, CmdName: "Write-Error", Category: "NotSpecified", Reason: "WriteErrorException",
+		Fqid: "Microsoft.PowerShell.Commands.WriteErrorException", NoPos: true}
 	if c.I.src != nil {
-		rec.invoked = strings.TrimSpace(string(c.I.src[c.cmd.Pos:min(c.cmd.End, len(c.I.src))]))
+		rec.Invoked = strings.TrimSpace(string(c.I.src[c.cmd.Pos:min(c.cmd.End, len(c.I.src))]))
 	}
 	if c.stop {
-		return &runtimeError{rec: rec, script: c.I.tryDepth == 0}
+		return &values.RuntimeError{Rec: rec, Script: c.I.tryDepth == 0}
 	}
 	if !c.silent {
 		c.I.errOut(rec)
@@ -110,7 +111,7 @@ func writeError(_ context.Context, c *Call) error {
 func writeStream(prefix string) func(context.Context, *Call) error {
 	return func(_ context.Context, c *Call) error {
 		if prefix == "WARNING: " {
-			io.WriteString(c.I.HostOut, prefix+c.Str("Message")+NL)
+			io.WriteString(c.I.HostOut, prefix+c.Str("Message")+values.NL)
 		}
 		return nil
 	}
@@ -124,7 +125,7 @@ func outString(_ context.Context, c *Call) error {
 	}
 	f.flush()
 	if c.Flag("Stream") {
-		for _, line := range strings.Split(strings.TrimSuffix(b.String(), NL), NL) {
+		for _, line := range strings.Split(strings.TrimSuffix(b.String(), values.NL), values.NL) {
 			c.Emit(line)
 		}
 		return nil
@@ -134,7 +135,7 @@ func outString(_ context.Context, c *Call) error {
 }
 
 // eachInput runs a script block once per input object, with $_ set.
-func (c *Call) eachInput(ctx context.Context, sb *scriptBlock, item any, emit func(any)) error {
+func (c *Call) eachInput(ctx context.Context, sb *values.ScriptBlock, item any, emit func(any)) error {
 	// The block runs in the caller's scope, as PowerShell runs the
 	// blocks of ForEach-Object and Where-Object: what it assigns
 	// ($count += 1) stays after it; only $_ is the item's meanwhile.
@@ -155,12 +156,12 @@ func (c *Call) eachInput(ctx context.Context, sb *scriptBlock, item any, emit fu
 			}
 		}
 	}()
-	return c.I.execList(ctx, sb.stmts, emit)
+	return c.I.execList(ctx, sb.Stmts, emit)
 }
 
 func forEachObject(ctx context.Context, c *Call) error {
-	if sb, ok := c.Get("Begin").(*scriptBlock); ok {
-		if err := c.I.execList(ctx, sb.stmts, c.Emit); err != nil {
+	if sb, ok := c.Get("Begin").(*values.ScriptBlock); ok {
+		if err := c.I.execList(ctx, sb.Stmts, c.Emit); err != nil {
 			return err
 		}
 	}
@@ -170,27 +171,27 @@ func forEachObject(ctx context.Context, c *Call) error {
 			return err
 		}
 		switch sb := proc.(type) {
-		case *scriptBlock:
+		case *values.ScriptBlock:
 			if err := c.eachInput(ctx, sb, item, c.Emit); err != nil {
 				return err
 			}
 		default: // % Name: a property
-			if v := property(item, ToStr(sb)); v != nil {
+			if v := property(item, values.ToStr(sb)); v != nil {
 				c.Emit(v)
 			}
 		}
 	}
-	if sb, ok := c.Get("End").(*scriptBlock); ok {
-		return c.I.execList(ctx, sb.stmts, c.Emit)
+	if sb, ok := c.Get("End").(*values.ScriptBlock); ok {
+		return c.I.execList(ctx, sb.Stmts, c.Emit)
 	}
 	return nil
 }
 
 func whereObject(ctx context.Context, c *Call) error {
 	for _, item := range c.input {
-		sb, ok := c.Get("FilterScript").(*scriptBlock)
+		sb, ok := c.Get("FilterScript").(*values.ScriptBlock)
 		if !ok {
-			if ToBool(property(item, c.Str("FilterScript"))) {
+			if values.ToBool(property(item, c.Str("FilterScript"))) {
 				c.Emit(item)
 			}
 			continue
@@ -199,7 +200,7 @@ func whereObject(ctx context.Context, c *Call) error {
 		if err := c.eachInput(ctx, sb, item, func(v any) { out = append(out, v) }); err != nil {
 			return err
 		}
-		if ToBool(fromList(out)) {
+		if values.ToBool(values.FromList(out)) {
 			c.Emit(item)
 		}
 	}
@@ -209,27 +210,27 @@ func whereObject(ctx context.Context, c *Call) error {
 func selectObject(_ context.Context, c *Call) error {
 	items := c.input
 	if c.Has("Skip") {
-		k, _ := ToInt(c.Get("Skip"))
+		k, _ := values.ToInt(c.Get("Skip"))
 		items = items[min(k, len(items)):]
 	}
 	if c.Has("First") {
-		k, _ := ToInt(c.Get("First"))
+		k, _ := values.ToInt(c.Get("First"))
 		items = items[:min(k, len(items))]
 	}
 	if c.Has("Last") {
-		k, _ := ToInt(c.Get("Last"))
+		k, _ := values.ToInt(c.Get("Last"))
 		items = items[max(0, len(items)-k):]
 	}
 	for _, item := range items {
 		switch {
 		case c.Has("ExpandProperty"):
-			for _, v := range ToList(property(item, c.Str("ExpandProperty"))) {
+			for _, v := range values.ToList(property(item, c.Str("ExpandProperty"))) {
 				c.Emit(v)
 			}
 		case c.Has("Property"):
-			o := NewObject("System.Management.Automation.PSCustomObject")
-			for _, name := range ToList(c.Get("Property")) {
-				o.Set(ToStr(name), property(item, ToStr(name)))
+			o := values.NewObject("System.Management.Automation.PSCustomObject")
+			for _, name := range values.ToList(c.Get("Property")) {
+				o.Set(values.ToStr(name), property(item, values.ToStr(name)))
 			}
 			c.Emit(o)
 		default:
@@ -240,7 +241,7 @@ func selectObject(_ context.Context, c *Call) error {
 }
 
 func measureObject(_ context.Context, c *Call) error {
-	o := NewObject("Microsoft.PowerShell.Commands.GenericMeasureInfo", "Count", len(c.input), "Average", nil, "Sum", nil,
+	o := values.NewObject("Microsoft.PowerShell.Commands.GenericMeasureInfo", "Count", len(c.input), "Average", nil, "Sum", nil,
 		"Maximum", nil, "Minimum", nil, "Property", nil)
 	if c.Flag("Sum") {
 		var sum any = 0
@@ -285,17 +286,17 @@ func startSleep(ctx context.Context, c *Call) error {
 	var d time.Duration
 	switch {
 	case c.Has("Milliseconds"):
-		n, ok := toNumber(c.Get("Milliseconds"))
+		n, ok := values.ToNumber(c.Get("Milliseconds"))
 		if !ok {
 			return c.sleepError(c.Str("Milliseconds"))
 		}
-		d = time.Duration(toFloat(n) * float64(time.Millisecond))
+		d = time.Duration(values.ToFloat(n) * float64(time.Millisecond))
 	case c.Has("Seconds"):
-		n, ok := toNumber(c.Get("Seconds"))
+		n, ok := values.ToNumber(c.Get("Seconds"))
 		if !ok {
 			return c.sleepError(c.Str("Seconds"))
 		}
-		d = time.Duration(toFloat(n) * float64(time.Second))
+		d = time.Duration(values.ToFloat(n) * float64(time.Second))
 	default:
 		return c.bindError("Cannot process command because of one or more missing mandatory parameters: Seconds.", "MissingMandatoryParameter")
 	}
@@ -348,7 +349,7 @@ func getProcess(_ context.Context, c *Call) error {
 		return c.Fail("Cannot find a process with the name \""+c.Str("Name")+"\". Verify the process name and call the cmdlet again.",
 			"ObjectNotFound", c.Str("Name"), "ProcessCommandException", "NoProcessFoundForGivenName")
 	}
-	c.Emit(NewObject("System.Diagnostics.Process", "Handles", 512, "NPM(K)", 30, "PM(K)", 60000, "WS(K)", 70000,
+	c.Emit(values.NewObject("System.Diagnostics.Process", "Handles", 512, "NPM(K)", 30, "PM(K)", 60000, "WS(K)", 70000,
 		"CPU(s)", 0.5, "Id", 1, "SI", 1, "ProcessName", name))
 	return nil
 }
@@ -360,14 +361,14 @@ func getCommand(_ context.Context, c *Call) error {
 		lower = a
 	}
 	if cl, ok := cmdlets[lower]; ok {
-		c.Emit(NewObject("System.Management.Automation.CmdletInfo", "CommandType", "Cmdlet", "Name", cl.Name, "Version", "3.1.0.0", "Source", "Microsoft.PowerShell.Management"))
+		c.Emit(values.NewObject("System.Management.Automation.CmdletInfo", "CommandType", "Cmdlet", "Name", cl.Name, "Version", "3.1.0.0", "Source", "Microsoft.PowerShell.Management"))
 		return nil
 	}
 	if _, err := c.I.Sys.Lookup(name); err == nil {
-		c.Emit(NewObject("System.Management.Automation.ApplicationInfo", "CommandType", "Application", "Name", name, "Version", "0.0.0.0", "Source", name))
+		c.Emit(values.NewObject("System.Management.Automation.ApplicationInfo", "CommandType", "Application", "Name", name, "Version", "0.0.0.0", "Source", name))
 		return nil
 	}
-	return c.Fail(notFoundRecord(name, c.I.Pwsh7).msg, "ObjectNotFound", name, "CommandNotFoundException", "CommandNotFoundException")
+	return c.Fail(values.NotFoundRecord(name, c.I.Pwsh7).Msg, "ObjectNotFound", name, "CommandNotFoundException", "CommandNotFoundException")
 }
 
 func getHost(_ context.Context, c *Call) error {
@@ -375,6 +376,6 @@ func getHost(_ context.Context, c *Call) error {
 	if c.I.Pwsh7 {
 		v = pwsh7Version
 	}
-	c.Emit(NewObject("System.Management.Automation.Internal.Host.InternalHost", "Name", "ConsoleHost", "Version", v))
+	c.Emit(values.NewObject("System.Management.Automation.Internal.Host.InternalHost", "Name", "ConsoleHost", "Version", v))
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/winkube/winkube/pkg/emu/eventlog"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 // The event log cmdlets of Windows PowerShell 5.1 (Microsoft.PowerShell.
@@ -37,10 +38,10 @@ const (
 // all end in the cmdlet's class.
 func (c *Call) elError(msg, category, target, reason, fqid string) error {
 	c.hadError = true
-	rec := &errorRecord{msg: msg, cmdName: c.Cl.Name, category: category, target: target, reason: reason,
-		fqid: fqid, src: c.I.src, pos: c.cmd.Pos, end: c.cmd.End}
+	rec := &values.ErrorRecord{Msg: msg, CmdName: c.Cl.Name, Category: category, Target: target, Reason: reason,
+		Fqid: fqid, Src: c.I.src, Pos: c.cmd.Pos, End: c.cmd.End}
 	if c.stop {
-		return &runtimeError{rec: rec, script: c.I.tryDepth == 0}
+		return &values.RuntimeError{Rec: rec, Script: c.I.tryDepth == 0}
 	}
 	if !c.silent {
 		c.I.errOut(rec)
@@ -70,15 +71,15 @@ func writeEventLog(_ context.Context, c *Call) error {
 	if c.Has("EntryType") {
 		t, ok := eventlog.ParseType(c.Str("EntryType"))
 		if !ok {
-			return c.bindError(fmt.Sprintf(`Cannot bind parameter 'EntryType'. Cannot convert value "%s" to type "System.Diagnostics.EventLogEntryType". Error: "Unable to match the identifier name %s to a valid enumerator name. Specify one of the following enumerator names and try again:%sError, Warning, Information, SuccessAudit, FailureAudit"`, c.Str("EntryType"), c.Str("EntryType"), NL), "CannotConvertArgumentNoMessage")
+			return c.bindError(fmt.Sprintf(`Cannot bind parameter 'EntryType'. Cannot convert value "%s" to type "System.Diagnostics.EventLogEntryType". Error: "Unable to match the identifier name %s to a valid enumerator name. Specify one of the following enumerator names and try again:%sError, Warning, Information, SuccessAudit, FailureAudit"`, c.Str("EntryType"), c.Str("EntryType"), values.NL), "CannotConvertArgumentNoMessage")
 		}
 		typ = t
 	}
-	id, ok := ToInt(c.Get("EventId"))
+	id, ok := values.ToInt(c.Get("EventId"))
 	if !ok || id < 0 || id > 65535 {
 		return c.bindError(fmt.Sprintf("Cannot validate argument on parameter 'EventId'. The %s argument is greater than the maximum allowed range of 65535. Supply an argument that is less than or equal to 65535 and then try the command again.", c.Str("EventId")), "ParameterArgumentValidationError")
 	}
-	category, _ := ToInt(c.Get("Category"))
+	category, _ := values.ToInt(c.Get("Category"))
 	registered := store.SourceLog(src)
 	if registered == "" {
 		return c.elError(fmt.Sprintf(`The source name "%s" does not exist on computer "localhost".`, src), "InvalidOperation", "", "Exception", "Microsoft.PowerShell.Commands.WriteEventLogCommand")
@@ -100,8 +101,8 @@ func newEventLog(_ context.Context, c *Call) error {
 	}
 	store := c.I.Sys.EventLog()
 	logName := c.Str("LogName")
-	for _, s := range ToList(c.Get("Source")) {
-		src := ToStr(s)
+	for _, s := range values.ToList(c.Get("Source")) {
+		src := values.ToStr(s)
 		if err := store.CreateSource(src, logName); err != nil {
 			if err := c.elError(fmt.Sprintf(`The "%s" source is already registered on the "localhost" computer.`, src), "InvalidOperation", "", "InvalidOperationException", "Microsoft.PowerShell.Commands.NewEventLogCommand"); err != nil {
 				return err
@@ -114,9 +115,9 @@ func newEventLog(_ context.Context, c *Call) error {
 func removeEventLog(_ context.Context, c *Call) error {
 	store := c.I.Sys.EventLog()
 	if c.Has("Source") {
-		for _, s := range ToList(c.Get("Source")) {
-			if store.DeleteSource(ToStr(s)) != nil {
-				if err := c.elError(fmt.Sprintf(`The source "%s" is not registered on the "localhost" computer.`, ToStr(s)), "InvalidOperation", "", "InvalidOperationException", "Microsoft.PowerShell.Commands.RemoveEventLogCommand"); err != nil {
+		for _, s := range values.ToList(c.Get("Source")) {
+			if store.DeleteSource(values.ToStr(s)) != nil {
+				if err := c.elError(fmt.Sprintf(`The source "%s" is not registered on the "localhost" computer.`, values.ToStr(s)), "InvalidOperation", "", "InvalidOperationException", "Microsoft.PowerShell.Commands.RemoveEventLogCommand"); err != nil {
 					return err
 				}
 			}
@@ -126,9 +127,9 @@ func removeEventLog(_ context.Context, c *Call) error {
 	if err := c.need("LogName"); err != nil {
 		return err
 	}
-	for _, l := range ToList(c.Get("LogName")) {
-		if store.DeleteLog(ToStr(l)) != nil {
-			if err := c.elError(fmt.Sprintf(`The Log name "%s" does not exist in the computer "localhost".`, ToStr(l)), "InvalidOperation", "", "InvalidOperationException", "Microsoft.PowerShell.Commands.RemoveEventLogCommand"); err != nil {
+	for _, l := range values.ToList(c.Get("LogName")) {
+		if store.DeleteLog(values.ToStr(l)) != nil {
+			if err := c.elError(fmt.Sprintf(`The Log name "%s" does not exist in the computer "localhost".`, values.ToStr(l)), "InvalidOperation", "", "InvalidOperationException", "Microsoft.PowerShell.Commands.RemoveEventLogCommand"); err != nil {
 				return err
 			}
 		}
@@ -140,9 +141,9 @@ func clearEventLog(_ context.Context, c *Call) error {
 	if err := c.need("LogName"); err != nil {
 		return err
 	}
-	for _, l := range ToList(c.Get("LogName")) {
-		if c.I.Sys.EventLog().Clear(ToStr(l)) != nil {
-			if err := c.elError(fmt.Sprintf(`The Log name "%s" does not exist in the computer "localhost".`, ToStr(l)), "InvalidOperation", "", "InvalidOperationException", "Microsoft.PowerShell.Commands.ClearEventLogCommand"); err != nil {
+	for _, l := range values.ToList(c.Get("LogName")) {
+		if c.I.Sys.EventLog().Clear(values.ToStr(l)) != nil {
+			if err := c.elError(fmt.Sprintf(`The Log name "%s" does not exist in the computer "localhost".`, values.ToStr(l)), "InvalidOperation", "", "InvalidOperationException", "Microsoft.PowerShell.Commands.ClearEventLogCommand"); err != nil {
 				return err
 			}
 		}
@@ -158,7 +159,7 @@ func getEventLog(_ context.Context, c *Call) error {
 				c.Emit(info.Name)
 				continue
 			}
-			c.Emit(NewObject(eventLogType, "Log", info.Name, "MaximumKilobytes", info.MaxKB, "MinimumRetentionDays", info.RetainDays,
+			c.Emit(values.NewObject(eventLogType, "Log", info.Name, "MaximumKilobytes", info.MaxKB, "MinimumRetentionDays", info.RetainDays,
 				"OverflowAction", info.Overflow, "Entries", info.Entries, "LogDisplayName", info.Name, "MachineName", "."))
 		}
 		return nil
@@ -175,8 +176,8 @@ func getEventLog(_ context.Context, c *Call) error {
 		if !c.Has(name) {
 			return true
 		}
-		for _, w := range ToList(c.Get(name)) {
-			if Wildcard(ToStr(w), v, true) {
+		for _, w := range values.ToList(c.Get(name)) {
+			if Wildcard(values.ToStr(w), v, true) {
 				return true
 			}
 		}
@@ -185,7 +186,7 @@ func getEventLog(_ context.Context, c *Call) error {
 	filtered := c.Has("Source") || c.Has("EntryType") || c.Has("Message") || c.Has("InstanceId") || c.Has("Index")
 	newest := -1
 	if c.Has("Newest") {
-		newest, _ = ToInt(c.Get("Newest"))
+		newest, _ = values.ToInt(c.Get("Newest"))
 	}
 	found := 0
 	// Newest first, as the cmdlet reads the log backwards.
@@ -207,8 +208,8 @@ func getEventLog(_ context.Context, c *Call) error {
 }
 
 func intIn(v any, n int) bool {
-	for _, x := range ToList(v) {
-		if k, ok := ToInt(x); ok && k == n {
+	for _, x := range values.ToList(v) {
+		if k, ok := values.ToInt(x); ok && k == n {
 			return true
 		}
 	}
@@ -216,17 +217,17 @@ func intIn(v any, n int) bool {
 }
 
 // eventLogEntry is an entry as an EventLogEntry object.
-func (i *Interp) eventLogEntry(e eventlog.Entry) *Object {
+func (i *Interp) eventLogEntry(e eventlog.Entry) *values.Object {
 	t := e.Time.Local()
-	return NewObject(eventLogEntryType, "EventID", e.EventID, "MachineName", strings.ToUpper(i.Sys.Hostname), "Data", []any{},
+	return values.NewObject(eventLogEntryType, "EventID", e.EventID, "MachineName", strings.ToUpper(i.Sys.Hostname), "Data", []any{},
 		"Index", e.Index, "Category", fmt.Sprintf("(%d)", e.Category), "CategoryNumber", e.Category, "EntryType", e.Type.String(),
 		"Message", e.Message, "Source", e.Source, "ReplacementStrings", []any{e.Message}, "InstanceId", e.EventID,
 		"TimeGenerated", t, "TimeWritten", t, "UserName", nil, "Site", nil, "Container", nil)
 }
 
 // eventRecord is an entry as Get-WinEvent's EventLogRecord.
-func (i *Interp) eventRecord(e eventlog.Entry) *Object {
-	return NewObject(eventLogRecordType, "Message", e.Message, "Id", e.EventID, "Version", 0, "Qualifiers", 0, "Level", e.Type.Level(),
+func (i *Interp) eventRecord(e eventlog.Entry) *values.Object {
+	return values.NewObject(eventLogRecordType, "Message", e.Message, "Id", e.EventID, "Version", 0, "Qualifiers", 0, "Level", e.Type.Level(),
 		"Task", e.Category, "Opcode", nil, "Keywords", 36028797018963968, "RecordId", e.Index, "ProviderName", e.Source, "ProviderId", nil,
 		"LogName", e.Log, "ProcessId", nil, "ThreadId", nil, "MachineName", strings.ToUpper(i.Sys.Hostname), "UserId", nil,
 		"TimeCreated", e.Time.Local(), "LevelDisplayName", e.Type.LevelName(), "OpcodeDisplayName", "Info", "TaskDisplayName", "None",
@@ -236,17 +237,17 @@ func (i *Interp) eventRecord(e eventlog.Entry) *Object {
 func getWinEvent(_ context.Context, c *Call) error {
 	store := c.I.Sys.EventLog()
 	if c.Has("ListLog") {
-		for _, pat := range ToList(c.Get("ListLog")) {
+		for _, pat := range values.ToList(c.Get("ListLog")) {
 			matched := false
 			for _, info := range store.List() {
-				if Wildcard(ToStr(pat), info.Name, true) {
+				if Wildcard(values.ToStr(pat), info.Name, true) {
 					matched = true
 					mode := "Circular"
-					c.Emit(NewObject(eventLogConfigType, "LogMode", mode, "MaximumSizeInBytes", info.MaxKB*1024, "RecordCount", info.Entries, "LogName", info.Name))
+					c.Emit(values.NewObject(eventLogConfigType, "LogMode", mode, "MaximumSizeInBytes", info.MaxKB*1024, "RecordCount", info.Entries, "LogName", info.Name))
 				}
 			}
 			if !matched {
-				if err := c.elError(fmt.Sprintf(`There is not an event log on the localhost computer that matches "%s".`, ToStr(pat)), "ObjectNotFound", ToStr(pat), "Exception", "NoMatchingLogsFound,Microsoft.PowerShell.Commands.GetWinEventCommand"); err != nil {
+				if err := c.elError(fmt.Sprintf(`There is not an event log on the localhost computer that matches "%s".`, values.ToStr(pat)), "ObjectNotFound", values.ToStr(pat), "Exception", "NoMatchingLogsFound,Microsoft.PowerShell.Commands.GetWinEventCommand"); err != nil {
 					return err
 				}
 			}
@@ -255,20 +256,20 @@ func getWinEvent(_ context.Context, c *Call) error {
 	}
 	var logs []string
 	if c.Has("LogName") {
-		for _, l := range ToList(c.Get("LogName")) {
-			logs = append(logs, ToStr(l))
+		for _, l := range values.ToList(c.Get("LogName")) {
+			logs = append(logs, values.ToStr(l))
 		}
 	} else if c.Has("FilterHashtable") {
-		if h, ok := c.Get("FilterHashtable").(*hashtable); ok {
+		if h, ok := c.Get("FilterHashtable").(*values.Hashtable); ok {
 			if v, ok := h.Get("LogName"); ok {
-				for _, l := range ToList(v) {
-					logs = append(logs, ToStr(l))
+				for _, l := range values.ToList(v) {
+					logs = append(logs, values.ToStr(l))
 				}
 			}
 		}
 	}
 	if len(logs) == 0 {
-		return &NotEmulatedError{"Get-WinEvent without -LogName or -ListLog"}
+		return &values.NotEmulatedError{What: "Get-WinEvent without -LogName or -ListLog"}
 	}
 	var all []eventlog.Entry
 	for _, l := range logs {
@@ -283,7 +284,7 @@ func getWinEvent(_ context.Context, c *Call) error {
 	}
 	max := -1
 	if c.Has("MaxEvents") {
-		max, _ = ToInt(c.Get("MaxEvents"))
+		max, _ = values.ToInt(c.Get("MaxEvents"))
 	}
 	n := 0
 	emit := func(e eventlog.Entry) bool {
@@ -314,8 +315,8 @@ func getWinEvent(_ context.Context, c *Call) error {
 }
 
 func intInStr(v any, s string) bool {
-	for _, x := range ToList(v) {
-		if Wildcard(ToStr(x), s, true) {
+	for _, x := range values.ToList(v) {
+		if Wildcard(values.ToStr(x), s, true) {
 			return true
 		}
 	}
@@ -329,15 +330,15 @@ func intInStr(v any, s string) bool {
 func (i *Interp) eventLogStatic(name string, args []any) (any, bool, error) {
 	arg := func(k int) string {
 		if k < len(args) {
-			return ToStr(args[k])
+			return values.ToStr(args[k])
 		}
 		return ""
 	}
 	store := i.Sys.EventLog()
 	canon := map[string]string{"writeentry": "WriteEntry", "createeventsource": "CreateEventSource", "deleteeventsource": "DeleteEventSource", "delete": "Delete"}
 	call := func(msg string) error {
-		return &runtimeError{rec: &errorRecord{msg: fmt.Sprintf(`Exception calling "%s" with "%d" argument(s): "%s"`, canon[strings.ToLower(name)], len(args), msg),
-			category: "NotSpecified", reason: "MethodInvocationException", fqid: "ArgumentException"}}
+		return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: fmt.Sprintf(`Exception calling "%s" with "%d" argument(s): "%s"`, canon[strings.ToLower(name)], len(args), msg),
+			Category: "NotSpecified", Reason: "MethodInvocationException", Fqid: "ArgumentException"}}
 	}
 	switch strings.ToLower(name) {
 	case "sourceexists":
@@ -374,17 +375,17 @@ func (i *Interp) eventLogStatic(name string, args []any) (any, bool, error) {
 		if len(args) > 2 {
 			if t, ok := eventlog.ParseType(arg(2)); ok {
 				typ = t
-			} else if n, ok := ToInt(args[2]); ok {
+			} else if n, ok := values.ToInt(args[2]); ok {
 				typ = eventlog.Type(n)
 			}
 		}
 		id := 0
 		if len(args) > 3 {
-			id, _ = ToInt(args[3])
+			id, _ = values.ToInt(args[3])
 		}
 		cat := 0
 		if len(args) > 4 {
-			cat, _ = ToInt(args[4])
+			cat, _ = values.ToInt(args[4])
 		}
 		_, err := store.Write(eventlog.Entry{Source: src, Message: arg(1), Type: typ, EventID: id, Category: cat})
 		return nil, true, err
@@ -395,7 +396,7 @@ func (i *Interp) eventLogStatic(name string, args []any) (any, bool, error) {
 // eventLogRow is Get-EventLog's table (DotNetTypes.format.ps1xml):
 // Index, Time (MMM dd HH:mm), EntryType, Source (20 wide, cut with ...),
 // InstanceID and Message.
-func (f *formatter) eventLogRow(o *Object) {
+func (f *formatter) eventLogRow(o *values.Object) {
 	layout := "%8s %-13s %-11s %-20s %12s %s"
 	if f.kind != "eventlogentry" {
 		f.end()
@@ -405,12 +406,12 @@ func (f *formatter) eventLogRow(o *Object) {
 		f.line(fmt.Sprintf(layout, "-----", "----", "---------", "------", "----------", "-------"))
 	}
 	t, _ := property(o, "TimeGenerated").(time.Time)
-	f.line(strings.TrimRight(fmt.Sprintf(layout, ToStr(property(o, "Index")), t.Format("Jan 02 15:04"), ToStr(property(o, "EntryType")),
-		cut(ToStr(property(o, "Source")), 20), ToStr(property(o, "InstanceId")), firstLine(ToStr(property(o, "Message")))), " "))
+	f.line(strings.TrimRight(fmt.Sprintf(layout, values.ToStr(property(o, "Index")), t.Format("Jan 02 15:04"), values.ToStr(property(o, "EntryType")),
+		cut(values.ToStr(property(o, "Source")), 20), values.ToStr(property(o, "InstanceId")), firstLine(values.ToStr(property(o, "Message")))), " "))
 }
 
 // eventLogListRow is Get-EventLog -List's table.
-func (f *formatter) eventLogListRow(o *Object) {
+func (f *formatter) eventLogListRow(o *values.Object) {
 	layout := "%8s %6s %-18s %10s %s"
 	if f.kind != "eventloglist" {
 		f.end()
@@ -419,27 +420,27 @@ func (f *formatter) eventLogListRow(o *Object) {
 		f.line(fmt.Sprintf(layout, "Max(K)", "Retain", "OverflowAction", "Entries", "Log"))
 		f.line(fmt.Sprintf(layout, "------", "------", "--------------", "-------", "---"))
 	}
-	kb, _ := ToInt(property(o, "MaximumKilobytes"))
-	n, _ := ToInt(property(o, "Entries"))
-	f.line(fmt.Sprintf(layout, thousands(kb), ToStr(property(o, "MinimumRetentionDays")), ToStr(property(o, "OverflowAction")), thousands(n), ToStr(property(o, "Log"))))
+	kb, _ := values.ToInt(property(o, "MaximumKilobytes"))
+	n, _ := values.ToInt(property(o, "Entries"))
+	f.line(fmt.Sprintf(layout, thousands(kb), values.ToStr(property(o, "MinimumRetentionDays")), values.ToStr(property(o, "OverflowAction")), thousands(n), values.ToStr(property(o, "Log"))))
 }
 
 // winEventRow is Get-WinEvent's table, grouped by provider
 // (Event.format.ps1xml).
-func (f *formatter) winEventRow(o *Object) {
+func (f *formatter) winEventRow(o *values.Object) {
 	layout := "%-23s %10s %-16s %s"
-	kind := "winevent:" + ToStr(property(o, "ProviderName"))
+	kind := "winevent:" + values.ToStr(property(o, "ProviderName"))
 	if f.kind != kind {
 		f.end()
 		f.kind = kind
 		f.line("")
-		f.line("   ProviderName: " + ToStr(property(o, "ProviderName")))
+		f.line("   ProviderName: " + values.ToStr(property(o, "ProviderName")))
 		f.line("")
 		f.line(fmt.Sprintf(layout, "TimeCreated", "Id", "LevelDisplayName", "Message"))
 		f.line(fmt.Sprintf(layout, "-----------", "--", "----------------", "-------"))
 	}
 	t, _ := property(o, "TimeCreated").(time.Time)
-	f.line(strings.TrimRight(fmt.Sprintf(layout, t.Format("1/2/2006 3:04:05 PM"), ToStr(property(o, "Id")), ToStr(property(o, "LevelDisplayName")), firstLine(ToStr(property(o, "Message")))), " "))
+	f.line(strings.TrimRight(fmt.Sprintf(layout, t.Format("1/2/2006 3:04:05 PM"), values.ToStr(property(o, "Id")), values.ToStr(property(o, "LevelDisplayName")), firstLine(values.ToStr(property(o, "Message")))), " "))
 }
 
 func cut(s string, w int) string {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 	"github.com/winkube/winkube/pkg/emu/winexe/winutil"
 )
 
@@ -22,7 +23,7 @@ func init() {
 	Register("Move-Item", "mv move mi", moveItem, P("Path", 0), P("Destination", 1), Sw("Force"))
 	Register("Rename-Item", "ren rni", renameItem, P("Path", 0), P("NewName", 1), Sw("Force"))
 	Register("Get-Location", "pwd gl", func(_ context.Context, c *Call) error {
-		c.Emit(NewObject("System.Management.Automation.PathInfo", "Path", c.I.dir))
+		c.Emit(values.NewObject("System.Management.Automation.PathInfo", "Path", c.I.dir))
 		return nil
 	})
 	Register("Set-Location", "cd chdir sl", setLocation, P("Path", 0, "LiteralPath"))
@@ -40,12 +41,12 @@ func (c *Call) ioError(err error, path string) error {
 
 func getContent(_ context.Context, c *Call) error {
 	if c.Flag("Wait") {
-		return &NotEmulatedError{"Get-Content -Wait"}
+		return &values.NotEmulatedError{What: "Get-Content -Wait"}
 	}
 	for _, name := range c.Items("Path") {
-		paths := c.I.resolve(ToStr(name))
+		paths := c.I.resolve(values.ToStr(name))
 		if len(paths) == 0 {
-			if err := c.notFound(c.I.Abs(ToStr(name))); err != nil {
+			if err := c.notFound(c.I.Abs(values.ToStr(name))); err != nil {
 				return err
 			}
 			continue
@@ -78,11 +79,11 @@ func (c *Call) contentOf(path string) error {
 		lines = lines[:len(lines)-1]
 	}
 	if c.Has("TotalCount") {
-		k, _ := ToInt(c.Get("TotalCount"))
+		k, _ := values.ToInt(c.Get("TotalCount"))
 		lines = lines[:min(max(k, 0), len(lines))]
 	}
 	if c.Has("Tail") {
-		k, _ := ToInt(c.Get("Tail"))
+		k, _ := values.ToInt(c.Get("Tail"))
 		lines = lines[max(0, len(lines)-k):]
 	}
 	for _, l := range lines {
@@ -97,17 +98,17 @@ func setContent(appendTo bool) func(context.Context, *Call) error {
 	return func(_ context.Context, c *Call) error {
 		var b strings.Builder
 		for _, v := range c.Items("Value") {
-			b.WriteString(ToStr(v))
+			b.WriteString(values.ToStr(v))
 			if !c.Flag("NoNewline") {
-				b.WriteString(NL)
+				b.WriteString(values.NL)
 			}
 		}
 		enc := c.Str("Encoding")
 		if enc == "" {
 			enc = "ascii"
 		}
-		for _, name := range ToList(c.Get("Path")) {
-			path := c.I.Abs(ToStr(name))
+		for _, name := range values.ToList(c.Get("Path")) {
+			path := c.I.Abs(values.ToStr(name))
 			if fi, err := c.I.Sys.FS.Stat(path); err == nil && fi.IsDir() {
 				if err := c.Fail("Access to the path '"+path+"' is denied.", "PermissionDenied", path, "UnauthorizedAccessException", "GetContentWriterUnauthorizedAccessError"); err != nil {
 					return err
@@ -133,8 +134,8 @@ func setContent(appendTo bool) func(context.Context, *Call) error {
 func outFileCmd(_ context.Context, c *Call) error {
 	path := c.I.Abs(c.Str("FilePath"))
 	err := c.I.outFile(path, c.Items("InputObject"), c.Flag("Append"), c.Str("Encoding"))
-	if re, ok := err.(*runtimeError); ok {
-		return c.Fail(re.rec.msg, "OpenError", path, "DirectoryNotFoundException", "FileOpenFailure")
+	if re, ok := err.(*values.RuntimeError); ok {
+		return c.Fail(re.Rec.Msg, "OpenError", path, "DirectoryNotFoundException", "FileOpenFailure")
 	}
 	return err
 }
@@ -169,19 +170,19 @@ func newItem(_ context.Context, c *Call) error {
 			return c.Fail("Could not find a part of the path '"+path+"'.", "WriteError", path, "DirectoryNotFoundException", "NewItemIOError")
 		}
 	default:
-		return &NotEmulatedError{"New-Item -ItemType " + c.Str("ItemType")}
+		return &values.NotEmulatedError{What: "New-Item -ItemType " + c.Str("ItemType")}
 	}
 	if fi, err = c.I.Sys.FS.Stat(path); err == nil {
-		c.Emit(c.I.item(path, fi))
+		c.Emit(c.I.Item(path, fi))
 	}
 	return nil
 }
 
 func removeItem(_ context.Context, c *Call) error {
 	for _, name := range c.Items("Path") {
-		path := ToStr(name)
-		if o, ok := name.(*Object); ok {
-			path = ToStr(property(o, "FullName"))
+		path := values.ToStr(name)
+		if o, ok := name.(*values.Object); ok {
+			path = values.ToStr(property(o, "FullName"))
 		}
 		paths := c.I.resolve(path)
 		if len(paths) == 0 && !strings.ContainsAny(path, "*?") {
@@ -213,7 +214,7 @@ func removeItem(_ context.Context, c *Call) error {
 
 func testPath(_ context.Context, c *Call) error {
 	for _, name := range c.Items("Path") {
-		paths := c.I.resolve(ToStr(name))
+		paths := c.I.resolve(values.ToStr(name))
 		ok := len(paths) > 0
 		if ok && c.Has("PathType") {
 			fi, _ := c.I.Sys.FS.Stat(paths[0])
@@ -231,15 +232,15 @@ func getChildItem(_ context.Context, c *Call) error {
 		names = []any{"."}
 	}
 	for _, name := range names {
-		paths := c.I.resolve(ToStr(name))
+		paths := c.I.resolve(values.ToStr(name))
 		if len(paths) == 0 {
-			if err := c.notFound(c.I.Abs(ToStr(name))); err != nil {
+			if err := c.notFound(c.I.Abs(values.ToStr(name))); err != nil {
 				return err
 			}
 			continue
 		}
 		for _, p := range paths {
-			if err := c.list(p, "", strings.ContainsAny(ToStr(name), "*?")); err != nil {
+			if err := c.list(p, "", strings.ContainsAny(values.ToStr(name), "*?")); err != nil {
 				return err
 			}
 		}
@@ -255,16 +256,16 @@ func (c *Call) list(path, rel string, matched bool) error {
 	if err != nil {
 		return c.notFound(path)
 	}
-	var items []*Object
+	var items []*values.Object
 	if !fi.IsDir() || matched {
-		items = []*Object{c.I.item(path, fi)}
+		items = []*values.Object{c.I.Item(path, fi)}
 	} else if items, err = c.I.children(path); err != nil {
 		return c.ioError(err, path)
 	}
-	var subdirs []*Object
+	var subdirs []*values.Object
 	for _, it := range items {
-		isDir := ToBool(property(it, "PSIsContainer"))
-		name := ToStr(property(it, "Name"))
+		isDir := values.ToBool(property(it, "PSIsContainer"))
+		name := values.ToStr(property(it, "Name"))
 		show := !(c.Flag("File") && isDir) && !(c.Flag("Directory") && !isDir) &&
 			(!c.Has("Filter") || Wildcard(c.Str("Filter"), name, true))
 		if show && c.Flag("Name") {
@@ -277,7 +278,7 @@ func (c *Call) list(path, rel string, matched bool) error {
 		}
 	}
 	for _, it := range subdirs {
-		if err := c.list(ToStr(property(it, "FullName")), rel+ToStr(property(it, "Name"))+`\`, false); err != nil {
+		if err := c.list(values.ToStr(property(it, "FullName")), rel+values.ToStr(property(it, "Name"))+`\`, false); err != nil {
 			return err
 		}
 	}
@@ -286,15 +287,15 @@ func (c *Call) list(path, rel string, matched bool) error {
 
 func getItem(_ context.Context, c *Call) error {
 	for _, name := range c.Items("Path") {
-		paths := c.I.resolve(ToStr(name))
+		paths := c.I.resolve(values.ToStr(name))
 		if len(paths) == 0 {
-			if err := c.notFound(c.I.Abs(ToStr(name))); err != nil {
+			if err := c.notFound(c.I.Abs(values.ToStr(name))); err != nil {
 				return err
 			}
 		}
 		for _, p := range paths {
 			if fi, err := c.I.Sys.FS.Stat(p); err == nil {
-				c.Emit(c.I.item(p, fi))
+				c.Emit(c.I.Item(p, fi))
 			}
 		}
 	}

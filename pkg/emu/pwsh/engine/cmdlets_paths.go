@@ -3,14 +3,16 @@ package engine
 import (
 	"context"
 	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 func copyItem(_ context.Context, c *Call) error {
 	dst := c.I.Abs(c.Str("Destination"))
 	for _, name := range c.Items("Path") {
-		paths := c.I.resolve(ToStr(name))
+		paths := c.I.resolve(values.ToStr(name))
 		if len(paths) == 0 {
-			if err := c.notFound(c.I.Abs(ToStr(name))); err != nil {
+			if err := c.notFound(c.I.Abs(values.ToStr(name))); err != nil {
 				return err
 			}
 		}
@@ -60,9 +62,9 @@ func (i *Interp) copyTree(src, dst string, recurse bool) error {
 func moveItem(_ context.Context, c *Call) error {
 	dst := c.I.Abs(c.Str("Destination"))
 	for _, name := range c.Items("Path") {
-		paths := c.I.resolve(ToStr(name))
+		paths := c.I.resolve(values.ToStr(name))
 		if len(paths) == 0 {
-			if err := c.notFound(c.I.Abs(ToStr(name))); err != nil {
+			if err := c.notFound(c.I.Abs(values.ToStr(name))); err != nil {
 				return err
 			}
 		}

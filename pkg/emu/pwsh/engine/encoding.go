@@ -5,21 +5,23 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 // encoding is a System.Text.Encoding: [Text.Encoding]::UTF8 and its
 // kin. Byte arrays are []any of ints, as everywhere in the interpreter.
 type encoding struct {
-	Dotnet
+	values.Dotnet
 	name     string // UTF8, ASCII, Unicode
 	webName  string
 	codePage int
 }
 
 var Encodings = map[string]*encoding{
-	"utf8":    {Dotnet{"System.Text.UTF8Encoding"}, "UTF8", "utf-8", 65001},
-	"ascii":   {Dotnet{"System.Text.ASCIIEncoding"}, "ASCII", "us-ascii", 20127},
-	"unicode": {Dotnet{"System.Text.UnicodeEncoding"}, "Unicode", "utf-16", 1200},
+	"utf8":    {values.Dotnet{Typ: "System.Text.UTF8Encoding"}, "UTF8", "utf-8", 65001},
+	"ascii":   {values.Dotnet{Typ: "System.Text.ASCIIEncoding"}, "ASCII", "us-ascii", 20127},
+	"unicode": {values.Dotnet{Typ: "System.Text.UnicodeEncoding"}, "Unicode", "utf-16", 1200},
 }
 
 // encodingNamed is a static property of [System.Text.Encoding]. Default
@@ -48,21 +50,21 @@ func (e *encoding) CallMethod(_ context.Context, name string, args []any) (any, 
 	switch name {
 	case "getbytes":
 		if len(args) == 0 {
-			return nil, true, Exception("ArgumentNullException", "Value cannot be null.%s", ParamName("s"))
+			return nil, true, values.Exception("ArgumentNullException", "Value cannot be null.%s", values.ParamName("s"))
 		}
-		return byteList(e.encode(ToStr(args[0]))), true, nil
+		return byteList(e.encode(values.ToStr(args[0]))), true, nil
 	case "getbytecount":
 		if len(args) == 0 {
 			return 0, true, nil
 		}
-		return len(e.encode(ToStr(args[0]))), true, nil
+		return len(e.encode(values.ToStr(args[0]))), true, nil
 	case "getstring":
 		b := BytesOf(args[:min(len(args), 1)])
 		if len(args) >= 3 {
-			from, _ := ToInt(args[1])
-			n, _ := ToInt(args[2])
+			from, _ := values.ToInt(args[1])
+			n, _ := values.ToInt(args[2])
 			if from < 0 || n < 0 || from+n > len(b) {
-				return nil, true, Exception("ArgumentOutOfRangeException", "Index and count must refer to a location within the buffer.%s", ParamName("bytes"))
+				return nil, true, values.Exception("ArgumentOutOfRangeException", "Index and count must refer to a location within the buffer.%s", values.ParamName("bytes"))
 			}
 			b = b[from : from+n]
 		}

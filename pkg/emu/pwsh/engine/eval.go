@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 // execList runs statements. A statement-terminating error is reported
@@ -16,9 +17,9 @@ func (i *Interp) execList(ctx context.Context, list []lang.Stmt, emit func(any))
 			return err
 		}
 		err := i.exec(ctx, s, emit)
-		var re *runtimeError
-		if errors.As(err, &re) && !re.script && i.tryDepth == 0 {
-			i.errOut(re.rec)
+		var re *values.RuntimeError
+		if errors.As(err, &re) && !re.Script && i.tryDepth == 0 {
+			i.errOut(re.Rec)
 			i.ok = false
 			continue
 		}
@@ -41,7 +42,7 @@ func (i *Interp) exec(ctx context.Context, s lang.Stmt, emit func(any)) error {
 			if err != nil {
 				return err
 			}
-			if ToBool(v) {
+			if values.ToBool(v) {
 				return i.execList(ctx, s.Bodies[k], emit)
 			}
 		}
@@ -77,7 +78,7 @@ func (i *Interp) value(ctx context.Context, s lang.Stmt) (any, error) {
 	}
 	var out []any
 	err := i.exec(ctx, s, func(v any) { out = append(out, v) })
-	return fromList(out), err
+	return values.FromList(out), err
 }
 
 // loop is while, for and do: body runs while cond holds (until: while
@@ -93,16 +94,16 @@ func (i *Interp) loop(ctx context.Context, do *lang.DoStmt, cond, iter lang.Stmt
 			if err != nil {
 				return err
 			}
-			if ToBool(v) == until {
+			if values.ToBool(v) == until {
 				return nil
 			}
 		}
 		first = false
 		err := i.execList(ctx, body, emit)
 		switch {
-		case errors.As(err, new(breakFlow)):
+		case errors.As(err, new(values.BreakFlow)):
 			return nil
-		case err != nil && !errors.As(err, new(continueFlow)):
+		case err != nil && !errors.As(err, new(values.ContinueFlow)):
 			return err
 		}
 		if iter != nil {
@@ -121,16 +122,16 @@ func (i *Interp) foreach(ctx context.Context, s *lang.ForeachStmt, emit func(any
 	if err != nil {
 		return err
 	}
-	for _, item := range ToList(coll) {
+	for _, item := range values.ToList(coll) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		i.setVar(s.V, item)
 		err := i.execList(ctx, s.Body, emit)
 		switch {
-		case errors.As(err, new(breakFlow)):
+		case errors.As(err, new(values.BreakFlow)):
 			return nil
-		case err != nil && !errors.As(err, new(continueFlow)):
+		case err != nil && !errors.As(err, new(values.ContinueFlow)):
 			return err
 		}
 	}
@@ -143,9 +144,9 @@ func (i *Interp) try(ctx context.Context, s *lang.TryStmt, emit func(any)) error
 	i.tryDepth++
 	err := i.execList(ctx, s.Body, emit)
 	i.tryDepth--
-	var re *runtimeError
+	var re *values.RuntimeError
 	if errors.As(err, &re) && len(s.Catches) > 0 {
-		i.scopes = append(i.scopes, map[string]any{"_": re.rec, "psitem": re.rec})
+		i.scopes = append(i.scopes, map[string]any{"_": re.Rec, "psitem": re.Rec})
 		err = i.execList(ctx, s.Catches[0], emit)
 		i.scopes = i.scopes[:len(i.scopes)-1]
 	}
@@ -166,30 +167,30 @@ func (i *Interp) flow(ctx context.Context, s *lang.FlowStmt) error {
 	case "exit":
 		code := 0
 		if v != nil {
-			n, ok := ToInt(v)
+			n, ok := values.ToInt(v)
 			if !ok {
-				return &runtimeError{rec: &errorRecord{msg: `Cannot convert value "` + ToStr(v) + `" to type "System.Int32". Error: "Input string was not in a correct format."`,
-					category: "InvalidArgument", target: "", reason: "RuntimeException", fqid: "InvalidCastFromStringToInteger", src: i.src, pos: s.Pos, end: s.End}}
+				return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: `Cannot convert value "` + values.ToStr(v) + `" to type "System.Int32". Error: "Input string was not in a correct format."`,
+					Category: "InvalidArgument", Target: "", Reason: "RuntimeException", Fqid: "InvalidCastFromStringToInteger", Src: i.src, Pos: s.Pos, End: s.End}}
 			}
 			code = n
 		}
-		return exitFlow{code}
+		return values.ExitFlow{Code: code}
 	case "return":
-		return returnFlow{}
+		return values.ReturnFlow{}
 	case "break":
-		return breakFlow{}
+		return values.BreakFlow{}
 	case "continue":
-		return continueFlow{}
+		return values.ContinueFlow{}
 	}
 	msg := "ScriptHalted"
 	if v != nil {
-		msg = ToStr(v)
+		msg = values.ToStr(v)
 	}
-	if rec, ok := v.(*errorRecord); ok {
-		return &runtimeError{rec: rec, script: true}
+	if rec, ok := v.(*values.ErrorRecord); ok {
+		return &values.RuntimeError{Rec: rec, Script: true}
 	}
-	return &runtimeError{script: true, rec: &errorRecord{msg: msg, category: "OperationStopped", target: msg,
-		reason: "RuntimeException", fqid: msg, src: i.src, pos: s.Pos, end: s.End}}
+	return &values.RuntimeError{Script: true, Rec: &values.ErrorRecord{Msg: msg, Category: "OperationStopped", Target: msg,
+		Reason: "RuntimeException", Fqid: msg, Src: i.src, Pos: s.Pos, End: s.End}}
 }
 
 // assign is $x = ..., $x += ..., $env:X = ..., $a[i] = ..., $o.P = ...
@@ -230,18 +231,18 @@ func (i *Interp) assign(ctx context.Context, s *lang.AssignStmt) error {
 			return err
 		}
 		switch o := obj.(type) {
-		case *hashtable:
-			o.Set(ToStr(name), v)
+		case *values.Hashtable:
+			o.Set(values.ToStr(name), v)
 			return nil
-		case *Object:
-			o.Set(ToStr(name), v)
+		case *values.Object:
+			o.Set(values.ToStr(name), v)
 			return nil
-		case NetObject:
-			return setMember(o, ToStr(name), v)
+		case values.NetObject:
+			return setMember(o, values.ToStr(name), v)
 		}
 	}
-	return &runtimeError{rec: &errorRecord{msg: "The assignment expression is not valid. The input to an assignment operator must be an object that is able to accept assignments, such as a variable or a property.",
-		category: "ParserError", reason: "ParentContainsErrorRecordException", fqid: "InvalidLeftHandSide", src: i.src, pos: s.Pos}}
+	return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: "The assignment expression is not valid. The input to an assignment operator must be an object that is able to accept assignments, such as a variable or a property.",
+		Category: "ParserError", Reason: "ParentContainsErrorRecordException", Fqid: "InvalidLeftHandSide", Src: i.src, Pos: s.Pos}}
 }
 
 func (i *Interp) setIndex(ctx context.Context, t *lang.IndexExpr, v any) error {
@@ -254,13 +255,13 @@ func (i *Interp) setIndex(ctx context.Context, t *lang.IndexExpr, v any) error {
 		return err
 	}
 	switch o := obj.(type) {
-	case *hashtable:
-		o.Set(ToStr(idx), v)
+	case *values.Hashtable:
+		o.Set(values.ToStr(idx), v)
 		return nil
-	case indexer:
-		return o.setItem(idx, v)
+	case values.Indexer:
+		return o.SetItem(idx, v)
 	case []any:
-		n, ok := ToInt(idx)
+		n, ok := values.ToInt(idx)
 		if n < 0 {
 			n += len(o)
 		}
@@ -268,9 +269,9 @@ func (i *Interp) setIndex(ctx context.Context, t *lang.IndexExpr, v any) error {
 			o[n] = v
 			return nil
 		}
-		return &runtimeError{rec: &errorRecord{msg: "Index was outside the bounds of the array.", category: "OperationStopped",
-			reason: "IndexOutOfRangeException", fqid: "System.IndexOutOfRangeException"}}
+		return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: "Index was outside the bounds of the array.", Category: "OperationStopped",
+			Reason: "IndexOutOfRangeException", Fqid: "System.IndexOutOfRangeException"}}
 	}
-	return &runtimeError{rec: &errorRecord{msg: "Unable to index into an object of type " + typeName(obj) + ".",
-		category: "InvalidOperation", reason: "RuntimeException", fqid: "CannotIndex"}}
+	return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: "Unable to index into an object of type " + typeName(obj) + ".",
+		Category: "InvalidOperation", Reason: "RuntimeException", Fqid: "CannotIndex"}}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 func (i *Interp) eval(ctx context.Context, e lang.Expr) (any, error) {
@@ -29,11 +30,11 @@ func (i *Interp) eval(ctx context.Context, e lang.Expr) (any, error) {
 			}
 			return out, nil
 		}
-		return fromList(out), nil
+		return values.FromList(out), nil
 	case *lang.ParenExpr:
 		return i.value(ctx, e.S)
 	case *lang.HashExpr:
-		h := NewHashtable()
+		h := values.NewHashtable()
 		for k, key := range e.Keys {
 			kv, err := i.eval(ctx, key)
 			if err != nil {
@@ -43,13 +44,13 @@ func (i *Interp) eval(ctx context.Context, e lang.Expr) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			h.Set(ToStr(kv), v)
+			h.Set(values.ToStr(kv), v)
 		}
 		return h, nil
 	case *lang.BlockExpr:
-		return &scriptBlock{stmts: e.Stmts, src: e.Src}, nil
+		return &values.ScriptBlock{Stmts: e.Stmts, Src: e.Src}, nil
 	case *lang.TypeExpr:
-		return &typeRef{e.Name}, nil
+		return &values.TypeRef{Name: e.Name}, nil
 	case *lang.CastExpr:
 		v, err := i.eval(ctx, e.X)
 		if err != nil {
@@ -85,7 +86,7 @@ func (i *Interp) eval(ctx context.Context, e lang.Expr) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			b.WriteString(ToStr(v))
+			b.WriteString(values.ToStr(v))
 		}
 		return b.String(), nil
 	}
@@ -102,10 +103,10 @@ func (i *Interp) expandString(ctx context.Context, parts []lang.StrPart) (string
 			if err := i.execList(ctx, part.Stmts, func(v any) { out = append(out, v) }); err != nil {
 				return "", err
 			}
-			b.WriteString(ToStr(fromList(out)))
+			b.WriteString(values.ToStr(values.FromList(out)))
 		case part.Name != "":
 			v, _ := i.getVar(part.Name)
-			b.WriteString(ToStr(v))
+			b.WriteString(values.ToStr(v))
 		default:
 			b.WriteString(part.Text)
 		}
@@ -120,18 +121,18 @@ func (i *Interp) unary(ctx context.Context, e *lang.UnaryExpr) (any, error) {
 	}
 	switch e.Op {
 	case "not":
-		return !ToBool(v), nil
+		return !values.ToBool(v), nil
 	case "-":
 		return i.binary("-", 0, v)
 	case "+":
 		return i.binary("+", 0, v)
 	case "bnot":
-		n, _ := ToInt(v)
+		n, _ := values.ToInt(v)
 		return ^n, nil
 	case "join":
-		return joinValues(ToList(v), ""), nil
+		return joinValues(values.ToList(v), ""), nil
 	case "split":
-		return splitString(ToStr(v), `\s+`, true)
+		return splitString(values.ToStr(v), `\s+`, true)
 	}
 	return nil, nil
 }
@@ -143,11 +144,11 @@ func (i *Interp) binExpr(ctx context.Context, e *lang.BinExpr) (any, error) {
 	}
 	switch e.Op { // short-circuit
 	case "and":
-		if !ToBool(l) {
+		if !values.ToBool(l) {
 			return false, nil
 		}
 	case "or":
-		if ToBool(l) {
+		if values.ToBool(l) {
 			return true, nil
 		}
 	}
@@ -179,11 +180,11 @@ func (i *Interp) index(ctx context.Context, e *lang.IndexExpr) (any, error) {
 
 func indexOne(obj, idx any) any {
 	switch o := obj.(type) {
-	case *hashtable:
-		v, _ := o.Get(ToStr(idx))
+	case *values.Hashtable:
+		v, _ := o.Get(values.ToStr(idx))
 		return v
 	case []any:
-		n, ok := ToInt(idx)
+		n, ok := values.ToInt(idx)
 		if n < 0 {
 			n += len(o)
 		}
@@ -192,7 +193,7 @@ func indexOne(obj, idx any) any {
 		}
 	case string:
 		r := []rune(o)
-		n, ok := ToInt(idx)
+		n, ok := values.ToInt(idx)
 		if n < 0 {
 			n += len(r)
 		}
@@ -201,10 +202,10 @@ func indexOne(obj, idx any) any {
 		}
 	case nil:
 		return nil
-	case indexer:
-		return o.item(idx)
+	case values.Indexer:
+		return o.Item(idx)
 	default:
-		if n, ok := ToInt(idx); ok && (n == 0 || n == -1) {
+		if n, ok := values.ToInt(idx); ok && (n == 0 || n == -1) {
 			return obj
 		}
 	}

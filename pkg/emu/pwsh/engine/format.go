@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 // formatter is Out-Default: it turns pipeline output into console text.
@@ -14,7 +16,7 @@ type formatter struct {
 	w         io.Writer
 	kind      string // the open table or list, "" when none
 	pwsh7     bool
-	errWriter func(*errorRecord)
+	errWriter func(*values.ErrorRecord)
 	cols      []column
 }
 
@@ -26,22 +28,22 @@ type column struct {
 
 func (i *Interp) newFormatter(w io.Writer) *formatter { return &formatter{w: w, pwsh7: i.Pwsh7} }
 
-func (f *formatter) line(s string) { io.WriteString(f.w, s+NL) }
+func (f *formatter) line(s string) { io.WriteString(f.w, s+values.NL) }
 
 func (f *formatter) Write(v any) {
 	switch x := v.(type) {
 	case nil:
 		return
-	case *errorRecord:
+	case *values.ErrorRecord:
 		f.end()
 		if f.errWriter != nil {
 			f.errWriter(x)
 		} else {
 			x.Write(f.w, f.pwsh7)
 		}
-	case *Object:
+	case *values.Object:
 		f.object(x)
-	case *hashtable:
+	case *values.Hashtable:
 		f.hashtable(x)
 	case time.Time:
 		f.end()
@@ -52,7 +54,7 @@ func (f *formatter) Write(v any) {
 		}
 	default:
 		f.end()
-		f.line(ToStr(v))
+		f.line(values.ToStr(v))
 	}
 }
 
@@ -67,11 +69,11 @@ func (f *formatter) end() {
 
 func (f *formatter) flush() { f.end() }
 
-func (f *formatter) object(o *Object) {
+func (f *formatter) object(o *values.Object) {
 	if f.providerRow(o) {
 		return
 	}
-	switch o.typeName {
+	switch o.TypeName {
 	case "System.IO.FileInfo", "System.IO.DirectoryInfo":
 		f.fileRow(o)
 	case "Microsoft.DnsClient.Commands.DnsRecord":
@@ -91,13 +93,13 @@ func (f *formatter) object(o *Object) {
 	case "System.Management.Automation.PathInfo":
 		f.tableRow("path", o, []column{{"Path", 0, false}})
 	default:
-		if len(o.names) <= 4 && o.typeName == "System.Management.Automation.PSCustomObject" {
-			cols := make([]column, len(o.names))
-			for k, name := range o.names {
-				cols[k] = column{name, max(len(name), len(ToStr(o.props[strings.ToLower(name)]))), false}
+		if len(o.Names) <= 4 && o.TypeName == "System.Management.Automation.PSCustomObject" {
+			cols := make([]column, len(o.Names))
+			for k, name := range o.Names {
+				cols[k] = column{name, max(len(name), len(values.ToStr(o.Props[strings.ToLower(name)]))), false}
 			}
 			cols[len(cols)-1].width = 0
-			f.tableRow("custom:"+strings.Join(o.names, ","), o, cols)
+			f.tableRow("custom:"+strings.Join(o.Names, ","), o, cols)
 			return
 		}
 		f.listEntry(o)
@@ -105,8 +107,8 @@ func (f *formatter) object(o *Object) {
 }
 
 // fileRow is a line of Get-ChildItem's table, headed by its directory.
-func (f *formatter) fileRow(o *Object) {
-	parent := ToStr(property(o, "PSParentPath"))
+func (f *formatter) fileRow(o *values.Object) {
+	parent := values.ToStr(property(o, "PSParentPath"))
 	layout := "%-6s %26s %14s %s"
 	stamp := func(t time.Time) string { return fmt.Sprintf("%10s  %8s", t.Format("1/2/2006"), t.Format("3:04 PM")) }
 	if f.pwsh7 {
@@ -126,11 +128,11 @@ func (f *formatter) fileRow(o *Object) {
 		f.line(fmt.Sprintf(layout, "----", "-------------", "------", "----"))
 	}
 	t, _ := property(o, "LastWriteTime").(time.Time)
-	f.line(fmt.Sprintf(layout, ToStr(property(o, "Mode")), stamp(t), ToStr(property(o, "Length")), ToStr(property(o, "Name"))))
+	f.line(fmt.Sprintf(layout, values.ToStr(property(o, "Mode")), stamp(t), values.ToStr(property(o, "Length")), values.ToStr(property(o, "Name"))))
 }
 
 // tableRow prints an object as a row of a table with fixed columns.
-func (f *formatter) tableRow(kind string, o *Object, cols []column) {
+func (f *formatter) tableRow(kind string, o *values.Object, cols []column) {
 	cell := func(c column, s string, last bool) string {
 		switch {
 		case last && !c.right:
@@ -159,31 +161,31 @@ func (f *formatter) tableRow(kind string, o *Object, cols []column) {
 		if x, ok := v.(float64); ok {
 			return fmt.Sprintf("%.2f", x)
 		}
-		return ToStr(v)
+		return values.ToStr(v)
 	}))
 }
 
 // listEntry prints an object as Name : Value lines.
-func (f *formatter) listEntry(o *Object) {
+func (f *formatter) listEntry(o *values.Object) {
 	if f.kind != "list" {
 		f.end()
 		f.kind = "list"
 	}
 	f.line("")
 	width := 0
-	for _, n := range o.names {
+	for _, n := range o.Names {
 		if n != "HeadersText" {
 			width = max(width, len(n))
 		}
 	}
-	for _, n := range o.names {
+	for _, n := range o.Names {
 		if n == "HeadersText" {
 			continue
 		}
-		v := o.props[strings.ToLower(n)]
-		text := ToStr(v)
-		if h, ok := v.(*hashtable); ok && n == "Headers" {
-			text = ToStr(o.props["headerstext"])
+		v := o.Props[strings.ToLower(n)]
+		text := values.ToStr(v)
+		if h, ok := v.(*values.Hashtable); ok && n == "Headers" {
+			text = values.ToStr(o.Props["headerstext"])
 			_ = h
 		}
 		lines := strings.Split(strings.TrimRight(strings.ReplaceAll(text, "\r\n", "\n"), "\n"), "\n")
@@ -194,7 +196,7 @@ func (f *formatter) listEntry(o *Object) {
 	}
 }
 
-func (f *formatter) hashtable(h *hashtable) {
+func (f *formatter) hashtable(h *values.Hashtable) {
 	if f.kind != "hash" {
 		f.end()
 		f.kind = "hash"
@@ -202,8 +204,8 @@ func (f *formatter) hashtable(h *hashtable) {
 		f.line(fmt.Sprintf("%-30s %s", "Name", "Value"))
 		f.line(fmt.Sprintf("%-30s %s", "----", "-----"))
 	}
-	for _, k := range h.keys {
+	for _, k := range h.Keys {
 		v, _ := h.Get(k)
-		f.line(strings.TrimRight(fmt.Sprintf("%-30s %s", k, ToStr(v)), " "))
+		f.line(strings.TrimRight(fmt.Sprintf("%-30s %s", k, values.ToStr(v)), " "))
 	}
 }

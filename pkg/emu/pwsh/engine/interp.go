@@ -12,13 +12,11 @@ import (
 
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 // pwsh7Version is the PowerShell 7 the pwsh images ship.
 const pwsh7Version = "7.4.6"
-
-// NL ends PowerShell's lines, as on Windows.
-const NL = "\r\n"
 
 // Interp is one PowerShell session.
 type Interp struct {
@@ -35,7 +33,7 @@ type Interp struct {
 	lastExit int    // $LASTEXITCODE
 	src      []rune
 	out      io.Writer // the console
-	errOut   func(*errorRecord)
+	errOut   func(*values.ErrorRecord)
 	HostOut  io.Writer // Write-Host
 	tryDepth int
 	stop     bool // $ErrorActionPreference = 'Stop'
@@ -65,7 +63,7 @@ func NewInterp(p *program.Proc, pwsh7 bool) *Interp {
 	if i.dir == "" {
 		i.dir = `C:\`
 	}
-	i.errOut = func(r *errorRecord) { r.Write(p.Stderr, i.Pwsh7) }
+	i.errOut = func(r *values.ErrorRecord) { r.Write(p.Stderr, i.Pwsh7) }
 	return i
 }
 
@@ -95,7 +93,7 @@ func (i *Interp) getVar(name string) (any, bool) {
 	case "lastexitcode":
 		return i.lastExit, true
 	case "pwd":
-		return NewObject("System.Management.Automation.PathInfo", "Path", i.location()), true
+		return values.NewObject("System.Management.Automation.PathInfo", "Path", i.location()), true
 	case "home":
 		return i.getenvOr("USERPROFILE", `C:\Users\`+i.Sys.User.Account), true
 	case "pid":
@@ -121,7 +119,7 @@ func (i *Interp) getVar(name string) (any, bool) {
 func (i *Interp) setVar(name string, v any) error {
 	lower := strings.ToLower(name)
 	if strings.HasPrefix(lower, "env:") {
-		i.setenv(name[4:], ToStr(v))
+		i.setenv(name[4:], values.ToStr(v))
 		return nil
 	}
 	for _, scope := range []string{"global:", "script:", "local:", "private:", "variable:"} {
@@ -132,14 +130,14 @@ func (i *Interp) setVar(name string, v any) error {
 		if lower == "null" {
 			return nil // assigning to $null discards
 		}
-		return &runtimeError{rec: &errorRecord{msg: "Cannot overwrite variable " + name + " because it is read-only or constant.",
-			category: "WriteError", target: name, reason: "SessionStateUnauthorizedAccessException", fqid: "VariableNotWritable"}}
+		return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: "Cannot overwrite variable " + name + " because it is read-only or constant.",
+			Category: "WriteError", Target: name, Reason: "SessionStateUnauthorizedAccessException", Fqid: "VariableNotWritable"}}
 	case "lastexitcode":
-		n, _ := ToInt(v)
+		n, _ := values.ToInt(v)
 		i.lastExit = n
 		return nil
 	case "erroractionpreference":
-		i.stop = strings.EqualFold(ToStr(v), "Stop")
+		i.stop = strings.EqualFold(values.ToStr(v), "Stop")
 	}
 	i.scopes[len(i.scopes)-1][lower] = v
 	return nil
@@ -182,9 +180,9 @@ func (i *Interp) setenv(name, value string) {
 	i.env = out
 }
 
-func (i *Interp) versionTable() *hashtable {
+func (i *Interp) versionTable() *values.Hashtable {
 	os := i.Sys.OS
-	h := NewHashtable()
+	h := values.NewHashtable()
 	if i.Pwsh7 {
 		h.Set("PSVersion", pwsh7Version)
 		h.Set("PSEdition", "Core")
@@ -207,16 +205,16 @@ func (i *Interp) runScript(ctx context.Context, list []lang.Stmt) (int, bool, er
 	f := i.newFormatter(i.out)
 	err := i.execList(ctx, list, f.Write)
 	f.flush()
-	var ex exitFlow
+	var ex values.ExitFlow
 	switch {
 	case errors.As(err, &ex):
-		return ex.code, true, nil
-	case err == nil, errors.As(err, new(breakFlow)), errors.As(err, new(continueFlow)), errors.As(err, new(returnFlow)):
+		return ex.Code, true, nil
+	case err == nil, errors.As(err, new(values.BreakFlow)), errors.As(err, new(values.ContinueFlow)), errors.As(err, new(values.ReturnFlow)):
 		return 0, false, nil
 	}
-	var re *runtimeError
+	var re *values.RuntimeError
 	if errors.As(err, &re) {
-		i.errOut(re.rec)
+		i.errOut(re.Rec)
 		i.ok = false
 		return 1, false, nil
 	}

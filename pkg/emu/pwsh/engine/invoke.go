@@ -8,6 +8,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 	"github.com/winkube/winkube/pkg/emu/winexe/winutil"
 )
 
@@ -46,10 +47,10 @@ func (i *Interp) invoke(ctx context.Context, c *lang.Command, input []any, piped
 	if err != nil {
 		return err
 	}
-	if sb, ok := nameV.(*scriptBlock); ok {
+	if sb, ok := nameV.(*values.ScriptBlock); ok {
 		return i.runBlock(ctx, sb, args, input, emit, c.Invoke != ".")
 	}
-	name := ToStr(nameV)
+	name := values.ToStr(nameV)
 	lower := strings.ToLower(name)
 	if f, ok := i.funcs[lower]; ok {
 		return i.runFunction(ctx, f, args, input, emit)
@@ -61,7 +62,7 @@ func (i *Interp) invoke(ctx context.Context, c *lang.Command, input []any, piped
 		return i.runCmdlet(ctx, lower, cl, c, args, input, piped, emit)
 	}
 	if knownCmdlets[lower] {
-		return &NotEmulatedError{"the cmdlet " + name}
+		return &values.NotEmulatedError{What: "the cmdlet " + name}
 	}
 	if strings.HasSuffix(lower, ".ps1") && i.fileExists(i.Abs(name)) {
 		return i.runScriptFile(ctx, i.Abs(name), args, emit)
@@ -69,9 +70,9 @@ func (i *Interp) invoke(ctx context.Context, c *lang.Command, input []any, piped
 	if _, err := i.Sys.Lookup(name); err == nil {
 		return i.native(ctx, name, args, input, piped, emit)
 	}
-	rec := notFoundRecord(name, i.Pwsh7)
-	rec.src, rec.pos, rec.end = i.src, c.Pos, c.Pos+len([]rune(name))
-	return &runtimeError{rec: rec}
+	rec := values.NotFoundRecord(name, i.Pwsh7)
+	rec.Src, rec.Pos, rec.End = i.src, c.Pos, c.Pos+len([]rune(name))
+	return &values.RuntimeError{Rec: rec}
 }
 
 func (i *Interp) evalArgs(ctx context.Context, list []lang.Arg) ([]evaluated, error) {
@@ -97,12 +98,12 @@ func (i *Interp) native(ctx context.Context, name string, args []evaluated, inpu
 	for _, a := range args {
 		switch {
 		case a.isParam && a.attached:
-			argv = append(argv, "-"+a.param+":"+ToStr(a.value))
+			argv = append(argv, "-"+a.param+":"+values.ToStr(a.value))
 		case a.isParam:
 			argv = append(argv, "-"+a.param)
 		default:
-			for _, v := range ToList(a.value) {
-				argv = append(argv, ToStr(v))
+			for _, v := range values.ToList(a.value) {
+				argv = append(argv, values.ToStr(v))
 			}
 		}
 	}
@@ -110,7 +111,7 @@ func (i *Interp) native(ctx context.Context, name string, args []evaluated, inpu
 	if piped {
 		var b strings.Builder
 		for _, v := range input {
-			b.WriteString(ToStr(v) + NL)
+			b.WriteString(values.ToStr(v) + values.NL)
 		}
 		stdin = strings.NewReader(b.String())
 	}
@@ -120,7 +121,7 @@ func (i *Interp) native(ctx context.Context, name string, args []evaluated, inpu
 	code, err := i.Sys.Exec(ctx, p)
 	lines.flush()
 	if errors.Is(err, program.ErrNotFound) {
-		return &runtimeError{rec: notFoundRecord(name, i.Pwsh7)}
+		return &values.RuntimeError{Rec: values.NotFoundRecord(name, i.Pwsh7)}
 	}
 	i.lastExit = code
 	if code != 0 {
@@ -156,13 +157,13 @@ func (w *lineWriter) flush() {
 
 // runBlock runs a script block: in a new scope (&) or in the current
 // one (.), with $args and $input.
-func (i *Interp) runBlock(ctx context.Context, sb *scriptBlock, args []evaluated, input []any, emit func(any), newScope bool) error {
+func (i *Interp) runBlock(ctx context.Context, sb *values.ScriptBlock, args []evaluated, input []any, emit func(any), newScope bool) error {
 	if newScope {
 		i.scopes = append(i.scopes, map[string]any{"args": plainArgs(args), "input": input})
 		defer func() { i.scopes = i.scopes[:len(i.scopes)-1] }()
 	}
-	err := i.execList(ctx, sb.stmts, emit)
-	if errors.As(err, new(returnFlow)) {
+	err := i.execList(ctx, sb.Stmts, emit)
+	if errors.As(err, new(values.ReturnFlow)) {
 		return nil
 	}
 	return err
@@ -214,7 +215,7 @@ func (i *Interp) runFunction(ctx context.Context, f *lang.FunctionStmt, args []e
 	i.scopes = append(i.scopes, scope)
 	defer func() { i.scopes = i.scopes[:len(i.scopes)-1] }()
 	err := i.execList(ctx, f.Body, emit)
-	if errors.As(err, new(returnFlow)) {
+	if errors.As(err, new(values.ReturnFlow)) {
 		return nil
 	}
 	return err
@@ -238,15 +239,15 @@ func (i *Interp) runScriptFile(ctx context.Context, path string, args []evaluate
 	err = i.execList(ctx, list, emit)
 	i.scopes = i.scopes[:len(i.scopes)-1]
 	i.src = oldSrc
-	var ex exitFlow
+	var ex values.ExitFlow
 	if errors.As(err, &ex) {
-		i.lastExit = ex.code
-		if ex.code != 0 {
+		i.lastExit = ex.Code
+		if ex.Code != 0 {
 			i.failed = true
 		}
 		return nil
 	}
-	if errors.As(err, new(returnFlow)) {
+	if errors.As(err, new(values.ReturnFlow)) {
 		return nil
 	}
 	return err
@@ -256,15 +257,15 @@ func (i *Interp) runScriptFile(ctx context.Context, path string, args []evaluate
 func (i *Interp) parseFailure(err error, text string) error {
 	var un *lang.UnsupportedError
 	if errors.As(err, &un) {
-		return &NotEmulatedError{un.What}
+		return &values.NotEmulatedError{What: un.What}
 	}
 	var se *lang.SyntaxError
 	pos := 0
 	if errors.As(err, &se) {
 		pos = se.Pos
 	}
-	return &runtimeError{script: true, rec: &errorRecord{msg: err.Error(), category: "ParserError", target: "",
-		reason: "ParseException", fqid: "UnexpectedToken", src: []rune(text), pos: pos, end: pos + 1}}
+	return &values.RuntimeError{Script: true, Rec: &values.ErrorRecord{Msg: err.Error(), Category: "ParserError", Target: "",
+		Reason: "ParseException", Fqid: "UnexpectedToken", Src: []rune(text), Pos: pos, End: pos + 1}}
 }
 
 // fileError is a cmdlet's error for a filesystem failure.
@@ -273,6 +274,6 @@ func (i *Interp) fileError(err error, path, cmd string) error {
 	if winutil.IsNotExist(err) {
 		msg = "Could not find a part of the path '" + path + "'."
 	}
-	return &runtimeError{rec: &errorRecord{msg: msg, cmdName: cmd, category: "WriteError", target: path,
-		reason: "IOException", fqid: "FileOpenFailure"}}
+	return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: msg, CmdName: cmd, Category: "WriteError", Target: path,
+		Reason: "IOException", Fqid: "FileOpenFailure"}}
 }

@@ -4,10 +4,12 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
-// item is a file or directory as Get-Item returns it.
-func (i *Interp) item(path string, fi fs.FileInfo) *Object {
+// Item is a file or directory as Get-Item returns it.
+func (i *Interp) Item(path string, fi fs.FileInfo) *values.Object {
 	name := fi.Name()
 	if len(path) <= 3 {
 		name = path
@@ -30,7 +32,7 @@ func (i *Interp) item(path string, fi fs.FileInfo) *Object {
 	if k := strings.LastIndex(name, "."); k > 0 && !fi.IsDir() {
 		ext = name[k:]
 	}
-	o := NewObject(typ, "Name", name, "FullName", path, "Mode", mode, "LastWriteTime", fi.ModTime().Local(),
+	o := values.NewObject(typ, "Name", name, "FullName", path, "Mode", mode, "LastWriteTime", fi.ModTime().Local(),
 		"PSIsContainer", fi.IsDir(), "Extension", ext, "BaseName", strings.TrimSuffix(name, ext), "Exists", true,
 		"PSParentPath", parent)
 	if fi.IsDir() {
@@ -75,27 +77,27 @@ func (i *Interp) resolve(name string) []string {
 
 // children are a directory's entries, sorted: directories first in
 // Get-ChildItem's listing, as the FileSystem provider returns them.
-func (i *Interp) children(dir string) ([]*Object, error) {
+func (i *Interp) children(dir string) ([]*values.Object, error) {
 	entries, err := i.Sys.FS.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	var dirs, files []*Object
+	var dirs, files []*values.Object
 	for _, e := range entries {
 		fi, err := e.Info()
 		if err != nil {
 			continue
 		}
-		it := i.item(i.Sys.FS.Abs(dir, e.Name()), fi)
+		it := i.Item(i.Sys.FS.Abs(dir, e.Name()), fi)
 		if fi.IsDir() {
 			dirs = append(dirs, it)
 		} else {
 			files = append(files, it)
 		}
 	}
-	byName := func(l []*Object) {
+	byName := func(l []*values.Object) {
 		sort.SliceStable(l, func(a, b int) bool {
-			return strings.ToLower(ToStr(property(l[a], "Name"))) < strings.ToLower(ToStr(property(l[b], "Name")))
+			return strings.ToLower(values.ToStr(property(l[a], "Name"))) < strings.ToLower(values.ToStr(property(l[b], "Name")))
 		})
 	}
 	byName(dirs)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 // typeName is the short .NET type name of a value, lower-case.
@@ -25,15 +26,15 @@ func typeName(v any) string {
 		return "double"
 	case []any:
 		return "object[]"
-	case *hashtable:
+	case *values.Hashtable:
 		return "collections.hashtable"
 	case time.Time:
 		return "datetime"
-	case *scriptBlock:
+	case *values.ScriptBlock:
 		return "management.automation.scriptblock"
-	case *Object:
-		return strings.ToLower(strings.TrimPrefix(x.typeName, "System."))
-	case NetObject:
+	case *values.Object:
+		return strings.ToLower(strings.TrimPrefix(x.TypeName, "System."))
+	case values.NetObject:
 		return strings.ToLower(strings.TrimPrefix(x.NetType(), "System."))
 	}
 	return "object"
@@ -48,9 +49,9 @@ func (i *Interp) member(ctx context.Context, e *lang.MemberExpr) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := ToStr(nv)
-	if t, ok := obj.(*typeRef); ok && e.Static {
-		return i.staticProperty(t.name, name)
+	name := values.ToStr(nv)
+	if t, ok := obj.(*values.TypeRef); ok && e.Static {
+		return i.staticProperty(t.Name, name)
 	}
 	if list, ok := obj.([]any); ok {
 		switch strings.ToLower(name) {
@@ -63,7 +64,7 @@ func (i *Interp) member(ctx context.Context, e *lang.MemberExpr) (any, error) {
 				out = append(out, v)
 			}
 		}
-		return fromList(out), nil
+		return values.FromList(out), nil
 	}
 	return property(obj, name), nil
 }
@@ -76,19 +77,19 @@ func property(obj any, name string) any {
 		if lower == "length" {
 			return len([]rune(x))
 		}
-	case *Object:
+	case *values.Object:
 		v, _ := x.Get(name)
 		return v
-	case NetObject:
+	case values.NetObject:
 		v, _ := x.GetProp(lower)
 		return v
-	case *hashtable:
+	case *values.Hashtable:
 		switch lower {
 		case "count":
-			return len(x.keys)
+			return len(x.Keys)
 		case "keys":
-			out := make([]any, len(x.keys))
-			for k, key := range x.keys {
+			out := make([]any, len(x.Keys))
+			for k, key := range x.Keys {
 				out[k] = key
 			}
 			return out
@@ -114,14 +115,14 @@ func property(obj any, name string) any {
 		case "ticks":
 			return int(x.Sub(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)) / 100)
 		}
-	case *errorRecord:
+	case *values.ErrorRecord:
 		switch lower {
 		case "exception":
-			return NewObject("System.Exception", "Message", x.msg)
+			return values.NewObject("System.Exception", "Message", x.Msg)
 		case "categoryinfo":
-			return x.category
+			return x.Category
 		case "fullyqualifiederrorid":
-			return x.fqid
+			return x.Fqid
 		}
 	}
 	if lower == "count" || lower == "length" {
@@ -148,21 +149,21 @@ func (i *Interp) call(ctx context.Context, e *lang.CallExpr) (any, error) {
 			return nil, err
 		}
 	}
-	name := strings.ToLower(ToStr(nv))
-	if t, ok := obj.(*typeRef); ok && e.M.Static {
-		v, err := i.staticMethod(ctx, t.name, name, args)
-		if e, ok := err.(*DotnetException); ok {
-			return nil, methodError(ToStr(nv), len(args), e)
+	name := strings.ToLower(values.ToStr(nv))
+	if t, ok := obj.(*values.TypeRef); ok && e.M.Static {
+		v, err := i.staticMethod(ctx, t.Name, name, args)
+		if e, ok := err.(*values.DotnetException); ok {
+			return nil, values.MethodError(values.ToStr(nv), len(args), e)
 		}
 		return v, err
 	}
 	if v, ok, err := i.method(obj, name, args); ok || err != nil {
 		return v, err
 	}
-	if o, ok := obj.(NetObject); ok {
+	if o, ok := obj.(values.NetObject); ok {
 		v, ok, err := o.CallMethod(ctx, name, args)
-		if e, isEx := err.(*DotnetException); isEx {
-			return nil, methodError(ToStr(nv), len(args), e)
+		if e, isEx := err.(*values.DotnetException); isEx {
+			return nil, values.MethodError(values.ToStr(nv), len(args), e)
 		}
 		if ok || err != nil {
 			return v, err
@@ -171,26 +172,26 @@ func (i *Interp) call(ctx context.Context, e *lang.CallExpr) (any, error) {
 	if obj == nil {
 		return nil, opError("You cannot call a method on a null-valued expression.", "InvokeMethodOnNull")
 	}
-	return nil, &NotEmulatedError{fmt.Sprintf("the method %s() of [%s]", ToStr(nv), typeName(obj))}
+	return nil, &values.NotEmulatedError{What: fmt.Sprintf("the method %s() of [%s]", values.ToStr(nv), typeName(obj))}
 }
 
 // method calls one of the common instance methods.
 func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 	arg := func(k int) string {
 		if k < len(args) {
-			return ToStr(args[k])
+			return values.ToStr(args[k])
 		}
 		return ""
 	}
 	if name == "tostring" {
-		return ToStr(obj), true, nil
+		return values.ToStr(obj), true, nil
 	}
-	if o, ok := obj.(NetObject); ok && name == "gettype" {
+	if o, ok := obj.(values.NetObject); ok && name == "gettype" {
 		full := o.NetType()
-		return NewObject("System.RuntimeType", "Name", full[strings.LastIndex(full, ".")+1:], "FullName", full), true, nil
+		return values.NewObject("System.RuntimeType", "Name", full[strings.LastIndex(full, ".")+1:], "FullName", full), true, nil
 	}
 	if name == "gettype" {
-		return NewObject("System.RuntimeType", "Name", typeName(obj), "FullName", "System."+typeName(obj)), true, nil
+		return values.NewObject("System.RuntimeType", "Name", typeName(obj), "FullName", "System."+typeName(obj)), true, nil
 	}
 	switch x := obj.(type) {
 	case string:
@@ -229,10 +230,10 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 			return out, true, nil
 		case "substring":
 			r := []rune(x)
-			a, _ := ToInt(args[0])
+			a, _ := values.ToInt(args[0])
 			b := len(r) - a
 			if len(args) > 1 {
-				b, _ = ToInt(args[1])
+				b, _ = values.ToInt(args[1])
 			}
 			if a < 0 || a+b > len(r) || b < 0 {
 				return nil, true, opError("Exception calling \"Substring\": \"Index and length must refer to a location within the string.\"", "ArgumentOutOfRangeException")
@@ -248,7 +249,7 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 			}
 			return false, true, nil
 		}
-	case *hashtable:
+	case *values.Hashtable:
 		switch name {
 		case "containskey":
 			_, ok := x.Get(arg(0))
@@ -267,7 +268,7 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 			x.Remove(arg(0))
 			return nil, true, nil
 		case "clear":
-			x.keys, x.vals = nil, map[string]any{}
+			x.Keys, x.Vals = nil, map[string]any{}
 			return nil, true, nil
 		}
 	case time.Time:
@@ -275,11 +276,11 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 		case "tostring":
 			return dotnetTime(x, arg(0)), true, nil
 		case "adddays":
-			n, _ := toNumber(args[0])
-			return x.Add(time.Duration(toFloat(n) * 24 * float64(time.Hour))), true, nil
+			n, _ := values.ToNumber(args[0])
+			return x.Add(time.Duration(values.ToFloat(n) * 24 * float64(time.Hour))), true, nil
 		case "addseconds":
-			n, _ := toNumber(args[0])
-			return x.Add(time.Duration(toFloat(n) * float64(time.Second))), true, nil
+			n, _ := values.ToNumber(args[0])
+			return x.Add(time.Duration(values.ToFloat(n) * float64(time.Second))), true, nil
 		}
 	}
 	return nil, false, nil
@@ -288,7 +289,7 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 // dotnetTime formats a time with a few .NET custom format strings.
 func dotnetTime(t time.Time, f string) string {
 	if f == "" {
-		return ToStr(t)
+		return values.ToStr(t)
 	}
 	r := strings.NewReplacer("yyyy", "2006", "MM", "01", "dd", "02", "HH", "15", "mm", "04", "ss", "05", "fff", "000")
 	return t.Format(r.Replace(f))
@@ -298,36 +299,36 @@ func dotnetTime(t time.Time, f string) string {
 func (i *Interp) cast(typ string, v any) (any, error) {
 	lower := strings.TrimPrefix(strings.ToLower(typ), "system.")
 	bad := func() error {
-		return opError(fmt.Sprintf(`Cannot convert value "%s" to type "System.%s".`, ToStr(v), typ), "InvalidCastFromStringToInteger")
+		return opError(fmt.Sprintf(`Cannot convert value "%s" to type "System.%s".`, values.ToStr(v), typ), "InvalidCastFromStringToInteger")
 	}
-	if o, ok := v.(NetObject); ok && canonicalType(o.NetType()) == lower {
+	if o, ok := v.(values.NetObject); ok && canonicalType(o.NetType()) == lower {
 		return v, nil
 	}
 	switch lower {
 	case "int", "int32", "int64", "long", "byte", "int16", "uint32", "uint64":
-		n, ok := ToInt(v)
+		n, ok := values.ToInt(v)
 		if !ok {
 			return nil, bad()
 		}
 		return n, nil
 	case "double", "float", "single", "decimal":
-		n, ok := toNumber(v)
+		n, ok := values.ToNumber(v)
 		if !ok {
 			return nil, bad()
 		}
-		return toFloat(n), nil
+		return values.ToFloat(n), nil
 	case "string":
-		return ToStr(v), nil
+		return values.ToStr(v), nil
 	case "bool", "boolean", "switch":
-		return ToBool(v), nil
+		return values.ToBool(v), nil
 	case "array", "object[]", "string[]", "int[]", "byte[]":
-		list := append([]any{}, ToList(v)...)
+		list := append([]any{}, values.ToList(v)...)
 		for k, e := range list {
 			switch lower {
 			case "string[]":
-				list[k] = ToStr(e)
+				list[k] = values.ToStr(e)
 			case "byte[]":
-				n, ok := ToInt(e)
+				n, ok := values.ToInt(e)
 				if !ok || n < 0 || n > 255 {
 					return nil, bad()
 				}
@@ -340,14 +341,14 @@ func (i *Interp) cast(typ string, v any) (any, error) {
 	case "object", "psobject":
 		return v, nil
 	case "hashtable", "ordered":
-		if _, ok := v.(*hashtable); ok {
+		if _, ok := v.(*values.Hashtable); ok {
 			return v, nil
 		}
 		return nil, bad()
 	case "pscustomobject":
-		if h, ok := v.(*hashtable); ok {
-			o := NewObject("System.Management.Automation.PSCustomObject")
-			for _, k := range h.keys {
+		if h, ok := v.(*values.Hashtable); ok {
+			o := values.NewObject("System.Management.Automation.PSCustomObject")
+			for _, k := range h.Keys {
 				val, _ := h.Get(k)
 				o.Set(k, val)
 			}
@@ -358,7 +359,7 @@ func (i *Interp) cast(typ string, v any) (any, error) {
 		if s, ok := v.(string); ok && len([]rune(s)) == 1 {
 			return s, nil
 		}
-		n, ok := ToInt(v)
+		n, ok := values.ToInt(v)
 		if !ok {
 			return nil, bad()
 		}
@@ -368,7 +369,7 @@ func (i *Interp) cast(typ string, v any) (any, error) {
 			return t, nil
 		}
 		for _, layout := range []string{"01/02/2006 15:04:05", "2006-01-02T15:04:05Z07:00", "2006-01-02 15:04:05", "2006-01-02", "01/02/2006"} {
-			if t, err := time.Parse(layout, ToStr(v)); err == nil {
+			if t, err := time.Parse(layout, values.ToStr(v)); err == nil {
 				return t, nil
 			}
 		}
@@ -376,7 +377,7 @@ func (i *Interp) cast(typ string, v any) (any, error) {
 	case "regex", "scriptblock":
 		return v, nil
 	}
-	return nil, &NotEmulatedError{"the type [" + typ + "]"}
+	return nil, &values.NotEmulatedError{What: "the type [" + typ + "]"}
 }
 
 func parseIntArg(s string) int {

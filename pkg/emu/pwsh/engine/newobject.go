@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 func init() {
@@ -18,14 +20,14 @@ var constructible = map[string]bool{
 
 func newObjectCmd(_ context.Context, c *Call) error {
 	if c.Has("ComObject") {
-		return &NotEmulatedError{"New-Object -ComObject " + c.Str("ComObject")}
+		return &values.NotEmulatedError{What: "New-Object -ComObject " + c.Str("ComObject")}
 	}
-	v, err := c.I.construct(c.Str("TypeName"), ToList(c.Get("ArgumentList")))
+	v, err := c.I.construct(c.Str("TypeName"), values.ToList(c.Get("ArgumentList")))
 	if err != nil {
 		return err
 	}
-	if h, ok := c.Get("Property").(*hashtable); ok {
-		for _, k := range h.keys {
+	if h, ok := c.Get("Property").(*values.Hashtable); ok {
+		for _, k := range h.Keys {
 			val, _ := h.Get(k)
 			if err := setMember(v, k, val); err != nil {
 				return err
@@ -57,7 +59,7 @@ func (i *Interp) construct(typ string, args []any) (any, error) {
 	case "io.streamreader", "io.streamwriter":
 		s, ok := firstArg(args).(stream)
 		if !ok {
-			return nil, &NotEmulatedError{"a " + typ + " over anything but an HttpListener stream"}
+			return nil, &values.NotEmulatedError{What: "a " + typ + " over anything but an HttpListener stream"}
 		}
 		enc := Encodings["utf8"]
 		if len(args) > 1 {
@@ -73,9 +75,9 @@ func (i *Interp) construct(typ string, args []any) (any, error) {
 		e, _ := encodingNamed(strings.TrimSuffix(strings.TrimPrefix(t, "text."), "encoding"))
 		return e, nil
 	case "byte[]":
-		n, ok := ToInt(firstArg(args))
+		n, ok := values.ToInt(firstArg(args))
 		if !ok || n < 0 {
-			return nil, Exception("OverflowException", "Arithmetic operation resulted in an overflow.")
+			return nil, values.Exception("OverflowException", "Arithmetic operation resulted in an overflow.")
 		}
 		b := make([]any, n)
 		for k := range b {
@@ -83,9 +85,9 @@ func (i *Interp) construct(typ string, args []any) (any, error) {
 		}
 		return b, nil
 	case "psobject", "pscustomobject", "management.automation.psobject":
-		return NewObject("System.Management.Automation.PSCustomObject"), nil
+		return values.NewObject("System.Management.Automation.PSCustomObject"), nil
 	}
-	return nil, &NotEmulatedError{"New-Object " + typ}
+	return nil, &values.NotEmulatedError{What: "New-Object " + typ}
 }
 
 func firstArg(args []any) any {
@@ -99,19 +101,19 @@ func firstArg(args []any) any {
 // object, as $x.Name = v does.
 func setMember(obj any, name string, v any) error {
 	switch o := obj.(type) {
-	case *hashtable:
+	case *values.Hashtable:
 		o.Set(name, v)
 		return nil
-	case *Object:
+	case *values.Object:
 		o.Set(name, v)
 		return nil
-	case NetObject:
+	case values.NetObject:
 		err := o.SetProp(name, v)
-		if e, ok := err.(*DotnetException); ok {
-			return SetterError(name, e)
+		if e, ok := err.(*values.DotnetException); ok {
+			return values.SetterError(name, e)
 		}
 		return err
 	}
-	return &runtimeError{rec: &errorRecord{msg: "The property '" + name + "' cannot be found on this object. Verify that the property exists and can be set.",
-		category: "InvalidOperation", reason: "RuntimeException", fqid: "PropertyNotFound"}}
+	return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: "The property '" + name + "' cannot be found on this object. Verify that the property exists and can be set.",
+		Category: "InvalidOperation", Reason: "RuntimeException", Fqid: "PropertyNotFound"}}
 }

@@ -8,10 +8,11 @@ import (
 	"time"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 func opError(msg, fqid string) error {
-	return &runtimeError{rec: &errorRecord{msg: msg, category: "InvalidOperation", reason: "RuntimeException", fqid: fqid}}
+	return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: msg, Category: "InvalidOperation", Reason: "RuntimeException", Fqid: fqid}}
 }
 
 // binary applies an operator; the left operand's type decides how the
@@ -21,8 +22,8 @@ func (i *Interp) binary(op string, l, r any) (any, error) {
 	case "+", "-", "*", "/", "%":
 		return arith(op, l, r)
 	case "..":
-		a, ok1 := ToInt(l)
-		b, ok2 := ToInt(r)
+		a, ok1 := values.ToInt(l)
+		b, ok2 := values.ToInt(r)
 		if !ok1 || !ok2 {
 			return nil, opError("Cannot convert value to type System.Int32.", "InvalidCastFromStringToInteger")
 		}
@@ -34,23 +35,23 @@ func (i *Interp) binary(op string, l, r any) (any, error) {
 			}
 		}
 	case "and":
-		return ToBool(l) && ToBool(r), nil
+		return values.ToBool(l) && values.ToBool(r), nil
 	case "or":
-		return ToBool(l) || ToBool(r), nil
+		return values.ToBool(l) || values.ToBool(r), nil
 	case "xor":
-		return ToBool(l) != ToBool(r), nil
+		return values.ToBool(l) != values.ToBool(r), nil
 	case "band", "bor", "bxor":
-		a, _ := ToInt(l)
-		b, _ := ToInt(r)
+		a, _ := values.ToInt(l)
+		b, _ := values.ToInt(r)
 		return map[string]int{"band": a & b, "bor": a | b, "bxor": a ^ b}[op], nil
 	case "f":
-		return formatOp(ToStr(l), ToList(r)), nil
+		return formatOp(values.ToStr(l), values.ToList(r)), nil
 	case "join", "ijoin", "cjoin":
-		return joinValues(ToList(l), ToStr(r)), nil
+		return joinValues(values.ToList(l), values.ToStr(r)), nil
 	case "is", "isnot":
-		return (typeName(l) == strings.TrimPrefix(strings.ToLower(ToStr(r)), "system.")) == (op == "is"), nil
+		return (typeName(l) == strings.TrimPrefix(strings.ToLower(values.ToStr(r)), "system.")) == (op == "is"), nil
 	case "as":
-		v, err := i.cast(ToStr(r), l)
+		v, err := i.cast(values.ToStr(r), l)
 		if err != nil {
 			return nil, nil
 		}
@@ -75,20 +76,20 @@ func arith(op string, l, r any) (any, error) {
 	case string:
 		switch op {
 		case "+":
-			return x + ToStr(r), nil
+			return x + values.ToStr(r), nil
 		case "*":
-			n, _ := ToInt(r)
+			n, _ := values.ToInt(r)
 			return strings.Repeat(x, max(n, 0)), nil
 		}
-		if _, ok := toNumber(x); !ok {
+		if _, ok := values.ToNumber(x); !ok {
 			return nil, opError(fmt.Sprintf("Method invocation failed because [System.String] does not contain a method named 'op_%s'.", opName(op)), "MethodNotFound")
 		}
 	case []any:
 		switch op {
 		case "+":
-			return append(append([]any{}, x...), ToList(r)...), nil
+			return append(append([]any{}, x...), values.ToList(r)...), nil
 		case "*":
-			n, _ := ToInt(r)
+			n, _ := values.ToInt(r)
 			var out []any
 			for k := 0; k < n; k++ {
 				out = append(out, x...)
@@ -96,10 +97,10 @@ func arith(op string, l, r any) (any, error) {
 			return out, nil
 		}
 		return nil, opError(fmt.Sprintf("Method invocation failed because [System.Object[]] does not contain a method named 'op_%s'.", opName(op)), "MethodNotFound")
-	case *hashtable:
-		if h, ok := r.(*hashtable); ok && op == "+" {
-			out := NewHashtable()
-			for _, k := range append(append([]string{}, x.keys...), h.keys...) {
+	case *values.Hashtable:
+		if h, ok := r.(*values.Hashtable); ok && op == "+" {
+			out := values.NewHashtable()
+			for _, k := range append(append([]string{}, x.Keys...), h.Keys...) {
 				v, ok := h.Get(k)
 				if !ok {
 					v, _ = x.Get(k)
@@ -120,14 +121,14 @@ func arith(op string, l, r any) (any, error) {
 			}
 		}
 	}
-	a, ok1 := toNumber(l)
-	b, ok2 := toNumber(r)
+	a, ok1 := values.ToNumber(l)
+	b, ok2 := values.ToNumber(r)
 	if !ok1 || !ok2 {
 		bad := l
 		if ok1 {
 			bad = r
 		}
-		return nil, opError(fmt.Sprintf(`Cannot convert value "%s" to type "System.Int32". Error: "Input string was not in a correct format."`, ToStr(bad)), "InvalidCastFromStringToInteger")
+		return nil, opError(fmt.Sprintf(`Cannot convert value "%s" to type "System.Int32". Error: "Input string was not in a correct format."`, values.ToStr(bad)), "InvalidCastFromStringToInteger")
 	}
 	ai, aInt := a.(int)
 	bi, bInt := b.(int)
@@ -153,7 +154,7 @@ func arith(op string, l, r any) (any, error) {
 			}
 		}
 	}
-	x, y := toFloat(a), toFloat(b)
+	x, y := values.ToFloat(a), values.ToFloat(b)
 	switch op {
 	case "+":
 		return x + y, nil
@@ -180,7 +181,7 @@ func (i *Interp) compareOp(op string, fold bool, l, r any) (any, error) {
 	switch op {
 	case "contains", "notcontains":
 		found := false
-		for _, e := range ToList(l) {
+		for _, e := range values.ToList(l) {
 			if equal(e, r, fold) {
 				found = true
 			}
@@ -191,7 +192,7 @@ func (i *Interp) compareOp(op string, fold bool, l, r any) (any, error) {
 	case "replace":
 		return replaceOp(l, r, fold)
 	case "split":
-		return splitString(ToStr(l), ToStr(r), fold)
+		return splitString(values.ToStr(l), values.ToStr(r), fold)
 	}
 	if list, ok := l.([]any); ok {
 		out := []any{}
@@ -219,15 +220,15 @@ func (i *Interp) compareOne(op string, fold bool, l, r any) (bool, error) {
 		c := compare(l, r, fold)
 		return map[string]bool{"gt": c > 0, "ge": c >= 0, "lt": c < 0, "le": c <= 0}[op], nil
 	case "like", "notlike":
-		return Wildcard(ToStr(r), ToStr(l), fold) == (op == "like"), nil
+		return Wildcard(values.ToStr(r), values.ToStr(l), fold) == (op == "like"), nil
 	case "match", "notmatch":
-		re, err := compileRegex(ToStr(r), fold)
+		re, err := compileRegex(values.ToStr(r), fold)
 		if err != nil {
 			return false, err
 		}
-		m := re.FindStringSubmatch(ToStr(l))
+		m := re.FindStringSubmatch(values.ToStr(l))
 		if m != nil {
-			h := NewHashtable()
+			h := values.NewHashtable()
 			for k, s := range m {
 				h.Set(strconv.Itoa(k), s)
 			}
@@ -249,8 +250,8 @@ func equal(l, r any, fold bool) bool {
 func compare(l, r any, fold bool) int {
 	switch l.(type) {
 	case int, float64:
-		if b, ok := toNumber(r); ok {
-			x, y := toFloat(l), toFloat(b)
+		if b, ok := values.ToNumber(r); ok {
+			x, y := values.ToFloat(l), values.ToFloat(b)
 			switch {
 			case x < y:
 				return -1
@@ -260,14 +261,14 @@ func compare(l, r any, fold bool) int {
 			return 0
 		}
 	case bool:
-		a, b := lang.Btoi(ToBool(l)), lang.Btoi(ToBool(r))
+		a, b := lang.Btoi(values.ToBool(l)), lang.Btoi(values.ToBool(r))
 		return a - b
 	case time.Time:
 		if t, ok := r.(time.Time); ok {
 			return l.(time.Time).Compare(t)
 		}
 	}
-	a, b := ToStr(l), ToStr(r)
+	a, b := values.ToStr(l), values.ToStr(r)
 	if fold {
 		a, b = strings.ToLower(a), strings.ToLower(b)
 	}

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 func compileRegex(pattern string, fold bool) (*regexp.Regexp, error) {
@@ -19,13 +21,13 @@ func compileRegex(pattern string, fold bool) (*regexp.Regexp, error) {
 }
 
 func replaceOp(l, r any, fold bool) (any, error) {
-	args := ToList(r)
+	args := values.ToList(r)
 	pattern, repl := "", ""
 	if len(args) > 0 {
-		pattern = ToStr(args[0])
+		pattern = values.ToStr(args[0])
 	}
 	if len(args) > 1 {
-		repl = ToStr(args[1])
+		repl = values.ToStr(args[1])
 	}
 	re, err := compileRegex(pattern, fold)
 	if err != nil {
@@ -35,11 +37,11 @@ func replaceOp(l, r any, fold bool) (any, error) {
 	if list, ok := l.([]any); ok {
 		out := make([]any, len(list))
 		for k, e := range list {
-			out[k] = re.ReplaceAllString(ToStr(e), repl)
+			out[k] = re.ReplaceAllString(values.ToStr(e), repl)
 		}
 		return out, nil
 	}
-	return re.ReplaceAllString(ToStr(l), repl), nil
+	return re.ReplaceAllString(values.ToStr(l), repl), nil
 }
 
 func splitString(s, pattern string, fold bool) (any, error) {
@@ -58,7 +60,7 @@ func splitString(s, pattern string, fold bool) (any, error) {
 func joinValues(list []any, sep string) string {
 	parts := make([]string, len(list))
 	for k, e := range list {
-		parts[k] = ToStr(e)
+		parts[k] = values.ToStr(e)
 	}
 	return strings.Join(parts, sep)
 }
@@ -72,7 +74,7 @@ func formatOp(f string, args []any) string {
 		if n >= len(args) {
 			return m
 		}
-		s := ToStr(args[n])
+		s := values.ToStr(args[n])
 		if sub[3] != "" {
 			s = formatSpec(args[n], sub[3][1:])
 		}
@@ -90,7 +92,7 @@ func formatOp(f string, args []any) string {
 
 func formatSpec(v any, spec string) string {
 	if len(spec) == 0 {
-		return ToStr(v)
+		return values.ToStr(v)
 	}
 	digits, err := strconv.Atoi(spec[1:])
 	if err != nil {
@@ -98,21 +100,21 @@ func formatSpec(v any, spec string) string {
 	}
 	switch strings.ToUpper(spec[:1]) {
 	case "N":
-		return strconv.FormatFloat(toFloat(numberOr0(v)), 'f', digits, 64)
+		return strconv.FormatFloat(values.ToFloat(numberOr0(v)), 'f', digits, 64)
 	case "F":
-		return strconv.FormatFloat(toFloat(numberOr0(v)), 'f', digits, 64)
+		return strconv.FormatFloat(values.ToFloat(numberOr0(v)), 'f', digits, 64)
 	case "D":
-		n, _ := ToInt(v)
+		n, _ := values.ToInt(v)
 		return fmt.Sprintf("%0*d", digits, n)
 	case "X":
-		n, _ := ToInt(v)
+		n, _ := values.ToInt(v)
 		return fmt.Sprintf("%X", n)
 	}
-	return ToStr(v)
+	return values.ToStr(v)
 }
 
 func numberOr0(v any) any {
-	n, ok := toNumber(v)
+	n, ok := values.ToNumber(v)
 	if !ok {
 		return 0
 	}

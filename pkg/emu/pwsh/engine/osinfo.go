@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 // What PowerShell reads of the OS, all from the container's Sys.OS (the
@@ -20,10 +22,10 @@ func init() {
 
 // osVersion is [Environment]::OSVersion: .NET gives the version without
 // the UBR.
-func (i *Interp) osVersion() *Object {
+func (i *Interp) osVersion() *values.Object {
 	os := i.Sys.OS
-	v := NewRecord("System.Version", os.NTVersion(), "Major", os.Major, "Minor", os.Minor, "Build", os.Build, "Revision", 0)
-	return NewObject("System.OperatingSystem", "Platform", "Win32NT", "ServicePack", "", "Version", v,
+	v := values.NewRecord("System.Version", os.NTVersion(), "Major", os.Major, "Minor", os.Minor, "Build", os.Build, "Revision", 0)
+	return values.NewObject("System.OperatingSystem", "Platform", "Win32NT", "ServicePack", "", "Version", v,
 		"VersionString", "Microsoft Windows NT "+os.NTVersion())
 }
 
@@ -33,7 +35,7 @@ const currentVersionKey = `HKEY_LOCAL_MACHINE\SOFTWARE\Microsoft\Windows NT\Curr
 // registryKey reads the one registry key the emulation has, named as a
 // PowerShell path (HKLM:\..., Registry::HKEY_LOCAL_MACHINE\...); ok is
 // false for any other path.
-func (i *Interp) registryKey(path string) (*Object, bool) {
+func (i *Interp) registryKey(path string) (*values.Object, bool) {
 	p := strings.TrimRight(path, `\`)
 	lower := strings.ToLower(p)
 	lower = strings.TrimPrefix(lower, "microsoft.powershell.core\\")
@@ -43,7 +45,7 @@ func (i *Interp) registryKey(path string) (*Object, bool) {
 		return nil, false
 	}
 	os := i.Sys.OS
-	o := NewObject("System.Management.Automation.PSCustomObject", "SystemRoot", `C:\Windows`, "BuildBranch", "",
+	o := values.NewObject("System.Management.Automation.PSCustomObject", "SystemRoot", `C:\Windows`, "BuildBranch", "",
 		"CurrentBuild", strconv.Itoa(os.Build), "CurrentBuildNumber", strconv.Itoa(os.Build),
 		"CurrentMajorVersionNumber", os.Major, "CurrentMinorVersionNumber", os.Minor, "CurrentType", "Multiprocessor Free",
 		"CurrentVersion", "6.3", "EditionID", os.EditionID, "InstallationType", "Server Core", "ProductName", os.ProductName,
@@ -61,7 +63,7 @@ func (i *Interp) registryKey(path string) (*Object, bool) {
 
 func getItemProperty(_ context.Context, c *Call) error {
 	for _, path := range c.Items("Path") {
-		key, err := c.key(ToStr(path))
+		key, err := c.key(values.ToStr(path))
 		if err != nil {
 			return err
 		} else if key == nil {
@@ -72,11 +74,11 @@ func getItemProperty(_ context.Context, c *Call) error {
 			c.Emit(key)
 			continue
 		}
-		o := NewObject(key.typeName)
+		o := values.NewObject(key.TypeName)
 		for _, name := range append(names, "PSPath", "PSParentPath", "PSChildName", "PSDrive", "PSProvider") {
 			if v, ok := key.Get(name); ok {
 				o.Set(canonicalName(key, name), v)
-			} else if err := c.noProperty(name, ToStr(path)); err != nil {
+			} else if err := c.noProperty(name, values.ToStr(path)); err != nil {
 				return err
 			}
 		}
@@ -87,7 +89,7 @@ func getItemProperty(_ context.Context, c *Call) error {
 
 func getItemPropertyValue(_ context.Context, c *Call) error {
 	for _, path := range c.Items("Path") {
-		key, err := c.key(ToStr(path))
+		key, err := c.key(values.ToStr(path))
 		if err != nil {
 			return err
 		} else if key == nil {
@@ -96,7 +98,7 @@ func getItemPropertyValue(_ context.Context, c *Call) error {
 		for _, name := range c.names() {
 			if v, ok := key.Get(name); ok {
 				c.Emit(v)
-			} else if err := c.noProperty(name, ToStr(path)); err != nil {
+			} else if err := c.noProperty(name, values.ToStr(path)); err != nil {
 				return err
 			}
 		}
@@ -106,7 +108,7 @@ func getItemPropertyValue(_ context.Context, c *Call) error {
 
 // key is the registry key a path names; a file path is not emulated, a
 // missing key is PathNotFound.
-func (c *Call) key(path string) (*Object, error) {
+func (c *Call) key(path string) (*values.Object, error) {
 	if pp, ok := c.I.providerPath(path); ok && pp.drv != nil && pp.drv.provider == "Registry" {
 		path = pp.drv.name + `:\` + pp.rest // relative to a location on HKLM:
 	}
@@ -116,13 +118,13 @@ func (c *Call) key(path string) (*Object, error) {
 	if l := strings.ToLower(path); strings.HasPrefix(l, "hk") || strings.HasPrefix(l, "registry::") {
 		return nil, c.notFound(path) // nil when the error is silenced
 	}
-	return nil, &NotEmulatedError{c.Cl.Name + " " + path}
+	return nil, &values.NotEmulatedError{What: c.Cl.Name + " " + path}
 }
 
 func (c *Call) names() []string {
 	var out []string
-	for _, v := range ToList(c.Get("Name")) {
-		out = append(out, ToStr(v))
+	for _, v := range values.ToList(c.Get("Name")) {
+		out = append(out, values.ToStr(v))
 	}
 	return out
 }
@@ -141,8 +143,8 @@ func registryPath(path string) string {
 }
 
 // canonicalName is a property's name as the object spells it.
-func canonicalName(o *Object, name string) string {
-	for _, n := range o.names {
+func canonicalName(o *values.Object, name string) string {
+	for _, n := range o.Names {
 		if strings.EqualFold(n, name) {
 			return n
 		}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 // runPipeline runs the elements of a pipeline in turn, each taking the
@@ -45,16 +46,16 @@ func (i *Interp) runElement(ctx context.Context, el *lang.Element, input []any, 
 	if el.Expr != nil {
 		v, err := i.eval(ctx, el.Expr)
 		if err != nil {
-			if re, ok := err.(*runtimeError); ok && re.rec.src == nil {
-				re.rec.src, re.rec.pos, re.rec.end = i.src, pl.Pos, pl.End
+			if re, ok := err.(*values.RuntimeError); ok && re.Rec.Src == nil {
+				re.Rec.Src, re.Rec.Pos, re.Rec.End = i.src, pl.Pos, pl.End
 			}
 			return err
 		}
-		if _, isHash := v.(*hashtable); isHash {
+		if _, isHash := v.(*values.Hashtable); isHash {
 			emit(v)
 			return nil
 		}
-		for _, item := range ToList(v) {
+		for _, item := range values.ToList(v) {
 			emit(item)
 		}
 		return nil
@@ -81,7 +82,7 @@ func (i *Interp) withRedirects(ctx context.Context, rs []lang.Redirect, sink fun
 		if strings.HasPrefix(op, ">&") { // 2>&1: errors join the output
 			if stream == "2" || stream == "*" {
 				o := out
-				i.errOut = func(rec *errorRecord) { o(rec) }
+				i.errOut = func(rec *values.ErrorRecord) { o(rec) }
 			}
 			continue
 		}
@@ -93,7 +94,7 @@ func (i *Interp) withRedirects(ctx context.Context, rs []lang.Redirect, sink fun
 		if target == nil {
 			w = func(any) {}
 		} else {
-			path := i.Abs(ToStr(target))
+			path := i.Abs(values.ToStr(target))
 			var buf []any
 			w = func(v any) { buf = append(buf, v) }
 			appendTo := op == ">>"
@@ -103,10 +104,10 @@ func (i *Interp) withRedirects(ctx context.Context, rs []lang.Redirect, sink fun
 		case "1":
 			out = w
 		case "2":
-			i.errOut = func(rec *errorRecord) { w(rec) }
+			i.errOut = func(rec *values.ErrorRecord) { w(rec) }
 		case "*":
 			out = w
-			i.errOut = func(rec *errorRecord) { w(rec) }
+			i.errOut = func(rec *values.ErrorRecord) { w(rec) }
 			i.HostOut = io.Discard
 		case "6":
 			i.HostOut = io.Discard
@@ -126,7 +127,7 @@ func (i *Interp) withRedirects(ctx context.Context, rs []lang.Redirect, sink fun
 func (i *Interp) outFile(path string, vals []any, appendTo bool, encoding string) error {
 	var b bytes.Buffer
 	f := i.newFormatter(&b)
-	f.errWriter = func(rec *errorRecord) { rec.Write(&b, i.Pwsh7) }
+	f.errWriter = func(rec *values.ErrorRecord) { rec.Write(&b, i.Pwsh7) }
 	for _, v := range vals {
 		f.Write(v)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 // PowerShell's providers beside the FileSystem: the drives Get-PSDrive
@@ -129,7 +131,7 @@ func init() {
 	Register("Get-PSProvider", "", getPSProvider, P("PSProvider", 0))
 	cl := cmdlets["get-location"]
 	cl.run = func(_ context.Context, c *Call) error {
-		c.Emit(NewObject("System.Management.Automation.PathInfo", "Path", c.I.location()))
+		c.Emit(values.NewObject("System.Management.Automation.PathInfo", "Path", c.I.location()))
 		return nil
 	}
 }
@@ -147,7 +149,7 @@ func (c *Call) dispatch(ctx context.Context, fsRun func(context.Context, *Call) 
 	}
 	var fsNames []any
 	for _, n := range names {
-		pp, ok := c.I.providerPath(ToStr(n))
+		pp, ok := c.I.providerPath(values.ToStr(n))
 		if !ok {
 			fsNames = append(fsNames, n)
 			continue
@@ -167,14 +169,14 @@ func (c *Call) dispatch(ctx context.Context, fsRun func(context.Context, *Call) 
 		return nil
 	}
 	if len(names) > 0 {
-		c.named["path"] = fromList(fsNames)
+		c.named["path"] = values.FromList(fsNames)
 	}
 	return fsRun(ctx, c)
 }
 
 // providerItems are what a drive holds, as its provider returns them.
-func (i *Interp) providerItems(d *drive) ([]*Object, bool) {
-	var out []*Object
+func (i *Interp) providerItems(d *drive) ([]*values.Object, bool) {
+	var out []*values.Object
 	switch d.provider {
 	case "Environment":
 		for _, kv := range i.env {
@@ -214,12 +216,12 @@ func (i *Interp) providerItems(d *drive) ([]*Object, bool) {
 	// SessionStateProviderBase and the Environment provider sort by name,
 	// ignoring case.
 	sort.SliceStable(out, func(a, b int) bool {
-		return strings.ToLower(ToStr(property(out[a], "Name"))) < strings.ToLower(ToStr(property(out[b], "Name")))
+		return strings.ToLower(values.ToStr(property(out[a], "Name"))) < strings.ToLower(values.ToStr(property(out[b], "Name")))
 	})
 	return out, true
 }
 
-func withPS(o *Object, d *drive, name string) *Object {
+func withPS(o *values.Object, d *drive, name string) *values.Object {
 	prov := providerModule[d.provider] + `\` + d.provider
 	o.Set("PSPath", prov+"::"+name)
 	o.Set("PSDrive", d.name)
@@ -228,39 +230,39 @@ func withPS(o *Object, d *drive, name string) *Object {
 	return o
 }
 
-func (i *Interp) envEntry(name, value string) *Object {
-	return withPS(NewObject(dictEntryType, "Name", name, "Key", name, "Value", value), findDrive("Env"), name)
+func (i *Interp) envEntry(name, value string) *values.Object {
+	return withPS(values.NewObject(dictEntryType, "Name", name, "Key", name, "Value", value), findDrive("Env"), name)
 }
 
-func variableItem(name string, v any) *Object {
-	return withPS(NewObject(psVariableType, "Name", name, "Value", v, "Description", "", "Options", "None"), findDrive("Variable"), name)
+func variableItem(name string, v any) *values.Object {
+	return withPS(values.NewObject(psVariableType, "Name", name, "Value", v, "Description", "", "Options", "None"), findDrive("Variable"), name)
 }
 
-func functionItem(name string) *Object {
-	return withPS(NewObject(functionType, "CommandType", "Function", "Name", name, "Version", "", "Source", ""), findDrive("Function"), name)
+func functionItem(name string) *values.Object {
+	return withPS(values.NewObject(functionType, "CommandType", "Function", "Name", name, "Version", "", "Source", ""), findDrive("Function"), name)
 }
 
-func aliasItem(alias string) *Object {
+func aliasItem(alias string) *values.Object {
 	target := cmdlets[aliases[alias]].Name
-	return withPS(NewObject(aliasType, "CommandType", "Alias", "Name", alias+" -> "+target, "Version", "", "Source", "",
+	return withPS(values.NewObject(aliasType, "CommandType", "Alias", "Name", alias+" -> "+target, "Version", "", "Source", "",
 		"DisplayName", alias+" -> "+target, "Definition", target, "ReferencedCommand", target), findDrive("Alias"), alias)
 }
 
 // Lookup finds the items a provider path names: the drive's items for
 // its root, or those whose name matches the path (a wildcard allowed).
-func (c *Call) Lookup(pp provPath) ([]*Object, error) {
+func (c *Call) Lookup(pp provPath) ([]*values.Object, error) {
 	items, ok := c.I.providerItems(pp.drv)
 	if !ok {
-		return nil, &NotEmulatedError{c.Cl.Name + " on the " + pp.drv.name + ": drive"}
+		return nil, &values.NotEmulatedError{What: c.Cl.Name + " on the " + pp.drv.name + ": drive"}
 	}
 	if pp.rest == "" {
 		return items, nil
 	}
-	var out []*Object
+	var out []*values.Object
 	for _, it := range items {
-		key := ToStr(property(it, "Name"))
+		key := values.ToStr(property(it, "Name"))
 		if pp.drv.provider == "Alias" {
-			key = ToStr(property(it, "PSPath"))
+			key = values.ToStr(property(it, "PSPath"))
 			key = key[strings.Index(key, "::")+2:]
 		}
 		if strings.EqualFold(key, pp.rest) || strings.ContainsAny(pp.rest, "*?[") && Wildcard(pp.rest, key, true) {
@@ -290,7 +292,7 @@ func registryHas(pp provPath) bool {
 
 func provGetChildItem(_ context.Context, c *Call, pp provPath, _ any) error {
 	if c.registry(pp) || pp.drv.provider != "Environment" && pp.drv.provider != "Variable" && pp.drv.provider != "Function" && pp.drv.provider != "Alias" {
-		return &NotEmulatedError{"Get-ChildItem on the " + pp.drv.name + ": drive"}
+		return &values.NotEmulatedError{What: "Get-ChildItem on the " + pp.drv.name + ": drive"}
 	}
 	items, err := c.Lookup(pp)
 	if err != nil {
@@ -301,7 +303,7 @@ func provGetChildItem(_ context.Context, c *Call, pp provPath, _ any) error {
 	}
 	for _, it := range items {
 		if c.Flag("Name") {
-			c.Emit(ToStr(property(it, "PSPath"))[strings.Index(ToStr(property(it, "PSPath")), "::")+2:])
+			c.Emit(values.ToStr(property(it, "PSPath"))[strings.Index(values.ToStr(property(it, "PSPath")), "::")+2:])
 		} else {
 			c.Emit(it)
 		}
@@ -311,10 +313,10 @@ func provGetChildItem(_ context.Context, c *Call, pp provPath, _ any) error {
 
 func provGetItem(_ context.Context, c *Call, pp provPath, _ any) error {
 	if c.registry(pp) || pp.drv.provider == "Certificate" || pp.drv.provider == "WSMan" {
-		return &NotEmulatedError{"Get-Item on the " + pp.drv.name + ": drive"}
+		return &values.NotEmulatedError{What: "Get-Item on the " + pp.drv.name + ": drive"}
 	}
 	if pp.rest == "" { // the drive's root is a container
-		return &NotEmulatedError{"Get-Item of the " + pp.drv.name + ": drive's root"}
+		return &values.NotEmulatedError{What: "Get-Item of the " + pp.drv.name + ": drive's root"}
 	}
 	items, err := c.Lookup(pp)
 	if err != nil {
@@ -335,7 +337,7 @@ func provTestPath(_ context.Context, c *Call, pp provPath, _ any) error {
 		return nil
 	}
 	if _, ok := c.I.providerItems(pp.drv); !ok {
-		return &NotEmulatedError{"Test-Path on the " + pp.drv.name + ": drive"}
+		return &values.NotEmulatedError{What: "Test-Path on the " + pp.drv.name + ": drive"}
 	}
 	if pp.rest == "" {
 		c.Emit(!strings.EqualFold(c.Str("PathType"), "Leaf"))
@@ -352,7 +354,7 @@ func provTestPath(_ context.Context, c *Call, pp provPath, _ any) error {
 // provGetContent is Get-Content of an item: its value.
 func provGetContent(_ context.Context, c *Call, pp provPath, _ any) error {
 	if pp.drv.provider != "Environment" && pp.drv.provider != "Variable" {
-		return &NotEmulatedError{"Get-Content on the " + pp.drv.name + ": drive"}
+		return &values.NotEmulatedError{What: "Get-Content on the " + pp.drv.name + ": drive"}
 	}
 	items, err := c.Lookup(pp)
 	if err != nil {
@@ -371,14 +373,14 @@ func provGetContent(_ context.Context, c *Call, pp provPath, _ any) error {
 // Remove-Item change: a variable of the environment or the session.
 func (c *Call) settable(pp provPath) error {
 	if pp.drv.provider != "Environment" && pp.drv.provider != "Variable" {
-		return &NotEmulatedError{c.Cl.Name + " on the " + pp.drv.name + ": drive"}
+		return &values.NotEmulatedError{What: c.Cl.Name + " on the " + pp.drv.name + ": drive"}
 	}
 	return nil
 }
 
 func (c *Call) setValue(pp provPath, name string, v any) error {
 	if pp.drv.provider == "Environment" {
-		c.I.setenv(name, ToStr(v))
+		c.I.setenv(name, values.ToStr(v))
 		return nil
 	}
 	return c.I.setVar(name, v)
@@ -386,10 +388,10 @@ func (c *Call) setValue(pp provPath, name string, v any) error {
 
 func setItem(ctx context.Context, c *Call) error {
 	for _, n := range c.Items("Path") {
-		pp, ok := c.I.providerPath(ToStr(n))
+		pp, ok := c.I.providerPath(values.ToStr(n))
 		switch {
 		case !ok:
-			return &NotEmulatedError{"Set-Item on the FileSystem"}
+			return &values.NotEmulatedError{What: "Set-Item on the FileSystem"}
 		case pp.bad != "":
 			if err := c.Fail("Cannot find drive. A drive with the name '"+pp.bad+"' does not exist.", "ObjectNotFound", pp.bad,
 				"DriveNotFoundException", "DriveNotFound"); err != nil {
@@ -423,7 +425,7 @@ func provNewItem(_ context.Context, c *Call, pp provPath, _ any) error {
 	}
 	sub := provPath{drv: pp.drv, rest: name}
 	if found, _ := c.Lookup(sub); len(found) > 0 && !c.Flag("Force") {
-		return &NotEmulatedError{"New-Item of an existing " + pp.drv.name + ": item"}
+		return &values.NotEmulatedError{What: "New-Item of an existing " + pp.drv.name + ": item"}
 	}
 	if err := c.setValue(sub, name, c.Get("Value")); err != nil {
 		return err
@@ -447,7 +449,7 @@ func provRemoveItem(_ context.Context, c *Call, pp provPath, _ any) error {
 		return c.missing(pp)
 	}
 	for _, it := range items {
-		name := ToStr(property(it, "Name"))
+		name := values.ToStr(property(it, "Name"))
 		if pp.drv.provider == "Environment" {
 			c.I.setenv(name, "")
 		} else {
@@ -466,7 +468,7 @@ func provSetLocation(_ context.Context, c *Call, pp provPath, _ any) error {
 			return c.missing(provPath{drv: pp.drv, rest: pp.drv.name + `:\` + pp.rest})
 		}
 	case pp.drv.provider == "Certificate" || pp.drv.provider == "WSMan":
-		return &NotEmulatedError{"Set-Location to the " + pp.drv.name + ": drive"}
+		return &values.NotEmulatedError{What: "Set-Location to the " + pp.drv.name + ": drive"}
 	case pp.rest != "":
 		// Env:, Variable:, Function: and Alias: have no containers below the root.
 		return c.missing(provPath{drv: pp.drv, rest: pp.drv.name + `:\` + pp.rest})
@@ -480,8 +482,8 @@ func provSetLocation(_ context.Context, c *Call, pp provPath, _ any) error {
 
 func getPSDrive(_ context.Context, c *Call) error {
 	var names []string
-	for _, n := range ToList(c.Get("Name")) {
-		names = append(names, ToStr(n))
+	for _, n := range values.ToList(c.Get("Name")) {
+		names = append(names, values.ToStr(n))
 	}
 	prov := c.Str("PSProvider")
 	for _, n := range names {
@@ -512,7 +514,7 @@ func getPSDrive(_ context.Context, c *Call) error {
 	return nil
 }
 
-func (i *Interp) driveInfo(d *drive) *Object {
+func (i *Interp) driveInfo(d *drive) *values.Object {
 	cur := ""
 	switch {
 	case d.name == "C":
@@ -520,7 +522,7 @@ func (i *Interp) driveInfo(d *drive) *Object {
 	case i.loc != "" && strings.HasPrefix(strings.ToLower(i.loc), strings.ToLower(d.name)+":"):
 		cur = strings.TrimLeft(i.loc[len(d.name)+1:], `\`)
 	}
-	return NewObject(psDriveType, "Name", d.name, "Used", nil, "Free", nil, "Provider", d.provider, "Root", d.root,
+	return values.NewObject(psDriveType, "Name", d.name, "Used", nil, "Free", nil, "Provider", d.provider, "Root", d.root,
 		"CurrentLocation", cur, "Description", "")
 }
 
@@ -537,7 +539,7 @@ func getPSProvider(_ context.Context, c *Call) error {
 				ds = append(ds, dr.name)
 			}
 		}
-		c.Emit(NewObject("System.Management.Automation.ProviderInfo", "Name", d, "Capabilities", providerCaps[d],
+		c.Emit(values.NewObject("System.Management.Automation.ProviderInfo", "Name", d, "Capabilities", providerCaps[d],
 			"Drives", "{"+strings.Join(ds, ", ")+"}"))
 	}
 	return nil
@@ -552,11 +554,11 @@ var providerCaps = map[string]string{
 
 // providerRow formats the provider items and drives as Out-Default
 // does; it reports false for other objects.
-func (f *formatter) providerRow(o *Object) bool {
-	switch o.typeName {
+func (f *formatter) providerRow(o *values.Object) bool {
+	switch o.TypeName {
 	case dictEntryType, psVariableType:
 		kind := "dict"
-		if o.typeName == psVariableType {
+		if o.TypeName == psVariableType {
 			kind = "variable"
 		}
 		if f.kind != kind {
@@ -566,11 +568,11 @@ func (f *formatter) providerRow(o *Object) bool {
 			f.line(fmt.Sprintf("%-30s %s", "Name", "Value"))
 			f.line(fmt.Sprintf("%-30s %s", "----", "-----"))
 		}
-		name := ToStr(property(o, "Name"))
+		name := values.ToStr(property(o, "Name"))
 		if len(name) > 30 {
 			name = name[:27] + "..."
 		}
-		f.line(strings.TrimRight(fmt.Sprintf("%-30s %s", name, ToStr(property(o, "Value"))), " "))
+		f.line(strings.TrimRight(fmt.Sprintf("%-30s %s", name, values.ToStr(property(o, "Value"))), " "))
 	case functionType, aliasType:
 		f.tableRow("command", o, []column{{"CommandType", 15, false}, {"Name", 50, false}, {"Version", 10, false}, {"Source", 0, false}})
 	case psDriveType:

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 // RunCommand runs -Command text: the exit code is that of exit, else 0
@@ -36,7 +37,7 @@ func (i *Interp) RunFile(ctx context.Context, name string, args []string) int {
 	path := i.Abs(name)
 	b, err := i.readFile(path)
 	if err != nil {
-		fmt.Fprintf(i.p.Stderr, "The argument '%s' to the -File parameter does not exist. Provide the path to an existing '.ps1' file as an argument to the -File parameter.%s", name, NL)
+		fmt.Fprintf(i.p.Stderr, "The argument '%s' to the -File parameter does not exist. Provide the path to an existing '.ps1' file as an argument to the -File parameter.%s", name, values.NL)
 		return 64
 	}
 	text := decodeText(b)
@@ -58,9 +59,9 @@ func (i *Interp) RunFile(ctx context.Context, name string, args []string) int {
 }
 
 func (i *Interp) reportNotEmulated(err error) bool {
-	var ne *NotEmulatedError
+	var ne *values.NotEmulatedError
 	if errors.As(err, &ne) {
-		fmt.Fprintf(i.p.Stderr, "winkube: %s%s", ne.Error(), NL)
+		fmt.Fprintf(i.p.Stderr, "winkube: %s%s", ne.Error(), values.NL)
 		return true
 	}
 	return err != nil
@@ -68,11 +69,11 @@ func (i *Interp) reportNotEmulated(err error) bool {
 
 // parseError reports a script that does not parse; nothing of it runs.
 func (i *Interp) parseError(err error, text string) int {
-	var re *runtimeError
+	var re *values.RuntimeError
 	if errors.As(i.parseFailure(err, text), &re) {
-		re.rec.cmdName = ""
-		re.rec.reason = "ParseException"
-		i.errOut(re.rec)
+		re.Rec.CmdName = ""
+		re.Rec.Reason = "ParseException"
+		i.errOut(re.Rec)
 		return 1
 	}
 	i.reportNotEmulated(i.parseFailure(err, text))
@@ -83,9 +84,9 @@ func (i *Interp) parseError(err error, text string) int {
 func (i *Interp) Interact(ctx context.Context, noLogo bool) int {
 	if i.p.TTY && !noLogo {
 		if i.Pwsh7 {
-			fmt.Fprintf(i.out, "PowerShell %s%s", pwsh7Version, NL)
+			fmt.Fprintf(i.out, "PowerShell %s%s", pwsh7Version, values.NL)
 		} else {
-			fmt.Fprintf(i.out, "Windows PowerShell%sCopyright (C) Microsoft Corporation. All rights reserved.%s%sInstall the latest PowerShell for new features and improvements! https://aka.ms/PSWindows%s%s", NL, NL, NL, NL, NL)
+			fmt.Fprintf(i.out, "Windows PowerShell%sCopyright (C) Microsoft Corporation. All rights reserved.%s%sInstall the latest PowerShell for new features and improvements! https://aka.ms/PSWindows%s%s", values.NL, values.NL, values.NL, values.NL, values.NL)
 		}
 	}
 	r := bufio.NewReader(i.p.Stdin)

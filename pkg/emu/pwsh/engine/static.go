@@ -9,6 +9,8 @@ import (
 	"net"
 	"os"
 	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 // canonicalType is a type name without System. and in lower case.
@@ -22,7 +24,7 @@ func (i *Interp) staticProperty(typ, name string) (any, error) {
 	case "environment::machinename":
 		return strings.ToUpper(i.Sys.Hostname), nil
 	case "environment::newline":
-		return NL, nil
+		return values.NL, nil
 	case "environment::username":
 		return i.Sys.User.Account, nil
 	case "environment::currentdirectory":
@@ -49,21 +51,21 @@ func (i *Interp) staticProperty(typ, name string) (any, error) {
 			return e, nil
 		}
 	}
-	return nil, &NotEmulatedError{"[" + typ + "]::" + name}
+	return nil, &values.NotEmulatedError{What: "[" + typ + "]::" + name}
 }
 
 func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any) (any, error) {
 	t := canonicalType(typ)
 	arg := func(k int) string {
 		if k < len(args) {
-			return ToStr(args[k])
+			return values.ToStr(args[k])
 		}
 		return ""
 	}
 	num := func(k int) float64 {
 		if k < len(args) {
-			n, _ := toNumber(args[k])
-			return toFloat(n)
+			n, _ := values.ToNumber(args[k])
+			return values.ToFloat(n)
 		}
 		return 0
 	}
@@ -78,10 +80,10 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 		if strings.EqualFold(arg(0), "us-ascii") {
 			return Encodings["ascii"], nil
 		}
-		return nil, &NotEmulatedError{"the encoding " + arg(0)}
+		return nil, &values.NotEmulatedError{What: "the encoding " + arg(0)}
 	case "environment::getenvironmentvariable":
 		if len(args) > 1 && !strings.EqualFold(arg(1), "Process") {
-			return nil, &NotEmulatedError{"[Environment]::GetEnvironmentVariable with target " + arg(1)}
+			return nil, &values.NotEmulatedError{What: "[Environment]::GetEnvironmentVariable with target " + arg(1)}
 		}
 		v, ok := i.getenv(arg(0))
 		if !ok {
@@ -90,13 +92,13 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 		return v, nil
 	case "environment::setenvironmentvariable":
 		if len(args) > 2 && !strings.EqualFold(arg(2), "Process") {
-			return nil, &NotEmulatedError{"[Environment]::SetEnvironmentVariable with target " + arg(2)}
+			return nil, &values.NotEmulatedError{What: "[Environment]::SetEnvironmentVariable with target " + arg(2)}
 		}
 		i.setenv(arg(0), arg(1))
 		return nil, nil
 	case "environment::exit":
-		n, _ := ToInt(args[0])
-		return nil, exitFlow{n}
+		n, _ := values.ToInt(args[0])
+		return nil, values.ExitFlow{Code: n}
 	case "net.dns::gethostname":
 		return i.Sys.Hostname, nil
 	case "net.dns::gethostaddresses", "net.dns::resolve", "net.dns::gethostentry":
@@ -106,9 +108,9 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 		}
 		out := make([]any, len(addrs))
 		for k, a := range addrs {
-			out[k] = NewObject("System.Net.IPAddress", "IPAddressToString", a, "AddressFamily", "InterNetwork")
+			out[k] = values.NewObject("System.Net.IPAddress", "IPAddressToString", a, "AddressFamily", "InterNetwork")
 		}
-		return fromList(out), nil
+		return values.FromList(out), nil
 	case "math::round":
 		return math.RoundToEven(num(0)), nil
 	case "math::floor":
@@ -176,13 +178,13 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 			return v, err
 		}
 	}
-	return nil, &NotEmulatedError{"[" + typ + "]::" + name + "()"}
+	return nil, &values.NotEmulatedError{What: "[" + typ + "]::" + name + "()"}
 }
 
 func flatten(args []any) []any {
 	var out []any
 	for _, a := range args {
-		out = append(out, ToList(a)...)
+		out = append(out, values.ToList(a)...)
 	}
 	return out
 }
@@ -190,7 +192,7 @@ func flatten(args []any) []any {
 func BytesOf(args []any) []byte {
 	var b []byte
 	for _, a := range flatten(args) {
-		n, _ := ToInt(a)
+		n, _ := values.ToInt(a)
 		b = append(b, byte(n))
 	}
 	return b

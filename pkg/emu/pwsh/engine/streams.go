@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 // stream is a System.IO.Stream the interpreter can read or write: a
 // request's InputStream, a response's OutputStream.
 type stream interface {
-	NetObject
+	values.NetObject
 	Read(b []byte) (int, error) // io.Reader's contract
 	Write(b []byte) error
 	Close() error
@@ -75,13 +77,13 @@ func StreamMethod(s stream, name string, args []any) (any, bool, error) {
 // bufferArgs checks (byte[] buffer, int offset, int count) as .NET does.
 func bufferArgs(args []any) ([]byte, int, int, error) {
 	if args[0] == nil {
-		return nil, 0, 0, Exception("ArgumentNullException", "Value cannot be null.%s", ParamName("buffer"))
+		return nil, 0, 0, values.Exception("ArgumentNullException", "Value cannot be null.%s", values.ParamName("buffer"))
 	}
 	b := BytesOf(args[:1])
-	off, _ := ToInt(args[1])
-	n, _ := ToInt(args[2])
+	off, _ := values.ToInt(args[1])
+	n, _ := values.ToInt(args[2])
 	if off < 0 || n < 0 || off+n > len(b) {
-		return nil, 0, 0, Exception("ArgumentOutOfRangeException", "Specified argument was out of the range of valid values.%s", ParamName("size"))
+		return nil, 0, 0, values.Exception("ArgumentOutOfRangeException", "Specified argument was out of the range of valid values.%s", values.ParamName("size"))
 	}
 	return b, off, n, nil
 }
@@ -104,13 +106,13 @@ func readAll(s stream) ([]byte, error) {
 // overloadError is PowerShell's answer to a .NET method called with an
 // argument count it has no overload for.
 func overloadError(method string, n int) error {
-	return &runtimeError{rec: &errorRecord{msg: fmt.Sprintf("Cannot find an overload for %q and the argument count: \"%d\".", method, n),
-		category: "NotSpecified", reason: "MethodException", fqid: "MethodCountCouldNotFindBest"}}
+	return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: fmt.Sprintf("Cannot find an overload for %q and the argument count: \"%d\".", method, n),
+		Category: "NotSpecified", Reason: "MethodException", Fqid: "MethodCountCouldNotFindBest"}}
 }
 
 // MemStream is a read-only stream over bytes in memory (a request body).
 type MemStream struct {
-	Dotnet
+	values.Dotnet
 	Data []byte
 	pos  int
 }
@@ -125,7 +127,7 @@ func (s *MemStream) Read(b []byte) (int, error) {
 }
 
 func (s *MemStream) Write([]byte) error {
-	return Exception("NotSupportedException", "The stream does not support writing.")
+	return values.Exception("NotSupportedException", "The stream does not support writing.")
 }
 func (s *MemStream) Close() error { return nil }
 
@@ -149,7 +151,7 @@ func (s *MemStream) CallMethod(_ context.Context, name string, args []any) (any,
 
 // streamReader is System.IO.StreamReader over a stream.
 type streamReader struct {
-	Dotnet
+	values.Dotnet
 	s    stream
 	enc  *encoding
 	text []rune // decoded and not yet read; read fills it at once
@@ -157,7 +159,7 @@ type streamReader struct {
 }
 
 func newStreamReader(s stream, enc *encoding) *streamReader {
-	return &streamReader{Dotnet: Dotnet{"System.IO.StreamReader"}, s: s, enc: enc}
+	return &streamReader{Dotnet: values.Dotnet{Typ: "System.IO.StreamReader"}, s: s, enc: enc}
 }
 
 func (r *streamReader) fill() error {
@@ -225,7 +227,7 @@ func (r *streamReader) CallMethod(_ context.Context, name string, _ []any) (any,
 // until Flush or Close (or every write with AutoFlush), so a response
 // closed before its writer loses the text, as in .NET.
 type streamWriter struct {
-	Dotnet
+	values.Dotnet
 	s         stream
 	enc       *encoding
 	buf       strings.Builder
@@ -234,7 +236,7 @@ type streamWriter struct {
 }
 
 func newStreamWriter(s stream, enc *encoding) *streamWriter {
-	return &streamWriter{Dotnet: Dotnet{"System.IO.StreamWriter"}, s: s, enc: enc, newLine: "\r\n"}
+	return &streamWriter{Dotnet: values.Dotnet{Typ: "System.IO.StreamWriter"}, s: s, enc: enc, newLine: "\r\n"}
 }
 
 func (w *streamWriter) GetProp(name string) (any, bool) {
@@ -254,13 +256,13 @@ func (w *streamWriter) GetProp(name string) (any, bool) {
 func (w *streamWriter) SetProp(name string, v any) error {
 	switch strings.ToLower(name) {
 	case "autoflush":
-		w.autoFlush = ToBool(v)
+		w.autoFlush = values.ToBool(v)
 		return nil
 	case "newline":
-		w.newLine = ToStr(v)
+		w.newLine = values.ToStr(v)
 		return nil
 	}
-	return NoSetter(name)
+	return values.NoSetter(name)
 }
 
 func (w *streamWriter) flush() error {
@@ -275,7 +277,7 @@ func (w *streamWriter) flush() error {
 func (w *streamWriter) CallMethod(_ context.Context, name string, args []any) (any, bool, error) {
 	text := ""
 	if len(args) > 0 {
-		text = ToStr(args[0])
+		text = values.ToStr(args[0])
 	}
 	if len(args) > 1 {
 		text = formatOp(text, args[1:])

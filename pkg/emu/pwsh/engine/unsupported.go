@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 // Unsupported says what in a script this interpreter cannot follow: ""
@@ -68,9 +69,9 @@ func (w *walker) stmt(s lang.Stmt) {
 				continue
 			}
 			if lit, ok := el.Cmd.Name.(*lang.LitExpr); ok {
-				name := strings.ToLower(ToStr(lit.V))
+				name := strings.ToLower(values.ToStr(lit.V))
 				if knownCmdlets[name] {
-					w.note("the cmdlet " + ToStr(lit.V))
+					w.note("the cmdlet " + values.ToStr(lit.V))
 				}
 				if name == "new-object" {
 					w.newObject(el.Cmd.Args)
@@ -167,11 +168,11 @@ func (w *walker) expr(e lang.Expr) {
 		}
 		if t, ok := e.M.X.(*lang.TypeExpr); ok && e.M.Static {
 			if lit, ok := e.M.Name.(*lang.LitExpr); ok {
-				w.static(t.Name, ToStr(lit.V), e.Args)
+				w.static(t.Name, values.ToStr(lit.V), e.Args)
 			}
 		}
-		if lit, ok := e.M.Name.(*lang.LitExpr); ok && asyncMethods[strings.ToLower(ToStr(lit.V))] {
-			w.note("the method " + ToStr(lit.V) + "()")
+		if lit, ok := e.M.Name.(*lang.LitExpr); ok && asyncMethods[strings.ToLower(values.ToStr(lit.V))] {
+			w.note("the method " + values.ToStr(lit.V) + "()")
 		}
 	case *lang.IndexExpr:
 		w.expr(e.X)
@@ -213,8 +214,8 @@ func (w *walker) newObject(args []lang.Arg) {
 	switch {
 	case !ok:
 		w.note("New-Object of a computed type")
-	case !constructible[canonicalType(ToStr(lit.V))]:
-		w.note("New-Object " + ToStr(lit.V))
+	case !constructible[canonicalType(values.ToStr(lit.V))]:
+		w.note("New-Object " + values.ToStr(lit.V))
 	}
 }
 
@@ -227,7 +228,7 @@ func (w *walker) static(typ, name string, args []lang.Expr) {
 		target = 2
 	}
 	if t == "environment" && strings.HasSuffix(n, "environmentvariable") && len(args) > target {
-		if lit, ok := args[target].(*lang.LitExpr); !ok || !strings.EqualFold(ToStr(lit.V), "Process") {
+		if lit, ok := args[target].(*lang.LitExpr); !ok || !strings.EqualFold(values.ToStr(lit.V), "Process") {
 			w.note("[Environment]::" + name + " with a target other than Process")
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 	"github.com/winkube/winkube/pkg/emu/winexe/winutil"
 )
 
@@ -28,7 +29,7 @@ func init() {
 
 func invokeWebRequest(ctx context.Context, c *engine.Call) error {
 	uri := c.Str("Uri")
-	secs, _ := engine.ToInt(c.Get("TimeoutSec"))
+	secs, _ := values.ToInt(c.Get("TimeoutSec"))
 	resp, err := winutil.Get(ctx, c.I.Sys, winutil.Request{Method: strings.ToUpper(c.Str("Method")), URL: uri,
 		Insecure: c.Flag("SkipCertificateCheck"), Timeout: time.Duration(secs) * time.Second})
 	if ctx.Err() != nil {
@@ -78,7 +79,7 @@ func webError(c *engine.Call, err error, uri string) error {
 	return c.Fail(msg, "InvalidOperation", "System.Net.HttpWebRequest:HttpWebRequest", "WebException", "WebCmdletWebResponseException")
 }
 
-func webResponse(r *winutil.Response) *engine.Object {
+func webResponse(r *winutil.Response) *values.Object {
 	var raw strings.Builder
 	fmt.Fprintf(&raw, "%s %s\n", r.Proto, r.Status)
 	keys := make([]string, 0, len(r.Header))
@@ -93,11 +94,11 @@ func webResponse(r *winutil.Response) *engine.Object {
 		hdrs = append(hdrs, "["+k+", "+v+"]")
 	}
 	raw.WriteString("\n" + string(r.Body))
-	headers := engine.NewHashtable()
+	headers := values.NewHashtable()
 	for _, k := range keys {
 		headers.Set(k, strings.Join(r.Header[k], ", "))
 	}
-	o := engine.NewObject("Microsoft.PowerShell.Commands.BasicHtmlWebResponseObject",
+	o := values.NewObject("Microsoft.PowerShell.Commands.BasicHtmlWebResponseObject",
 		"StatusCode", r.StatusCode, "StatusDescription", strings.TrimPrefix(r.Status, strconv.Itoa(r.StatusCode)+" "),
 		"Content", string(r.Body), "RawContent", raw.String(), "Forms", "{}", "Headers", headers,
 		"Images", "{}", "InputFields", "{}", "Links", "{}", "ParsedHtml", nil, "RawContentLength", len(r.Body))
@@ -110,20 +111,20 @@ func testNetConnection(ctx context.Context, c *engine.Call) error {
 	if host == "" {
 		host = "internetbeacon.msedge.net"
 	}
-	port, hasPort := engine.ToInt(c.Get("Port"))
+	port, hasPort := values.ToInt(c.Get("Port"))
 	if strings.EqualFold(c.Str("CommonTCPPort"), "HTTP") {
 		port, hasPort = 80, true
 	}
 	hasPort = hasPort && c.Has("Port") || c.Has("CommonTCPPort")
 	addrs, err := c.I.Lookup(ctx, host)
 	if err != nil {
-		fmt.Fprintf(c.I.HostOut, "WARNING: Name resolution of %s failed%s", host, engine.NL)
-		c.Emit(engine.NewObject("TestNetConnectionResult", "ComputerName", host, "RemoteAddress", nil, "InterfaceAlias", nil,
+		fmt.Fprintf(c.I.HostOut, "WARNING: Name resolution of %s failed%s", host, values.NL)
+		c.Emit(values.NewObject("TestNetConnectionResult", "ComputerName", host, "RemoteAddress", nil, "InterfaceAlias", nil,
 			"SourceAddress", nil, "PingSucceeded", false))
 		return nil
 	}
 	src := winutil.PodIP(c.I.Sys)
-	o := engine.NewObject("TestNetConnectionResult", "ComputerName", host, "RemoteAddress", addrs[0])
+	o := values.NewObject("TestNetConnectionResult", "ComputerName", host, "RemoteAddress", addrs[0])
 	if !hasPort {
 		pinged := c.I.Sys.Net != nil
 		if pinged {
@@ -133,7 +134,7 @@ func testNetConnection(ctx context.Context, c *engine.Call) error {
 			}
 		}
 		if !pinged {
-			fmt.Fprintf(c.I.HostOut, "WARNING: Ping to %s failed with status: TimedOut%s", addrs[0], engine.NL)
+			fmt.Fprintf(c.I.HostOut, "WARNING: Ping to %s failed with status: TimedOut%s", addrs[0], values.NL)
 		}
 		o.Set("InterfaceAlias", "vEthernet (Ethernet)")
 		o.Set("SourceAddress", src)
@@ -153,7 +154,7 @@ func testNetConnection(ctx context.Context, c *engine.Call) error {
 		}
 	}
 	if !ok {
-		fmt.Fprintf(c.I.HostOut, "WARNING: TCP connect to (%s : %d) failed%s", addrs[0], port, engine.NL)
+		fmt.Fprintf(c.I.HostOut, "WARNING: TCP connect to (%s : %d) failed%s", addrs[0], port, values.NL)
 	}
 	o.Set("RemotePort", port)
 	o.Set("InterfaceAlias", "vEthernet (Ethernet)")
@@ -174,7 +175,7 @@ func resolveDNSName(ctx context.Context, c *engine.Call) error {
 		if strings.Contains(a, ":") {
 			typ = "AAAA"
 		}
-		c.Emit(engine.NewObject("Microsoft.DnsClient.Commands.DnsRecord", "Name", name, "Type", typ, "TTL", 5, "Section", "Answer", "IPAddress", a))
+		c.Emit(values.NewObject("Microsoft.DnsClient.Commands.DnsRecord", "Name", name, "Type", typ, "TTL", 5, "Section", "Answer", "IPAddress", a))
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 // The NetSecurity module's firewall rules. Rules live in the container's
@@ -77,8 +78,8 @@ func newNetFirewallRule(_ context.Context, c *engine.Call) error {
 	}{{"LocalPort", &r.LocalPort}, {"RemotePort", &r.RemotePort}, {"Protocol", &r.Protocol}, {"LocalAddress", &r.LocalAddress}, {"RemoteAddress", &r.RemoteAddress}, {"Program", &r.Program}} {
 		if c.Has(f.param) {
 			var parts []string
-			for _, v := range engine.ToList(c.Get(f.param)) {
-				parts = append(parts, engine.ToStr(v))
+			for _, v := range values.ToList(c.Get(f.param)) {
+				parts = append(parts, values.ToStr(v))
 			}
 			*f.to = strings.Join(parts, ",")
 		}
@@ -179,8 +180,8 @@ func selectRules(c *engine.Call, verb string) ([]fwRule, bool) {
 }
 
 // ruleObject is the MSFT_NetFirewallRule instance the cmdlets output.
-func ruleObject(r fwRule) *engine.Object {
-	return engine.NewObject("Microsoft.Management.Infrastructure.CimInstance#root/standardcimv2/MSFT_NetFirewallRule",
+func ruleObject(r fwRule) *values.Object {
+	return values.NewObject("Microsoft.Management.Infrastructure.CimInstance#root/standardcimv2/MSFT_NetFirewallRule",
 		"Name", r.Name, "DisplayName", r.DisplayName, "Description", r.Description, "DisplayGroup", r.Group, "Group", r.Group,
 		"Enabled", r.Enabled, "Profile", r.Profile, "Platform", "{}", "Direction", r.Direction, "Action", r.Action,
 		"EdgeTraversalPolicy", "Block", "LooseSourceMapping", "False", "LocalOnlyMapping", "False", "Owner", "",

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 // httpListener is System.Net.HttpListener as http.sys runs it: Start
@@ -16,7 +17,7 @@ import (
 // the script one request at a time, and the response goes out when the
 // script closes it. The serving itself is in httpserve.go.
 type httpListener struct {
-	engine.Dotnet
+	values.Dotnet
 	i        *engine.Interp
 	prefixes *prefixList
 	run      *listenRun // while listening
@@ -31,8 +32,8 @@ func init() {
 
 // newHTTPListener is New-Object System.Net.HttpListener.
 func newHTTPListener(i *engine.Interp) *httpListener {
-	l := &httpListener{Dotnet: engine.Dotnet{Typ: "System.Net.HttpListener"}, i: i, auth: "Anonymous"}
-	l.prefixes = &prefixList{Dotnet: engine.Dotnet{Typ: "System.Net.HttpListenerPrefixCollection"}, l: l}
+	l := &httpListener{Dotnet: values.Dotnet{Typ: "System.Net.HttpListener"}, i: i, auth: "Anonymous"}
+	l.prefixes = &prefixList{Dotnet: values.Dotnet{Typ: "System.Net.HttpListenerPrefixCollection"}, l: l}
 	i.AtExit(l.stop) // the process ending closes its listeners
 	return l
 }
@@ -58,23 +59,23 @@ func (l *httpListener) GetProp(name string) (any, bool) {
 func (l *httpListener) SetProp(name string, v any) error {
 	switch strings.ToLower(name) {
 	case "ignorewriteexceptions":
-		l.ignore = engine.ToBool(v)
+		l.ignore = values.ToBool(v)
 		return nil
 	case "authenticationschemes":
-		if !strings.EqualFold(engine.ToStr(v), "Anonymous") {
-			return &engine.NotEmulatedError{What: "HttpListener.AuthenticationSchemes " + engine.ToStr(v)}
+		if !strings.EqualFold(values.ToStr(v), "Anonymous") {
+			return &values.NotEmulatedError{What: "HttpListener.AuthenticationSchemes " + values.ToStr(v)}
 		}
 		l.auth = "Anonymous"
 		return nil
 	case "prefixes", "islistening":
-		return engine.ReadOnly(name)
+		return values.ReadOnly(name)
 	}
-	return engine.NoSetter(name)
+	return values.NoSetter(name)
 }
 
 func (l *httpListener) CallMethod(ctx context.Context, name string, args []any) (any, bool, error) {
 	if l.closed && name != "close" && name != "abort" && name != "dispose" {
-		return nil, true, engine.Exception("ObjectDisposedException", "Cannot access a disposed object.\r\nObject name: 'System.Net.HttpListener'.")
+		return nil, true, values.Exception("ObjectDisposedException", "Cannot access a disposed object.\r\nObject name: 'System.Net.HttpListener'.")
 	}
 	switch name {
 	case "start":
@@ -119,10 +120,10 @@ func (l *httpListener) stop() {
 
 func (l *httpListener) getContext(ctx context.Context) (any, error) {
 	if l.run == nil {
-		return nil, engine.Exception("InvalidOperationException", "Please call the Start() method before calling this method.")
+		return nil, values.Exception("InvalidOperationException", "Please call the Start() method before calling this method.")
 	}
 	if len(l.prefixes.list) == 0 {
-		return nil, engine.Exception("InvalidOperationException", "Please call the AddPrefix() method before calling this method.")
+		return nil, values.Exception("InvalidOperationException", "Please call the AddPrefix() method before calling this method.")
 	}
 	ex, err := l.run.next(ctx)
 	if err != nil {
@@ -143,15 +144,15 @@ type prefix struct {
 func parsePrefix(s string, pwsh7 bool) (prefix, error) {
 	arg := func(msg string) error {
 		if pwsh7 {
-			return engine.Exception("ArgumentException", "%s (Parameter 'uriPrefix')", msg)
+			return values.Exception("ArgumentException", "%s (Parameter 'uriPrefix')", msg)
 		}
-		return engine.Exception("ArgumentException", "%s%s", msg, engine.ParamName("uriPrefix"))
+		return values.Exception("ArgumentException", "%s%s", msg, values.ParamName("uriPrefix"))
 	}
 	lower := strings.ToLower(s)
 	rest, ok := strings.CutPrefix(lower, "http://")
 	if !ok {
 		if strings.HasPrefix(lower, "https://") {
-			return prefix{}, &engine.NotEmulatedError{What: "an https:// prefix of HttpListener (its certificate binding)"}
+			return prefix{}, &values.NotEmulatedError{What: "an https:// prefix of HttpListener (its certificate binding)"}
 		}
 		return prefix{}, arg("Only Uri prefixes starting with 'http://' or 'https://' are supported.")
 	}
@@ -175,7 +176,7 @@ func parsePrefix(s string, pwsh7 bool) (prefix, error) {
 
 // prefixList is the listener's Prefixes.
 type prefixList struct {
-	engine.Dotnet
+	values.Dotnet
 	l    *httpListener
 	list []prefix
 }
@@ -207,7 +208,7 @@ func (c *prefixList) find(s string) int {
 func (c *prefixList) CallMethod(_ context.Context, name string, args []any) (any, bool, error) {
 	s := ""
 	if len(args) > 0 {
-		s = engine.ToStr(args[0])
+		s = values.ToStr(args[0])
 	}
 	switch name {
 	case "add":
@@ -241,9 +242,9 @@ func (c *prefixList) CallMethod(_ context.Context, name string, args []any) (any
 func bindError(p prefix, err error) error {
 	switch {
 	case p.port < 0:
-		return engine.Exception("HttpListenerException", "The parameter is incorrect")
+		return values.Exception("HttpListenerException", "The parameter is incorrect")
 	case errors.Is(err, syscall.EADDRINUSE):
-		return engine.Exception("HttpListenerException", "Failed to listen on prefix '%s' because it conflicts with an existing registration on the machine.", p.text)
+		return values.Exception("HttpListenerException", "Failed to listen on prefix '%s' because it conflicts with an existing registration on the machine.", p.text)
 	}
-	return engine.Exception("HttpListenerException", "%s", err.Error())
+	return values.Exception("HttpListenerException", "%s", err.Error())
 }

@@ -9,26 +9,27 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 // newListenerContext is the HttpListenerContext GetContext returns.
-func newListenerContext(ex *exchange, i *engine.Interp, ignoreWrites bool) engine.NetObject {
+func newListenerContext(ex *exchange, i *engine.Interp, ignoreWrites bool) values.NetObject {
 	resp := newListenerResponse(ex, i)
 	resp.ignore = ignoreWrites
-	return engine.NewRecord("System.Net.HttpListenerContext", "",
+	return values.NewRecord("System.Net.HttpListenerContext", "",
 		"Request", newListenerRequest(ex), "Response", resp, "User", nil)
 }
 
 // newListenerRequest is an HttpListenerRequest: everything the request
 // says, read when it arrived.
-func newListenerRequest(ex *exchange) *engine.Record {
+func newListenerRequest(ex *exchange) *values.Record {
 	req := ex.req
-	headers := engine.NewNameValues(false)
+	headers := values.NewNameValues(false)
 	for _, line := range headerLines(req) {
 		headers.Add(line[0], line[1])
 	}
 	u := requestURL(ex)
-	query := engine.NewNameValues(false)
+	query := values.NewNameValues(false)
 	for _, kv := range strings.Split(strings.TrimPrefix(u.RawQuery, "?"), "&") {
 		if kv == "" {
 			continue
@@ -46,7 +47,7 @@ func newListenerRequest(ex *exchange) *engine.Record {
 	if ct := req.Header.Get("Content-Type"); ct != "" {
 		contentType = ct
 	}
-	return engine.NewRecord("System.Net.HttpListenerRequest", "",
+	return values.NewRecord("System.Net.HttpListenerRequest", "",
 		"AcceptTypes", splitList(req.Header.Get("Accept")),
 		"ContentEncoding", engine.Encodings["utf8"],
 		"ContentLength64", int(max(req.ContentLength, 0)),
@@ -55,14 +56,14 @@ func newListenerRequest(ex *exchange) *engine.Record {
 		"HasEntityBody", len(ex.body) > 0,
 		"Headers", headers,
 		"HttpMethod", req.Method,
-		"InputStream", &engine.MemStream{Dotnet: engine.Dotnet{Typ: "System.Net.HttpRequestStream"}, Data: ex.body},
+		"InputStream", &engine.MemStream{Dotnet: values.Dotnet{Typ: "System.Net.HttpRequestStream"}, Data: ex.body},
 		"IsAuthenticated", false,
 		"IsLocal", ex.remote.IP.IsLoopback(),
 		"IsSecureConnection", false,
 		"IsWebSocketRequest", strings.EqualFold(req.Header.Get("Upgrade"), "websocket"),
 		"KeepAlive", !req.Close,
 		"LocalEndPoint", endPoint(ex.local),
-		"ProtocolVersion", engine.NewRecord("System.Version", strconv.Itoa(req.ProtoMajor)+"."+strconv.Itoa(req.ProtoMinor), "Major", req.ProtoMajor, "Minor", req.ProtoMinor),
+		"ProtocolVersion", values.NewRecord("System.Version", strconv.Itoa(req.ProtoMajor)+"."+strconv.Itoa(req.ProtoMinor), "Major", req.ProtoMajor, "Minor", req.ProtoMinor),
 		"QueryString", query,
 		"RawUrl", req.RequestURI,
 		"RemoteEndPoint", endPoint(ex.remote),
@@ -113,7 +114,7 @@ func requestURL(ex *exchange) *url.URL {
 }
 
 // newURI is a System.Uri.
-func newURI(u *url.URL) *engine.Record {
+func newURI(u *url.URL) *values.Record {
 	port, def := 80, true
 	switch {
 	case u.Port() != "":
@@ -140,7 +141,7 @@ func newURI(u *url.URL) *engine.Record {
 	}
 	abs := u.Scheme + "://" + authority + path + query
 	local, _ := url.PathUnescape(path)
-	return engine.NewRecord("System.Uri", abs,
+	return values.NewRecord("System.Uri", abs,
 		"AbsolutePath", path, "AbsoluteUri", abs, "LocalPath", local, "Authority", authority,
 		"Host", host, "DnsSafeHost", host, "Port", port, "IsDefaultPort", def, "Scheme", u.Scheme,
 		"PathAndQuery", path+query, "Query", query, "Fragment", "", "Segments", uriSegments(path),
@@ -164,14 +165,14 @@ func uriSegments(path string) []any {
 	return out
 }
 
-func endPoint(a *net.TCPAddr) *engine.Record {
+func endPoint(a *net.TCPAddr) *values.Record {
 	ip := a.IP.String()
 	family := "InterNetwork"
 	if a.IP.To4() == nil {
 		family = "InterNetworkV6"
 	}
-	addr := engine.NewRecord("System.Net.IPAddress", ip, "IPAddressToString", ip, "AddressFamily", family)
-	return engine.NewRecord("System.Net.IPEndPoint", a.String(), "Address", addr, "Port", a.Port, "AddressFamily", family)
+	addr := values.NewRecord("System.Net.IPAddress", ip, "IPAddressToString", ip, "AddressFamily", family)
+	return values.NewRecord("System.Net.IPEndPoint", a.String(), "Address", addr, "Port", a.Port, "AddressFamily", family)
 }
 
 // splitList is a comma-separated header as a string[] ($null when absent).

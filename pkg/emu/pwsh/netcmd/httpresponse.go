@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 // listenerResponse is an HttpListenerResponse. The body is kept until
@@ -15,12 +16,12 @@ import (
 // body in one piece: Content-Length is ContentLength64 when set, else
 // what was written.
 type listenerResponse struct {
-	engine.Dotnet
+	values.Dotnet
 	ex        *exchange
 	i         *engine.Interp
 	status    int
 	desc      string // StatusDescription when set
-	headers   *engine.NameValues
+	headers   *values.NameValues
 	length    int // ContentLength64; -1 until set
 	keepAlive bool
 	chunked   bool
@@ -32,9 +33,9 @@ type listenerResponse struct {
 }
 
 func newListenerResponse(ex *exchange, i *engine.Interp) *listenerResponse {
-	r := &listenerResponse{Dotnet: engine.Dotnet{Typ: "System.Net.HttpListenerResponse"}, ex: ex, i: i, status: 200,
-		headers: engine.NewNameValues(true), length: -1, keepAlive: true}
-	r.out = &outputStream{Dotnet: engine.Dotnet{Typ: "System.Net.HttpResponseStream"}, r: r}
+	r := &listenerResponse{Dotnet: values.Dotnet{Typ: "System.Net.HttpListenerResponse"}, ex: ex, i: i, status: 200,
+		headers: values.NewNameValues(true), length: -1, keepAlive: true}
+	r.out = &outputStream{Dotnet: values.Dotnet{Typ: "System.Net.HttpResponseStream"}, r: r}
 	return r
 }
 
@@ -70,7 +71,7 @@ func (r *listenerResponse) GetProp(name string) (any, bool) {
 	case "outputstream":
 		return r.out, true
 	case "protocolversion":
-		return engine.NewRecord("System.Version", "1.1", "Major", 1, "Minor", 1), true
+		return values.NewRecord("System.Version", "1.1", "Major", 1, "Minor", 1), true
 	case "cookies":
 		return []any{}, true
 	}
@@ -80,40 +81,40 @@ func (r *listenerResponse) GetProp(name string) (any, bool) {
 func (r *listenerResponse) SetProp(name string, v any) error {
 	lower := strings.ToLower(name)
 	if r.sent && lower != "statusdescription" {
-		return engine.SetterError(name, &engine.DotnetException{Typ: "InvalidOperationException", Msg: "Cannot be changed after headers are sent."})
+		return values.SetterError(name, &values.DotnetException{Typ: "InvalidOperationException", Msg: "Cannot be changed after headers are sent."})
 	}
 	switch lower {
 	case "statuscode":
-		n, ok := engine.ToInt(v)
+		n, ok := values.ToInt(v)
 		if !ok || n < 100 || n > 999 {
-			return engine.SetterError(name, &engine.DotnetException{Typ: "ProtocolViolationException", Msg: "The status code must be exactly three digits."})
+			return values.SetterError(name, &values.DotnetException{Typ: "ProtocolViolationException", Msg: "The status code must be exactly three digits."})
 		}
 		r.status = n
 	case "statusdescription":
-		r.desc = engine.ToStr(v)
+		r.desc = values.ToStr(v)
 	case "contenttype", "redirectlocation":
 		h := map[string]string{"contenttype": "Content-Type", "redirectlocation": "Location"}[lower]
-		if s := engine.ToStr(v); s == "" {
+		if s := values.ToStr(v); s == "" {
 			r.headers.Remove(h)
 		} else {
 			r.headers.Set(h, s)
 		}
 	case "contentlength64":
-		n, ok := engine.ToInt(v)
+		n, ok := values.ToInt(v)
 		if !ok || n < 0 {
-			return engine.SetterError(name, &engine.DotnetException{Typ: "ArgumentOutOfRangeException", Msg: "The value must be greater than or equal to zero."})
+			return values.SetterError(name, &values.DotnetException{Typ: "ArgumentOutOfRangeException", Msg: "The value must be greater than or equal to zero."})
 		}
 		r.length = n
 	case "contentencoding":
 		r.encoding = v
 	case "keepalive":
-		r.keepAlive = engine.ToBool(v)
+		r.keepAlive = values.ToBool(v)
 	case "sendchunked":
-		r.chunked = engine.ToBool(v)
+		r.chunked = values.ToBool(v)
 	case "headers", "outputstream", "cookies", "protocolversion":
-		return engine.ReadOnly(name)
+		return values.ReadOnly(name)
 	default:
-		return engine.NoSetter(name)
+		return values.NoSetter(name)
 	}
 	return nil
 }
@@ -121,7 +122,7 @@ func (r *listenerResponse) SetProp(name string, v any) error {
 func (r *listenerResponse) CallMethod(_ context.Context, name string, args []any) (any, bool, error) {
 	arg := func(k int) string {
 		if k < len(args) {
-			return engine.ToStr(args[k])
+			return values.ToStr(args[k])
 		}
 		return ""
 	}
@@ -156,10 +157,10 @@ func (r *listenerResponse) CallMethod(_ context.Context, name string, args []any
 // Write adds to the body, within ContentLength64 when it is set.
 func (r *listenerResponse) Write(b []byte) error {
 	if r.sent {
-		return engine.Exception("ObjectDisposedException", "Cannot access a disposed object.\r\nObject name: 'System.Net.HttpListenerResponse'.")
+		return values.Exception("ObjectDisposedException", "Cannot access a disposed object.\r\nObject name: 'System.Net.HttpListenerResponse'.")
 	}
 	if r.length >= 0 && r.body.Len()+len(b) > r.length {
-		return engine.Exception("ProtocolViolationException", "Bytes to be written to the stream exceed the Content-Length bytes size specified.")
+		return values.Exception("ProtocolViolationException", "Bytes to be written to the stream exceed the Content-Length bytes size specified.")
 	}
 	r.body.Write(b)
 	return nil
@@ -224,7 +225,7 @@ func (r *listenerResponse) finish() error {
 		return nil
 	}
 	if r.ex.werr != nil && !r.ignore {
-		return engine.Exception("HttpListenerException", "An operation was attempted on a nonexistent network connection")
+		return values.Exception("HttpListenerException", "An operation was attempted on a nonexistent network connection")
 	}
 	return nil
 }
@@ -239,13 +240,13 @@ func (r *listenerResponse) now() string {
 // outputStream is the response's OutputStream; closing it sends the
 // response, as in .NET.
 type outputStream struct {
-	engine.Dotnet
+	values.Dotnet
 	r *listenerResponse
 }
 
 func (s *outputStream) Write(b []byte) error { return s.r.Write(b) }
 func (s *outputStream) Read([]byte) (int, error) {
-	return 0, engine.Exception("NotSupportedException", "The stream does not support reading.")
+	return 0, values.Exception("NotSupportedException", "The stream does not support reading.")
 }
 func (s *outputStream) Close() error { return s.r.finish() }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 // maxBody bounds the request body a connection reads before handing the
@@ -138,7 +139,7 @@ func (r *listenRun) next(ctx context.Context) (*exchange, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, engine.Exception("HttpListenerException", "The I/O operation has been aborted because of either a thread exit or an application request")
+		return nil, values.Exception("HttpListenerException", "The I/O operation has been aborted because of either a thread exit or an application request")
 	}
 }
 

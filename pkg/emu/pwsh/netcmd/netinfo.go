@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 	"github.com/winkube/winkube/pkg/emu/winexe/winutil"
 )
 
@@ -30,7 +31,7 @@ const (
 )
 
 func getNetAdapter(_ context.Context, c *engine.Call) error {
-	c.Emit(engine.NewObject("Microsoft.Management.Infrastructure.CimInstance#ROOT/StandardCimv2/MSFT_NetAdapter",
+	c.Emit(values.NewObject("Microsoft.Management.Infrastructure.CimInstance#ROOT/StandardCimv2/MSFT_NetAdapter",
 		"Name", adapterAlias, "InterfaceDescription", "Hyper-V Virtual Ethernet Container Adapter", "ifIndex", adapterIndex,
 		"Status", "Up", "MacAddress", adapterMAC, "LinkSpeed", "10 Gbps"))
 	return nil
@@ -60,7 +61,7 @@ func getNetIPAddress(_ context.Context, c *engine.Call) error {
 		if a.alias == loopbackAlias {
 			index = loopbackIndex
 		}
-		c.Emit(engine.NewObject(cim, "IPAddress", a.ip, "InterfaceIndex", index, "InterfaceAlias", a.alias,
+		c.Emit(values.NewObject(cim, "IPAddress", a.ip, "InterfaceIndex", index, "InterfaceAlias", a.alias,
 			"AddressFamily", a.family, "Type", "Unicast", "PrefixOrigin", a.prefixOrigin, "SuffixOrigin", a.prefixOrigin,
 			"AddressState", "Preferred"))
 	}
@@ -80,7 +81,7 @@ func linkLocal(mac string) string {
 
 func getNetIPConfiguration(_ context.Context, c *engine.Call) error {
 	servers, _ := winutil.DNS(c.I.Sys)
-	c.Emit(engine.NewObject("NetIPConfiguration", "InterfaceAlias", adapterAlias, "InterfaceIndex", adapterIndex,
+	c.Emit(values.NewObject("NetIPConfiguration", "InterfaceAlias", adapterAlias, "InterfaceIndex", adapterIndex,
 		"InterfaceDescription", "Hyper-V Virtual Ethernet Container Adapter", "IPv4Address", winutil.PodIP(c.I.Sys),
 		"DNSServer", anyList(servers)))
 	return nil
@@ -88,7 +89,7 @@ func getNetIPConfiguration(_ context.Context, c *engine.Call) error {
 
 func getDNSServerAddress(_ context.Context, c *engine.Call) error {
 	servers, _ := winutil.DNS(c.I.Sys)
-	c.Emit(engine.NewObject("Microsoft.Management.Infrastructure.CimInstance#ROOT/StandardCimv2/MSFT_DNSClientServerAddress",
+	c.Emit(values.NewObject("Microsoft.Management.Infrastructure.CimInstance#ROOT/StandardCimv2/MSFT_DNSClientServerAddress",
 		"InterfaceAlias", adapterAlias, "InterfaceIndex", adapterIndex, "AddressFamily", 2, "ServerAddresses", anyList(servers)))
 	return nil
 }

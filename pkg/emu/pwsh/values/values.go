@@ -1,4 +1,8 @@
-package engine
+// Package values is what PowerShell values are to the engine: objects,
+// hashtables, script blocks, the conversions between them (ToStr, ToBool,
+// ToInt, ...), the .NET objects' common shape (Dotnet, NetObject) and the
+// errors and flow-of-control signals a script raises.
+package values
 
 import (
 	"math"
@@ -15,13 +19,13 @@ import (
 
 // Object is a .NET object with named properties, in order.
 type Object struct {
-	typeName string
-	names    []string
-	props    map[string]any // by lower-case name
+	TypeName string
+	Names    []string
+	Props    map[string]any // by lower-case name
 }
 
 func NewObject(typeName string, kv ...any) *Object {
-	o := &Object{typeName: typeName, props: map[string]any{}}
+	o := &Object{TypeName: typeName, Props: map[string]any{}}
 	for i := 0; i+1 < len(kv); i += 2 {
 		o.Set(kv[i].(string), kv[i+1])
 	}
@@ -30,59 +34,59 @@ func NewObject(typeName string, kv ...any) *Object {
 
 func (o *Object) Set(name string, v any) {
 	k := strings.ToLower(name)
-	if _, ok := o.props[k]; !ok {
-		o.names = append(o.names, name)
+	if _, ok := o.Props[k]; !ok {
+		o.Names = append(o.Names, name)
 	}
-	o.props[k] = v
+	o.Props[k] = v
 }
 
 func (o *Object) Get(name string) (any, bool) {
-	v, ok := o.props[strings.ToLower(name)]
+	v, ok := o.Props[strings.ToLower(name)]
 	return v, ok
 }
 
-// hashtable is @{...}: keys matched without case, kept in order.
-type hashtable struct {
-	keys []string
-	vals map[string]any
+// Hashtable is @{...}: keys matched without case, kept in order.
+type Hashtable struct {
+	Keys []string
+	Vals map[string]any
 }
 
-func NewHashtable() *hashtable { return &hashtable{vals: map[string]any{}} }
+func NewHashtable() *Hashtable { return &Hashtable{Vals: map[string]any{}} }
 
-func (h *hashtable) Set(k string, v any) {
+func (h *Hashtable) Set(k string, v any) {
 	lk := strings.ToLower(k)
-	if _, ok := h.vals[lk]; !ok {
-		h.keys = append(h.keys, k)
+	if _, ok := h.Vals[lk]; !ok {
+		h.Keys = append(h.Keys, k)
 	}
-	h.vals[lk] = v
+	h.Vals[lk] = v
 }
 
 // Remove drops a key (matched without case) from the table and its order.
-func (h *hashtable) Remove(k string) {
+func (h *Hashtable) Remove(k string) {
 	lk := strings.ToLower(k)
-	if _, ok := h.vals[lk]; !ok {
+	if _, ok := h.Vals[lk]; !ok {
 		return
 	}
-	delete(h.vals, lk)
-	for i, key := range h.keys {
+	delete(h.Vals, lk)
+	for i, key := range h.Keys {
 		if strings.ToLower(key) == lk {
-			h.keys = append(h.keys[:i:i], h.keys[i+1:]...)
+			h.Keys = append(h.Keys[:i:i], h.Keys[i+1:]...)
 			break
 		}
 	}
 }
 
-func (h *hashtable) Get(k string) (any, bool) {
-	v, ok := h.vals[strings.ToLower(k)]
+func (h *Hashtable) Get(k string) (any, bool) {
+	v, ok := h.Vals[strings.ToLower(k)]
 	return v, ok
 }
 
-type scriptBlock struct {
-	stmts []lang.Stmt
-	src   string
+type ScriptBlock struct {
+	Stmts []lang.Stmt
+	Src   string
 }
 
-type typeRef struct{ name string }
+type TypeRef struct{ Name string }
 
 // ToStr is a value as PowerShell turns it into a string.
 func ToStr(v any) string {
@@ -112,18 +116,18 @@ func ToStr(v any) string {
 		if n, ok := x.Get("FullName"); ok {
 			return ToStr(n)
 		}
-		if x.typeName == "System.Management.Automation.PSCustomObject" {
+		if x.TypeName == "System.Management.Automation.PSCustomObject" {
 			return "@{" + x.listText() + "}"
 		}
-		return x.typeName
-	case *hashtable:
+		return x.TypeName
+	case *Hashtable:
 		return "System.Collections.Hashtable"
-	case *scriptBlock:
-		return x.src
-	case *typeRef:
-		return x.name
-	case *errorRecord:
-		return x.msg
+	case *ScriptBlock:
+		return x.Src
+	case *TypeRef:
+		return x.Name
+	case *ErrorRecord:
+		return x.Msg
 	case NetObject:
 		return x.String()
 	case rune:
@@ -133,9 +137,9 @@ func ToStr(v any) string {
 }
 
 func (o *Object) listText() string {
-	parts := make([]string, len(o.names))
-	for i, n := range o.names {
-		parts[i] = n + "=" + ToStr(o.props[strings.ToLower(n)])
+	parts := make([]string, len(o.Names))
+	for i, n := range o.Names {
+		parts[i] = n + "=" + ToStr(o.Props[strings.ToLower(n)])
 	}
 	return strings.Join(parts, "; ")
 }
@@ -186,9 +190,9 @@ func ToBool(v any) bool {
 	return true
 }
 
-// toNumber converts for arithmetic; ok is false for text that is not a
+// ToNumber converts for arithmetic; ok is false for text that is not a
 // number.
-func toNumber(v any) (any, bool) {
+func ToNumber(v any) (any, bool) {
 	switch x := v.(type) {
 	case nil:
 		return 0, true
@@ -211,7 +215,7 @@ func toNumber(v any) (any, bool) {
 	return nil, false
 }
 
-func toFloat(v any) float64 {
+func ToFloat(v any) float64 {
 	switch x := v.(type) {
 	case int:
 		return float64(x)
@@ -222,7 +226,7 @@ func toFloat(v any) float64 {
 }
 
 func ToInt(v any) (int, bool) {
-	n, ok := toNumber(v)
+	n, ok := ToNumber(v)
 	if !ok {
 		return 0, false
 	}
@@ -245,9 +249,9 @@ func ToList(v any) []any {
 	return []any{v}
 }
 
-// fromList is a statement's output as a value: $null, one value, or an
+// FromList is a statement's output as a value: $null, one value, or an
 // array.
-func fromList(l []any) any {
+func FromList(l []any) any {
 	switch len(l) {
 	case 0:
 		return nil

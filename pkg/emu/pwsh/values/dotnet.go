@@ -1,4 +1,4 @@
-package engine
+package values
 
 import (
 	"context"
@@ -61,10 +61,10 @@ func (r *Record) String() string {
 // foreach (a NameValueCollection gives its keys).
 type enumerable interface{ Items() []any }
 
-// indexer is a netObject with an indexer: $headers['Host'].
-type indexer interface {
-	item(key any) any
-	setItem(key, v any) error
+// Indexer is a netObject with an indexer: $headers['Host'].
+type Indexer interface {
+	Item(key any) any
+	SetItem(key, v any) error
 }
 
 // DotnetException is an exception a .NET member throws; call and assign
@@ -80,29 +80,29 @@ func Exception(typ, format string, a ...any) error {
 	return &DotnetException{Typ: typ, Msg: fmt.Sprintf(format, a...)}
 }
 
-// methodError is a .NET exception out of a method call.
-func methodError(method string, nargs int, e *DotnetException) error {
-	return &runtimeError{rec: &errorRecord{
-		msg:      fmt.Sprintf("Exception calling \"%s\" with \"%d\" argument(s): \"%s\"", method, nargs, e.Msg),
-		category: "NotSpecified", reason: "MethodInvocationException", fqid: e.Typ}}
+// MethodError is a .NET exception out of a method call.
+func MethodError(method string, nargs int, e *DotnetException) error {
+	return &RuntimeError{Rec: &ErrorRecord{
+		Msg:      fmt.Sprintf("Exception calling \"%s\" with \"%d\" argument(s): \"%s\"", method, nargs, e.Msg),
+		Category: "NotSpecified", Reason: "MethodInvocationException", Fqid: e.Typ}}
 }
 
 // SetterError is a .NET exception out of a property assignment.
 func SetterError(prop string, e *DotnetException) error {
-	return &runtimeError{rec: &errorRecord{
-		msg:      fmt.Sprintf("Exception setting \"%s\": \"%s\"", prop, e.Msg),
-		category: "NotSpecified", reason: "SetValueInvocationException", fqid: "ExceptionWhenSetting"}}
+	return &RuntimeError{Rec: &ErrorRecord{
+		Msg:      fmt.Sprintf("Exception setting \"%s\": \"%s\"", prop, e.Msg),
+		Category: "NotSpecified", Reason: "SetValueInvocationException", Fqid: "ExceptionWhenSetting"}}
 }
 
 func NoSetter(name string) error {
-	return &runtimeError{rec: &errorRecord{
-		msg:      "The property '" + name + "' cannot be found on this object. Verify that the property exists and can be set.",
-		category: "InvalidOperation", reason: "RuntimeException", fqid: "PropertyNotFound"}}
+	return &RuntimeError{Rec: &ErrorRecord{
+		Msg:      "The property '" + name + "' cannot be found on this object. Verify that the property exists and can be set.",
+		Category: "InvalidOperation", Reason: "RuntimeException", Fqid: "PropertyNotFound"}}
 }
 
 func ReadOnly(name string) error {
-	return &runtimeError{rec: &errorRecord{msg: "'" + name + "' is a ReadOnly property.",
-		category: "InvalidOperation", reason: "RuntimeException", fqid: "PropertyAssignmentException"}}
+	return &RuntimeError{Rec: &ErrorRecord{Msg: "'" + name + "' is a ReadOnly property.",
+		Category: "InvalidOperation", Reason: "RuntimeException", Fqid: "PropertyAssignmentException"}}
 }
 
 // NameValues is a NameValueCollection (a request's Headers and
@@ -163,7 +163,7 @@ func (c *NameValues) keys() []any {
 
 func (c *NameValues) Items() []any { return c.keys() }
 
-func (c *NameValues) item(key any) any {
+func (c *NameValues) Item(key any) any {
 	if n, ok := key.(int); ok {
 		if n >= 0 && n < len(c.Names) {
 			v, _ := c.Get(c.Names[n])
@@ -177,7 +177,7 @@ func (c *NameValues) item(key any) any {
 	return nil
 }
 
-func (c *NameValues) setItem(key, v any) error {
+func (c *NameValues) SetItem(key, v any) error {
 	c.Set(ToStr(key), ToStr(v))
 	return nil
 }
@@ -218,7 +218,7 @@ func (c *NameValues) CallMethod(_ context.Context, name string, args []any) (any
 		c.Remove(arg(0))
 		return nil, true, nil
 	case "get":
-		return c.item(args[0]), true, nil
+		return c.Item(args[0]), true, nil
 	case "getvalues":
 		v, ok := c.Vals[strings.ToLower(arg(0))]
 		if !ok {
