@@ -25,6 +25,10 @@ func init() {
 		N("Message"), N("After"), N("Before"), N("Index"), N("UserName"), Sw("List"), Sw("AsString"), N("ComputerName", "cn"), Sw("AsBaseObject"))
 	Register("Get-WinEvent", "", getWinEvent, P("LogName", 0), N("MaxEvents"), N("ListLog"), N("ProviderName"), Sw("Oldest"),
 		N("FilterHashtable"), N("FilterXPath"), N("ComputerName", "cn"))
+	RegisterStatic("diagnostics.eventlog", eventLogStatic)
+	RegisterFormat(eventLogEntryType, eventLogRow)
+	RegisterFormat(eventLogType, eventLogListRow)
+	RegisterFormat(eventLogRecordType, winEventRow)
 }
 
 const (
@@ -327,7 +331,7 @@ func intInStr(v any, s string) bool {
 // SourceExists, CreateEventSource, WriteEntry, Exists, Delete,
 // DeleteEventSource. WriteEntry registers an unknown source in the
 // Application log first, as .NET does.
-func (i *Interp) eventLogStatic(name string, args []any) (any, bool, error) {
+func eventLogStatic(i *Interp, name string, args []any) (any, bool, error) {
 	arg := func(k int) string {
 		if k < len(args) {
 			return values.ToStr(args[k])
@@ -396,7 +400,7 @@ func (i *Interp) eventLogStatic(name string, args []any) (any, bool, error) {
 // eventLogRow is Get-EventLog's table (DotNetTypes.format.ps1xml):
 // Index, Time (MMM dd HH:mm), EntryType, Source (20 wide, cut with ...),
 // InstanceID and Message.
-func (f *formatter) eventLogRow(o *values.Object) {
+func eventLogRow(f *formatter, o *values.Object) {
 	layout := "%8s %-13s %-11s %-20s %12s %s"
 	if f.kind != "eventlogentry" {
 		f.end()
@@ -411,7 +415,7 @@ func (f *formatter) eventLogRow(o *values.Object) {
 }
 
 // eventLogListRow is Get-EventLog -List's table.
-func (f *formatter) eventLogListRow(o *values.Object) {
+func eventLogListRow(f *formatter, o *values.Object) {
 	layout := "%8s %6s %-18s %10s %s"
 	if f.kind != "eventloglist" {
 		f.end()
@@ -427,7 +431,7 @@ func (f *formatter) eventLogListRow(o *values.Object) {
 
 // winEventRow is Get-WinEvent's table, grouped by provider
 // (Event.format.ps1xml).
-func (f *formatter) winEventRow(o *values.Object) {
+func winEventRow(f *formatter, o *values.Object) {
 	layout := "%-23s %10s %-16s %s"
 	kind := "winevent:" + values.ToStr(property(o, "ProviderName"))
 	if f.kind != kind {

@@ -69,8 +69,23 @@ func (f *formatter) end() {
 
 func (f *formatter) flush() { f.end() }
 
+// rowFormats are the tables of the object types a cmdlet family adds,
+// by type name.
+var rowFormats = map[string]func(f *formatter, o *values.Object){}
+
+// RegisterFormat makes Out-Default show objects of typeName with row
+// (a table row, or whatever the type's format.ps1xml view says).
+// Families call it from init.
+func RegisterFormat(typeName string, row func(f *formatter, o *values.Object)) {
+	rowFormats[typeName] = row
+}
+
 func (f *formatter) object(o *values.Object) {
 	if f.providerRow(o) {
+		return
+	}
+	if row, ok := rowFormats[o.TypeName]; ok {
+		row(f, o)
 		return
 	}
 	switch o.TypeName {
@@ -84,12 +99,6 @@ func (f *formatter) object(o *values.Object) {
 	case cimOSType:
 		f.tableRow("cimos", o, []column{{"SystemDirectory", 19, false}, {"Organization", 12, false}, {"BuildNumber", 11, false},
 			{"RegisteredUser", 14, false}, {"SerialNumber", 12, false}, {"Version", 0, false}})
-	case eventLogEntryType:
-		f.eventLogRow(o)
-	case eventLogType:
-		f.eventLogListRow(o)
-	case eventLogRecordType:
-		f.winEventRow(o)
 	case "System.Management.Automation.PathInfo":
 		f.tableRow("path", o, []column{{"Path", 0, false}})
 	default:

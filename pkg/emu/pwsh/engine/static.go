@@ -54,6 +54,16 @@ func (i *Interp) staticProperty(typ, name string) (any, error) {
 	return nil, &values.NotEmulatedError{What: "[" + typ + "]::" + name}
 }
 
+// statics are the static methods of the types a cmdlet family adds, by
+// canonical type name; ok false means no such method.
+var statics = map[string]func(i *Interp, name string, args []any) (v any, ok bool, err error){}
+
+// RegisterStatic makes [typ]::Name(args) call f for typ (a canonical
+// type name: lower case, without System.). Families call it from init.
+func RegisterStatic(typ string, f func(i *Interp, name string, args []any) (v any, ok bool, err error)) {
+	statics[typ] = f
+}
+
 func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any) (any, error) {
 	t := canonicalType(typ)
 	arg := func(k int) string {
@@ -173,8 +183,8 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 		}
 		return out, nil
 	}
-	if t == "diagnostics.eventlog" {
-		if v, ok, err := i.eventLogStatic(name, args); ok {
+	if static, ok := statics[t]; ok {
+		if v, ok, err := static(i, name, args); ok {
 			return v, err
 		}
 	}
