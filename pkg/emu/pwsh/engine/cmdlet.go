@@ -30,14 +30,14 @@ type cmdlet struct {
 type Call struct {
 	I        *Interp
 	Cl       *cmdlet
-	cmd      *lang.Command
+	Cmd      *lang.Command
 	named    map[string]any // by parameter name, lower-case
 	input    []any
 	Piped    bool
 	Emit     func(any)
-	stop     bool // -ErrorAction Stop
-	silent   bool // -ErrorAction SilentlyContinue / Ignore
-	hadError bool
+	Stop     bool // -ErrorAction Stop
+	Silent   bool // -ErrorAction SilentlyContinue / Ignore
+	HadError bool
 }
 
 var cmdlets = map[string]*cmdlet{}
@@ -77,20 +77,20 @@ func className(name string) string {
 }
 
 func (i *Interp) runCmdlet(ctx context.Context, lower string, cl *cmdlet, cmd *lang.Command, args []evaluated, input []any, piped bool, emit func(any)) error {
-	c := &Call{I: i, Cl: cl, cmd: cmd, named: map[string]any{}, input: input, Piped: piped, Emit: emit, stop: i.stop}
+	c := &Call{I: i, Cl: cl, Cmd: cmd, named: map[string]any{}, input: input, Piped: piped, Emit: emit, Stop: i.stop}
 	if err := c.bind(args); err != nil {
 		return err
 	}
 	err := cl.run(ctx, c)
-	if c.hadError {
+	if c.HadError {
 		i.failed = true
 	}
 	return err
 }
 
-func (c *Call) bindError(msg, fqid string) error {
+func (c *Call) BindError(msg, fqid string) error {
 	rec := &values.ErrorRecord{Msg: msg, CmdName: c.Cl.Name, Category: "InvalidArgument", Reason: "ParameterBindingException",
-		Fqid: fqid + "," + className(c.Cl.Name), Src: c.I.src, Pos: c.cmd.Pos, End: c.cmd.End}
+		Fqid: fqid + "," + className(c.Cl.Name), Src: c.I.Src, Pos: c.Cmd.Pos, End: c.Cmd.End}
 	return &values.RuntimeError{Rec: rec}
 }
 
@@ -113,7 +113,7 @@ func (c *Call) bind(args []evaluated) error {
 			continue
 		}
 		if pending != "" {
-			return c.bindError(fmt.Sprintf("Missing an argument for parameter '%s'. Specify a parameter of type 'System.Object' and try again.", pending), "MissingArgument")
+			return c.BindError(fmt.Sprintf("Missing an argument for parameter '%s'. Specify a parameter of type 'System.Object' and try again.", pending), "MissingArgument")
 		}
 		if c.common(a) {
 			continue
@@ -124,7 +124,7 @@ func (c *Call) bind(args []evaluated) error {
 		}
 		spec := c.match(a.param)
 		if spec == nil {
-			return c.bindError(fmt.Sprintf("A parameter cannot be found that matches parameter name '%s'.", a.param), "NamedParameterNotFound")
+			return c.BindError(fmt.Sprintf("A parameter cannot be found that matches parameter name '%s'.", a.param), "NamedParameterNotFound")
 		}
 		key := strings.ToLower(spec.name)
 		switch {
@@ -137,12 +137,12 @@ func (c *Call) bind(args []evaluated) error {
 		}
 	}
 	if pending != "" {
-		return c.bindError(fmt.Sprintf("Missing an argument for parameter '%s'. Specify a parameter of type 'System.Object' and try again.", pending), "MissingArgument")
+		return c.BindError(fmt.Sprintf("Missing an argument for parameter '%s'. Specify a parameter of type 'System.Object' and try again.", pending), "MissingArgument")
 	}
 	for pos := 0; len(positional) > 0; pos++ {
 		spec := c.positional(pos)
 		if spec == nil {
-			return c.bindError(fmt.Sprintf("A positional parameter cannot be found that accepts argument '%s'.", values.ToStr(positional[0])), "PositionalParameterNotFound")
+			return c.BindError(fmt.Sprintf("A positional parameter cannot be found that accepts argument '%s'.", values.ToStr(positional[0])), "PositionalParameterNotFound")
 		}
 		key := strings.ToLower(spec.name)
 		if spec.rest {
@@ -166,8 +166,8 @@ func (c *Call) common(a evaluated) bool {
 			return false
 		}
 		v := strings.ToLower(values.ToStr(a.value))
-		c.stop = v == "stop"
-		c.silent = v == "silentlycontinue" || v == "ignore"
+		c.Stop = v == "stop"
+		c.Silent = v == "silentlycontinue" || v == "ignore"
 		return true
 	case "verbose", "debug", "whatif", "confirm":
 		return true
@@ -210,14 +210,14 @@ func (c *Call) positional(pos int) *param {
 // Fail reports a non-terminating error of this cmdlet (terminating with
 // -ErrorAction Stop).
 func (c *Call) Fail(msg, category, target, reason, fqid string) error {
-	c.hadError = true
+	c.HadError = true
 	rec := &values.ErrorRecord{Msg: msg, CmdName: c.Cl.Name, Category: category, Target: target, Reason: reason,
-		Fqid: fqid + "," + className(c.Cl.Name), Src: c.I.src, Pos: c.cmd.Pos, End: c.cmd.End}
-	if c.stop {
-		return &values.RuntimeError{Rec: rec, Script: c.I.tryDepth == 0}
+		Fqid: fqid + "," + className(c.Cl.Name), Src: c.I.Src, Pos: c.Cmd.Pos, End: c.Cmd.End}
+	if c.Stop {
+		return &values.RuntimeError{Rec: rec, Script: c.I.TryDepth == 0}
 	}
-	if !c.silent {
-		c.I.errOut(rec)
+	if !c.Silent {
+		c.I.ErrOut(rec)
 	}
 	return nil
 }

@@ -91,17 +91,17 @@ func writeError(_ context.Context, c *Call) error {
 	if c.Piped && !c.Has("Message") {
 		msg = values.ToStr(values.FromList(c.input))
 	}
-	c.hadError = true
+	c.HadError = true
 	rec := &values.ErrorRecord{Msg: msg, CmdName: "Write-Error", Category: "NotSpecified", Reason: "WriteErrorException",
 		Fqid: "Microsoft.PowerShell.Commands.WriteErrorException", NoPos: true}
-	if c.I.src != nil {
-		rec.Invoked = strings.TrimSpace(string(c.I.src[c.cmd.Pos:min(c.cmd.End, len(c.I.src))]))
+	if c.I.Src != nil {
+		rec.Invoked = strings.TrimSpace(string(c.I.Src[c.Cmd.Pos:min(c.Cmd.End, len(c.I.Src))]))
 	}
-	if c.stop {
-		return &values.RuntimeError{Rec: rec, Script: c.I.tryDepth == 0}
+	if c.Stop {
+		return &values.RuntimeError{Rec: rec, Script: c.I.TryDepth == 0}
 	}
-	if !c.silent {
-		c.I.errOut(rec)
+	if !c.Silent {
+		c.I.ErrOut(rec)
 	}
 	return nil
 }
@@ -176,7 +176,7 @@ func forEachObject(ctx context.Context, c *Call) error {
 				return err
 			}
 		default: // % Name: a property
-			if v := property(item, values.ToStr(sb)); v != nil {
+			if v := Property(item, values.ToStr(sb)); v != nil {
 				c.Emit(v)
 			}
 		}
@@ -191,7 +191,7 @@ func whereObject(ctx context.Context, c *Call) error {
 	for _, item := range c.input {
 		sb, ok := c.Get("FilterScript").(*values.ScriptBlock)
 		if !ok {
-			if values.ToBool(property(item, c.Str("FilterScript"))) {
+			if values.ToBool(Property(item, c.Str("FilterScript"))) {
 				c.Emit(item)
 			}
 			continue
@@ -224,13 +224,13 @@ func selectObject(_ context.Context, c *Call) error {
 	for _, item := range items {
 		switch {
 		case c.Has("ExpandProperty"):
-			for _, v := range values.ToList(property(item, c.Str("ExpandProperty"))) {
+			for _, v := range values.ToList(Property(item, c.Str("ExpandProperty"))) {
 				c.Emit(v)
 			}
 		case c.Has("Property"):
 			o := values.NewObject("System.Management.Automation.PSCustomObject")
 			for _, name := range values.ToList(c.Get("Property")) {
-				o.Set(values.ToStr(name), property(item, values.ToStr(name)))
+				o.Set(values.ToStr(name), Property(item, values.ToStr(name)))
 			}
 			c.Emit(o)
 		default:
@@ -247,7 +247,7 @@ func measureObject(_ context.Context, c *Call) error {
 		var sum any = 0
 		for _, v := range c.input {
 			if c.Has("Property") {
-				v = property(v, c.Str("Property"))
+				v = Property(v, c.Str("Property"))
 			}
 			sum, _ = arith("+", sum, v)
 		}
@@ -261,7 +261,7 @@ func sortObject(_ context.Context, c *Call) error {
 	items := append([]any{}, c.input...)
 	key := func(v any) any {
 		if c.Has("Property") {
-			return property(v, c.Str("Property"))
+			return Property(v, c.Str("Property"))
 		}
 		return v
 	}
@@ -298,7 +298,7 @@ func startSleep(ctx context.Context, c *Call) error {
 		}
 		d = time.Duration(values.ToFloat(n) * float64(time.Second))
 	default:
-		return c.bindError("Cannot process command because of one or more missing mandatory parameters: Seconds.", "MissingMandatoryParameter")
+		return c.BindError("Cannot process command because of one or more missing mandatory parameters: Seconds.", "MissingMandatoryParameter")
 	}
 	if !c.I.Sys.Sleep(ctx, d) {
 		return ctx.Err()
@@ -307,7 +307,7 @@ func startSleep(ctx context.Context, c *Call) error {
 }
 
 func (c *Call) sleepError(v string) error {
-	return c.bindError(fmt.Sprintf(`Cannot bind parameter 'Seconds'. Cannot convert value "%s" to type "System.Double". Error: "Input string was not in a correct format."`, v), "CannotConvertArgumentNoMessage")
+	return c.BindError(fmt.Sprintf(`Cannot bind parameter 'Seconds'. Cannot convert value "%s" to type "System.Double". Error: "Input string was not in a correct format."`, v), "CannotConvertArgumentNoMessage")
 }
 
 func getDate(_ context.Context, c *Call) error {

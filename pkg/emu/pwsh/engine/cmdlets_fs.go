@@ -182,7 +182,7 @@ func removeItem(_ context.Context, c *Call) error {
 	for _, name := range c.Items("Path") {
 		path := values.ToStr(name)
 		if o, ok := name.(*values.Object); ok {
-			path = values.ToStr(property(o, "FullName"))
+			path = values.ToStr(Property(o, "FullName"))
 		}
 		paths := c.I.resolve(path)
 		if len(paths) == 0 && !strings.ContainsAny(path, "*?") {
@@ -264,8 +264,8 @@ func (c *Call) list(path, rel string, matched bool) error {
 	}
 	var subdirs []*values.Object
 	for _, it := range items {
-		isDir := values.ToBool(property(it, "PSIsContainer"))
-		name := values.ToStr(property(it, "Name"))
+		isDir := values.ToBool(Property(it, "PSIsContainer"))
+		name := values.ToStr(Property(it, "Name"))
 		show := !(c.Flag("File") && isDir) && !(c.Flag("Directory") && !isDir) &&
 			(!c.Has("Filter") || Wildcard(c.Str("Filter"), name, true))
 		if show && c.Flag("Name") {
@@ -278,7 +278,7 @@ func (c *Call) list(path, rel string, matched bool) error {
 		}
 	}
 	for _, it := range subdirs {
-		if err := c.list(values.ToStr(property(it, "FullName")), rel+values.ToStr(property(it, "Name"))+`\`, false); err != nil {
+		if err := c.list(values.ToStr(Property(it, "FullName")), rel+values.ToStr(Property(it, "Name"))+`\`, false); err != nil {
 			return err
 		}
 	}

@@ -18,8 +18,8 @@ func (i *Interp) execList(ctx context.Context, list []lang.Stmt, emit func(any))
 		}
 		err := i.exec(ctx, s, emit)
 		var re *values.RuntimeError
-		if errors.As(err, &re) && !re.Script && i.tryDepth == 0 {
-			i.errOut(re.Rec)
+		if errors.As(err, &re) && !re.Script && i.TryDepth == 0 {
+			i.ErrOut(re.Rec)
 			i.ok = false
 			continue
 		}
@@ -141,9 +141,9 @@ func (i *Interp) foreach(ctx context.Context, s *lang.ForeachStmt, emit func(any
 // try runs the body; a terminating error goes to the first catch, with
 // $_ the error. finally always runs.
 func (i *Interp) try(ctx context.Context, s *lang.TryStmt, emit func(any)) error {
-	i.tryDepth++
+	i.TryDepth++
 	err := i.execList(ctx, s.Body, emit)
-	i.tryDepth--
+	i.TryDepth--
 	var re *values.RuntimeError
 	if errors.As(err, &re) && len(s.Catches) > 0 {
 		i.scopes = append(i.scopes, map[string]any{"_": re.Rec, "psitem": re.Rec})
@@ -170,7 +170,7 @@ func (i *Interp) flow(ctx context.Context, s *lang.FlowStmt) error {
 			n, ok := values.ToInt(v)
 			if !ok {
 				return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: `Cannot convert value "` + values.ToStr(v) + `" to type "System.Int32". Error: "Input string was not in a correct format."`,
-					Category: "InvalidArgument", Target: "", Reason: "RuntimeException", Fqid: "InvalidCastFromStringToInteger", Src: i.src, Pos: s.Pos, End: s.End}}
+					Category: "InvalidArgument", Target: "", Reason: "RuntimeException", Fqid: "InvalidCastFromStringToInteger", Src: i.Src, Pos: s.Pos, End: s.End}}
 			}
 			code = n
 		}
@@ -190,7 +190,7 @@ func (i *Interp) flow(ctx context.Context, s *lang.FlowStmt) error {
 		return &values.RuntimeError{Rec: rec, Script: true}
 	}
 	return &values.RuntimeError{Script: true, Rec: &values.ErrorRecord{Msg: msg, Category: "OperationStopped", Target: msg,
-		Reason: "RuntimeException", Fqid: msg, Src: i.src, Pos: s.Pos, End: s.End}}
+		Reason: "RuntimeException", Fqid: msg, Src: i.Src, Pos: s.Pos, End: s.End}}
 }
 
 // assign is $x = ..., $x += ..., $env:X = ..., $a[i] = ..., $o.P = ...
@@ -242,7 +242,7 @@ func (i *Interp) assign(ctx context.Context, s *lang.AssignStmt) error {
 		}
 	}
 	return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: "The assignment expression is not valid. The input to an assignment operator must be an object that is able to accept assignments, such as a variable or a property.",
-		Category: "ParserError", Reason: "ParentContainsErrorRecordException", Fqid: "InvalidLeftHandSide", Src: i.src, Pos: s.Pos}}
+		Category: "ParserError", Reason: "ParentContainsErrorRecordException", Fqid: "InvalidLeftHandSide", Src: i.Src, Pos: s.Pos}}
 }
 
 func (i *Interp) setIndex(ctx context.Context, t *lang.IndexExpr, v any) error {

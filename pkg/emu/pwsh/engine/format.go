@@ -9,12 +9,12 @@ import (
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
-// formatter is Out-Default: it turns pipeline output into console text.
+// Formatter is Out-Default: it turns pipeline output into console text.
 // Consecutive objects of one kind share a table (a Get-ChildItem
 // listing of one directory) or a list.
-type formatter struct {
+type Formatter struct {
 	w         io.Writer
-	kind      string // the open table or list, "" when none
+	Kind      string // the open table or list, "" when none
 	pwsh7     bool
 	errWriter func(*values.ErrorRecord)
 	cols      []column
@@ -26,16 +26,16 @@ type column struct {
 	right bool
 }
 
-func (i *Interp) newFormatter(w io.Writer) *formatter { return &formatter{w: w, pwsh7: i.Pwsh7} }
+func (i *Interp) newFormatter(w io.Writer) *Formatter { return &Formatter{w: w, pwsh7: i.Pwsh7} }
 
-func (f *formatter) line(s string) { io.WriteString(f.w, s+values.NL) }
+func (f *Formatter) Line(s string) { io.WriteString(f.w, s+values.NL) }
 
-func (f *formatter) Write(v any) {
+func (f *Formatter) Write(v any) {
 	switch x := v.(type) {
 	case nil:
 		return
 	case *values.ErrorRecord:
-		f.end()
+		f.End()
 		if f.errWriter != nil {
 			f.errWriter(x)
 		} else {
@@ -46,41 +46,41 @@ func (f *formatter) Write(v any) {
 	case *values.Hashtable:
 		f.hashtable(x)
 	case time.Time:
-		f.end()
-		f.line(x.Format("Monday, January 2, 2006 3:04:05 PM"))
+		f.End()
+		f.Line(x.Format("Monday, January 2, 2006 3:04:05 PM"))
 	case []any:
 		for _, e := range x {
 			f.Write(e)
 		}
 	default:
-		f.end()
-		f.line(values.ToStr(v))
+		f.End()
+		f.Line(values.ToStr(v))
 	}
 }
 
-// end closes an open table or list.
-func (f *formatter) end() {
-	if f.kind != "" {
-		f.line("")
-		f.line("")
-		f.kind = ""
+// End closes an open table or list.
+func (f *Formatter) End() {
+	if f.Kind != "" {
+		f.Line("")
+		f.Line("")
+		f.Kind = ""
 	}
 }
 
-func (f *formatter) flush() { f.end() }
+func (f *Formatter) flush() { f.End() }
 
 // rowFormats are the tables of the object types a cmdlet family adds,
 // by type name.
-var rowFormats = map[string]func(f *formatter, o *values.Object){}
+var rowFormats = map[string]func(f *Formatter, o *values.Object){}
 
 // RegisterFormat makes Out-Default show objects of typeName with row
 // (a table row, or whatever the type's format.ps1xml view says).
 // Families call it from init.
-func RegisterFormat(typeName string, row func(f *formatter, o *values.Object)) {
+func RegisterFormat(typeName string, row func(f *Formatter, o *values.Object)) {
 	rowFormats[typeName] = row
 }
 
-func (f *formatter) object(o *values.Object) {
+func (f *Formatter) object(o *values.Object) {
 	if f.providerRow(o) {
 		return
 	}
@@ -116,32 +116,32 @@ func (f *formatter) object(o *values.Object) {
 }
 
 // fileRow is a line of Get-ChildItem's table, headed by its directory.
-func (f *formatter) fileRow(o *values.Object) {
-	parent := values.ToStr(property(o, "PSParentPath"))
+func (f *Formatter) fileRow(o *values.Object) {
+	parent := values.ToStr(Property(o, "PSParentPath"))
 	layout := "%-6s %26s %14s %s"
 	stamp := func(t time.Time) string { return fmt.Sprintf("%10s  %8s", t.Format("1/2/2006"), t.Format("3:04 PM")) }
 	if f.pwsh7 {
 		layout = "%-5s %28s %14s %s"
 		stamp = func(t time.Time) string { return fmt.Sprintf("%10s %8s", t.Format("1/2/2006"), t.Format("3:04 PM")) }
 	}
-	if f.kind != "dir:"+parent {
-		f.end()
-		f.kind = "dir:" + parent
-		f.line("")
-		f.line("    Directory: " + parent)
-		f.line("")
+	if f.Kind != "dir:"+parent {
+		f.End()
+		f.Kind = "dir:" + parent
+		f.Line("")
+		f.Line("    Directory: " + parent)
+		f.Line("")
 		if !f.pwsh7 {
-			f.line("")
+			f.Line("")
 		}
-		f.line(fmt.Sprintf(layout, "Mode", "LastWriteTime", "Length", "Name"))
-		f.line(fmt.Sprintf(layout, "----", "-------------", "------", "----"))
+		f.Line(fmt.Sprintf(layout, "Mode", "LastWriteTime", "Length", "Name"))
+		f.Line(fmt.Sprintf(layout, "----", "-------------", "------", "----"))
 	}
-	t, _ := property(o, "LastWriteTime").(time.Time)
-	f.line(fmt.Sprintf(layout, values.ToStr(property(o, "Mode")), stamp(t), values.ToStr(property(o, "Length")), values.ToStr(property(o, "Name"))))
+	t, _ := Property(o, "LastWriteTime").(time.Time)
+	f.Line(fmt.Sprintf(layout, values.ToStr(Property(o, "Mode")), stamp(t), values.ToStr(Property(o, "Length")), values.ToStr(Property(o, "Name"))))
 }
 
 // tableRow prints an object as a row of a table with fixed columns.
-func (f *formatter) tableRow(kind string, o *values.Object, cols []column) {
+func (f *Formatter) tableRow(kind string, o *values.Object, cols []column) {
 	cell := func(c column, s string, last bool) string {
 		switch {
 		case last && !c.right:
@@ -158,14 +158,14 @@ func (f *formatter) tableRow(kind string, o *values.Object, cols []column) {
 		}
 		return strings.TrimRight(strings.Join(parts, " "), " ")
 	}
-	if f.kind != kind {
-		f.end()
-		f.kind = kind
-		f.line("")
-		f.line(row(func(c column) string { return c.name }))
-		f.line(row(func(c column) string { return strings.Repeat("-", len(c.name)) }))
+	if f.Kind != kind {
+		f.End()
+		f.Kind = kind
+		f.Line("")
+		f.Line(row(func(c column) string { return c.name }))
+		f.Line(row(func(c column) string { return strings.Repeat("-", len(c.name)) }))
 	}
-	f.line(row(func(c column) string {
+	f.Line(row(func(c column) string {
 		v, _ := o.Get(c.name)
 		if x, ok := v.(float64); ok {
 			return fmt.Sprintf("%.2f", x)
@@ -175,12 +175,12 @@ func (f *formatter) tableRow(kind string, o *values.Object, cols []column) {
 }
 
 // listEntry prints an object as Name : Value lines.
-func (f *formatter) listEntry(o *values.Object) {
-	if f.kind != "list" {
-		f.end()
-		f.kind = "list"
+func (f *Formatter) listEntry(o *values.Object) {
+	if f.Kind != "list" {
+		f.End()
+		f.Kind = "list"
 	}
-	f.line("")
+	f.Line("")
 	width := 0
 	for _, n := range o.Names {
 		if n != "HeadersText" {
@@ -198,23 +198,23 @@ func (f *formatter) listEntry(o *values.Object) {
 			_ = h
 		}
 		lines := strings.Split(strings.TrimRight(strings.ReplaceAll(text, "\r\n", "\n"), "\n"), "\n")
-		f.line(strings.TrimRight(fmt.Sprintf("%-*s : %s", width, n, lines[0]), " "))
+		f.Line(strings.TrimRight(fmt.Sprintf("%-*s : %s", width, n, lines[0]), " "))
 		for _, l := range lines[1:] {
-			f.line(strings.Repeat(" ", width+3) + l)
+			f.Line(strings.Repeat(" ", width+3) + l)
 		}
 	}
 }
 
-func (f *formatter) hashtable(h *values.Hashtable) {
-	if f.kind != "hash" {
-		f.end()
-		f.kind = "hash"
-		f.line("")
-		f.line(fmt.Sprintf("%-30s %s", "Name", "Value"))
-		f.line(fmt.Sprintf("%-30s %s", "----", "-----"))
+func (f *Formatter) hashtable(h *values.Hashtable) {
+	if f.Kind != "hash" {
+		f.End()
+		f.Kind = "hash"
+		f.Line("")
+		f.Line(fmt.Sprintf("%-30s %s", "Name", "Value"))
+		f.Line(fmt.Sprintf("%-30s %s", "----", "-----"))
 	}
 	for _, k := range h.Keys {
 		v, _ := h.Get(k)
-		f.line(strings.TrimRight(fmt.Sprintf("%-30s %s", k, values.ToStr(v)), " "))
+		f.Line(strings.TrimRight(fmt.Sprintf("%-30s %s", k, values.ToStr(v)), " "))
 	}
 }

@@ -31,11 +31,11 @@ type Interp struct {
 	ok       bool   // $?: whether the last pipeline succeeded
 	failed   bool   // the running pipeline had an error
 	lastExit int    // $LASTEXITCODE
-	src      []rune
+	Src      []rune
 	out      io.Writer // the console
-	errOut   func(*values.ErrorRecord)
+	ErrOut   func(*values.ErrorRecord)
 	HostOut  io.Writer // Write-Host
-	tryDepth int
+	TryDepth int
 	stop     bool // $ErrorActionPreference = 'Stop'
 	// exits run when the session ends: what the process holds open
 	// (an HttpListener's ports) is released as the OS would.
@@ -63,7 +63,7 @@ func NewInterp(p *program.Proc, pwsh7 bool) *Interp {
 	if i.dir == "" {
 		i.dir = `C:\`
 	}
-	i.errOut = func(r *values.ErrorRecord) { r.Write(p.Stderr, i.Pwsh7) }
+	i.ErrOut = func(r *values.ErrorRecord) { r.Write(p.Stderr, i.Pwsh7) }
 	return i
 }
 
@@ -214,7 +214,7 @@ func (i *Interp) runScript(ctx context.Context, list []lang.Stmt) (int, bool, er
 	}
 	var re *values.RuntimeError
 	if errors.As(err, &re) {
-		i.errOut(re.Rec)
+		i.ErrOut(re.Rec)
 		i.ok = false
 		return 1, false, nil
 	}

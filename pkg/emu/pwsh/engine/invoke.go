@@ -71,7 +71,7 @@ func (i *Interp) invoke(ctx context.Context, c *lang.Command, input []any, piped
 		return i.native(ctx, name, args, input, piped, emit)
 	}
 	rec := values.NotFoundRecord(name, i.Pwsh7)
-	rec.Src, rec.Pos, rec.End = i.src, c.Pos, c.Pos+len([]rune(name))
+	rec.Src, rec.Pos, rec.End = i.Src, c.Pos, c.Pos+len([]rune(name))
 	return &values.RuntimeError{Rec: rec}
 }
 
@@ -233,12 +233,12 @@ func (i *Interp) runScriptFile(ctx context.Context, path string, args []evaluate
 	if err != nil {
 		return i.parseFailure(err, text)
 	}
-	oldSrc := i.src
-	i.src = []rune(text)
+	oldSrc := i.Src
+	i.Src = []rune(text)
 	i.scopes = append(i.scopes, map[string]any{"args": plainArgs(args)})
 	err = i.execList(ctx, list, emit)
 	i.scopes = i.scopes[:len(i.scopes)-1]
-	i.src = oldSrc
+	i.Src = oldSrc
 	var ex values.ExitFlow
 	if errors.As(err, &ex) {
 		i.lastExit = ex.Code

@@ -97,7 +97,7 @@ func (i *Interp) children(dir string) ([]*values.Object, error) {
 	}
 	byName := func(l []*values.Object) {
 		sort.SliceStable(l, func(a, b int) bool {
-			return strings.ToLower(values.ToStr(property(l[a], "Name"))) < strings.ToLower(values.ToStr(property(l[b], "Name")))
+			return strings.ToLower(values.ToStr(Property(l[a], "Name"))) < strings.ToLower(values.ToStr(Property(l[b], "Name")))
 		})
 	}
 	byName(dirs)

@@ -60,17 +60,17 @@ func (i *Interp) member(ctx context.Context, e *lang.MemberExpr) (any, error) {
 		}
 		var out []any // member enumeration
 		for _, item := range list {
-			if v := property(item, name); v != nil {
+			if v := Property(item, name); v != nil {
 				out = append(out, v)
 			}
 		}
 		return values.FromList(out), nil
 	}
-	return property(obj, name), nil
+	return Property(obj, name), nil
 }
 
-// property is a property of one value ($null when it has none).
-func property(obj any, name string) any {
+// Property is a property of one value ($null when it has none).
+func Property(obj any, name string) any {
 	lower := strings.ToLower(name)
 	switch x := obj.(type) {
 	case string:

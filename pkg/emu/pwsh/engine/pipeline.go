@@ -47,7 +47,7 @@ func (i *Interp) runElement(ctx context.Context, el *lang.Element, input []any, 
 		v, err := i.eval(ctx, el.Expr)
 		if err != nil {
 			if re, ok := err.(*values.RuntimeError); ok && re.Rec.Src == nil {
-				re.Rec.Src, re.Rec.Pos, re.Rec.End = i.src, pl.Pos, pl.End
+				re.Rec.Src, re.Rec.Pos, re.Rec.End = i.Src, pl.Pos, pl.End
 			}
 			return err
 		}
@@ -69,8 +69,8 @@ func (i *Interp) withRedirects(ctx context.Context, rs []lang.Redirect, sink fun
 	if len(rs) == 0 {
 		return f(sink)
 	}
-	oldErr, oldHost := i.errOut, i.HostOut
-	defer func() { i.errOut, i.HostOut = oldErr, oldHost }()
+	oldErr, oldHost := i.ErrOut, i.HostOut
+	defer func() { i.ErrOut, i.HostOut = oldErr, oldHost }()
 	out := sink
 	var files []func() error
 	for _, r := range rs {
@@ -82,7 +82,7 @@ func (i *Interp) withRedirects(ctx context.Context, rs []lang.Redirect, sink fun
 		if strings.HasPrefix(op, ">&") { // 2>&1: errors join the output
 			if stream == "2" || stream == "*" {
 				o := out
-				i.errOut = func(rec *values.ErrorRecord) { o(rec) }
+				i.ErrOut = func(rec *values.ErrorRecord) { o(rec) }
 			}
 			continue
 		}
@@ -104,10 +104,10 @@ func (i *Interp) withRedirects(ctx context.Context, rs []lang.Redirect, sink fun
 		case "1":
 			out = w
 		case "2":
-			i.errOut = func(rec *values.ErrorRecord) { w(rec) }
+			i.ErrOut = func(rec *values.ErrorRecord) { w(rec) }
 		case "*":
 			out = w
-			i.errOut = func(rec *values.ErrorRecord) { w(rec) }
+			i.ErrOut = func(rec *values.ErrorRecord) { w(rec) }
 			i.HostOut = io.Discard
 		case "6":
 			i.HostOut = io.Discard

@@ -216,7 +216,7 @@ func (i *Interp) providerItems(d *drive) ([]*values.Object, bool) {
 	// SessionStateProviderBase and the Environment provider sort by name,
 	// ignoring case.
 	sort.SliceStable(out, func(a, b int) bool {
-		return strings.ToLower(values.ToStr(property(out[a], "Name"))) < strings.ToLower(values.ToStr(property(out[b], "Name")))
+		return strings.ToLower(values.ToStr(Property(out[a], "Name"))) < strings.ToLower(values.ToStr(Property(out[b], "Name")))
 	})
 	return out, true
 }
@@ -260,9 +260,9 @@ func (c *Call) Lookup(pp provPath) ([]*values.Object, error) {
 	}
 	var out []*values.Object
 	for _, it := range items {
-		key := values.ToStr(property(it, "Name"))
+		key := values.ToStr(Property(it, "Name"))
 		if pp.drv.provider == "Alias" {
-			key = values.ToStr(property(it, "PSPath"))
+			key = values.ToStr(Property(it, "PSPath"))
 			key = key[strings.Index(key, "::")+2:]
 		}
 		if strings.EqualFold(key, pp.rest) || strings.ContainsAny(pp.rest, "*?[") && Wildcard(pp.rest, key, true) {
@@ -303,7 +303,7 @@ func provGetChildItem(_ context.Context, c *Call, pp provPath, _ any) error {
 	}
 	for _, it := range items {
 		if c.Flag("Name") {
-			c.Emit(values.ToStr(property(it, "PSPath"))[strings.Index(values.ToStr(property(it, "PSPath")), "::")+2:])
+			c.Emit(values.ToStr(Property(it, "PSPath"))[strings.Index(values.ToStr(Property(it, "PSPath")), "::")+2:])
 		} else {
 			c.Emit(it)
 		}
@@ -364,7 +364,7 @@ func provGetContent(_ context.Context, c *Call, pp provPath, _ any) error {
 		return c.missing(pp)
 	}
 	for _, it := range items {
-		c.Emit(property(it, "Value"))
+		c.Emit(Property(it, "Value"))
 	}
 	return nil
 }
@@ -449,7 +449,7 @@ func provRemoveItem(_ context.Context, c *Call, pp provPath, _ any) error {
 		return c.missing(pp)
 	}
 	for _, it := range items {
-		name := values.ToStr(property(it, "Name"))
+		name := values.ToStr(Property(it, "Name"))
 		if pp.drv.provider == "Environment" {
 			c.I.setenv(name, "")
 		} else {
@@ -554,25 +554,25 @@ var providerCaps = map[string]string{
 
 // providerRow formats the provider items and drives as Out-Default
 // does; it reports false for other objects.
-func (f *formatter) providerRow(o *values.Object) bool {
+func (f *Formatter) providerRow(o *values.Object) bool {
 	switch o.TypeName {
 	case dictEntryType, psVariableType:
 		kind := "dict"
 		if o.TypeName == psVariableType {
 			kind = "variable"
 		}
-		if f.kind != kind {
-			f.end()
-			f.kind = kind
-			f.line("")
-			f.line(fmt.Sprintf("%-30s %s", "Name", "Value"))
-			f.line(fmt.Sprintf("%-30s %s", "----", "-----"))
+		if f.Kind != kind {
+			f.End()
+			f.Kind = kind
+			f.Line("")
+			f.Line(fmt.Sprintf("%-30s %s", "Name", "Value"))
+			f.Line(fmt.Sprintf("%-30s %s", "----", "-----"))
 		}
-		name := values.ToStr(property(o, "Name"))
+		name := values.ToStr(Property(o, "Name"))
 		if len(name) > 30 {
 			name = name[:27] + "..."
 		}
-		f.line(strings.TrimRight(fmt.Sprintf("%-30s %s", name, values.ToStr(property(o, "Value"))), " "))
+		f.Line(strings.TrimRight(fmt.Sprintf("%-30s %s", name, values.ToStr(Property(o, "Value"))), " "))
 	case functionType, aliasType:
 		f.tableRow("command", o, []column{{"CommandType", 15, false}, {"Name", 50, false}, {"Version", 10, false}, {"Source", 0, false}})
 	case psDriveType:

@@ -16,7 +16,7 @@ import (
 // or 1 as the last statement succeeded.
 func (i *Interp) RunCommand(ctx context.Context, script string) int {
 	list, err := lang.ParseStatements(script)
-	i.src = []rune(script)
+	i.Src = []rune(script)
 	if err != nil {
 		return i.parseError(err, script)
 	}
@@ -42,7 +42,7 @@ func (i *Interp) RunFile(ctx context.Context, name string, args []string) int {
 	}
 	text := decodeText(b)
 	list, err := lang.ParseStatements(text)
-	i.src = []rune(text)
+	i.Src = []rune(text)
 	if err != nil {
 		return i.parseError(err, text)
 	}
@@ -73,7 +73,7 @@ func (i *Interp) parseError(err error, text string) int {
 	if errors.As(i.parseFailure(err, text), &re) {
 		re.Rec.CmdName = ""
 		re.Rec.Reason = "ParseException"
-		i.errOut(re.Rec)
+		i.ErrOut(re.Rec)
 		return 1
 	}
 	i.reportNotEmulated(i.parseFailure(err, text))
@@ -107,7 +107,7 @@ func (i *Interp) Interact(ctx context.Context, noLogo bool) int {
 			continue
 		}
 		pending = ""
-		i.src = []rune(text)
+		i.Src = []rune(text)
 		if perr != nil {
 			i.parseError(perr, text)
 		} else if code, exited, rerr := i.runScript(ctx, list); exited {

@@ -1,4 +1,8 @@
-package engine
+// Package eventcmd is PowerShell's event log: Write-EventLog,
+// New-EventLog, Get-EventLog, Get-WinEvent and friends, and
+// [System.Diagnostics.EventLog]'s static methods, over the container's
+// event log. It registers itself with the engine when imported.
+package eventcmd
 
 import (
 	"context"
@@ -7,6 +11,7 @@ import (
 	"time"
 
 	"github.com/winkube/winkube/pkg/emu/eventlog"
+	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
@@ -15,20 +20,20 @@ import (
 // log, program.Sys.EventLog. The machine is always the local one: the
 // -ComputerName of a container names no other.
 func init() {
-	Register("Write-EventLog", "", writeEventLog, P("LogName", 0), P("Source", 1), P("EventId", 2, "id"), P("EntryType", 3, "et"),
-		P("Message", 4, "msg"), N("Category"), N("RawData"), N("ComputerName", "cn"))
-	Register("New-EventLog", "", newEventLog, P("LogName", 0), P("Source", 1), N("ComputerName", "cn"), N("CategoryResourceFile"),
-		N("MessageResourceFile"), N("ParameterResourceFile"))
-	Register("Remove-EventLog", "", removeEventLog, P("LogName", 0), N("Source"), N("ComputerName", "cn"))
-	Register("Clear-EventLog", "", clearEventLog, P("LogName", 0), N("ComputerName", "cn"))
-	Register("Get-EventLog", "", getEventLog, P("LogName", 0), P("InstanceId", 1), N("Newest"), N("Source"), N("EntryType"),
-		N("Message"), N("After"), N("Before"), N("Index"), N("UserName"), Sw("List"), Sw("AsString"), N("ComputerName", "cn"), Sw("AsBaseObject"))
-	Register("Get-WinEvent", "", getWinEvent, P("LogName", 0), N("MaxEvents"), N("ListLog"), N("ProviderName"), Sw("Oldest"),
-		N("FilterHashtable"), N("FilterXPath"), N("ComputerName", "cn"))
-	RegisterStatic("diagnostics.eventlog", eventLogStatic)
-	RegisterFormat(eventLogEntryType, eventLogRow)
-	RegisterFormat(eventLogType, eventLogListRow)
-	RegisterFormat(eventLogRecordType, winEventRow)
+	engine.Register("Write-EventLog", "", writeEventLog, engine.P("LogName", 0), engine.P("Source", 1), engine.P("EventId", 2, "id"), engine.P("EntryType", 3, "et"),
+		engine.P("Message", 4, "msg"), engine.N("Category"), engine.N("RawData"), engine.N("ComputerName", "cn"))
+	engine.Register("New-EventLog", "", newEventLog, engine.P("LogName", 0), engine.P("Source", 1), engine.N("ComputerName", "cn"), engine.N("CategoryResourceFile"),
+		engine.N("MessageResourceFile"), engine.N("ParameterResourceFile"))
+	engine.Register("Remove-EventLog", "", removeEventLog, engine.P("LogName", 0), engine.N("Source"), engine.N("ComputerName", "cn"))
+	engine.Register("Clear-EventLog", "", clearEventLog, engine.P("LogName", 0), engine.N("ComputerName", "cn"))
+	engine.Register("Get-EventLog", "", getEventLog, engine.P("LogName", 0), engine.P("InstanceId", 1), engine.N("Newest"), engine.N("Source"), engine.N("EntryType"),
+		engine.N("Message"), engine.N("After"), engine.N("Before"), engine.N("Index"), engine.N("UserName"), engine.Sw("List"), engine.Sw("AsString"), engine.N("ComputerName", "cn"), engine.Sw("AsBaseObject"))
+	engine.Register("Get-WinEvent", "", getWinEvent, engine.P("LogName", 0), engine.N("MaxEvents"), engine.N("ListLog"), engine.N("ProviderName"), engine.Sw("Oldest"),
+		engine.N("FilterHashtable"), engine.N("FilterXPath"), engine.N("ComputerName", "cn"))
+	engine.RegisterStatic("diagnostics.eventlog", eventLogStatic)
+	engine.RegisterFormat(eventLogEntryType, eventLogRow)
+	engine.RegisterFormat(eventLogType, eventLogListRow)
+	engine.RegisterFormat(eventLogRecordType, winEventRow)
 }
 
 const (
@@ -40,33 +45,33 @@ const (
 
 // elError is an error record of the event log cmdlets, whose ids do not
 // all end in the cmdlet's class.
-func (c *Call) elError(msg, category, target, reason, fqid string) error {
-	c.hadError = true
+func elError(c *engine.Call, msg, category, target, reason, fqid string) error {
+	c.HadError = true
 	rec := &values.ErrorRecord{Msg: msg, CmdName: c.Cl.Name, Category: category, Target: target, Reason: reason,
-		Fqid: fqid, Src: c.I.src, Pos: c.cmd.Pos, End: c.cmd.End}
-	if c.stop {
-		return &values.RuntimeError{Rec: rec, Script: c.I.tryDepth == 0}
+		Fqid: fqid, Src: c.I.Src, Pos: c.Cmd.Pos, End: c.Cmd.End}
+	if c.Stop {
+		return &values.RuntimeError{Rec: rec, Script: c.I.TryDepth == 0}
 	}
-	if !c.silent {
-		c.I.errOut(rec)
+	if !c.Silent {
+		c.I.ErrOut(rec)
 	}
 	return nil
 }
 
-func (c *Call) need(names ...string) error {
+func need(c *engine.Call, names ...string) error {
 	for _, n := range names {
 		if !c.Has(n) {
 			// Windows PowerShell prompts for a mandatory parameter; a
 			// container has no console to answer, so it fails as a
 			// non-interactive host does.
-			return c.bindError(fmt.Sprintf("Cannot process command because of one or more missing mandatory parameters: %s.", strings.Join(names, " ")), "MissingMandatoryParameter")
+			return c.BindError(fmt.Sprintf("Cannot process command because of one or more missing mandatory parameters: %s.", strings.Join(names, " ")), "MissingMandatoryParameter")
 		}
 	}
 	return nil
 }
 
-func writeEventLog(_ context.Context, c *Call) error {
-	if err := c.need("LogName", "Source", "EventId", "Message"); err != nil {
+func writeEventLog(_ context.Context, c *engine.Call) error {
+	if err := need(c, "LogName", "Source", "EventId", "Message"); err != nil {
 		return err
 	}
 	store := c.I.Sys.EventLog()
@@ -75,32 +80,32 @@ func writeEventLog(_ context.Context, c *Call) error {
 	if c.Has("EntryType") {
 		t, ok := eventlog.ParseType(c.Str("EntryType"))
 		if !ok {
-			return c.bindError(fmt.Sprintf(`Cannot bind parameter 'EntryType'. Cannot convert value "%s" to type "System.Diagnostics.EventLogEntryType". Error: "Unable to match the identifier name %s to a valid enumerator name. Specify one of the following enumerator names and try again:%sError, Warning, Information, SuccessAudit, FailureAudit"`, c.Str("EntryType"), c.Str("EntryType"), values.NL), "CannotConvertArgumentNoMessage")
+			return c.BindError(fmt.Sprintf(`Cannot bind parameter 'EntryType'. Cannot convert value "%s" to type "System.Diagnostics.EventLogEntryType". Error: "Unable to match the identifier name %s to a valid enumerator name. Specify one of the following enumerator names and try again:%sError, Warning, Information, SuccessAudit, FailureAudit"`, c.Str("EntryType"), c.Str("EntryType"), values.NL), "CannotConvertArgumentNoMessage")
 		}
 		typ = t
 	}
 	id, ok := values.ToInt(c.Get("EventId"))
 	if !ok || id < 0 || id > 65535 {
-		return c.bindError(fmt.Sprintf("Cannot validate argument on parameter 'EventId'. The %s argument is greater than the maximum allowed range of 65535. Supply an argument that is less than or equal to 65535 and then try the command again.", c.Str("EventId")), "ParameterArgumentValidationError")
+		return c.BindError(fmt.Sprintf("Cannot validate argument on parameter 'EventId'. The %s argument is greater than the maximum allowed range of 65535. Supply an argument that is less than or equal to 65535 and then try the command again.", c.Str("EventId")), "ParameterArgumentValidationError")
 	}
 	category, _ := values.ToInt(c.Get("Category"))
 	registered := store.SourceLog(src)
 	if registered == "" {
-		return c.elError(fmt.Sprintf(`The source name "%s" does not exist on computer "localhost".`, src), "InvalidOperation", "", "Exception", "Microsoft.PowerShell.Commands.WriteEventLogCommand")
+		return elError(c, fmt.Sprintf(`The source name "%s" does not exist on computer "localhost".`, src), "InvalidOperation", "", "Exception", "Microsoft.PowerShell.Commands.WriteEventLogCommand")
 	}
 	if !strings.EqualFold(registered, logName) {
-		return c.elError(fmt.Sprintf("The source '%s' is not registered in log '%s'. (It is registered in log '%s'.) The Source and Log properties must be matched, or you may set Log to the empty string, and it will automatically be matched to the Source property.", src, logName, registered),
+		return elError(c, fmt.Sprintf("The source '%s' is not registered in log '%s'. (It is registered in log '%s'.) The Source and Log properties must be matched, or you may set Log to the empty string, and it will automatically be matched to the Source property.", src, logName, registered),
 			"InvalidOperation", "", "Exception", "Microsoft.PowerShell.Commands.WriteEventLogCommand")
 	}
 	_, err := store.Write(eventlog.Entry{Type: typ, EventID: id, Source: src, Message: c.Str("Message"), Category: category})
 	if err != nil {
-		return c.elError(fmt.Sprintf(`The source name "%s" does not exist on computer "localhost".`, src), "InvalidOperation", "", "Exception", "Microsoft.PowerShell.Commands.WriteEventLogCommand")
+		return elError(c, fmt.Sprintf(`The source name "%s" does not exist on computer "localhost".`, src), "InvalidOperation", "", "Exception", "Microsoft.PowerShell.Commands.WriteEventLogCommand")
 	}
 	return nil
 }
 
-func newEventLog(_ context.Context, c *Call) error {
-	if err := c.need("LogName", "Source"); err != nil {
+func newEventLog(_ context.Context, c *engine.Call) error {
+	if err := need(c, "LogName", "Source"); err != nil {
 		return err
 	}
 	store := c.I.Sys.EventLog()
@@ -108,7 +113,7 @@ func newEventLog(_ context.Context, c *Call) error {
 	for _, s := range values.ToList(c.Get("Source")) {
 		src := values.ToStr(s)
 		if err := store.CreateSource(src, logName); err != nil {
-			if err := c.elError(fmt.Sprintf(`The "%s" source is already registered on the "localhost" computer.`, src), "InvalidOperation", "", "InvalidOperationException", "Microsoft.PowerShell.Commands.NewEventLogCommand"); err != nil {
+			if err := elError(c, fmt.Sprintf(`The "%s" source is already registered on the "localhost" computer.`, src), "InvalidOperation", "", "InvalidOperationException", "Microsoft.PowerShell.Commands.NewEventLogCommand"); err != nil {
 				return err
 			}
 		}
@@ -116,24 +121,24 @@ func newEventLog(_ context.Context, c *Call) error {
 	return nil
 }
 
-func removeEventLog(_ context.Context, c *Call) error {
+func removeEventLog(_ context.Context, c *engine.Call) error {
 	store := c.I.Sys.EventLog()
 	if c.Has("Source") {
 		for _, s := range values.ToList(c.Get("Source")) {
 			if store.DeleteSource(values.ToStr(s)) != nil {
-				if err := c.elError(fmt.Sprintf(`The source "%s" is not registered on the "localhost" computer.`, values.ToStr(s)), "InvalidOperation", "", "InvalidOperationException", "Microsoft.PowerShell.Commands.RemoveEventLogCommand"); err != nil {
+				if err := elError(c, fmt.Sprintf(`The source "%s" is not registered on the "localhost" computer.`, values.ToStr(s)), "InvalidOperation", "", "InvalidOperationException", "Microsoft.PowerShell.Commands.RemoveEventLogCommand"); err != nil {
 					return err
 				}
 			}
 		}
 		return nil
 	}
-	if err := c.need("LogName"); err != nil {
+	if err := need(c, "LogName"); err != nil {
 		return err
 	}
 	for _, l := range values.ToList(c.Get("LogName")) {
 		if store.DeleteLog(values.ToStr(l)) != nil {
-			if err := c.elError(fmt.Sprintf(`The Log name "%s" does not exist in the computer "localhost".`, values.ToStr(l)), "InvalidOperation", "", "InvalidOperationException", "Microsoft.PowerShell.Commands.RemoveEventLogCommand"); err != nil {
+			if err := elError(c, fmt.Sprintf(`The Log name "%s" does not exist in the computer "localhost".`, values.ToStr(l)), "InvalidOperation", "", "InvalidOperationException", "Microsoft.PowerShell.Commands.RemoveEventLogCommand"); err != nil {
 				return err
 			}
 		}
@@ -141,13 +146,13 @@ func removeEventLog(_ context.Context, c *Call) error {
 	return nil
 }
 
-func clearEventLog(_ context.Context, c *Call) error {
-	if err := c.need("LogName"); err != nil {
+func clearEventLog(_ context.Context, c *engine.Call) error {
+	if err := need(c, "LogName"); err != nil {
 		return err
 	}
 	for _, l := range values.ToList(c.Get("LogName")) {
 		if c.I.Sys.EventLog().Clear(values.ToStr(l)) != nil {
-			if err := c.elError(fmt.Sprintf(`The Log name "%s" does not exist in the computer "localhost".`, values.ToStr(l)), "InvalidOperation", "", "InvalidOperationException", "Microsoft.PowerShell.Commands.ClearEventLogCommand"); err != nil {
+			if err := elError(c, fmt.Sprintf(`The Log name "%s" does not exist in the computer "localhost".`, values.ToStr(l)), "InvalidOperation", "", "InvalidOperationException", "Microsoft.PowerShell.Commands.ClearEventLogCommand"); err != nil {
 				return err
 			}
 		}
@@ -155,7 +160,7 @@ func clearEventLog(_ context.Context, c *Call) error {
 	return nil
 }
 
-func getEventLog(_ context.Context, c *Call) error {
+func getEventLog(_ context.Context, c *engine.Call) error {
 	store := c.I.Sys.EventLog()
 	if c.Flag("List") {
 		for _, info := range store.List() {
@@ -168,20 +173,20 @@ func getEventLog(_ context.Context, c *Call) error {
 		}
 		return nil
 	}
-	if err := c.need("LogName"); err != nil {
+	if err := need(c, "LogName"); err != nil {
 		return err
 	}
 	logName := c.Str("LogName")
 	entries, ok := store.Entries(logName)
 	if !ok {
-		return c.elError(fmt.Sprintf("The event log '%s' on computer '.' does not exist.", logName), "NotSpecified", "", "InvalidOperationException", "System.InvalidOperationException,Microsoft.PowerShell.Commands.GetEventLogCommand")
+		return elError(c, fmt.Sprintf("The event log '%s' on computer '.' does not exist.", logName), "NotSpecified", "", "InvalidOperationException", "System.InvalidOperationException,Microsoft.PowerShell.Commands.GetEventLogCommand")
 	}
 	match := func(name string, v string) bool {
 		if !c.Has(name) {
 			return true
 		}
 		for _, w := range values.ToList(c.Get(name)) {
-			if Wildcard(values.ToStr(w), v, true) {
+			if engine.Wildcard(values.ToStr(w), v, true) {
 				return true
 			}
 		}
@@ -203,10 +208,10 @@ func getEventLog(_ context.Context, c *Call) error {
 			continue
 		}
 		found++
-		c.Emit(c.I.eventLogEntry(e))
+		c.Emit(eventLogEntry(c.I, e))
 	}
 	if found == 0 && filtered {
-		return c.elError("No matches found", "ObjectNotFound", "", "ArgumentException", "GetEventLogNoEntriesFound,Microsoft.PowerShell.Commands.GetEventLogCommand")
+		return elError(c, "No matches found", "ObjectNotFound", "", "ArgumentException", "GetEventLogNoEntriesFound,Microsoft.PowerShell.Commands.GetEventLogCommand")
 	}
 	return nil
 }
@@ -221,7 +226,7 @@ func intIn(v any, n int) bool {
 }
 
 // eventLogEntry is an entry as an EventLogEntry object.
-func (i *Interp) eventLogEntry(e eventlog.Entry) *values.Object {
+func eventLogEntry(i *engine.Interp, e eventlog.Entry) *values.Object {
 	t := e.Time.Local()
 	return values.NewObject(eventLogEntryType, "EventID", e.EventID, "MachineName", strings.ToUpper(i.Sys.Hostname), "Data", []any{},
 		"Index", e.Index, "Category", fmt.Sprintf("(%d)", e.Category), "CategoryNumber", e.Category, "EntryType", e.Type.String(),
@@ -230,7 +235,7 @@ func (i *Interp) eventLogEntry(e eventlog.Entry) *values.Object {
 }
 
 // eventRecord is an entry as Get-WinEvent's EventLogRecord.
-func (i *Interp) eventRecord(e eventlog.Entry) *values.Object {
+func eventRecord(i *engine.Interp, e eventlog.Entry) *values.Object {
 	return values.NewObject(eventLogRecordType, "Message", e.Message, "Id", e.EventID, "Version", 0, "Qualifiers", 0, "Level", e.Type.Level(),
 		"Task", e.Category, "Opcode", nil, "Keywords", 36028797018963968, "RecordId", e.Index, "ProviderName", e.Source, "ProviderId", nil,
 		"LogName", e.Log, "ProcessId", nil, "ThreadId", nil, "MachineName", strings.ToUpper(i.Sys.Hostname), "UserId", nil,
@@ -238,20 +243,20 @@ func (i *Interp) eventRecord(e eventlog.Entry) *values.Object {
 		"KeywordsDisplayNames", []any{"Classic"})
 }
 
-func getWinEvent(_ context.Context, c *Call) error {
+func getWinEvent(_ context.Context, c *engine.Call) error {
 	store := c.I.Sys.EventLog()
 	if c.Has("ListLog") {
 		for _, pat := range values.ToList(c.Get("ListLog")) {
 			matched := false
 			for _, info := range store.List() {
-				if Wildcard(values.ToStr(pat), info.Name, true) {
+				if engine.Wildcard(values.ToStr(pat), info.Name, true) {
 					matched = true
 					mode := "Circular"
 					c.Emit(values.NewObject(eventLogConfigType, "LogMode", mode, "MaximumSizeInBytes", info.MaxKB*1024, "RecordCount", info.Entries, "LogName", info.Name))
 				}
 			}
 			if !matched {
-				if err := c.elError(fmt.Sprintf(`There is not an event log on the localhost computer that matches "%s".`, values.ToStr(pat)), "ObjectNotFound", values.ToStr(pat), "Exception", "NoMatchingLogsFound,Microsoft.PowerShell.Commands.GetWinEventCommand"); err != nil {
+				if err := elError(c, fmt.Sprintf(`There is not an event log on the localhost computer that matches "%s".`, values.ToStr(pat)), "ObjectNotFound", values.ToStr(pat), "Exception", "NoMatchingLogsFound,Microsoft.PowerShell.Commands.GetWinEventCommand"); err != nil {
 					return err
 				}
 			}
@@ -279,7 +284,7 @@ func getWinEvent(_ context.Context, c *Call) error {
 	for _, l := range logs {
 		entries, ok := store.Entries(l)
 		if !ok {
-			if err := c.elError(fmt.Sprintf(`There is not an event log on the localhost computer that matches "%s".`, l), "ObjectNotFound", l, "Exception", "NoMatchingLogsFound,Microsoft.PowerShell.Commands.GetWinEventCommand"); err != nil {
+			if err := elError(c, fmt.Sprintf(`There is not an event log on the localhost computer that matches "%s".`, l), "ObjectNotFound", l, "Exception", "NoMatchingLogsFound,Microsoft.PowerShell.Commands.GetWinEventCommand"); err != nil {
 				return err
 			}
 			continue
@@ -295,7 +300,7 @@ func getWinEvent(_ context.Context, c *Call) error {
 		if c.Has("ProviderName") && !intInStr(c.Get("ProviderName"), e.Source) {
 			return true
 		}
-		c.Emit(c.I.eventRecord(e))
+		c.Emit(eventRecord(c.I, e))
 		n++
 		return n != max
 	}
@@ -313,14 +318,14 @@ func getWinEvent(_ context.Context, c *Call) error {
 		}
 	}
 	if n == 0 && len(all) >= 0 {
-		return c.elError("No events were found that match the specified selection criteria.", "ObjectNotFound", "", "Exception", "NoMatchingEventsFound,Microsoft.PowerShell.Commands.GetWinEventCommand")
+		return elError(c, "No events were found that match the specified selection criteria.", "ObjectNotFound", "", "Exception", "NoMatchingEventsFound,Microsoft.PowerShell.Commands.GetWinEventCommand")
 	}
 	return nil
 }
 
 func intInStr(v any, s string) bool {
 	for _, x := range values.ToList(v) {
-		if Wildcard(values.ToStr(x), s, true) {
+		if engine.Wildcard(values.ToStr(x), s, true) {
 			return true
 		}
 	}
@@ -331,7 +336,7 @@ func intInStr(v any, s string) bool {
 // SourceExists, CreateEventSource, WriteEntry, Exists, Delete,
 // DeleteEventSource. WriteEntry registers an unknown source in the
 // Application log first, as .NET does.
-func eventLogStatic(i *Interp, name string, args []any) (any, bool, error) {
+func eventLogStatic(i *engine.Interp, name string, args []any) (any, bool, error) {
 	arg := func(k int) string {
 		if k < len(args) {
 			return values.ToStr(args[k])
@@ -400,51 +405,51 @@ func eventLogStatic(i *Interp, name string, args []any) (any, bool, error) {
 // eventLogRow is Get-EventLog's table (DotNetTypes.format.ps1xml):
 // Index, Time (MMM dd HH:mm), EntryType, Source (20 wide, cut with ...),
 // InstanceID and Message.
-func eventLogRow(f *formatter, o *values.Object) {
+func eventLogRow(f *engine.Formatter, o *values.Object) {
 	layout := "%8s %-13s %-11s %-20s %12s %s"
-	if f.kind != "eventlogentry" {
-		f.end()
-		f.kind = "eventlogentry"
-		f.line("")
-		f.line(fmt.Sprintf(layout, "Index", "Time", "EntryType", "Source", "InstanceID", "Message"))
-		f.line(fmt.Sprintf(layout, "-----", "----", "---------", "------", "----------", "-------"))
+	if f.Kind != "eventlogentry" {
+		f.End()
+		f.Kind = "eventlogentry"
+		f.Line("")
+		f.Line(fmt.Sprintf(layout, "Index", "Time", "EntryType", "Source", "InstanceID", "Message"))
+		f.Line(fmt.Sprintf(layout, "-----", "----", "---------", "------", "----------", "-------"))
 	}
-	t, _ := property(o, "TimeGenerated").(time.Time)
-	f.line(strings.TrimRight(fmt.Sprintf(layout, values.ToStr(property(o, "Index")), t.Format("Jan 02 15:04"), values.ToStr(property(o, "EntryType")),
-		cut(values.ToStr(property(o, "Source")), 20), values.ToStr(property(o, "InstanceId")), firstLine(values.ToStr(property(o, "Message")))), " "))
+	t, _ := engine.Property(o, "TimeGenerated").(time.Time)
+	f.Line(strings.TrimRight(fmt.Sprintf(layout, values.ToStr(engine.Property(o, "Index")), t.Format("Jan 02 15:04"), values.ToStr(engine.Property(o, "EntryType")),
+		cut(values.ToStr(engine.Property(o, "Source")), 20), values.ToStr(engine.Property(o, "InstanceId")), firstLine(values.ToStr(engine.Property(o, "Message")))), " "))
 }
 
 // eventLogListRow is Get-EventLog -List's table.
-func eventLogListRow(f *formatter, o *values.Object) {
+func eventLogListRow(f *engine.Formatter, o *values.Object) {
 	layout := "%8s %6s %-18s %10s %s"
-	if f.kind != "eventloglist" {
-		f.end()
-		f.kind = "eventloglist"
-		f.line("")
-		f.line(fmt.Sprintf(layout, "Max(K)", "Retain", "OverflowAction", "Entries", "Log"))
-		f.line(fmt.Sprintf(layout, "------", "------", "--------------", "-------", "---"))
+	if f.Kind != "eventloglist" {
+		f.End()
+		f.Kind = "eventloglist"
+		f.Line("")
+		f.Line(fmt.Sprintf(layout, "Max(K)", "Retain", "OverflowAction", "Entries", "Log"))
+		f.Line(fmt.Sprintf(layout, "------", "------", "--------------", "-------", "---"))
 	}
-	kb, _ := values.ToInt(property(o, "MaximumKilobytes"))
-	n, _ := values.ToInt(property(o, "Entries"))
-	f.line(fmt.Sprintf(layout, thousands(kb), values.ToStr(property(o, "MinimumRetentionDays")), values.ToStr(property(o, "OverflowAction")), thousands(n), values.ToStr(property(o, "Log"))))
+	kb, _ := values.ToInt(engine.Property(o, "MaximumKilobytes"))
+	n, _ := values.ToInt(engine.Property(o, "Entries"))
+	f.Line(fmt.Sprintf(layout, thousands(kb), values.ToStr(engine.Property(o, "MinimumRetentionDays")), values.ToStr(engine.Property(o, "OverflowAction")), thousands(n), values.ToStr(engine.Property(o, "Log"))))
 }
 
 // winEventRow is Get-WinEvent's table, grouped by provider
 // (Event.format.ps1xml).
-func winEventRow(f *formatter, o *values.Object) {
+func winEventRow(f *engine.Formatter, o *values.Object) {
 	layout := "%-23s %10s %-16s %s"
-	kind := "winevent:" + values.ToStr(property(o, "ProviderName"))
-	if f.kind != kind {
-		f.end()
-		f.kind = kind
-		f.line("")
-		f.line("   ProviderName: " + values.ToStr(property(o, "ProviderName")))
-		f.line("")
-		f.line(fmt.Sprintf(layout, "TimeCreated", "Id", "LevelDisplayName", "Message"))
-		f.line(fmt.Sprintf(layout, "-----------", "--", "----------------", "-------"))
+	kind := "winevent:" + values.ToStr(engine.Property(o, "ProviderName"))
+	if f.Kind != kind {
+		f.End()
+		f.Kind = kind
+		f.Line("")
+		f.Line("   ProviderName: " + values.ToStr(engine.Property(o, "ProviderName")))
+		f.Line("")
+		f.Line(fmt.Sprintf(layout, "TimeCreated", "Id", "LevelDisplayName", "Message"))
+		f.Line(fmt.Sprintf(layout, "-----------", "--", "----------------", "-------"))
 	}
-	t, _ := property(o, "TimeCreated").(time.Time)
-	f.line(strings.TrimRight(fmt.Sprintf(layout, t.Format("1/2/2006 3:04:05 PM"), values.ToStr(property(o, "Id")), values.ToStr(property(o, "LevelDisplayName")), firstLine(values.ToStr(property(o, "Message")))), " "))
+	t, _ := engine.Property(o, "TimeCreated").(time.Time)
+	f.Line(strings.TrimRight(fmt.Sprintf(layout, t.Format("1/2/2006 3:04:05 PM"), values.ToStr(engine.Property(o, "Id")), values.ToStr(engine.Property(o, "LevelDisplayName")), firstLine(values.ToStr(engine.Property(o, "Message")))), " "))
 }
 
 func cut(s string, w int) string {
