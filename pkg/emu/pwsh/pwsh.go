@@ -23,6 +23,7 @@ import (
 	// engine when imported.
 	_ "github.com/winkube/winkube/pkg/emu/pwsh/eventcmd"
 	_ "github.com/winkube/winkube/pkg/emu/pwsh/netcmd"
+	_ "github.com/winkube/winkube/pkg/emu/pwsh/utilcmd"
 )
 
 // Main is powershell.exe and pwsh (told apart by the name invoked).

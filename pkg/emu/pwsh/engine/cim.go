@@ -70,7 +70,7 @@ func getComputerInfo(_ context.Context, c *Call) error {
 
 // aliasOf is the cmdlet an alias names (the name itself otherwise).
 func aliasOf(name string) string {
-	if a, ok := aliases[name]; ok {
+	if a, ok := Aliases[name]; ok {
 		return a
 	}
 	return name

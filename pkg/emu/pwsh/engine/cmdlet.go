@@ -32,7 +32,7 @@ type Call struct {
 	Cl       *cmdlet
 	Cmd      *lang.Command
 	named    map[string]any // by parameter name, lower-case
-	input    []any
+	Input    []any
 	Piped    bool
 	Emit     func(any)
 	Stop     bool // -ErrorAction Stop
@@ -40,16 +40,16 @@ type Call struct {
 	HadError bool
 }
 
-var cmdlets = map[string]*cmdlet{}
+var Cmdlets = map[string]*cmdlet{}
 
-// aliases map lower-case aliases to lower-case cmdlet names.
-var aliases = map[string]string{}
+// Aliases map lower-case aliases to lower-case cmdlet names.
+var Aliases = map[string]string{}
 
 func Register(name string, als string, run func(context.Context, *Call) error, params ...param) {
 	cl := &cmdlet{Name: name, params: params, run: run}
-	cmdlets[strings.ToLower(name)] = cl
+	Cmdlets[strings.ToLower(name)] = cl
 	for _, a := range strings.Fields(als) {
-		aliases[a] = strings.ToLower(name)
+		Aliases[a] = strings.ToLower(name)
 	}
 }
 
@@ -61,7 +61,7 @@ func N(name string, aliases ...string) param { return param{name: name, pos: -1,
 func Sw(name string, aliases ...string) param {
 	return param{name: name, pos: -1, sw: true, aliases: aliases}
 }
-func rest(name string) param { return param{name: name, pos: 0, rest: true} }
+func Rest(name string) param { return param{name: name, pos: 0, rest: true} }
 
 func (c *Call) Has(name string) bool { _, ok := c.named[strings.ToLower(name)]; return ok }
 
@@ -77,7 +77,7 @@ func className(name string) string {
 }
 
 func (i *Interp) runCmdlet(ctx context.Context, lower string, cl *cmdlet, cmd *lang.Command, args []evaluated, input []any, piped bool, emit func(any)) error {
-	c := &Call{I: i, Cl: cl, Cmd: cmd, named: map[string]any{}, input: input, Piped: piped, Emit: emit, Stop: i.stop}
+	c := &Call{I: i, Cl: cl, Cmd: cmd, named: map[string]any{}, Input: input, Piped: piped, Emit: emit, Stop: i.stop}
 	if err := c.bind(args); err != nil {
 		return err
 	}
@@ -228,7 +228,7 @@ func (c *Call) Items(name string) []any {
 		return values.ToList(c.Get(name))
 	}
 	if c.Piped {
-		return c.input
+		return c.Input
 	}
 	return nil
 }

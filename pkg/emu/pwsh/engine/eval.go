@@ -9,9 +9,9 @@ import (
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
-// execList runs statements. A statement-terminating error is reported
+// ExecList runs statements. A statement-terminating error is reported
 // and the next statement runs, unless a try is waiting for it.
-func (i *Interp) execList(ctx context.Context, list []lang.Stmt, emit func(any)) error {
+func (i *Interp) ExecList(ctx context.Context, list []lang.Stmt, emit func(any)) error {
 	for _, s := range list {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -43,10 +43,10 @@ func (i *Interp) exec(ctx context.Context, s lang.Stmt, emit func(any)) error {
 				return err
 			}
 			if values.ToBool(v) {
-				return i.execList(ctx, s.Bodies[k], emit)
+				return i.ExecList(ctx, s.Bodies[k], emit)
 			}
 		}
-		return i.execList(ctx, s.Els, emit)
+		return i.ExecList(ctx, s.Els, emit)
 	case *lang.WhileStmt:
 		return i.loop(ctx, nil, s.Cond, nil, s.Body, emit, false)
 	case *lang.ForStmt:
@@ -99,7 +99,7 @@ func (i *Interp) loop(ctx context.Context, do *lang.DoStmt, cond, iter lang.Stmt
 			}
 		}
 		first = false
-		err := i.execList(ctx, body, emit)
+		err := i.ExecList(ctx, body, emit)
 		switch {
 		case errors.As(err, new(values.BreakFlow)):
 			return nil
@@ -127,7 +127,7 @@ func (i *Interp) foreach(ctx context.Context, s *lang.ForeachStmt, emit func(any
 			return err
 		}
 		i.setVar(s.V, item)
-		err := i.execList(ctx, s.Body, emit)
+		err := i.ExecList(ctx, s.Body, emit)
 		switch {
 		case errors.As(err, new(values.BreakFlow)):
 			return nil
@@ -142,16 +142,16 @@ func (i *Interp) foreach(ctx context.Context, s *lang.ForeachStmt, emit func(any
 // $_ the error. finally always runs.
 func (i *Interp) try(ctx context.Context, s *lang.TryStmt, emit func(any)) error {
 	i.TryDepth++
-	err := i.execList(ctx, s.Body, emit)
+	err := i.ExecList(ctx, s.Body, emit)
 	i.TryDepth--
 	var re *values.RuntimeError
 	if errors.As(err, &re) && len(s.Catches) > 0 {
-		i.scopes = append(i.scopes, map[string]any{"_": re.Rec, "psitem": re.Rec})
-		err = i.execList(ctx, s.Catches[0], emit)
-		i.scopes = i.scopes[:len(i.scopes)-1]
+		i.Scopes = append(i.Scopes, map[string]any{"_": re.Rec, "psitem": re.Rec})
+		err = i.ExecList(ctx, s.Catches[0], emit)
+		i.Scopes = i.Scopes[:len(i.Scopes)-1]
 	}
 	if s.Finally != nil {
-		if ferr := i.execList(context.WithoutCancel(ctx), s.Finally, emit); ferr != nil {
+		if ferr := i.ExecList(context.WithoutCancel(ctx), s.Finally, emit); ferr != nil {
 			return ferr
 		}
 	}
@@ -202,7 +202,7 @@ func (i *Interp) assign(ctx context.Context, s *lang.AssignStmt) error {
 	i.ok = true
 	target := s.Target
 	if c, ok := target.(*lang.CastExpr); ok {
-		if v, err = i.cast(c.Typ, v); err != nil {
+		if v, err = i.Cast(c.Typ, v); err != nil {
 			return err
 		}
 		target = c.X

@@ -21,7 +21,7 @@ func (i *Interp) eval(ctx context.Context, e lang.Expr) (any, error) {
 		return v, nil
 	case *lang.SubExpr:
 		var out []any
-		if err := i.execList(ctx, e.Stmts, func(v any) { out = append(out, v) }); err != nil {
+		if err := i.ExecList(ctx, e.Stmts, func(v any) { out = append(out, v) }); err != nil {
 			return nil, err
 		}
 		if e.Array {
@@ -56,7 +56,7 @@ func (i *Interp) eval(ctx context.Context, e lang.Expr) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return i.cast(e.Typ, v)
+		return i.Cast(e.Typ, v)
 	case *lang.UnaryExpr:
 		return i.unary(ctx, e)
 	case *lang.BinExpr:
@@ -100,7 +100,7 @@ func (i *Interp) expandString(ctx context.Context, parts []lang.StrPart) (string
 		switch {
 		case part.Sub:
 			var out []any
-			if err := i.execList(ctx, part.Stmts, func(v any) { out = append(out, v) }); err != nil {
+			if err := i.ExecList(ctx, part.Stmts, func(v any) { out = append(out, v) }); err != nil {
 				return "", err
 			}
 			b.WriteString(values.ToStr(values.FromList(out)))
@@ -130,7 +130,7 @@ func (i *Interp) unary(ctx context.Context, e *lang.UnaryExpr) (any, error) {
 		n, _ := values.ToInt(v)
 		return ^n, nil
 	case "join":
-		return joinValues(values.ToList(v), ""), nil
+		return JoinValues(values.ToList(v), ""), nil
 	case "split":
 		return splitString(values.ToStr(v), `\s+`, true)
 	}

@@ -26,7 +26,7 @@ type column struct {
 	right bool
 }
 
-func (i *Interp) newFormatter(w io.Writer) *Formatter { return &Formatter{w: w, pwsh7: i.Pwsh7} }
+func (i *Interp) NewFormatter(w io.Writer) *Formatter { return &Formatter{w: w, pwsh7: i.Pwsh7} }
 
 func (f *Formatter) Line(s string) { io.WriteString(f.w, s+values.NL) }
 
@@ -67,7 +67,7 @@ func (f *Formatter) End() {
 	}
 }
 
-func (f *Formatter) flush() { f.End() }
+func (f *Formatter) Flush() { f.End() }
 
 // rowFormats are the tables of the object types a cmdlet family adds,
 // by type name.

@@ -15,15 +15,15 @@ import (
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
-// pwsh7Version is the PowerShell 7 the pwsh images ship.
-const pwsh7Version = "7.4.6"
+// Pwsh7Version is the PowerShell 7 the pwsh images ship.
+const Pwsh7Version = "7.4.6"
 
 // Interp is one PowerShell session.
 type Interp struct {
 	p        *program.Proc
 	Sys      *program.Sys
 	Pwsh7    bool
-	scopes   []map[string]any
+	Scopes   []map[string]any
 	funcs    map[string]*lang.FunctionStmt
 	env      []string
 	dir      string
@@ -58,7 +58,7 @@ func NewInterp(p *program.Proc, pwsh7 bool) *Interp {
 	i := &Interp{
 		p: p, Sys: p.Sys, Pwsh7: pwsh7, funcs: map[string]*lang.FunctionStmt{},
 		env: append([]string(nil), p.Env...), dir: p.Dir, ok: true, out: p.Stdout, HostOut: p.Stdout,
-		scopes: []map[string]any{{}},
+		Scopes: []map[string]any{{}},
 	}
 	if i.dir == "" {
 		i.dir = `C:\`
@@ -105,8 +105,8 @@ func (i *Interp) getVar(name string) (any, bool) {
 			return "Stop", true
 		}
 	}
-	for k := len(i.scopes) - 1; k >= 0; k-- {
-		if v, ok := i.scopes[k][lower]; ok {
+	for k := len(i.Scopes) - 1; k >= 0; k-- {
+		if v, ok := i.Scopes[k][lower]; ok {
 			return v, true
 		}
 	}
@@ -139,7 +139,7 @@ func (i *Interp) setVar(name string, v any) error {
 	case "erroractionpreference":
 		i.stop = strings.EqualFold(values.ToStr(v), "Stop")
 	}
-	i.scopes[len(i.scopes)-1][lower] = v
+	i.Scopes[len(i.Scopes)-1][lower] = v
 	return nil
 }
 
@@ -184,7 +184,7 @@ func (i *Interp) versionTable() *values.Hashtable {
 	os := i.Sys.OS
 	h := values.NewHashtable()
 	if i.Pwsh7 {
-		h.Set("PSVersion", pwsh7Version)
+		h.Set("PSVersion", Pwsh7Version)
 		h.Set("PSEdition", "Core")
 		h.Set("OS", "Microsoft Windows "+strings.TrimSuffix(os.NTVersion(), ".0"))
 		h.Set("Platform", "Win32NT")
@@ -202,9 +202,9 @@ func (i *Interp) Abs(path string) string { return i.Sys.FS.Abs(i.dir, path) }
 // runScript runs a parsed script at the top level and tells how it
 // ended: the exit code of exit, or 0/1 by the last statement's success.
 func (i *Interp) runScript(ctx context.Context, list []lang.Stmt) (int, bool, error) {
-	f := i.newFormatter(i.out)
-	err := i.execList(ctx, list, f.Write)
-	f.flush()
+	f := i.NewFormatter(i.out)
+	err := i.ExecList(ctx, list, f.Write)
+	f.Flush()
 	var ex values.ExitFlow
 	switch {
 	case errors.As(err, &ex):

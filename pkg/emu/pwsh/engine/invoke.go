@@ -55,10 +55,10 @@ func (i *Interp) invoke(ctx context.Context, c *lang.Command, input []any, piped
 	if f, ok := i.funcs[lower]; ok {
 		return i.runFunction(ctx, f, args, input, emit)
 	}
-	if canon, ok := aliases[lower]; ok && !(i.Pwsh7 && (lower == "curl" || lower == "wget")) {
+	if canon, ok := Aliases[lower]; ok && !(i.Pwsh7 && (lower == "curl" || lower == "wget")) {
 		lower = canon // PowerShell 7 dropped these two: curl is curl.exe there
 	}
-	if cl, ok := cmdlets[lower]; ok {
+	if cl, ok := Cmdlets[lower]; ok {
 		return i.runCmdlet(ctx, lower, cl, c, args, input, piped, emit)
 	}
 	if knownCmdlets[lower] {
@@ -119,7 +119,7 @@ func (i *Interp) native(ctx context.Context, name string, args []evaluated, inpu
 	p := &program.Proc{Args: argv, Env: append([]string(nil), i.env...), Dir: i.dir, Stdin: stdin,
 		Stdout: lines, Stderr: i.p.Stderr, TTY: i.p.TTY, Sys: i.Sys}
 	code, err := i.Sys.Exec(ctx, p)
-	lines.flush()
+	lines.Flush()
 	if errors.Is(err, program.ErrNotFound) {
 		return &values.RuntimeError{Rec: values.NotFoundRecord(name, i.Pwsh7)}
 	}
@@ -148,7 +148,7 @@ func (w *lineWriter) Write(b []byte) (int, error) {
 	}
 }
 
-func (w *lineWriter) flush() {
+func (w *lineWriter) Flush() {
 	if len(w.buf) > 0 {
 		w.emit(strings.TrimRight(string(w.buf), "\r"))
 		w.buf = nil
@@ -159,10 +159,10 @@ func (w *lineWriter) flush() {
 // one (.), with $args and $input.
 func (i *Interp) runBlock(ctx context.Context, sb *values.ScriptBlock, args []evaluated, input []any, emit func(any), newScope bool) error {
 	if newScope {
-		i.scopes = append(i.scopes, map[string]any{"args": plainArgs(args), "input": input})
-		defer func() { i.scopes = i.scopes[:len(i.scopes)-1] }()
+		i.Scopes = append(i.Scopes, map[string]any{"args": plainArgs(args), "input": input})
+		defer func() { i.Scopes = i.Scopes[:len(i.Scopes)-1] }()
 	}
-	err := i.execList(ctx, sb.Stmts, emit)
+	err := i.ExecList(ctx, sb.Stmts, emit)
 	if errors.As(err, new(values.ReturnFlow)) {
 		return nil
 	}
@@ -212,9 +212,9 @@ func (i *Interp) runFunction(ctx context.Context, f *lang.FunctionStmt, args []e
 		}
 	}
 	scope["args"] = rest
-	i.scopes = append(i.scopes, scope)
-	defer func() { i.scopes = i.scopes[:len(i.scopes)-1] }()
-	err := i.execList(ctx, f.Body, emit)
+	i.Scopes = append(i.Scopes, scope)
+	defer func() { i.Scopes = i.Scopes[:len(i.Scopes)-1] }()
+	err := i.ExecList(ctx, f.Body, emit)
 	if errors.As(err, new(values.ReturnFlow)) {
 		return nil
 	}
@@ -231,13 +231,13 @@ func (i *Interp) runScriptFile(ctx context.Context, path string, args []evaluate
 	text := decodeText(b)
 	list, err := lang.ParseStatements(text)
 	if err != nil {
-		return i.parseFailure(err, text)
+		return i.ParseFailure(err, text)
 	}
 	oldSrc := i.Src
 	i.Src = []rune(text)
-	i.scopes = append(i.scopes, map[string]any{"args": plainArgs(args)})
-	err = i.execList(ctx, list, emit)
-	i.scopes = i.scopes[:len(i.scopes)-1]
+	i.Scopes = append(i.Scopes, map[string]any{"args": plainArgs(args)})
+	err = i.ExecList(ctx, list, emit)
+	i.Scopes = i.Scopes[:len(i.Scopes)-1]
 	i.Src = oldSrc
 	var ex values.ExitFlow
 	if errors.As(err, &ex) {
@@ -253,8 +253,8 @@ func (i *Interp) runScriptFile(ctx context.Context, path string, args []evaluate
 	return err
 }
 
-// parseFailure is the error of a script that does not parse.
-func (i *Interp) parseFailure(err error, text string) error {
+// ParseFailure is the error of a script that does not parse.
+func (i *Interp) ParseFailure(err error, text string) error {
 	var un *lang.UnsupportedError
 	if errors.As(err, &un) {
 		return &values.NotEmulatedError{What: un.What}

@@ -243,7 +243,7 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 	case []any:
 		if name == "contains" && len(args) == 1 {
 			for _, e := range x {
-				if equal(e, args[0], false) {
+				if Equal(e, args[0], false) {
 					return true, true, nil
 				}
 			}
@@ -274,7 +274,7 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 	case time.Time:
 		switch name {
 		case "tostring":
-			return dotnetTime(x, arg(0)), true, nil
+			return DotnetTime(x, arg(0)), true, nil
 		case "adddays":
 			n, _ := values.ToNumber(args[0])
 			return x.Add(time.Duration(values.ToFloat(n) * 24 * float64(time.Hour))), true, nil
@@ -286,8 +286,8 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 	return nil, false, nil
 }
 
-// dotnetTime formats a time with a few .NET custom format strings.
-func dotnetTime(t time.Time, f string) string {
+// DotnetTime formats a time with a few .NET custom format strings.
+func DotnetTime(t time.Time, f string) string {
 	if f == "" {
 		return values.ToStr(t)
 	}
@@ -295,8 +295,8 @@ func dotnetTime(t time.Time, f string) string {
 	return t.Format(r.Replace(f))
 }
 
-// cast converts a value to a type written [type].
-func (i *Interp) cast(typ string, v any) (any, error) {
+// Cast converts a value to a type written [type].
+func (i *Interp) Cast(typ string, v any) (any, error) {
 	lower := strings.TrimPrefix(strings.ToLower(typ), "system.")
 	bad := func() error {
 		return opError(fmt.Sprintf(`Cannot convert value "%s" to type "System.%s".`, values.ToStr(v), typ), "InvalidCastFromStringToInteger")

@@ -20,7 +20,7 @@ func opError(msg, fqid string) error {
 func (i *Interp) binary(op string, l, r any) (any, error) {
 	switch op {
 	case "+", "-", "*", "/", "%":
-		return arith(op, l, r)
+		return Arith(op, l, r)
 	case "..":
 		a, ok1 := values.ToInt(l)
 		b, ok2 := values.ToInt(r)
@@ -47,11 +47,11 @@ func (i *Interp) binary(op string, l, r any) (any, error) {
 	case "f":
 		return formatOp(values.ToStr(l), values.ToList(r)), nil
 	case "join", "ijoin", "cjoin":
-		return joinValues(values.ToList(l), values.ToStr(r)), nil
+		return JoinValues(values.ToList(l), values.ToStr(r)), nil
 	case "is", "isnot":
 		return (typeName(l) == strings.TrimPrefix(strings.ToLower(values.ToStr(r)), "system.")) == (op == "is"), nil
 	case "as":
-		v, err := i.cast(values.ToStr(r), l)
+		v, err := i.Cast(values.ToStr(r), l)
 		if err != nil {
 			return nil, nil
 		}
@@ -71,7 +71,7 @@ func sign(n int) int {
 	return 1
 }
 
-func arith(op string, l, r any) (any, error) {
+func Arith(op string, l, r any) (any, error) {
 	switch x := l.(type) {
 	case string:
 		switch op {
@@ -182,7 +182,7 @@ func (i *Interp) compareOp(op string, fold bool, l, r any) (any, error) {
 	case "contains", "notcontains":
 		found := false
 		for _, e := range values.ToList(l) {
-			if equal(e, r, fold) {
+			if Equal(e, r, fold) {
 				found = true
 			}
 		}
@@ -213,11 +213,11 @@ func (i *Interp) compareOp(op string, fold bool, l, r any) (any, error) {
 func (i *Interp) compareOne(op string, fold bool, l, r any) (bool, error) {
 	switch op {
 	case "eq":
-		return equal(l, r, fold), nil
+		return Equal(l, r, fold), nil
 	case "ne":
-		return !equal(l, r, fold), nil
+		return !Equal(l, r, fold), nil
 	case "gt", "ge", "lt", "le":
-		c := compare(l, r, fold)
+		c := Compare(l, r, fold)
 		return map[string]bool{"gt": c > 0, "ge": c >= 0, "lt": c < 0, "le": c <= 0}[op], nil
 	case "like", "notlike":
 		return Wildcard(values.ToStr(r), values.ToStr(l), fold) == (op == "like"), nil
@@ -239,15 +239,15 @@ func (i *Interp) compareOne(op string, fold bool, l, r any) (bool, error) {
 	return false, opError("The operator -"+op+" is not supported.", "OperatorNotSupported")
 }
 
-func equal(l, r any, fold bool) bool {
+func Equal(l, r any, fold bool) bool {
 	if l == nil || r == nil {
 		return l == nil && r == nil
 	}
-	return compare(l, r, fold) == 0
+	return Compare(l, r, fold) == 0
 }
 
-// compare orders two values, converting the right to the left's type.
-func compare(l, r any, fold bool) int {
+// Compare orders two values, converting the right to the left's type.
+func Compare(l, r any, fold bool) int {
 	switch l.(type) {
 	case int, float64:
 		if b, ok := values.ToNumber(r); ok {

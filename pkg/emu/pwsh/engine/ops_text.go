@@ -57,7 +57,7 @@ func splitString(s, pattern string, fold bool) (any, error) {
 	return out, nil
 }
 
-func joinValues(list []any, sep string) string {
+func JoinValues(list []any, sep string) string {
 	parts := make([]string, len(list))
 	for k, e := range list {
 		parts[k] = values.ToStr(e)

@@ -126,12 +126,12 @@ func (i *Interp) withRedirects(ctx context.Context, rs []lang.Redirect, sink fun
 // UTF-16 in Windows PowerShell, UTF-8 in PowerShell 7.
 func (i *Interp) outFile(path string, vals []any, appendTo bool, encoding string) error {
 	var b bytes.Buffer
-	f := i.newFormatter(&b)
+	f := i.NewFormatter(&b)
 	f.errWriter = func(rec *values.ErrorRecord) { rec.Write(&b, i.Pwsh7) }
 	for _, v := range vals {
 		f.Write(v)
 	}
-	f.flush()
+	f.Flush()
 	data := i.encode(b.String(), encoding, appendTo && i.fileExists(path))
 	if err := i.WriteFile(path, data, appendTo); err != nil {
 		return i.fileError(err, path, "Out-File")

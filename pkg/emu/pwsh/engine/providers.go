@@ -119,7 +119,7 @@ var providerCmdlets = map[string]func(context.Context, *Call, provPath, any) err
 
 func init() {
 	for name, h := range providerCmdlets {
-		cl := cmdlets[name]
+		cl := Cmdlets[name]
 		if cl == nil {
 			panic("pwsh: no cmdlet " + name + " for the providers") // init order: cmdlets_fs.go registers first
 		}
@@ -129,7 +129,7 @@ func init() {
 	Register("Set-Item", "si", setItem, P("Path", 0, "LiteralPath", "PSPath"), P("Value", 1), Sw("Force"), Sw("PassThru"))
 	Register("Get-PSDrive", "gdr", getPSDrive, P("Name", 0), N("PSProvider"), N("Scope"))
 	Register("Get-PSProvider", "", getPSProvider, P("PSProvider", 0))
-	cl := cmdlets["get-location"]
+	cl := Cmdlets["get-location"]
 	cl.run = func(_ context.Context, c *Call) error {
 		c.Emit(values.NewObject("System.Management.Automation.PathInfo", "Path", c.I.location()))
 		return nil
@@ -187,8 +187,8 @@ func (i *Interp) providerItems(d *drive) ([]*values.Object, bool) {
 		}
 	case "Variable":
 		seen := map[string]bool{}
-		for k := len(i.scopes) - 1; k >= 0; k-- {
-			for name := range i.scopes[k] {
+		for k := len(i.Scopes) - 1; k >= 0; k-- {
+			for name := range i.Scopes[k] {
 				if !seen[name] {
 					seen[name] = true
 					v, _ := i.getVar(name)
@@ -207,7 +207,7 @@ func (i *Interp) providerItems(d *drive) ([]*values.Object, bool) {
 			out = append(out, functionItem(f.Name))
 		}
 	case "Alias":
-		for a := range aliases {
+		for a := range Aliases {
 			out = append(out, aliasItem(a))
 		}
 	default:
@@ -243,7 +243,7 @@ func functionItem(name string) *values.Object {
 }
 
 func aliasItem(alias string) *values.Object {
-	target := cmdlets[aliases[alias]].Name
+	target := Cmdlets[Aliases[alias]].Name
 	return withPS(values.NewObject(aliasType, "CommandType", "Alias", "Name", alias+" -> "+target, "Version", "", "Source", "",
 		"DisplayName", alias+" -> "+target, "Definition", target, "ReferencedCommand", target), findDrive("Alias"), alias)
 }
@@ -453,8 +453,8 @@ func provRemoveItem(_ context.Context, c *Call, pp provPath, _ any) error {
 		if pp.drv.provider == "Environment" {
 			c.I.setenv(name, "")
 		} else {
-			for k := range c.I.scopes {
-				delete(c.I.scopes[k], strings.ToLower(name))
+			for k := range c.I.Scopes {
+				delete(c.I.Scopes[k], strings.ToLower(name))
 			}
 		}
 	}

@@ -50,7 +50,7 @@ func (i *Interp) RunFile(ctx context.Context, name string, args []string) int {
 	for k, a := range args {
 		plain[k] = a
 	}
-	i.scopes[0]["args"] = plain
+	i.Scopes[0]["args"] = plain
 	code, _, err := i.runScript(ctx, list)
 	if i.reportNotEmulated(err) {
 		return 1
@@ -70,13 +70,13 @@ func (i *Interp) reportNotEmulated(err error) bool {
 // parseError reports a script that does not parse; nothing of it runs.
 func (i *Interp) parseError(err error, text string) int {
 	var re *values.RuntimeError
-	if errors.As(i.parseFailure(err, text), &re) {
+	if errors.As(i.ParseFailure(err, text), &re) {
 		re.Rec.CmdName = ""
 		re.Rec.Reason = "ParseException"
 		i.ErrOut(re.Rec)
 		return 1
 	}
-	i.reportNotEmulated(i.parseFailure(err, text))
+	i.reportNotEmulated(i.ParseFailure(err, text))
 	return 1
 }
 
@@ -84,7 +84,7 @@ func (i *Interp) parseError(err error, text string) int {
 func (i *Interp) Interact(ctx context.Context, noLogo bool) int {
 	if i.p.TTY && !noLogo {
 		if i.Pwsh7 {
-			fmt.Fprintf(i.out, "PowerShell %s%s", pwsh7Version, values.NL)
+			fmt.Fprintf(i.out, "PowerShell %s%s", Pwsh7Version, values.NL)
 		} else {
 			fmt.Fprintf(i.out, "Windows PowerShell%sCopyright (C) Microsoft Corporation. All rights reserved.%s%sInstall the latest PowerShell for new features and improvements! https://aka.ms/PSWindows%s%s", values.NL, values.NL, values.NL, values.NL, values.NL)
 		}

@@ -143,7 +143,7 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 		return strings.TrimSpace(arg(0)) == "", nil
 	case "string::join":
 		if len(args) > 1 {
-			return joinValues(flatten(args[1:]), arg(0)), nil
+			return JoinValues(flatten(args[1:]), arg(0)), nil
 		}
 		return "", nil
 	case "io.file::exists", "io.directory::exists", "io.path::exists":

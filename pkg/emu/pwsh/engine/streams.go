@@ -265,7 +265,7 @@ func (w *streamWriter) SetProp(name string, v any) error {
 	return values.NoSetter(name)
 }
 
-func (w *streamWriter) flush() error {
+func (w *streamWriter) Flush() error {
 	if w.buf.Len() == 0 {
 		return nil
 	}
@@ -289,13 +289,13 @@ func (w *streamWriter) CallMethod(_ context.Context, name string, args []any) (a
 			w.buf.WriteString(w.newLine)
 		}
 		if w.autoFlush {
-			return nil, true, w.flush()
+			return nil, true, w.Flush()
 		}
 		return nil, true, nil
 	case "flush":
-		return nil, true, w.flush()
+		return nil, true, w.Flush()
 	case "close", "dispose":
-		if err := w.flush(); err != nil {
+		if err := w.Flush(); err != nil {
 			return nil, true, err
 		}
 		return nil, true, w.s.Close()

@@ -76,7 +76,7 @@ func (w *walker) stmt(s lang.Stmt) {
 				if name == "new-object" {
 					w.newObject(el.Cmd.Args)
 				}
-				if cl, ok := cmdlets[aliasOf(name)]; ok && (cl.Name == "Get-CimInstance" || cl.Name == "Get-WmiObject") {
+				if cl, ok := Cmdlets[aliasOf(name)]; ok && (cl.Name == "Get-CimInstance" || cl.Name == "Get-WmiObject") {
 					w.cimClass(cl.Name, el.Cmd.Args)
 				}
 				if name == "get-content" || name == "gc" || name == "cat" || name == "type" {

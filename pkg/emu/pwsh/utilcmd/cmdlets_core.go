@@ -1,4 +1,9 @@
-package engine
+// Package utilcmd is PowerShell's everyday cmdlets: the Write-* and
+// Out-* streams, ForEach-Object, Where-Object, Select-, Sort- and
+// Measure-Object, Start-Sleep, Get-Date, Invoke-Expression, Get-Process
+// and the session's own (Get-Command, Get-Alias, $PSVersionTable's
+// kin). It registers itself with the engine when imported.
+package utilcmd
 
 import (
 	"context"
@@ -8,40 +13,41 @@ import (
 	"strings"
 	"time"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 func init() {
-	Register("Write-Host", "", writeHost, rest("Object"), Sw("NoNewline"), N("Separator"), N("ForegroundColor", "fore"), N("BackgroundColor"))
-	Register("Write-Output", "echo write", writeOutput, rest("InputObject"), Sw("NoEnumerate"))
-	Register("Write-Error", "", writeError, P("Message", 0), N("Category"), N("ErrorId"))
-	Register("Write-Warning", "", writeStream("WARNING: "), P("Message", 0))
-	Register("Write-Verbose", "", writeStream(""), P("Message", 0))
-	Register("Write-Debug", "", writeStream(""), P("Message", 0))
-	Register("Write-Information", "", writeStream("+"), P("MessageData", 0))
-	Register("Out-Null", "", func(context.Context, *Call) error { return nil }, N("InputObject"))
-	Register("Out-Default", "", passThrough, N("InputObject"))
-	Register("Out-Host", "oh", passThrough, N("InputObject"))
-	Register("Out-String", "", outString, N("InputObject"), Sw("Stream"), N("Width"))
-	Register("ForEach-Object", "% foreach", forEachObject, P("Process", 0), N("Begin"), N("End"), P("MemberName", 1))
-	Register("Where-Object", "? where", whereObject, P("FilterScript", 0), P("Value", 1))
-	Register("Select-Object", "select", selectObject, P("Property", 0), N("First"), N("Last"), N("Skip"), N("ExpandProperty"), Sw("Unique"))
-	Register("Measure-Object", "measure", measureObject, P("Property", 0), Sw("Sum"), Sw("Line"))
-	Register("Sort-Object", "sort", sortObject, P("Property", 0), Sw("Descending"), Sw("Unique"))
-	Register("Start-Sleep", "sleep", startSleep, P("Seconds", 0, "s"), N("Milliseconds", "ms", "m"), N("Duration"))
-	Register("Get-Date", "", getDate, P("Date", 0), N("Format"), N("UFormat"))
-	Register("Invoke-Expression", "iex", invokeExpression, P("Command", 0))
-	Register("Get-Process", "ps gps", getProcess, P("Name", 0), N("Id"))
-	Register("Get-Command", "gcm", getCommand, P("Name", 0))
-	Register("Get-Host", "", getHost)
-	Register("Clear-Host", "cls clear", func(_ context.Context, c *Call) error {
+	engine.Register("Write-Host", "", writeHost, engine.Rest("Object"), engine.Sw("NoNewline"), engine.N("Separator"), engine.N("ForegroundColor", "fore"), engine.N("BackgroundColor"))
+	engine.Register("Write-Output", "echo write", writeOutput, engine.Rest("InputObject"), engine.Sw("NoEnumerate"))
+	engine.Register("Write-Error", "", writeError, engine.P("Message", 0), engine.N("Category"), engine.N("ErrorId"))
+	engine.Register("Write-Warning", "", writeStream("WARNING: "), engine.P("Message", 0))
+	engine.Register("Write-Verbose", "", writeStream(""), engine.P("Message", 0))
+	engine.Register("Write-Debug", "", writeStream(""), engine.P("Message", 0))
+	engine.Register("Write-Information", "", writeStream("+"), engine.P("MessageData", 0))
+	engine.Register("Out-Null", "", func(context.Context, *engine.Call) error { return nil }, engine.N("InputObject"))
+	engine.Register("Out-Default", "", passThrough, engine.N("InputObject"))
+	engine.Register("Out-Host", "oh", passThrough, engine.N("InputObject"))
+	engine.Register("Out-String", "", outString, engine.N("InputObject"), engine.Sw("Stream"), engine.N("Width"))
+	engine.Register("ForEach-Object", "% foreach", forEachObject, engine.P("Process", 0), engine.N("Begin"), engine.N("End"), engine.P("MemberName", 1))
+	engine.Register("Where-Object", "? where", whereObject, engine.P("FilterScript", 0), engine.P("Value", 1))
+	engine.Register("Select-Object", "select", selectObject, engine.P("Property", 0), engine.N("First"), engine.N("Last"), engine.N("Skip"), engine.N("ExpandProperty"), engine.Sw("Unique"))
+	engine.Register("Measure-Object", "measure", measureObject, engine.P("Property", 0), engine.Sw("Sum"), engine.Sw("Line"))
+	engine.Register("Sort-Object", "sort", sortObject, engine.P("Property", 0), engine.Sw("Descending"), engine.Sw("Unique"))
+	engine.Register("Start-Sleep", "sleep", startSleep, engine.P("Seconds", 0, "s"), engine.N("Milliseconds", "ms", "m"), engine.N("Duration"))
+	engine.Register("Get-Date", "", getDate, engine.P("Date", 0), engine.N("Format"), engine.N("UFormat"))
+	engine.Register("Invoke-Expression", "iex", invokeExpression, engine.P("Command", 0))
+	engine.Register("Get-Process", "ps gps", getProcess, engine.P("Name", 0), engine.N("Id"))
+	engine.Register("Get-Command", "gcm", getCommand, engine.P("Name", 0))
+	engine.Register("Get-Host", "", getHost)
+	engine.Register("Clear-Host", "cls clear", func(_ context.Context, c *engine.Call) error {
 		io.WriteString(c.I.HostOut, "\x1b[2J\x1b[H")
 		return nil
 	})
 }
 
-func passThrough(_ context.Context, c *Call) error {
+func passThrough(_ context.Context, c *engine.Call) error {
 	for _, v := range c.Items("InputObject") {
 		c.Emit(v)
 	}
@@ -50,7 +56,7 @@ func passThrough(_ context.Context, c *Call) error {
 
 // writeHost prints to the console (the information stream), not to the
 // pipeline.
-func writeHost(_ context.Context, c *Call) error {
+func writeHost(_ context.Context, c *engine.Call) error {
 	sep := " "
 	if c.Has("Separator") {
 		sep = c.Str("Separator")
@@ -58,7 +64,7 @@ func writeHost(_ context.Context, c *Call) error {
 	var parts []string
 	for _, v := range values.ToList(c.Get("Object")) {
 		if list, ok := v.([]any); ok {
-			parts = append(parts, joinValues(list, sep))
+			parts = append(parts, engine.JoinValues(list, sep))
 		} else {
 			parts = append(parts, values.ToStr(v))
 		}
@@ -71,7 +77,7 @@ func writeHost(_ context.Context, c *Call) error {
 	return nil
 }
 
-func writeOutput(_ context.Context, c *Call) error {
+func writeOutput(_ context.Context, c *engine.Call) error {
 	for _, v := range c.Items("InputObject") {
 		if list, ok := v.([]any); ok && !c.Flag("NoEnumerate") {
 			for _, e := range list {
@@ -86,10 +92,10 @@ func writeOutput(_ context.Context, c *Call) error {
 
 // writeError reports a non-terminating error; the statement's text is
 // its prefix, as when Windows PowerShell runs a -Command.
-func writeError(_ context.Context, c *Call) error {
+func writeError(_ context.Context, c *engine.Call) error {
 	msg := c.Str("Message")
 	if c.Piped && !c.Has("Message") {
-		msg = values.ToStr(values.FromList(c.input))
+		msg = values.ToStr(values.FromList(c.Input))
 	}
 	c.HadError = true
 	rec := &values.ErrorRecord{Msg: msg, CmdName: "Write-Error", Category: "NotSpecified", Reason: "WriteErrorException",
@@ -108,8 +114,8 @@ func writeError(_ context.Context, c *Call) error {
 
 // writeStream is Write-Warning and friends; only warnings show by
 // default.
-func writeStream(prefix string) func(context.Context, *Call) error {
-	return func(_ context.Context, c *Call) error {
+func writeStream(prefix string) func(context.Context, *engine.Call) error {
+	return func(_ context.Context, c *engine.Call) error {
 		if prefix == "WARNING: " {
 			io.WriteString(c.I.HostOut, prefix+c.Str("Message")+values.NL)
 		}
@@ -117,13 +123,13 @@ func writeStream(prefix string) func(context.Context, *Call) error {
 	}
 }
 
-func outString(_ context.Context, c *Call) error {
+func outString(_ context.Context, c *engine.Call) error {
 	var b strings.Builder
-	f := c.I.newFormatter(&b)
+	f := c.I.NewFormatter(&b)
 	for _, v := range c.Items("InputObject") {
 		f.Write(v)
 	}
-	f.flush()
+	f.Flush()
 	if c.Flag("Stream") {
 		for _, line := range strings.Split(strings.TrimSuffix(b.String(), values.NL), values.NL) {
 			c.Emit(line)
@@ -135,11 +141,11 @@ func outString(_ context.Context, c *Call) error {
 }
 
 // eachInput runs a script block once per input object, with $_ set.
-func (c *Call) eachInput(ctx context.Context, sb *values.ScriptBlock, item any, emit func(any)) error {
+func eachInput(c *engine.Call, ctx context.Context, sb *values.ScriptBlock, item any, emit func(any)) error {
 	// The block runs in the caller's scope, as PowerShell runs the
 	// blocks of ForEach-Object and Where-Object: what it assigns
 	// ($count += 1) stays after it; only $_ is the item's meanwhile.
-	top := c.I.scopes[len(c.I.scopes)-1]
+	top := c.I.Scopes[len(c.I.Scopes)-1]
 	saved := map[string]any{}
 	for _, name := range []string{"_", "psitem"} {
 		if v, ok := top[name]; ok {
@@ -156,48 +162,48 @@ func (c *Call) eachInput(ctx context.Context, sb *values.ScriptBlock, item any, 
 			}
 		}
 	}()
-	return c.I.execList(ctx, sb.Stmts, emit)
+	return c.I.ExecList(ctx, sb.Stmts, emit)
 }
 
-func forEachObject(ctx context.Context, c *Call) error {
+func forEachObject(ctx context.Context, c *engine.Call) error {
 	if sb, ok := c.Get("Begin").(*values.ScriptBlock); ok {
-		if err := c.I.execList(ctx, sb.Stmts, c.Emit); err != nil {
+		if err := c.I.ExecList(ctx, sb.Stmts, c.Emit); err != nil {
 			return err
 		}
 	}
 	proc := c.Get("Process")
-	for _, item := range c.input {
+	for _, item := range c.Input {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		switch sb := proc.(type) {
 		case *values.ScriptBlock:
-			if err := c.eachInput(ctx, sb, item, c.Emit); err != nil {
+			if err := eachInput(c, ctx, sb, item, c.Emit); err != nil {
 				return err
 			}
 		default: // % Name: a property
-			if v := Property(item, values.ToStr(sb)); v != nil {
+			if v := engine.Property(item, values.ToStr(sb)); v != nil {
 				c.Emit(v)
 			}
 		}
 	}
 	if sb, ok := c.Get("End").(*values.ScriptBlock); ok {
-		return c.I.execList(ctx, sb.Stmts, c.Emit)
+		return c.I.ExecList(ctx, sb.Stmts, c.Emit)
 	}
 	return nil
 }
 
-func whereObject(ctx context.Context, c *Call) error {
-	for _, item := range c.input {
+func whereObject(ctx context.Context, c *engine.Call) error {
+	for _, item := range c.Input {
 		sb, ok := c.Get("FilterScript").(*values.ScriptBlock)
 		if !ok {
-			if values.ToBool(Property(item, c.Str("FilterScript"))) {
+			if values.ToBool(engine.Property(item, c.Str("FilterScript"))) {
 				c.Emit(item)
 			}
 			continue
 		}
 		var out []any
-		if err := c.eachInput(ctx, sb, item, func(v any) { out = append(out, v) }); err != nil {
+		if err := eachInput(c, ctx, sb, item, func(v any) { out = append(out, v) }); err != nil {
 			return err
 		}
 		if values.ToBool(values.FromList(out)) {
@@ -207,8 +213,8 @@ func whereObject(ctx context.Context, c *Call) error {
 	return nil
 }
 
-func selectObject(_ context.Context, c *Call) error {
-	items := c.input
+func selectObject(_ context.Context, c *engine.Call) error {
+	items := c.Input
 	if c.Has("Skip") {
 		k, _ := values.ToInt(c.Get("Skip"))
 		items = items[min(k, len(items)):]
@@ -224,13 +230,13 @@ func selectObject(_ context.Context, c *Call) error {
 	for _, item := range items {
 		switch {
 		case c.Has("ExpandProperty"):
-			for _, v := range values.ToList(Property(item, c.Str("ExpandProperty"))) {
+			for _, v := range values.ToList(engine.Property(item, c.Str("ExpandProperty"))) {
 				c.Emit(v)
 			}
 		case c.Has("Property"):
 			o := values.NewObject("System.Management.Automation.PSCustomObject")
 			for _, name := range values.ToList(c.Get("Property")) {
-				o.Set(values.ToStr(name), Property(item, values.ToStr(name)))
+				o.Set(values.ToStr(name), engine.Property(item, values.ToStr(name)))
 			}
 			c.Emit(o)
 		default:
@@ -240,16 +246,16 @@ func selectObject(_ context.Context, c *Call) error {
 	return nil
 }
 
-func measureObject(_ context.Context, c *Call) error {
-	o := values.NewObject("Microsoft.PowerShell.Commands.GenericMeasureInfo", "Count", len(c.input), "Average", nil, "Sum", nil,
+func measureObject(_ context.Context, c *engine.Call) error {
+	o := values.NewObject("Microsoft.PowerShell.Commands.GenericMeasureInfo", "Count", len(c.Input), "Average", nil, "Sum", nil,
 		"Maximum", nil, "Minimum", nil, "Property", nil)
 	if c.Flag("Sum") {
 		var sum any = 0
-		for _, v := range c.input {
+		for _, v := range c.Input {
 			if c.Has("Property") {
-				v = Property(v, c.Str("Property"))
+				v = engine.Property(v, c.Str("Property"))
 			}
-			sum, _ = arith("+", sum, v)
+			sum, _ = engine.Arith("+", sum, v)
 		}
 		o.Set("Sum", sum)
 	}
@@ -257,23 +263,23 @@ func measureObject(_ context.Context, c *Call) error {
 	return nil
 }
 
-func sortObject(_ context.Context, c *Call) error {
-	items := append([]any{}, c.input...)
+func sortObject(_ context.Context, c *engine.Call) error {
+	items := append([]any{}, c.Input...)
 	key := func(v any) any {
 		if c.Has("Property") {
-			return Property(v, c.Str("Property"))
+			return engine.Property(v, c.Str("Property"))
 		}
 		return v
 	}
 	sort.SliceStable(items, func(a, b int) bool {
-		r := compare(key(items[a]), key(items[b]), true)
+		r := engine.Compare(key(items[a]), key(items[b]), true)
 		if c.Flag("Descending") {
 			return r > 0
 		}
 		return r < 0
 	})
 	for k, v := range items {
-		if c.Flag("Unique") && k > 0 && equal(v, items[k-1], true) {
+		if c.Flag("Unique") && k > 0 && engine.Equal(v, items[k-1], true) {
 			continue
 		}
 		c.Emit(v)
@@ -282,19 +288,19 @@ func sortObject(_ context.Context, c *Call) error {
 }
 
 // startSleep waits on the container's clock.
-func startSleep(ctx context.Context, c *Call) error {
+func startSleep(ctx context.Context, c *engine.Call) error {
 	var d time.Duration
 	switch {
 	case c.Has("Milliseconds"):
 		n, ok := values.ToNumber(c.Get("Milliseconds"))
 		if !ok {
-			return c.sleepError(c.Str("Milliseconds"))
+			return sleepError(c, c.Str("Milliseconds"))
 		}
 		d = time.Duration(values.ToFloat(n) * float64(time.Millisecond))
 	case c.Has("Seconds"):
 		n, ok := values.ToNumber(c.Get("Seconds"))
 		if !ok {
-			return c.sleepError(c.Str("Seconds"))
+			return sleepError(c, c.Str("Seconds"))
 		}
 		d = time.Duration(values.ToFloat(n) * float64(time.Second))
 	default:
@@ -306,14 +312,14 @@ func startSleep(ctx context.Context, c *Call) error {
 	return nil
 }
 
-func (c *Call) sleepError(v string) error {
+func sleepError(c *engine.Call, v string) error {
 	return c.BindError(fmt.Sprintf(`Cannot bind parameter 'Seconds'. Cannot convert value "%s" to type "System.Double". Error: "Input string was not in a correct format."`, v), "CannotConvertArgumentNoMessage")
 }
 
-func getDate(_ context.Context, c *Call) error {
+func getDate(_ context.Context, c *engine.Call) error {
 	t := c.I.Sys.Clock.Now().Local()
 	if c.Has("Date") {
-		v, err := c.I.cast("datetime", c.Get("Date"))
+		v, err := c.I.Cast("datetime", c.Get("Date"))
 		if err != nil {
 			return err
 		}
@@ -321,7 +327,7 @@ func getDate(_ context.Context, c *Call) error {
 	}
 	switch {
 	case c.Has("Format"):
-		c.Emit(dotnetTime(t, c.Str("Format")))
+		c.Emit(engine.DotnetTime(t, c.Str("Format")))
 	case c.Has("UFormat"):
 		c.Emit(strings.NewReplacer("%Y", t.Format("2006"), "%m", t.Format("01"), "%d", t.Format("02"), "%H", t.Format("15"),
 			"%M", t.Format("04"), "%S", t.Format("05"), "%s", fmt.Sprint(t.Unix())).Replace(c.Str("UFormat")))
@@ -331,16 +337,16 @@ func getDate(_ context.Context, c *Call) error {
 	return nil
 }
 
-func invokeExpression(ctx context.Context, c *Call) error {
+func invokeExpression(ctx context.Context, c *engine.Call) error {
 	list, err := lang.ParseStatements(c.Str("Command"))
 	if err != nil {
-		return c.I.parseFailure(err, c.Str("Command"))
+		return c.I.ParseFailure(err, c.Str("Command"))
 	}
-	return c.I.execList(ctx, list, c.Emit)
+	return c.I.ExecList(ctx, list, c.Emit)
 }
 
 // getProcess lists the container's one process, the shell itself.
-func getProcess(_ context.Context, c *Call) error {
+func getProcess(_ context.Context, c *engine.Call) error {
 	name := "powershell"
 	if c.I.Pwsh7 {
 		name = "pwsh"
@@ -354,13 +360,13 @@ func getProcess(_ context.Context, c *Call) error {
 	return nil
 }
 
-func getCommand(_ context.Context, c *Call) error {
+func getCommand(_ context.Context, c *engine.Call) error {
 	name := c.Str("Name")
 	lower := strings.ToLower(name)
-	if a, ok := aliases[lower]; ok {
+	if a, ok := engine.Aliases[lower]; ok {
 		lower = a
 	}
-	if cl, ok := cmdlets[lower]; ok {
+	if cl, ok := engine.Cmdlets[lower]; ok {
 		c.Emit(values.NewObject("System.Management.Automation.CmdletInfo", "CommandType", "Cmdlet", "Name", cl.Name, "Version", "3.1.0.0", "Source", "Microsoft.PowerShell.Management"))
 		return nil
 	}
@@ -371,10 +377,10 @@ func getCommand(_ context.Context, c *Call) error {
 	return c.Fail(values.NotFoundRecord(name, c.I.Pwsh7).Msg, "ObjectNotFound", name, "CommandNotFoundException", "CommandNotFoundException")
 }
 
-func getHost(_ context.Context, c *Call) error {
+func getHost(_ context.Context, c *engine.Call) error {
 	v := c.I.Sys.OS.PSVersion
 	if c.I.Pwsh7 {
-		v = pwsh7Version
+		v = engine.Pwsh7Version
 	}
 	c.Emit(values.NewObject("System.Management.Automation.Internal.Host.InternalHost", "Name", "ConsoleHost", "Version", v))
 	return nil
