@@ -7,11 +7,8 @@
 package applets
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"sort"
 	"strings"
 
@@ -85,90 +82,6 @@ func busybox(ctx context.Context, p *program.Proc) int {
 	q := *p
 	q.Args = p.Args[1:]
 	return m(ctx, &q)
-}
-
-// name is the applet's name as busybox prints it in messages.
-func name(p *program.Proc) string { return program.Name(p.Args[0]) }
-
-func errorf(p *program.Proc, format string, args ...any) {
-	fmt.Fprintf(p.Stderr, name(p)+": "+format+"\n", args...)
-}
-
-// errText is strerror's wording of an FS error.
-func errText(err error) string { return program.ErrorText(err, false) }
-
-func abs(p *program.Proc, n string) string { return p.Sys.FS.Abs(p.Dir, n) }
-
-// openIn opens an input operand: "-" is stdin. The closer is a no-op for
-// stdin.
-func openIn(p *program.Proc, n string) (io.ReadCloser, error) {
-	if n == "-" {
-		return io.NopCloser(p.Stdin), nil
-	}
-	f, err := p.Sys.FS.OpenFile(abs(p, n), os.O_RDONLY, 0)
-	if err != nil {
-		return nil, err
-	}
-	if info, err := f.Stat(); err == nil && info.IsDir() {
-		f.Close()
-		return nil, &os.PathError{Op: "read", Path: n, Err: errIsDir}
-	}
-	return f, nil
-}
-
-// eachInput calls fn with each operand's reader (stdin when none),
-// reporting "can't open" as busybox does; it returns 1 if any failed.
-func eachInput(p *program.Proc, names []string, fn func(n string, r io.Reader) error) int {
-	if len(names) == 0 {
-		names = []string{"-"}
-	}
-	status := 0
-	for _, n := range names {
-		r, err := openIn(p, n)
-		if err != nil {
-			if isDirErr(err) {
-				errorf(p, "read error: Is a directory")
-			} else {
-				errorf(p, "can't open '%s': %s", n, errText(err))
-			}
-			status = 1
-			continue
-		}
-		err = fn(n, r)
-		r.Close()
-		if err != nil {
-			if err == errStop {
-				return status
-			}
-			if err != errOutput {
-				errorf(p, "%s: %s", n, errText(err))
-			}
-			status = 1
-			if err == errOutput {
-				return status
-			}
-		}
-	}
-	return status
-}
-
-// lines calls fn with each line of r, its newline included when present.
-func lines(r io.Reader, fn func(line string) error) error {
-	br := bufio.NewReaderSize(r, 64*1024)
-	for {
-		line, err := br.ReadString('\n')
-		if line != "" {
-			if ferr := fn(line); ferr != nil {
-				return ferr
-			}
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
 }
 
 func trueMain(context.Context, *program.Proc) int  { return 0 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -240,7 +239,3 @@ func splitNul(data []byte, atEOF bool) (int, []byte, error) {
 type eofReader struct{}
 
 func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
-
-func openOut(p *program.Proc, n string) (program.File, error) {
-	return p.Sys.FS.OpenFile(abs(p, n), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
-}

@@ -228,15 +228,3 @@ func eachInputQuiet(p *program.Proc, names []string, quiet bool, fn func(string,
 	}
 	return status
 }
-
-// readAll reads a small file (a pattern list, a script).
-func readAll(p *program.Proc, n string) (string, error) {
-	r, err := openIn(p, n)
-	if err != nil {
-		return "", err
-	}
-	defer r.Close()
-	var b strings.Builder
-	_, err = io.Copy(&b, io.LimitReader(r, 16<<20))
-	return b.String(), err
-}

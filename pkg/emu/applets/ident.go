@@ -1,10 +1,8 @@
 package applets
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,70 +10,6 @@ import (
 	"github.com/winkube/winkube/pkg/emu/netapplets"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
-
-// dbEntry is a line of the image's /etc/passwd or /etc/group.
-type dbEntry struct {
-	name string
-	id   int64
-}
-
-func readDB(p *program.Proc, file string) []dbEntry {
-	f, err := p.Sys.FS.OpenFile(file, os.O_RDONLY, 0)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var out []dbEntry
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Split(sc.Text(), ":")
-		if len(fields) < 3 {
-			continue
-		}
-		if id, err := strconv.ParseInt(fields[2], 10, 64); err == nil {
-			out = append(out, dbEntry{fields[0], id})
-		}
-	}
-	return out
-}
-
-// userName is the name of uid: the process's own User.Name, else the
-// image's /etc/passwd; "" when unknown.
-func userName(p *program.Proc, uid int64) string {
-	if uid == p.Sys.User.UID && p.Sys.User.Name != "" {
-		return p.Sys.User.Name
-	}
-	for _, e := range readDB(p, "/etc/passwd") {
-		if e.id == uid {
-			return e.name
-		}
-	}
-	return ""
-}
-
-func groupName(p *program.Proc, gid int64) string {
-	if gid == p.Sys.User.GID && p.Sys.User.GroupName != "" {
-		return p.Sys.User.GroupName
-	}
-	for _, e := range readDB(p, "/etc/group") {
-		if e.id == gid {
-			return e.name
-		}
-	}
-	return ""
-}
-
-func lookupID(p *program.Proc, file, name string) (int64, bool) {
-	if n, err := strconv.ParseInt(name, 10, 64); err == nil {
-		return n, true
-	}
-	for _, e := range readDB(p, file) {
-		if e.name == name {
-			return e.id, true
-		}
-	}
-	return 0, false
-}
 
 // groups is the primary group then the supplementary ones, once each.
 func groups(u program.User) []int64 {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path"
 	"strings"
-	"time"
 
 	"github.com/winkube/winkube/pkg/emu/program"
 )
@@ -185,22 +184,6 @@ func touch(ctx context.Context, p *program.Proc) int {
 		}
 	}
 	return status
-}
-
-func parseDate(s string, now time.Time) (time.Time, error) {
-	if strings.HasPrefix(s, "@") {
-		var sec int64
-		if _, err := fmt.Sscanf(s[1:], "%d", &sec); err != nil {
-			return now, err
-		}
-		return time.Unix(sec, 0).UTC(), nil
-	}
-	for _, layout := range []string{"2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02", time.RFC3339} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil
-		}
-	}
-	return now, errors.New("invalid date")
 }
 
 func mkdir(ctx context.Context, p *program.Proc) int {
