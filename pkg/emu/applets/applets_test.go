@@ -9,6 +9,7 @@ import (
 
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/winkube/winkube/pkg/emu/applets/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/vfs/vfstest"
 )
@@ -176,7 +177,7 @@ type failAfter struct{ n int }
 
 func (f *failAfter) Write(b []byte) (int, error) {
 	if f.n--; f.n < 0 {
-		return 0, errOutput
+		return 0, kit.ErrOutput
 	}
 	return len(b), nil
 }

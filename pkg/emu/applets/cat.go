@@ -8,18 +8,19 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/applets/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
 func cat(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "nbuvetA")
+	o, ok := kit.Getopt(p, p.Args[1:], "nbuvetA")
 	if !ok {
 		return 1
 	}
-	number := o.has('n') || o.has('b')
-	w := newOut(p.Stdout)
+	number := o.Has('n') || o.Has('b')
+	w := kit.NewOut(p.Stdout)
 	n := 0
-	status := eachInput(p, o.args, func(_ string, r io.Reader) error {
+	status := kit.EachInput(p, o.Args, func(_ string, r io.Reader) error {
 		if !number {
 			// Straight copy, flushed as it goes: cat of a terminal or a
 			// pipe shows output as soon as it arrives.
@@ -28,12 +29,12 @@ func cat(ctx context.Context, p *program.Proc) int {
 			}
 			_, err := io.Copy(p.Stdout, r)
 			if err != nil {
-				return errOutput
+				return kit.ErrOutput
 			}
 			return nil
 		}
-		return lines(r, func(line string) error {
-			if o.has('b') && line == "\n" {
+		return kit.Lines(r, func(line string) error {
+			if o.Has('b') && line == "\n" {
 				return w.WriteString(line)
 			}
 			n++
@@ -47,20 +48,20 @@ func cat(ctx context.Context, p *program.Proc) int {
 }
 
 func tee(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "ai")
+	o, ok := kit.Getopt(p, p.Args[1:], "ai")
 	if !ok {
 		return 1
 	}
 	flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	if o.has('a') {
+	if o.Has('a') {
 		flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
 	}
 	writers := []io.Writer{p.Stdout}
 	status := 0
-	for _, n := range o.args {
-		f, err := p.Sys.FS.OpenFile(abs(p, n), flag, 0o666)
+	for _, n := range o.Args {
+		f, err := p.Sys.FS.OpenFile(kit.Abs(p, n), flag, 0o666)
 		if err != nil {
-			errorf(p, "can't open '%s': %s", n, errText(err))
+			kit.Errorf(p, "can't open '%s': %s", n, kit.ErrText(err))
 			status = 1
 			continue
 		}
@@ -112,31 +113,31 @@ func legacyCount(args []string) []string {
 }
 
 func head(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, legacyCount(p.Args[1:]), "n:c:qv")
+	o, ok := kit.Getopt(p, legacyCount(p.Args[1:]), "n:c:qv")
 	if !ok {
 		return 1
 	}
 	n, bytes := int64(10), false
-	if v, set := o.val['n']; set {
+	if v, set := o.Val['n']; set {
 		k, _, good := count(v)
 		if !good {
-			errorf(p, "invalid number '%s'", v)
+			kit.Errorf(p, "invalid number '%s'", v)
 			return 1
 		}
 		n = k
 	}
-	if v, set := o.val['c']; set {
+	if v, set := o.Val['c']; set {
 		k, _, good := count(v)
 		if !good {
-			errorf(p, "invalid number '%s'", v)
+			kit.Errorf(p, "invalid number '%s'", v)
 			return 1
 		}
 		n, bytes = k, true
 	}
-	w := newOut(p.Stdout)
-	headers := (len(o.args) > 1 && !o.has('q')) || o.has('v')
+	w := kit.NewOut(p.Stdout)
+	headers := (len(o.Args) > 1 && !o.Has('q')) || o.Has('v')
 	first := true
-	status := eachInput(p, o.args, func(name string, r io.Reader) error {
+	status := kit.EachInput(p, o.Args, func(name string, r io.Reader) error {
 		if headers {
 			sep := "\n"
 			if first {
@@ -149,7 +150,7 @@ func head(ctx context.Context, p *program.Proc) int {
 		}
 		if bytes {
 			_, err := io.CopyN(w, r, n)
-			if err == errOutput {
+			if err == kit.ErrOutput {
 				return err
 			}
 			return nil
@@ -158,16 +159,16 @@ func head(ctx context.Context, p *program.Proc) int {
 		if left == 0 {
 			return nil
 		}
-		err := lines(r, func(line string) error {
+		err := kit.Lines(r, func(line string) error {
 			if err := w.WriteString(line); err != nil {
 				return err
 			}
 			if left--; left == 0 {
-				return errStop
+				return kit.ErrStop
 			}
 			return nil
 		})
-		if err == errStop {
+		if err == kit.ErrStop {
 			return nil
 		}
 		return err
@@ -186,13 +187,13 @@ func displayName(n string) string {
 }
 
 func wc(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "lwcmL")
+	o, ok := kit.Getopt(p, p.Args[1:], "lwcmL")
 	if !ok {
 		return 1
 	}
 	cols := []byte{}
 	for _, c := range []byte("lwcm") {
-		if o.has(c) {
+		if o.Has(c) {
 			cols = append(cols, c)
 		}
 	}
@@ -218,7 +219,7 @@ func wc(ctx context.Context, p *program.Proc) int {
 		fmt.Fprintln(p.Stdout, b.String())
 	}
 	files := 0
-	status := eachInput(p, o.args, func(name string, r io.Reader) error {
+	status := kit.EachInput(p, o.Args, func(name string, r io.Reader) error {
 		counts := map[byte]int64{}
 		inWord := false
 		buf := make([]byte, 32*1024)

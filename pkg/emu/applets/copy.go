@@ -11,41 +11,42 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/winkube/winkube/pkg/emu/applets/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
 // target is where src goes: into dst when dst is a directory.
 func target(p *program.Proc, src, dst string, many bool) (string, error) {
-	info, err := p.Sys.FS.Stat(abs(p, dst))
+	info, err := p.Sys.FS.Stat(kit.Abs(p, dst))
 	if err == nil && info.IsDir() {
-		return path.Join(abs(p, dst), path.Base(strings.TrimRight(src, "/"))), nil
+		return path.Join(kit.Abs(p, dst), path.Base(strings.TrimRight(src, "/"))), nil
 	}
 	if many {
 		return "", &fs.PathError{Op: "stat", Path: dst, Err: syscall.ENOTDIR}
 	}
-	return abs(p, dst), nil
+	return kit.Abs(p, dst), nil
 }
 
 func cp(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "rRapdfinuvLPHT")
+	o, ok := kit.Getopt(p, p.Args[1:], "rRapdfinuvLPHT")
 	if !ok {
 		return 1
 	}
-	c := copier{p: p, recursive: o.has('r') || o.has('R') || o.has('a'),
-		preserve: o.has('p') || o.has('a'), links: o.has('a') || o.has('d') || o.has('P')}
-	if len(o.args) < 2 {
-		errorf(p, "missing file operand")
+	c := copier{p: p, recursive: o.Has('r') || o.Has('R') || o.Has('a'),
+		preserve: o.Has('p') || o.Has('a'), links: o.Has('a') || o.Has('d') || o.Has('P')}
+	if len(o.Args) < 2 {
+		kit.Errorf(p, "missing file operand")
 		return 1
 	}
-	srcs, dst := o.args[:len(o.args)-1], o.args[len(o.args)-1]
+	srcs, dst := o.Args[:len(o.Args)-1], o.Args[len(o.Args)-1]
 	status := 0
 	for _, s := range srcs {
 		to, err := target(p, s, dst, len(srcs) > 1)
 		if err != nil {
-			errorf(p, "'%s' is not a directory", dst)
+			kit.Errorf(p, "'%s' is not a directory", dst)
 			return 1
 		}
-		if !c.copy(s, abs(p, s), to) {
+		if !c.copy(s, kit.Abs(p, s), to) {
 			status = 1
 		}
 	}
@@ -66,7 +67,7 @@ func (c copier) copy(shown, src, dst string) bool {
 	}
 	info, err := stat(src)
 	if err != nil {
-		errorf(c.p, "can't stat '%s': %s", shown, errText(err))
+		kit.Errorf(c.p, "can't stat '%s': %s", shown, kit.ErrText(err))
 		return false
 	}
 	switch {
@@ -77,26 +78,26 @@ func (c copier) copy(shown, src, dst string) bool {
 			err = fsys.Symlink(t, dst)
 		}
 		if err != nil {
-			errorf(c.p, "can't create symlink '%s': %s", dst, errText(err))
+			kit.Errorf(c.p, "can't create symlink '%s': %s", dst, kit.ErrText(err))
 			return false
 		}
 		return true
 	case info.IsDir():
 		if !c.recursive {
-			errorf(c.p, "omitting directory '%s'", shown)
+			kit.Errorf(c.p, "omitting directory '%s'", shown)
 			return false
 		}
 		if strings.HasPrefix(dst+"/", src+"/") {
-			errorf(c.p, "recursion detected, omitting directory '%s'", shown)
+			kit.Errorf(c.p, "recursion detected, omitting directory '%s'", shown)
 			return false
 		}
 		if err := fsys.Mkdir(dst, info.Mode().Perm()|0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			errorf(c.p, "can't create directory '%s': %s", dst, errText(err))
+			kit.Errorf(c.p, "can't create directory '%s': %s", dst, kit.ErrText(err))
 			return false
 		}
 		entries, err := fsys.ReadDir(src)
 		if err != nil {
-			errorf(c.p, "can't open '%s': %s", shown, errText(err))
+			kit.Errorf(c.p, "can't open '%s': %s", shown, kit.ErrText(err))
 			return false
 		}
 		ok := true
@@ -108,7 +109,7 @@ func (c copier) copy(shown, src, dst string) bool {
 		return ok
 	}
 	if err := copyFile(fsys, src, dst, info.Mode().Perm()); err != nil {
-		errorf(c.p, "can't create '%s': %s", dst, errText(err))
+		kit.Errorf(c.p, "can't create '%s': %s", dst, kit.ErrText(err))
 		return false
 	}
 	c.keep(dst, info)
@@ -147,35 +148,35 @@ func copyFile(fsys program.FS, src, dst string, perm fs.FileMode) error {
 }
 
 func mv(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "finvT")
+	o, ok := kit.Getopt(p, p.Args[1:], "finvT")
 	if !ok {
 		return 1
 	}
-	if len(o.args) < 2 {
-		errorf(p, "missing file operand")
+	if len(o.Args) < 2 {
+		kit.Errorf(p, "missing file operand")
 		return 1
 	}
-	srcs, dst := o.args[:len(o.args)-1], o.args[len(o.args)-1]
+	srcs, dst := o.Args[:len(o.Args)-1], o.Args[len(o.Args)-1]
 	status := 0
 	for _, s := range srcs {
 		to, err := target(p, s, dst, len(srcs) > 1)
 		if err != nil {
-			errorf(p, "'%s' is not a directory", dst)
+			kit.Errorf(p, "'%s' is not a directory", dst)
 			return 1
 		}
-		err = p.Sys.FS.Rename(abs(p, s), to)
+		err = p.Sys.FS.Rename(kit.Abs(p, s), to)
 		if errors.Is(err, syscall.EXDEV) {
 			// Across volumes: copy, then remove.
 			c := copier{p: p, recursive: true, preserve: true, links: true}
-			if c.copy(s, abs(p, s), to) {
-				err = p.Sys.FS.RemoveAll(abs(p, s))
+			if c.copy(s, kit.Abs(p, s), to) {
+				err = p.Sys.FS.RemoveAll(kit.Abs(p, s))
 			}
 		}
 		if err != nil {
-			errorf(p, "can't rename '%s': %s", s, errText(err))
+			kit.Errorf(p, "can't rename '%s': %s", s, kit.ErrText(err))
 			status = 1
-		} else if o.has('v') {
-			fmt.Fprintf(p.Stdout, "'%s' -> '%s'\n", s, shown(s, dst, to != abs(p, dst)))
+		} else if o.Has('v') {
+			fmt.Fprintf(p.Stdout, "'%s' -> '%s'\n", s, shown(s, dst, to != kit.Abs(p, dst)))
 		}
 	}
 	return status
@@ -192,42 +193,42 @@ func shown(src, dst string, into bool) string {
 
 // ln makes symlinks; a hard link (no -s) is a copy, as the FS has none.
 func ln(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "sfnvT")
+	o, ok := kit.Getopt(p, p.Args[1:], "sfnvT")
 	if !ok {
 		return 1
 	}
-	args := o.args
+	args := o.Args
 	if len(args) == 1 {
 		args = append(args, ".")
 	}
 	if len(args) < 2 {
-		errorf(p, "missing file operand")
+		kit.Errorf(p, "missing file operand")
 		return 1
 	}
 	srcs, dst := args[:len(args)-1], args[len(args)-1]
 	status := 0
 	for _, s := range srcs {
-		to := abs(p, dst)
-		if info, err := p.Sys.FS.Stat(to); err == nil && info.IsDir() && !o.has('n') {
+		to := kit.Abs(p, dst)
+		if info, err := p.Sys.FS.Stat(to); err == nil && info.IsDir() && !o.Has('n') {
 			to = path.Join(to, path.Base(s))
 		}
-		if o.has('f') {
+		if o.Has('f') {
 			p.Sys.FS.Remove(to)
 		}
 		var err error
-		if o.has('s') {
+		if o.Has('s') {
 			err = p.Sys.FS.Symlink(s, to)
 		} else if _, err = p.Sys.FS.Lstat(to); err == nil {
 			err = &fs.PathError{Op: "link", Path: to, Err: syscall.EEXIST}
 		} else {
-			info, serr := p.Sys.FS.Stat(abs(p, s))
+			info, serr := p.Sys.FS.Stat(kit.Abs(p, s))
 			err = serr
 			if err == nil {
-				err = copyFile(p.Sys.FS, abs(p, s), to, info.Mode().Perm())
+				err = copyFile(p.Sys.FS, kit.Abs(p, s), to, info.Mode().Perm())
 			}
 		}
 		if err != nil {
-			errorf(p, "%s: %s", dst, errText(err))
+			kit.Errorf(p, "%s: %s", dst, kit.ErrText(err))
 			status = 1
 		}
 	}
@@ -240,37 +241,37 @@ type chowner interface {
 }
 
 func chown(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "RhfLHPv")
+	o, ok := kit.Getopt(p, p.Args[1:], "RhfLHPv")
 	if !ok {
 		return 1
 	}
-	if len(o.args) < 2 {
-		errorf(p, "missing operand")
+	if len(o.Args) < 2 {
+		kit.Errorf(p, "missing operand")
 		return 1
 	}
-	spec := o.args[0]
+	spec := o.Args[0]
 	u, g, _ := strings.Cut(strings.Replace(spec, ".", ":", 1), ":")
 	uid, gid := int64(-1), int64(-1)
 	if u != "" {
-		v, ok := lookupID(p, "/etc/passwd", u)
+		v, ok := kit.LookupID(p, "/etc/passwd", u)
 		if !ok {
-			errorf(p, "unknown user %s", u)
+			kit.Errorf(p, "unknown user %s", u)
 			return 1
 		}
 		uid = v
 	}
 	if g != "" {
-		v, ok := lookupID(p, "/etc/group", g)
+		v, ok := kit.LookupID(p, "/etc/group", g)
 		if !ok {
-			errorf(p, "unknown group %s", g)
+			kit.Errorf(p, "unknown group %s", g)
 			return 1
 		}
 		gid = v
 	}
 	ch, _ := p.Sys.FS.(chowner)
 	status := 0
-	for _, n := range o.args[1:] {
-		walk(p, abs(p, n), o.has('R'), func(name string) {
+	for _, n := range o.Args[1:] {
+		walk(p, kit.Abs(p, n), o.Has('R'), func(name string) {
 			var err error
 			if ch != nil {
 				err = ch.Chown(name, uid, gid)
@@ -278,7 +279,7 @@ func chown(ctx context.Context, p *program.Proc) int {
 				_, err = p.Sys.FS.Lstat(name)
 			}
 			if err != nil {
-				errorf(p, "%s: %s", n, errText(err))
+				kit.Errorf(p, "%s: %s", n, kit.ErrText(err))
 				status = 1
 			}
 		})
@@ -294,25 +295,25 @@ func chmod(ctx context.Context, p *program.Proc) int {
 		args = args[1:]
 	}
 	if len(args) < 2 {
-		errorf(p, "missing operand")
+		kit.Errorf(p, "missing operand")
 		return 1
 	}
 	spec := args[0]
 	status := 0
 	for _, n := range args[1:] {
-		walk(p, abs(p, n), recursive, func(name string) {
+		walk(p, kit.Abs(p, n), recursive, func(name string) {
 			info, err := p.Sys.FS.Stat(name)
 			if err == nil {
 				mode, good := parseMode(spec, info.Mode(), info.IsDir())
 				if !good {
-					errorf(p, "invalid mode '%s'", spec)
+					kit.Errorf(p, "invalid mode '%s'", spec)
 					status = 1
 					return
 				}
 				err = p.Sys.FS.Chmod(name, mode)
 			}
 			if err != nil {
-				errorf(p, "%s: %s", n, errText(err))
+				kit.Errorf(p, "%s: %s", n, kit.ErrText(err))
 				status = 1
 			}
 		})

@@ -6,49 +6,50 @@ import (
 	"strings"
 	"time"
 
+	"github.com/winkube/winkube/pkg/emu/applets/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
 // date prints the container clock's time in UTC (containers carry no
 // zoneinfo the emulation reads; TZ=UTC is what images default to).
 func date(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "uRId:r:D:s:")
+	o, ok := kit.Getopt(p, p.Args[1:], "uRId:r:D:s:")
 	if !ok {
 		return 1
 	}
 	t := p.Sys.Clock.Now().UTC()
-	if d, set := o.val['d']; set {
-		v, err := parseDate(d, t)
+	if d, set := o.Val['d']; set {
+		v, err := kit.ParseDate(d, t)
 		if err != nil {
-			errorf(p, "invalid date '%s'", d)
+			kit.Errorf(p, "invalid date '%s'", d)
 			return 1
 		}
 		t = v
 	}
-	if r, set := o.val['r']; set {
-		info, err := p.Sys.FS.Stat(abs(p, r))
+	if r, set := o.Val['r']; set {
+		info, err := p.Sys.FS.Stat(kit.Abs(p, r))
 		if err != nil {
-			errorf(p, "can't stat '%s': %s", r, errText(err))
+			kit.Errorf(p, "can't stat '%s': %s", r, kit.ErrText(err))
 			return 1
 		}
 		t = info.ModTime().UTC()
 	}
-	if _, set := o.val['s']; set {
-		errorf(p, "can't set date: Operation not permitted")
+	if _, set := o.Val['s']; set {
+		kit.Errorf(p, "can't set date: Operation not permitted")
 		return 1
 	}
 	format := "%a %b %e %H:%M:%S %Z %Y"
 	switch {
-	case o.has('R'):
+	case o.Has('R'):
 		format = "%a, %d %b %Y %H:%M:%S %z"
-	case o.has('I'):
+	case o.Has('I'):
 		format = "%Y-%m-%d"
 	}
-	for _, a := range o.args {
+	for _, a := range o.Args {
 		if strings.HasPrefix(a, "+") {
 			format = a[1:]
 		} else {
-			errorf(p, "invalid date '%s'", a)
+			kit.Errorf(p, "invalid date '%s'", a)
 			return 1
 		}
 	}

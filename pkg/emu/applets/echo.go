@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/applets/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -29,7 +30,7 @@ func echo(ctx context.Context, p *program.Proc) int {
 	s := strings.Join(args, " ")
 	if escapes {
 		var stop bool
-		s, stop = unescape(s, false)
+		s, stop = kit.Unescape(s, false)
 		if stop {
 			newline = false
 		}
@@ -53,7 +54,7 @@ func printfMain(ctx context.Context, p *program.Proc) int {
 		return 1
 	}
 	format, args := args[0], args[1:]
-	w := newOut(p.Stdout)
+	w := kit.NewOut(p.Stdout)
 	status := 0
 	for {
 		used, stop, bad := printfOnce(p, w, format, args)
@@ -73,7 +74,7 @@ func printfMain(ctx context.Context, p *program.Proc) int {
 
 // printfOnce prints format once, consuming args; it returns how many it
 // used, whether \c stopped output, and whether an argument was bad.
-func printfOnce(p *program.Proc, w *out, format string, args []string) (used int, stop, bad bool) {
+func printfOnce(p *program.Proc, w *kit.Out, format string, args []string) (used int, stop, bad bool) {
 	next := func() (string, bool) {
 		if used < len(args) {
 			used++
@@ -91,12 +92,12 @@ func printfOnce(p *program.Proc, w *out, format string, args []string) (used int
 			if j == i+1 {
 				j = min(i+2, len(format))
 				if j < len(format) && format[i+1] == 'x' {
-					for j < len(format) && j < i+4 && isHex(format[j]) {
+					for j < len(format) && j < i+4 && kit.IsHex(format[j]) {
 						j++
 					}
 				}
 			}
-			s, st := unescape(format[i:j], true)
+			s, st := kit.Unescape(format[i:j], true)
 			w.WriteString(s)
 			if st {
 				return used, true, bad
@@ -149,7 +150,7 @@ func conv(p *program.Proc, spec string, verb byte, a string) (string, bool, bool
 	case 's':
 		return fmt.Sprintf(spec+"s", a), false, false
 	case 'b':
-		s, stop := unescape(a, false)
+		s, stop := kit.Unescape(a, false)
 		return fmt.Sprintf(spec+"s", s), stop, false
 	case 'c':
 		if a == "" {
@@ -225,7 +226,7 @@ func seq(ctx context.Context, p *program.Proc) int {
 		case strings.HasPrefix(args[0], "-s"):
 			sep = args[0][2:]
 		default:
-			errorf(p, "invalid option -- '%c'", args[0][1])
+			kit.Errorf(p, "invalid option -- '%c'", args[0][1])
 			return 1
 		}
 		args = args[1:]
@@ -244,7 +245,7 @@ func seq(ctx context.Context, p *program.Proc) int {
 	for i, a := range args {
 		v, err := strconv.ParseFloat(a, 64)
 		if err != nil {
-			errorf(p, "invalid number '%s'", a)
+			kit.Errorf(p, "invalid number '%s'", a)
 			return 1
 		}
 		vals[i] = v
@@ -264,7 +265,7 @@ func seq(ctx context.Context, p *program.Proc) int {
 	if inc == 0 {
 		return 0
 	}
-	w := newOut(p.Stdout)
+	w := kit.NewOut(p.Stdout)
 	format := "%." + strconv.Itoa(prec) + "f"
 	pad := 0
 	if width {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/applets/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -24,7 +25,7 @@ func find(ctx context.Context, p *program.Proc) int {
 	if len(roots) == 0 {
 		roots = []string{"."}
 	}
-	f := finder{p: p, maxDepth: -1, w: newOut(p.Stdout)}
+	f := finder{p: p, maxDepth: -1, w: kit.NewOut(p.Stdout)}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "-print" || a == "-print0" || a == "-depth" || a == "-xdev" || a == "-follow" {
@@ -34,7 +35,7 @@ func find(ctx context.Context, p *program.Proc) int {
 			continue
 		}
 		if i+1 >= len(args) {
-			errorf(p, "%s: requires an argument", a)
+			kit.Errorf(p, "%s: requires an argument", a)
 			return 1
 		}
 		v := args[i+1]
@@ -45,7 +46,7 @@ func find(ctx context.Context, p *program.Proc) int {
 		case "-maxdepth", "-mindepth":
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				errorf(p, "invalid number '%s'", v)
+				kit.Errorf(p, "invalid number '%s'", v)
 				return 1
 			}
 			if a == "-maxdepth" {
@@ -54,19 +55,19 @@ func find(ctx context.Context, p *program.Proc) int {
 				f.minDepth = n
 			}
 		default:
-			errorf(p, "unrecognized: %s", a)
+			kit.Errorf(p, "unrecognized: %s", a)
 			return 1
 		}
 	}
 	status := 0
 	for _, r := range roots {
-		info, err := p.Sys.FS.Lstat(abs(p, r))
+		info, err := p.Sys.FS.Lstat(kit.Abs(p, r))
 		if err != nil {
-			errorf(p, "%s: %s", r, errText(err))
+			kit.Errorf(p, "%s: %s", r, kit.ErrText(err))
 			status = 1
 			continue
 		}
-		if !f.walk(ctx, r, abs(p, r), info, 0) {
+		if !f.walk(ctx, r, kit.Abs(p, r), info, 0) {
 			break
 		}
 	}
@@ -81,7 +82,7 @@ type finder struct {
 	tests              [][2]string
 	maxDepth, minDepth int
 	nul                bool
-	w                  *out
+	w                  *kit.Out
 }
 
 func (f *finder) walk(ctx context.Context, shown, full string, info fs.FileInfo, depth int) bool {
@@ -102,7 +103,7 @@ func (f *finder) walk(ctx context.Context, shown, full string, info fs.FileInfo,
 	}
 	entries, err := f.p.Sys.FS.ReadDir(full)
 	if err != nil {
-		errorf(f.p, "%s: %s", shown, errText(err))
+		kit.Errorf(f.p, "%s: %s", shown, kit.ErrText(err))
 		return true
 	}
 	for _, e := range entries {
@@ -147,23 +148,23 @@ func (f *finder) match(shown string, info fs.FileInfo) bool {
 // xargs runs a command (echo by default) with stdin's words appended:
 // -n N per run, -I R replacing R in each line's run, -0, -r, -t.
 func xargs(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "+n:I:0rtx")
+	o, ok := kit.Getopt(p, p.Args[1:], "+n:I:0rtx")
 	if !ok {
 		return 1
 	}
-	cmd := o.args
+	cmd := o.Args
 	if len(cmd) == 0 {
 		cmd = []string{"echo"}
 	}
 	var items []string
 	sc := bufio.NewScanner(p.Stdin)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	if o.has('0') {
+	if o.Has('0') {
 		sc.Split(splitNul)
 	}
 	for sc.Scan() {
-		if _, set := o.val['I']; set || o.has('0') {
-			if t := sc.Text(); t != "" || o.has('0') {
+		if _, set := o.Val['I']; set || o.Has('0') {
+			if t := sc.Text(); t != "" || o.Has('0') {
 				items = append(items, t)
 			}
 			continue
@@ -171,16 +172,16 @@ func xargs(ctx context.Context, p *program.Proc) int {
 		items = append(items, strings.Fields(sc.Text())...)
 	}
 	per := len(items)
-	if n, set := o.val['n']; set {
+	if n, set := o.Val['n']; set {
 		v, err := strconv.Atoi(n)
 		if err != nil || v < 1 {
-			errorf(p, "invalid number '%s'", n)
+			kit.Errorf(p, "invalid number '%s'", n)
 			return 1
 		}
 		per = v
 	}
 	run := func(argv []string) int {
-		if o.has('t') {
+		if o.Has('t') {
 			io.WriteString(p.Stderr, strings.Join(argv, " ")+"\n")
 		}
 		child := *p
@@ -188,7 +189,7 @@ func xargs(ctx context.Context, p *program.Proc) int {
 		child.Stdin = eofReader{}
 		code, err := p.Sys.Exec(ctx, &child)
 		if err != nil {
-			errorf(p, "%s: No such file or directory", argv[0])
+			kit.Errorf(p, "%s: No such file or directory", argv[0])
 			return 127
 		}
 		if code != 0 {
@@ -197,7 +198,7 @@ func xargs(ctx context.Context, p *program.Proc) int {
 		return 0
 	}
 	status := 0
-	if rep, set := o.val['I']; set {
+	if rep, set := o.Val['I']; set {
 		for _, it := range items {
 			argv := make([]string, len(cmd))
 			for i, c := range cmd {
@@ -210,7 +211,7 @@ func xargs(ctx context.Context, p *program.Proc) int {
 		return status
 	}
 	if len(items) == 0 {
-		if o.has('r') {
+		if o.Has('r') {
 			return 0
 		}
 		return run(cmd)

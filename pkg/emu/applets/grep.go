@@ -8,25 +8,26 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/applets/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
 // grep returns 0 when a line matched, 1 when none did, 2 on trouble.
 func grep(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "qvicEFonlLhHrRswxe:f:m:A:B:C:a")
+	o, ok := kit.Getopt(p, p.Args[1:], "qvicEFonlLhHrRswxe:f:m:A:B:C:a")
 	if !ok {
 		return 2
 	}
-	pats := o.vals['e']
-	if f, set := o.val['f']; set {
-		data, err := readAll(p, f)
+	pats := o.Vals['e']
+	if f, set := o.Val['f']; set {
+		data, err := kit.ReadAll(p, f)
 		if err != nil {
-			errorf(p, "%s: %s", f, errText(err))
+			kit.Errorf(p, "%s: %s", f, kit.ErrText(err))
 			return 2
 		}
 		pats = append(pats, strings.Split(strings.TrimSuffix(data, "\n"), "\n")...)
 	}
-	args := o.args
+	args := o.Args
 	if len(pats) == 0 {
 		if len(args) == 0 {
 			fmt.Fprintln(p.Stderr, "BusyBox v1.37.0 (2024-09-26 21:31:42 UTC) multi-call binary.\n\nUsage: grep [-HhnlLoqvsrRiwFEx] [-m N] [-A|B|C N] { PATTERN | -e PATTERN... | -f FILE... } [FILE]...")
@@ -34,8 +35,8 @@ func grep(ctx context.Context, p *program.Proc) int {
 		}
 		pats, args = strings.Split(args[0], "\n"), args[1:]
 	}
-	extended := o.has('E') || name(p) == "egrep"
-	fixed := o.has('F') || name(p) == "fgrep"
+	extended := o.Has('E') || kit.Name(p) == "egrep"
+	fixed := o.Has('F') || kit.Name(p) == "fgrep"
 	var res []*regexp.Regexp
 	for _, pt := range pats {
 		var src string
@@ -44,39 +45,39 @@ func grep(ctx context.Context, p *program.Proc) int {
 		} else {
 			src = translate(pt, extended)
 		}
-		if o.has('w') {
+		if o.Has('w') {
 			src = `(?:^|\W)(` + src + `)(?:\W|$)`
 		}
-		if o.has('x') {
+		if o.Has('x') {
 			src = `^(?:` + src + `)$`
 		}
-		if o.has('i') {
+		if o.Has('i') {
 			src = "(?i)" + src
 		}
 		re, err := regexp.Compile(src)
 		if err != nil {
-			errorf(p, "bad regex '%s': %v", pt, err)
+			kit.Errorf(p, "bad regex '%s': %v", pt, err)
 			return 2
 		}
 		res = append(res, re)
 	}
-	g := &grepper{p: p, o: o, res: res, w: newOut(p.Stdout)}
-	if o.has('r') || o.has('R') {
+	g := &grepper{p: p, o: o, res: res, w: kit.NewOut(p.Stdout)}
+	if o.Has('r') || o.Has('R') {
 		if len(args) == 0 {
 			args = []string{"."}
 		}
 		args = g.expand(args)
 	}
-	g.label = (len(args) > 1 || o.has('r') || o.has('R') || o.has('H')) && !o.has('h')
-	if o.has('A') || o.has('B') || o.has('C') {
+	g.label = (len(args) > 1 || o.Has('r') || o.Has('R') || o.Has('H')) && !o.Has('h')
+	if o.Has('A') || o.Has('B') || o.Has('C') {
 		// context lines are accepted and not shown
 	}
-	status := eachInputQuiet(p, args, o.has('s'), func(n string, r io.Reader) error {
+	status := eachInputQuiet(p, args, o.Has('s'), func(n string, r io.Reader) error {
 		return g.file(n, r)
 	})
 	g.w.Flush()
 	switch {
-	case g.matched && (o.has('q') || status == 0):
+	case g.matched && (o.Has('q') || status == 0):
 		return 0
 	case status != 0:
 		return 2
@@ -88,9 +89,9 @@ func grep(ctx context.Context, p *program.Proc) int {
 
 type grepper struct {
 	p       *program.Proc
-	o       opts
+	o       kit.Opts
 	res     []*regexp.Regexp
-	w       *out
+	w       *kit.Out
 	label   bool
 	matched bool
 }
@@ -100,7 +101,7 @@ func (g *grepper) match(line string) [][]int {
 	for _, re := range g.res {
 		m := re.FindAllStringSubmatchIndex(line, -1)
 		for _, x := range m {
-			if len(x) >= 4 && g.o.has('w') {
+			if len(x) >= 4 && g.o.Has('w') {
 				x = x[2:4]
 			}
 			all = append(all, x[:2])
@@ -116,48 +117,48 @@ func (g *grepper) file(n string, r io.Reader) error {
 	}
 	count, lineNo := 0, 0
 	limit := -1
-	if m, set := g.o.val['m']; set {
+	if m, set := g.o.Val['m']; set {
 		fmt.Sscan(m, &limit)
 	}
-	err := lines(r, func(line string) error {
+	err := kit.Lines(r, func(line string) error {
 		lineNo++
 		text := strings.TrimSuffix(line, "\n")
 		ms := g.match(text)
-		hit := len(ms) > 0 != g.o.has('v')
+		hit := len(ms) > 0 != g.o.Has('v')
 		if !hit {
 			return nil
 		}
 		g.matched = true
 		count++
-		if g.o.has('q') {
-			return errStop
+		if g.o.Has('q') {
+			return kit.ErrStop
 		}
-		if g.o.has('l') {
+		if g.o.Has('l') {
 			g.w.WriteString(shown + "\n")
-			return errStop
+			return kit.ErrStop
 		}
-		if !g.o.has('c') && !g.o.has('L') {
+		if !g.o.Has('c') && !g.o.Has('L') {
 			g.print(shown, lineNo, text, ms)
 		}
 		if limit >= 0 && count >= limit {
-			return errStop
+			return kit.ErrStop
 		}
-		return g.w.err
+		return g.w.Err
 	})
-	if g.o.has('c') {
+	if g.o.Has('c') {
 		if g.label {
 			g.w.WriteString(fmt.Sprintf("%s:%d\n", shown, count))
 		} else {
 			g.w.WriteString(fmt.Sprintf("%d\n", count))
 		}
 	}
-	if g.o.has('L') && count == 0 {
+	if g.o.Has('L') && count == 0 {
 		g.w.WriteString(shown + "\n")
 	}
-	if err == errStop && g.o.has('q') {
-		return errStop
+	if err == kit.ErrStop && g.o.Has('q') {
+		return kit.ErrStop
 	}
-	if err == errStop {
+	if err == kit.ErrStop {
 		return nil
 	}
 	return err
@@ -168,10 +169,10 @@ func (g *grepper) print(shown string, lineNo int, text string, ms [][]int) {
 	if g.label {
 		prefix = shown + ":"
 	}
-	if g.o.has('n') {
+	if g.o.Has('n') {
 		prefix += fmt.Sprintf("%d:", lineNo)
 	}
-	if g.o.has('o') && !g.o.has('v') {
+	if g.o.Has('o') && !g.o.Has('v') {
 		for _, m := range ms {
 			if m[1] > m[0] {
 				g.w.WriteString(prefix + text[m[0]:m[1]] + "\n")
@@ -186,12 +187,12 @@ func (g *grepper) print(shown string, lineNo int, text string, ms [][]int) {
 func (g *grepper) expand(args []string) []string {
 	var out []string
 	for _, a := range args {
-		info, err := g.p.Sys.FS.Stat(abs(g.p, a))
+		info, err := g.p.Sys.FS.Stat(kit.Abs(g.p, a))
 		if err != nil || !info.IsDir() {
 			out = append(out, a)
 			continue
 		}
-		entries, _ := g.p.Sys.FS.ReadDir(abs(g.p, a))
+		entries, _ := g.p.Sys.FS.ReadDir(kit.Abs(g.p, a))
 		var sub []string
 		for _, e := range entries {
 			sub = append(sub, path.Join(a, e.Name()))
@@ -209,17 +210,17 @@ func eachInputQuiet(p *program.Proc, names []string, quiet bool, fn func(string,
 	}
 	status := 0
 	for _, n := range names {
-		r, err := openIn(p, n)
+		r, err := kit.OpenIn(p, n)
 		if err != nil {
 			if !quiet {
-				errorf(p, "%s: %s", n, errText(err))
+				kit.Errorf(p, "%s: %s", n, kit.ErrText(err))
 			}
 			status = 1
 			continue
 		}
 		err = fn(n, r)
 		r.Close()
-		if err == errStop {
+		if err == kit.ErrStop {
 			return status
 		}
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/applets/kit"
 	"github.com/winkube/winkube/pkg/emu/netapplets"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
@@ -34,17 +35,17 @@ func named(id int64, n string) string {
 }
 
 func id(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "ugGnr")
+	o, ok := kit.Getopt(p, p.Args[1:], "ugGnr")
 	if !ok {
 		return 1
 	}
 	u := p.Sys.User
-	if len(o.args) > 0 {
-		errorf(p, "unknown user %s", o.args[0])
+	if len(o.Args) > 0 {
+		kit.Errorf(p, "unknown user %s", o.Args[0])
 		return 1
 	}
 	pick := func(id int64, n string) string {
-		if o.has('n') {
+		if o.Has('n') {
 			if n == "" {
 				return strconv.FormatInt(id, 10)
 			}
@@ -53,31 +54,31 @@ func id(ctx context.Context, p *program.Proc) int {
 		return strconv.FormatInt(id, 10)
 	}
 	switch {
-	case o.has('u'):
-		fmt.Fprintln(p.Stdout, pick(u.UID, userName(p, u.UID)))
-	case o.has('g'):
-		fmt.Fprintln(p.Stdout, pick(u.GID, groupName(p, u.GID)))
-	case o.has('G'):
+	case o.Has('u'):
+		fmt.Fprintln(p.Stdout, pick(u.UID, kit.UserName(p, u.UID)))
+	case o.Has('g'):
+		fmt.Fprintln(p.Stdout, pick(u.GID, kit.GroupName(p, u.GID)))
+	case o.Has('G'):
 		var parts []string
 		for _, g := range groups(u) {
-			parts = append(parts, pick(g, groupName(p, g)))
+			parts = append(parts, pick(g, kit.GroupName(p, g)))
 		}
 		fmt.Fprintln(p.Stdout, strings.Join(parts, " "))
 	default:
 		var parts []string
 		for _, g := range groups(u) {
-			parts = append(parts, named(g, groupName(p, g)))
+			parts = append(parts, named(g, kit.GroupName(p, g)))
 		}
-		fmt.Fprintf(p.Stdout, "uid=%s gid=%s groups=%s\n", named(u.UID, userName(p, u.UID)),
-			named(u.GID, groupName(p, u.GID)), strings.Join(parts, ","))
+		fmt.Fprintf(p.Stdout, "uid=%s gid=%s groups=%s\n", named(u.UID, kit.UserName(p, u.UID)),
+			named(u.GID, kit.GroupName(p, u.GID)), strings.Join(parts, ","))
 	}
 	return 0
 }
 
 func whoami(ctx context.Context, p *program.Proc) int {
-	n := userName(p, p.Sys.User.UID)
+	n := kit.UserName(p, p.Sys.User.UID)
 	if n == "" {
-		errorf(p, "unknown uid %d", p.Sys.User.UID)
+		kit.Errorf(p, "unknown uid %d", p.Sys.User.UID)
 		return 1
 	}
 	fmt.Fprintln(p.Stdout, n)
@@ -85,26 +86,26 @@ func whoami(ctx context.Context, p *program.Proc) int {
 }
 
 func hostname(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "sfdiF:")
+	o, ok := kit.Getopt(p, p.Args[1:], "sfdiF:")
 	if !ok {
 		return 1
 	}
 	h := p.Sys.Hostname
 	switch {
-	case o.has('s'):
+	case o.Has('s'):
 		h, _, _ = strings.Cut(h, ".")
-	case o.has('d'):
+	case o.Has('d'):
 		_, h, _ = strings.Cut(h, ".")
-	case o.has('i'):
+	case o.Has('i'):
 		addrs, err := netapplets.Lookup(ctx, p, h)
 		if err != nil {
-			errorf(p, "%s: Unknown host", h)
+			kit.Errorf(p, "%s: Unknown host", h)
 			return 1
 		}
 		h = strings.Join(addrs, " ")
 	}
-	if len(o.args) > 0 {
-		errorf(p, "sethostname: Operation not permitted")
+	if len(o.Args) > 0 {
+		kit.Errorf(p, "sethostname: Operation not permitted")
 		return 1
 	}
 	fmt.Fprintln(p.Stdout, h)
@@ -116,7 +117,7 @@ func hostname(ctx context.Context, p *program.Proc) int {
 const kernelVersion = "#1 SMP PREEMPT_DYNAMIC Thu Jan  1 00:00:00 UTC 2026"
 
 func uname(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "asnrvmpio")
+	o, ok := kit.Getopt(p, p.Args[1:], "asnrvmpio")
 	if !ok {
 		return 1
 	}
@@ -127,8 +128,8 @@ func uname(ctx context.Context, p *program.Proc) int {
 		{'m', "x86_64"}, {'p', "unknown"}, {'i', "unknown"}, {'o', "GNU/Linux"}}
 	var parts []string
 	for _, f := range fields {
-		all := o.has('a') && f.flag != 'p' && f.flag != 'i'
-		if all || o.has(f.flag) {
+		all := o.Has('a') && f.flag != 'p' && f.flag != 'i'
+		if all || o.Has(f.flag) {
 			parts = append(parts, f.val)
 		}
 	}
@@ -140,19 +141,19 @@ func uname(ctx context.Context, p *program.Proc) int {
 }
 
 func env(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "+iu:0")
+	o, ok := kit.Getopt(p, p.Args[1:], "+iu:0")
 	if !ok {
 		return 125
 	}
 	vars := append([]string{}, p.Env...)
-	if o.has('i') {
+	if o.Has('i') {
 		vars = nil
 	}
-	args := o.args
+	args := o.Args
 	if len(args) > 0 && args[0] == "-" {
 		vars, args = nil, args[1:]
 	}
-	for _, u := range o.vals['u'] {
+	for _, u := range o.Vals['u'] {
 		vars = unsetVar(vars, u)
 	}
 	for len(args) > 0 && strings.Contains(args[0], "=") {
@@ -162,10 +163,10 @@ func env(ctx context.Context, p *program.Proc) int {
 	}
 	if len(args) == 0 {
 		end := "\n"
-		if o.has('0') {
+		if o.Has('0') {
 			end = "\x00"
 		}
-		w := newOut(p.Stdout)
+		w := kit.NewOut(p.Stdout)
 		for _, kv := range vars {
 			w.WriteString(kv + end)
 		}
@@ -176,7 +177,7 @@ func env(ctx context.Context, p *program.Proc) int {
 	child.Args, child.Env = args, vars
 	code, err := p.Sys.Exec(ctx, &child)
 	if err != nil {
-		errorf(p, "can't execute '%s': No such file or directory", args[0])
+		kit.Errorf(p, "can't execute '%s': No such file or directory", args[0])
 		return 127
 	}
 	return code
@@ -248,12 +249,12 @@ func kill(ctx context.Context, p *program.Proc) int {
 	for _, a := range args {
 		n, err := strconv.Atoi(a)
 		if err != nil {
-			errorf(p, "bad pid '%s'", a)
+			kit.Errorf(p, "bad pid '%s'", a)
 			status = 1
 			continue
 		}
 		if n != 1 {
-			errorf(p, "can't kill pid %d: No such process", n)
+			kit.Errorf(p, "can't kill pid %d: No such process", n)
 			status = 1
 		}
 	}
@@ -264,7 +265,7 @@ func kill(ctx context.Context, p *program.Proc) int {
 // program of the image (shown in the first of /bin, /usr/bin, /sbin,
 // /usr/sbin that $PATH holds).
 func which(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "a")
+	o, ok := kit.Getopt(p, p.Args[1:], "a")
 	if !ok {
 		return 1
 	}
@@ -274,7 +275,7 @@ func which(ctx context.Context, p *program.Proc) int {
 	}
 	dirs := strings.Split(path, ":")
 	status := 0
-	for _, n := range o.args {
+	for _, n := range o.Args {
 		if found := whichOne(p, dirs, n); found != "" {
 			fmt.Fprintln(p.Stdout, found)
 		} else {
@@ -286,13 +287,13 @@ func which(ctx context.Context, p *program.Proc) int {
 
 func whichOne(p *program.Proc, dirs []string, n string) string {
 	if strings.Contains(n, "/") {
-		if info, err := p.Sys.FS.Stat(abs(p, n)); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
+		if info, err := p.Sys.FS.Stat(kit.Abs(p, n)); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
 			return n
 		}
 		return ""
 	}
 	for _, d := range dirs {
-		if info, err := p.Sys.FS.Stat(abs(p, d+"/"+n)); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
+		if info, err := p.Sys.FS.Stat(kit.Abs(p, d+"/"+n)); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
 			return strings.TrimSuffix(d, "/") + "/" + n
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/applets/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/network/cni"
 )
@@ -95,7 +96,7 @@ func change(p *program.Proc) int {
 }
 
 func rtnetlink(p *program.Proc, what string) int {
-	errorf(p, "RTNETLINK answers: %s", what)
+	kit.Errorf(p, "RTNETLINK answers: %s", what)
 	return 2
 }
 
@@ -174,7 +175,7 @@ func linkDelete(p *program.Proc, args []string) int {
 	}
 	name := args[0]
 	if _, ok := findLink(p.Sys.Netns, name); !ok {
-		errorf(p, "can't find device '%s'", name)
+		kit.Errorf(p, "can't find device '%s'", name)
 		return 1
 	}
 	if !p.Sys.HasCap("NET_ADMIN") {
@@ -235,7 +236,7 @@ func showLinks(p *program.Proc, name string, withAddrs bool) int {
 	if name != "" {
 		l, ok := findLink(p.Sys.Netns, name)
 		if !ok {
-			errorf(p, "can't find device '%s'", name)
+			kit.Errorf(p, "can't find device '%s'", name)
 			return 1
 		}
 		all = []iface{l}

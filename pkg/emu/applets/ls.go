@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/winkube/winkube/pkg/emu/applets/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -66,40 +67,40 @@ type lsEntry struct {
 
 type lister struct {
 	p   *program.Proc
-	o   opts
-	w   *out
+	o   kit.Opts
+	w   *kit.Out
 	now time.Time
 }
 
 func ls(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "lanAd1RrtShFpiceu")
+	o, ok := kit.Getopt(p, p.Args[1:], "lanAd1RrtShFpiceu")
 	if !ok {
 		return 1
 	}
-	l := &lister{p: p, o: o, w: newOut(p.Stdout), now: p.Sys.Clock.Now()}
-	args := o.args
+	l := &lister{p: p, o: o, w: kit.NewOut(p.Stdout), now: p.Sys.Clock.Now()}
+	args := o.Args
 	if len(args) == 0 {
 		args = []string{"."}
 	}
 	status := 0
 	var files, dirs []lsEntry
 	for _, a := range args {
-		full := abs(p, a)
+		full := kit.Abs(p, a)
 		info, err := p.Sys.FS.Lstat(full)
 		if err != nil {
-			errorf(p, "%s: %s", a, errText(err))
+			kit.Errorf(p, "%s: %s", a, kit.ErrText(err))
 			status = 1
 			continue
 		}
 		// A symlink operand is followed unless -l or -d show the link.
-		follow := !o.has('d') && (!o.has('l') || strings.HasSuffix(a, "/"))
+		follow := !o.Has('d') && (!o.Has('l') || strings.HasSuffix(a, "/"))
 		if info.Mode()&fs.ModeSymlink != 0 && follow {
 			if t, err := p.Sys.FS.Stat(full); err == nil {
 				info = t
 			}
 		}
 		e := lsEntry{a, full, info}
-		if info.IsDir() && !o.has('d') {
+		if info.IsDir() && !o.Has('d') {
 			dirs = append(dirs, e)
 		} else {
 			files = append(files, e)
@@ -109,7 +110,7 @@ func ls(ctx context.Context, p *program.Proc) int {
 	l.sort(dirs)
 	l.print(files)
 	for i, d := range dirs {
-		if len(files) > 0 || len(dirs) > 1 || o.has('R') {
+		if len(files) > 0 || len(dirs) > 1 || o.Has('R') {
 			if len(files) > 0 || i > 0 {
 				l.w.WriteString("\n")
 			}
@@ -128,11 +129,11 @@ func ls(ctx context.Context, p *program.Proc) int {
 func (l *lister) dir(d lsEntry) bool {
 	entries, err := l.p.Sys.FS.ReadDir(d.full)
 	if err != nil {
-		errorf(l.p, "%s: %s", d.name, errText(err))
+		kit.Errorf(l.p, "%s: %s", d.name, kit.ErrText(err))
 		return false
 	}
 	var list []lsEntry
-	if l.o.has('a') {
+	if l.o.Has('a') {
 		for _, dot := range []string{".", ".."} {
 			if info, err := l.p.Sys.FS.Stat(path.Join(d.full, dot)); err == nil {
 				list = append(list, lsEntry{dot, path.Join(d.full, dot), info})
@@ -140,7 +141,7 @@ func (l *lister) dir(d lsEntry) bool {
 		}
 	}
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") && !l.o.has('a') && !l.o.has('A') {
+		if strings.HasPrefix(e.Name(), ".") && !l.o.Has('a') && !l.o.Has('A') {
 			continue
 		}
 		full := path.Join(d.full, e.Name())
@@ -151,7 +152,7 @@ func (l *lister) dir(d lsEntry) bool {
 		list = append(list, lsEntry{e.Name(), full, info})
 	}
 	l.sort(list)
-	if l.o.has('l') || l.o.has('n') {
+	if l.o.Has('l') || l.o.Has('n') {
 		var blocks int64
 		for _, e := range list {
 			blocks += (e.info.Size() + 4095) / 4096 * 4
@@ -160,7 +161,7 @@ func (l *lister) dir(d lsEntry) bool {
 	}
 	l.print(list)
 	ok := true
-	if l.o.has('R') {
+	if l.o.Has('R') {
 		for _, e := range list {
 			if e.info.IsDir() && e.name != "." && e.name != ".." {
 				shown := path.Join(d.name, e.name)
@@ -175,14 +176,14 @@ func (l *lister) dir(d lsEntry) bool {
 func (l *lister) sort(list []lsEntry) {
 	less := func(a, b lsEntry) bool { return a.name < b.name }
 	switch {
-	case l.o.has('t'):
+	case l.o.Has('t'):
 		less = func(a, b lsEntry) bool {
 			if !a.info.ModTime().Equal(b.info.ModTime()) {
 				return a.info.ModTime().After(b.info.ModTime())
 			}
 			return a.name < b.name
 		}
-	case l.o.has('S'):
+	case l.o.Has('S'):
 		less = func(a, b lsEntry) bool {
 			if a.info.Size() != b.info.Size() {
 				return a.info.Size() > b.info.Size()
@@ -191,7 +192,7 @@ func (l *lister) sort(list []lsEntry) {
 		}
 	}
 	sort.SliceStable(list, func(i, j int) bool {
-		if l.o.has('r') {
+		if l.o.Has('r') {
 			return less(list[j], list[i])
 		}
 		return less(list[i], list[j])
@@ -199,11 +200,11 @@ func (l *lister) sort(list []lsEntry) {
 }
 
 func (l *lister) print(list []lsEntry) {
-	long := l.o.has('l') || l.o.has('n')
+	long := l.o.Has('l') || l.o.Has('n')
 	for _, e := range list {
 		name := e.name
-		if l.o.has('F') || l.o.has('p') {
-			name += suffix(e.info, l.o.has('F'))
+		if l.o.Has('F') || l.o.Has('p') {
+			name += suffix(e.info, l.o.Has('F'))
 		}
 		if !long {
 			l.w.WriteString(name + "\n")
@@ -237,11 +238,11 @@ func suffix(info fs.FileInfo, all bool) string {
 func (l *lister) longLine(e lsEntry, name string) string {
 	uid, gid := owner(e.info)
 	user, group := strconv.FormatInt(uid, 10), strconv.FormatInt(gid, 10)
-	if !l.o.has('n') {
-		if n := userName(l.p, uid); n != "" {
+	if !l.o.Has('n') {
+		if n := kit.UserName(l.p, uid); n != "" {
 			user = n
 		}
-		if n := groupName(l.p, gid); n != "" {
+		if n := kit.GroupName(l.p, gid); n != "" {
 			group = n
 		}
 	}
@@ -250,7 +251,7 @@ func (l *lister) longLine(e lsEntry, name string) string {
 		links = 2
 	}
 	size := strconv.FormatInt(e.info.Size(), 10)
-	if l.o.has('h') {
+	if l.o.Has('h') {
 		size = human(e.info.Size())
 	}
 	t := e.info.ModTime().UTC()

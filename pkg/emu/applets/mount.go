@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/applets/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -12,21 +13,21 @@ import (
 // as busybox does, "-t TYPE" keeping one type; mounting anything is not
 // allowed in an unprivileged container.
 func mount(_ context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "t:o:arw")
+	o, ok := kit.Getopt(p, p.Args[1:], "t:o:arw")
 	if !ok {
 		return 1
 	}
-	if len(o.args) > 0 {
-		errorf(p, "permission denied (are you root?)")
+	if len(o.Args) > 0 {
+		kit.Errorf(p, "permission denied (are you root?)")
 		return 255
 	}
-	table, err := readAll(p, "/proc/mounts")
+	table, err := kit.ReadAll(p, "/proc/mounts")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(table, "\n") {
 		f := strings.Fields(line)
-		if len(f) < 4 || (o.val['t'] != "" && f[2] != o.val['t']) {
+		if len(f) < 4 || (o.Val['t'] != "" && f[2] != o.Val['t']) {
 			continue
 		}
 		fmt.Fprintf(p.Stdout, "%s on %s type %s (%s)\n", f[0], f[1], f[2], f[3])

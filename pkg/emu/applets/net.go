@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/winkube/winkube/pkg/emu/applets/kit"
 	"github.com/winkube/winkube/pkg/emu/netapplets"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
@@ -18,7 +19,7 @@ import (
 
 // nameserver is the first nameserver of the container's resolv.conf.
 func nameserver(p *program.Proc) string {
-	data, err := readAll(p, "/etc/resolv.conf")
+	data, err := kit.ReadAll(p, "/etc/resolv.conf")
 	if err != nil {
 		return "127.0.0.11"
 	}
@@ -63,25 +64,25 @@ func nslookup(ctx context.Context, p *program.Proc) int {
 }
 
 func ping(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "c:W:w:qs:i:I:t:46")
+	o, ok := kit.Getopt(p, p.Args[1:], "c:W:w:qs:i:I:t:46")
 	if !ok {
 		return 1
 	}
-	if len(o.args) == 0 {
+	if len(o.Args) == 0 {
 		fmt.Fprintln(p.Stderr, "BusyBox v1.37.0 (2024-09-26 21:31:42 UTC) multi-call binary.\n\nUsage: ping [OPTIONS] HOST")
 		return 1
 	}
-	host := o.args[0]
+	host := o.Args[0]
 	addrs, err := netapplets.Lookup(ctx, p, host)
 	if err != nil || p.Sys.Net == nil {
-		errorf(p, "bad address '%s'", host)
+		kit.Errorf(p, "bad address '%s'", host)
 		return 1
 	}
 	count := -1
-	if c, set := o.val['c']; set {
+	if c, set := o.Val['c']; set {
 		count, _ = strconv.Atoi(c)
 	}
-	if w, set := o.val['w']; set {
+	if w, set := o.Val['w']; set {
 		secs, _ := strconv.Atoi(w)
 		var cancel context.CancelFunc
 		ctx, cancel = netapplets.ClockTimeout(ctx, p, time.Duration(secs)*time.Second)
@@ -98,7 +99,7 @@ func ping(ctx context.Context, p *program.Proc) int {
 		if conn, err := p.Sys.Net.Dial(ctx, "icmp", ip); err == nil {
 			conn.Close()
 			got++
-			if !o.has('q') {
+			if !o.Has('q') {
 				fmt.Fprintf(p.Stdout, "64 bytes from %s: seq=%d ttl=64 time=0.100 ms\n", ip, seq)
 			}
 		}

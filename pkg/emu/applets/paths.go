@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/applets/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -57,7 +58,7 @@ func dirname(ctx context.Context, p *program.Proc) int {
 func resolve(p *program.Proc, name string) (string, error) {
 	fsys := p.Sys.FS
 	resolved := "/"
-	parts := strings.Split(strings.Trim(abs(p, name), "/"), "/")
+	parts := strings.Split(strings.Trim(kit.Abs(p, name), "/"), "/")
 	for hops := 0; len(parts) > 0; {
 		part := parts[0]
 		parts = parts[1:]
@@ -98,24 +99,24 @@ func resolve(p *program.Proc, name string) (string, error) {
 var errLoop = errors.New("too many levels of symbolic links")
 
 func readlink(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "fnqsve")
+	o, ok := kit.Getopt(p, p.Args[1:], "fnqsve")
 	if !ok {
 		return 1
 	}
 	status := 0
-	for _, n := range o.args {
+	for _, n := range o.Args {
 		var s string
 		var err error
-		if o.has('f') || o.has('e') {
+		if o.Has('f') || o.Has('e') {
 			s, err = resolve(p, n)
 		} else {
-			s, err = p.Sys.FS.Readlink(abs(p, n))
+			s, err = p.Sys.FS.Readlink(kit.Abs(p, n))
 		}
 		if err != nil {
 			status = 1
 			continue
 		}
-		if o.has('n') {
+		if o.Has('n') {
 			fmt.Fprint(p.Stdout, s)
 		} else {
 			fmt.Fprintln(p.Stdout, s)
@@ -132,7 +133,7 @@ func realpath(ctx context.Context, p *program.Proc) int {
 			_, err = p.Sys.FS.Stat(s)
 		}
 		if err != nil {
-			errorf(p, "%s: %s", n, errText(err))
+			kit.Errorf(p, "%s: %s", n, kit.ErrText(err))
 			status = 1
 			continue
 		}
@@ -142,44 +143,44 @@ func realpath(ctx context.Context, p *program.Proc) int {
 }
 
 func touch(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "cmahd:t:r:")
+	o, ok := kit.Getopt(p, p.Args[1:], "cmahd:t:r:")
 	if !ok {
 		return 1
 	}
 	now := p.Sys.Clock.Now()
-	if ref, set := o.val['r']; set {
-		info, err := p.Sys.FS.Stat(abs(p, ref))
+	if ref, set := o.Val['r']; set {
+		info, err := p.Sys.FS.Stat(kit.Abs(p, ref))
 		if err != nil {
-			errorf(p, "%s: %s", ref, errText(err))
+			kit.Errorf(p, "%s: %s", ref, kit.ErrText(err))
 			return 1
 		}
 		now = info.ModTime()
 	}
-	if d, set := o.val['d']; set {
-		t, err := parseDate(d, now)
+	if d, set := o.Val['d']; set {
+		t, err := kit.ParseDate(d, now)
 		if err != nil {
-			errorf(p, "invalid date '%s'", d)
+			kit.Errorf(p, "invalid date '%s'", d)
 			return 1
 		}
 		now = t
 	}
 	status := 0
-	for _, n := range o.args {
-		name := abs(p, n)
+	for _, n := range o.Args {
+		name := kit.Abs(p, n)
 		if _, err := p.Sys.FS.Stat(name); err != nil {
-			if o.has('c') {
+			if o.Has('c') {
 				continue
 			}
 			f, err := p.Sys.FS.OpenFile(name, os.O_WRONLY|os.O_CREATE, 0o666)
 			if err != nil {
-				errorf(p, "%s: %s", n, errText(err))
+				kit.Errorf(p, "%s: %s", n, kit.ErrText(err))
 				status = 1
 				continue
 			}
 			f.Close()
 		}
 		if err := p.Sys.FS.Chtimes(name, now); err != nil {
-			errorf(p, "%s: %s", n, errText(err))
+			kit.Errorf(p, "%s: %s", n, kit.ErrText(err))
 			status = 1
 		}
 	}
@@ -187,33 +188,33 @@ func touch(ctx context.Context, p *program.Proc) int {
 }
 
 func mkdir(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "pm:v")
+	o, ok := kit.Getopt(p, p.Args[1:], "pm:v")
 	if !ok {
 		return 1
 	}
 	perm := fs.FileMode(0o777)
-	if m, set := o.val['m']; set {
+	if m, set := o.Val['m']; set {
 		v, good := parseMode(m, 0o777, false)
 		if !good {
-			errorf(p, "invalid mode '%s'", m)
+			kit.Errorf(p, "invalid mode '%s'", m)
 			return 1
 		}
 		perm = v
 	}
 	status := 0
-	for _, n := range o.args {
-		name := abs(p, n)
+	for _, n := range o.Args {
+		name := kit.Abs(p, n)
 		var err error
-		if o.has('p') {
+		if o.Has('p') {
 			err = p.Sys.FS.MkdirAll(name, perm)
 		} else {
 			err = p.Sys.FS.Mkdir(name, perm)
 		}
-		if err == nil && o.has('m') {
+		if err == nil && o.Has('m') {
 			err = p.Sys.FS.Chmod(name, perm)
 		}
 		if err != nil {
-			errorf(p, "can't create directory '%s': %s", n, errText(err))
+			kit.Errorf(p, "can't create directory '%s': %s", n, kit.ErrText(err))
 			status = 1
 		}
 	}
@@ -221,27 +222,27 @@ func mkdir(ctx context.Context, p *program.Proc) int {
 }
 
 func rmdir(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "p")
+	o, ok := kit.Getopt(p, p.Args[1:], "p")
 	if !ok {
 		return 1
 	}
 	status := 0
-	for _, n := range o.args {
+	for _, n := range o.Args {
 		for {
-			name := abs(p, n)
+			name := kit.Abs(p, n)
 			info, err := p.Sys.FS.Lstat(name)
 			if err == nil && !info.IsDir() {
-				err = &fs.PathError{Op: "rmdir", Path: n, Err: errNotDir}
+				err = &fs.PathError{Op: "rmdir", Path: n, Err: kit.ErrNotDir}
 			}
 			if err == nil {
 				err = p.Sys.FS.Remove(name)
 			}
 			if err != nil {
-				errorf(p, "'%s': %s", n, errText(err))
+				kit.Errorf(p, "'%s': %s", n, kit.ErrText(err))
 				status = 1
 				break
 			}
-			if !o.has('p') || !strings.Contains(strings.TrimRight(n, "/"), "/") {
+			if !o.Has('p') || !strings.Contains(strings.TrimRight(n, "/"), "/") {
 				break
 			}
 			n = path.Dir(strings.TrimRight(n, "/"))
@@ -254,24 +255,24 @@ func rmdir(ctx context.Context, p *program.Proc) int {
 }
 
 func rm(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "rRfiv")
+	o, ok := kit.Getopt(p, p.Args[1:], "rRfiv")
 	if !ok {
 		return 1
 	}
-	recursive := o.has('r') || o.has('R')
+	recursive := o.Has('r') || o.Has('R')
 	status := 0
-	for _, n := range o.args {
-		name := abs(p, n)
+	for _, n := range o.Args {
+		name := kit.Abs(p, n)
 		info, err := p.Sys.FS.Lstat(name)
 		if err != nil {
-			if !o.has('f') {
-				errorf(p, "can't remove '%s': %s", n, errText(err))
+			if !o.Has('f') {
+				kit.Errorf(p, "can't remove '%s': %s", n, kit.ErrText(err))
 				status = 1
 			}
 			continue
 		}
 		if info.IsDir() && !recursive {
-			errorf(p, "'%s' is a directory", n)
+			kit.Errorf(p, "'%s' is a directory", n)
 			status = 1
 			continue
 		}
@@ -281,7 +282,7 @@ func rm(ctx context.Context, p *program.Proc) int {
 			err = p.Sys.FS.Remove(name)
 		}
 		if err != nil {
-			errorf(p, "can't remove '%s': %s", n, errText(err))
+			kit.Errorf(p, "can't remove '%s': %s", n, kit.ErrText(err))
 			status = 1
 		}
 	}

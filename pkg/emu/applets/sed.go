@@ -9,56 +9,57 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/applets/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
 // sed is the simple subset: commands s/RE/REPL/[gpN], p, d, q, each with
 // an optional address (N, $, /RE/, or a range A,B); options -n -e -i -E/-r.
 func sed(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "ne:iErs")
+	o, ok := kit.Getopt(p, p.Args[1:], "ne:iErs")
 	if !ok {
 		return 1
 	}
-	scripts := o.vals['e']
-	args := o.args
+	scripts := o.Vals['e']
+	args := o.Args
 	if len(scripts) == 0 {
 		if len(args) == 0 {
-			errorf(p, "no script specified")
+			kit.Errorf(p, "no script specified")
 			return 1
 		}
 		scripts, args = args[:1], args[1:]
 	}
-	prog, err := parseSed(strings.Join(scripts, "\n"), o.has('E') || o.has('r'))
+	prog, err := parseSed(strings.Join(scripts, "\n"), o.Has('E') || o.Has('r'))
 	if err != nil {
-		errorf(p, "%v", err)
+		kit.Errorf(p, "%v", err)
 		return 1
 	}
-	if o.has('i') {
+	if o.Has('i') {
 		status := 0
 		for _, n := range args {
-			data, err := readAll(p, n)
+			data, err := kit.ReadAll(p, n)
 			if err != nil {
-				errorf(p, "can't open '%s': %s", n, errText(err))
+				kit.Errorf(p, "can't open '%s': %s", n, kit.ErrText(err))
 				status = 1
 				continue
 			}
 			var b strings.Builder
-			w := newOut(&b)
-			prog.run(strings.NewReader(data), w, o.has('n'), true)
+			w := kit.NewOut(&b)
+			prog.run(strings.NewReader(data), w, o.Has('n'), true)
 			w.Flush()
-			f, err := openOut(p, n)
+			f, err := kit.OpenOut(p, n)
 			if err == nil {
 				_, err = io.WriteString(f, b.String())
 				f.Close()
 			}
 			if err != nil {
-				errorf(p, "can't create '%s': %s", n, errText(err))
+				kit.Errorf(p, "can't create '%s': %s", n, kit.ErrText(err))
 				status = 1
 			}
 		}
 		return status
 	}
-	w := newOut(p.Stdout)
+	w := kit.NewOut(p.Stdout)
 	var readers []io.Reader
 	var closers []io.Closer
 	status := 0
@@ -66,15 +67,15 @@ func sed(ctx context.Context, p *program.Proc) int {
 		args = []string{"-"}
 	}
 	for _, n := range args {
-		r, err := openIn(p, n)
+		r, err := kit.OpenIn(p, n)
 		if err != nil {
-			errorf(p, "can't open '%s': %s", n, errText(err))
+			kit.Errorf(p, "can't open '%s': %s", n, kit.ErrText(err))
 			status = 1
 			continue
 		}
 		readers, closers = append(readers, r), append(closers, r)
 	}
-	prog.run(io.MultiReader(readers...), w, o.has('n'), true)
+	prog.run(io.MultiReader(readers...), w, o.Has('n'), true)
 	for _, c := range closers {
 		c.Close()
 	}
@@ -275,7 +276,7 @@ func (c *sedCmd) selects(n int, last bool, line string) bool {
 }
 
 // run streams lines through the program; one line of lookahead tells $.
-func (prog sedProg) run(r io.Reader, w *out, quiet, _ bool) {
+func (prog sedProg) run(r io.Reader, w *kit.Out, quiet, _ bool) {
 	var pending string
 	have, n := false, 0
 	step := func(line string, last bool) bool {
@@ -315,11 +316,11 @@ func (prog sedProg) run(r io.Reader, w *out, quiet, _ bool) {
 		if !quiet {
 			emit(text)
 		}
-		return w.err == nil
+		return w.Err == nil
 	}
-	err := lines(r, func(line string) error {
+	err := kit.Lines(r, func(line string) error {
 		if have && !step(pending, false) {
-			return errStop
+			return kit.ErrStop
 		}
 		pending, have = line, true
 		return nil

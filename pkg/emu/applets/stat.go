@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/winkube/winkube/pkg/emu/applets/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -52,28 +53,28 @@ func statTime(t time.Time) string {
 }
 
 func stat(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "c:LftT")
+	o, ok := kit.Getopt(p, p.Args[1:], "c:LftT")
 	if !ok {
 		return 1
 	}
-	if len(o.args) == 0 {
-		errorf(p, "missing operand")
+	if len(o.Args) == 0 {
+		kit.Errorf(p, "missing operand")
 		return 1
 	}
 	status := 0
-	for _, n := range o.args {
-		full := abs(p, n)
+	for _, n := range o.Args {
+		full := kit.Abs(p, n)
 		get := p.Sys.FS.Lstat
-		if o.has('L') {
+		if o.Has('L') {
 			get = p.Sys.FS.Stat
 		}
 		info, err := get(full)
 		if err != nil {
-			errorf(p, "can't stat '%s': %s", n, errText(err))
+			kit.Errorf(p, "can't stat '%s': %s", n, kit.ErrText(err))
 			status = 1
 			continue
 		}
-		if format, set := o.val['c']; set {
+		if format, set := o.Val['c']; set {
 			fmt.Fprintln(p.Stdout, statFormat(p, format, n, full, info))
 			continue
 		}
@@ -95,7 +96,7 @@ func statFormat(p *program.Proc, format, name, full string, info fs.FileInfo) st
 	for i := 0; i < len(format); i++ {
 		c := format[i]
 		if c == '\\' && i+1 < len(format) {
-			s, _ := unescape(format[i:i+2], true)
+			s, _ := kit.Unescape(format[i:i+2], true)
 			b.WriteString(s)
 			i++
 			continue
@@ -141,7 +142,7 @@ func statFormat(p *program.Proc, format, name, full string, info fs.FileInfo) st
 		case 'g':
 			v = gid
 		case 'G':
-			v = orUnknown(groupName(p, gid))
+			v = orUnknown(kit.GroupName(p, gid))
 		case 'h':
 			v = 1
 		case 'i':
@@ -164,7 +165,7 @@ func statFormat(p *program.Proc, format, name, full string, info fs.FileInfo) st
 		case 'u':
 			v = uid
 		case 'U':
-			v = orUnknown(userName(p, uid))
+			v = orUnknown(kit.UserName(p, uid))
 		case 'x', 'y', 'z':
 			v = statTime(info.ModTime())
 		case 'X', 'Y', 'Z':
@@ -200,7 +201,7 @@ func sleep(ctx context.Context, p *program.Proc) int {
 		}
 		d, ok := parseSleep(a)
 		if !ok {
-			errorf(p, "invalid number '%s'", a)
+			kit.Errorf(p, "invalid number '%s'", a)
 			return 1
 		}
 		total += d

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/winkube/winkube/pkg/emu/applets/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -13,7 +14,7 @@ import (
 // accepted and change nothing, as on a terminal that ignores them.
 func stty(_ context.Context, p *program.Proc) int {
 	if p.Term == nil {
-		errorf(p, "standard input: Not a tty")
+		kit.Errorf(p, "standard input: Not a tty")
 		return 1
 	}
 	rows, cols := p.Term.Size()

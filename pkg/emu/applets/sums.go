@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/applets/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -20,52 +21,52 @@ func sha256sum(ctx context.Context, p *program.Proc) int { return sum(p, sha256.
 
 // sum prints "HASH  NAME" per operand ("-" for stdin).
 func sum(p *program.Proc, h func() hash.Hash) int {
-	o, ok := getopt(p, p.Args[1:], "cbtsw")
+	o, ok := kit.Getopt(p, p.Args[1:], "cbtsw")
 	if !ok {
 		return 1
 	}
-	if o.has('c') {
-		errorf(p, "-c: unsupported (winkube emulation)")
+	if o.Has('c') {
+		kit.Errorf(p, "-c: unsupported (winkube emulation)")
 		return 1
 	}
-	return eachInput(p, o.args, func(n string, r io.Reader) error {
+	return kit.EachInput(p, o.Args, func(n string, r io.Reader) error {
 		d := h()
 		if _, err := io.Copy(d, r); err != nil {
 			return err
 		}
 		_, err := io.WriteString(p.Stdout, hex.EncodeToString(d.Sum(nil))+"  "+n+"\n")
 		if err != nil {
-			return errOutput
+			return kit.ErrOutput
 		}
 		return nil
 	})
 }
 
 func base64Main(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "dw:i")
+	o, ok := kit.Getopt(p, p.Args[1:], "dw:i")
 	if !ok {
 		return 1
 	}
 	wrap := 76
-	if v, set := o.val['w']; set {
+	if v, set := o.Val['w']; set {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			errorf(p, "invalid number '%s'", v)
+			kit.Errorf(p, "invalid number '%s'", v)
 			return 1
 		}
 		wrap = n
 	}
-	w := newOut(p.Stdout)
-	status := eachInput(p, o.args, func(_ string, r io.Reader) error {
-		if o.has('d') {
+	w := kit.NewOut(p.Stdout)
+	status := kit.EachInput(p, o.Args, func(_ string, r io.Reader) error {
+		if o.Has('d') {
 			// Decoding ignores newlines (and with -i other junk).
 			clean := &filterReader{r: r, keep: func(c byte) bool {
-				return c != '\n' && c != '\r' && (!o.has('i') || isB64(c))
+				return c != '\n' && c != '\r' && (!o.Has('i') || isB64(c))
 			}}
 			_, err := io.Copy(w, base64.NewDecoder(base64.StdEncoding, clean))
-			if err != nil && err != errOutput {
-				errorf(p, "invalid input")
-				return errOutput
+			if err != nil && err != kit.ErrOutput {
+				kit.Errorf(p, "invalid input")
+				return kit.ErrOutput
 			}
 			return err
 		}
@@ -145,22 +146,22 @@ var awkPrint = regexp.MustCompile(`^\s*\{\s*print\s*((?:\$[0-9]+|NF|\$NF|"[^"]*"
 // awk runs only `{print $N, ...}` (with -F); anything else is refused:
 // a real awk interpreter is out of the emulation's scope.
 func awk(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "+F:v:f:")
+	o, ok := kit.Getopt(p, p.Args[1:], "+F:v:f:")
 	if !ok {
 		return 1
 	}
-	if len(o.args) == 0 || o.has('f') || o.has('v') || !awkPrint.MatchString(o.args[0]) {
-		errorf(p, "unsupported program (winkube emulation)")
+	if len(o.Args) == 0 || o.Has('f') || o.Has('v') || !awkPrint.MatchString(o.Args[0]) {
+		kit.Errorf(p, "unsupported program (winkube emulation)")
 		return 1
 	}
-	items := regexp.MustCompile(`\$[0-9]+|\$NF|NF|"[^"]*"|,`).FindAllString(awkPrint.FindStringSubmatch(o.args[0])[1], -1)
-	sep, custom := o.val['F']
+	items := regexp.MustCompile(`\$[0-9]+|\$NF|NF|"[^"]*"|,`).FindAllString(awkPrint.FindStringSubmatch(o.Args[0])[1], -1)
+	sep, custom := o.Val['F']
 	if sep == "t" {
 		sep = "\t"
 	}
-	w := newOut(p.Stdout)
-	status := eachInput(p, o.args[1:], func(_ string, r io.Reader) error {
-		return lines(r, func(line string) error {
+	w := kit.NewOut(p.Stdout)
+	status := kit.EachInput(p, o.Args[1:], func(_ string, r io.Reader) error {
+		return kit.Lines(r, func(line string) error {
 			text := strings.TrimSuffix(line, "\n")
 			var fields []string
 			if custom && sep != " " {

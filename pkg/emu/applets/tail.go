@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/winkube/winkube/pkg/emu/applets/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -14,26 +15,26 @@ import (
 // whole input. With -f it then polls the file every second on the
 // container's clock until ctx is done.
 func tail(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, legacyCount(p.Args[1:]), "n:c:fFqvs:")
+	o, ok := kit.Getopt(p, legacyCount(p.Args[1:]), "n:c:fFqvs:")
 	if !ok {
 		return 1
 	}
 	n, sign, bytes := int64(10), byte(0), false
 	for _, c := range []byte("nc") {
-		if v, set := o.val[c]; set {
+		if v, set := o.Val[c]; set {
 			k, s, good := count(v)
 			if !good {
-				errorf(p, "invalid number '%s'", v)
+				kit.Errorf(p, "invalid number '%s'", v)
 				return 1
 			}
 			n, sign, bytes = k, s, c == 'c'
 		}
 	}
-	follow := o.has('f') || o.has('F')
-	w := newOut(p.Stdout)
-	headers := (len(o.args) > 1 && !o.has('q')) || o.has('v')
+	follow := o.Has('f') || o.Has('F')
+	w := kit.NewOut(p.Stdout)
+	headers := (len(o.Args) > 1 && !o.Has('q')) || o.Has('v')
 	first := true
-	status := eachInput(p, o.args, func(name string, r io.Reader) error {
+	status := kit.EachInput(p, o.Args, func(name string, r io.Reader) error {
 		if headers {
 			sep := "\n"
 			if first {
@@ -52,16 +53,16 @@ func tail(ctx context.Context, p *program.Proc) int {
 	if w.Flush() != nil {
 		return 1
 	}
-	if follow && len(o.args) > 0 {
-		followFiles(ctx, p, o.args, headers)
+	if follow && len(o.Args) > 0 {
+		followFiles(ctx, p, o.Args, headers)
 	}
 	return status
 }
 
-func tailLines(w *out, r io.Reader, n int64, from bool) error {
+func tailLines(w *kit.Out, r io.Reader, n int64, from bool) error {
 	if from {
 		seen := int64(0)
-		return lines(r, func(line string) error {
+		return kit.Lines(r, func(line string) error {
 			seen++
 			if seen >= n {
 				return w.WriteString(line)
@@ -70,11 +71,11 @@ func tailLines(w *out, r io.Reader, n int64, from bool) error {
 		})
 	}
 	if n == 0 {
-		return lines(r, func(string) error { return nil })
+		return kit.Lines(r, func(string) error { return nil })
 	}
 	ring := make([]string, 0, min(n, 1024))
 	start := 0
-	err := lines(r, func(line string) error {
+	err := kit.Lines(r, func(line string) error {
 		if int64(len(ring)) < n {
 			ring = append(ring, line)
 			return nil
@@ -91,7 +92,7 @@ func tailLines(w *out, r io.Reader, n int64, from bool) error {
 	return err
 }
 
-func tailBytes(w *out, r io.Reader, n int64, from bool) error {
+func tailBytes(w *kit.Out, r io.Reader, n int64, from bool) error {
 	if from {
 		if n > 1 {
 			if _, err := io.CopyN(io.Discard, r, n-1); err != nil {
@@ -122,14 +123,14 @@ func tailBytes(w *out, r io.Reader, n int64, from bool) error {
 func followFiles(ctx context.Context, p *program.Proc, names []string, headers bool) {
 	offsets := make([]int64, len(names))
 	for i, n := range names {
-		if info, err := p.Sys.FS.Stat(abs(p, n)); err == nil {
+		if info, err := p.Sys.FS.Stat(kit.Abs(p, n)); err == nil {
 			offsets[i] = info.Size()
 		}
 	}
 	last := len(names) - 1
 	for p.Sys.Sleep(ctx, time.Second) {
 		for i, n := range names {
-			f, err := p.Sys.FS.OpenFile(abs(p, n), os.O_RDONLY, 0)
+			f, err := p.Sys.FS.OpenFile(kit.Abs(p, n), os.O_RDONLY, 0)
 			if err != nil {
 				continue
 			}

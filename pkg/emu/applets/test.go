@@ -8,15 +8,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/applets/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
 // test is test and [: 0 true, 1 false, 2 a bad expression.
 func test(ctx context.Context, p *program.Proc) int {
 	args := p.Args[1:]
-	if name(p) == "[" {
+	if kit.Name(p) == "[" {
 		if len(args) == 0 || args[len(args)-1] != "]" {
-			errorf(p, "missing ]")
+			kit.Errorf(p, "missing ]")
 			return 2
 		}
 		args = args[:len(args)-1]
@@ -24,7 +25,7 @@ func test(ctx context.Context, p *program.Proc) int {
 	t := &tester{p: p, args: args}
 	v, err := t.top()
 	if err != nil {
-		fmt.Fprintf(p.Stderr, "%s: %v\n", name(p), err)
+		fmt.Fprintf(p.Stderr, "%s: %v\n", kit.Name(p), err)
 		return 2
 	}
 	if v {
@@ -176,7 +177,7 @@ func (t *tester) unary(op, x string) (bool, error) {
 		return false, nil
 	}
 	fsys := t.p.Sys.FS
-	name := abs(t.p, x)
+	name := kit.Abs(t.p, x)
 	var info fs.FileInfo
 	var err error
 	if op == "-L" || op == "-h" {
@@ -266,8 +267,8 @@ func (t *tester) binary(x, op, y string) (bool, error) {
 	case ">":
 		return x > y, nil
 	case "-nt", "-ot", "-ef":
-		a, err1 := t.p.Sys.FS.Stat(abs(t.p, x))
-		b, err2 := t.p.Sys.FS.Stat(abs(t.p, y))
+		a, err1 := t.p.Sys.FS.Stat(kit.Abs(t.p, x))
+		b, err2 := t.p.Sys.FS.Stat(kit.Abs(t.p, y))
 		switch op {
 		case "-nt":
 			return err1 == nil && (err2 != nil || a.ModTime().After(b.ModTime())), nil

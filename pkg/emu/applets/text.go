@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/applets/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -41,7 +42,7 @@ func parseRanges(s string) (ranges, bool) {
 	return out, true
 }
 
-func (r ranges) has(i int) bool {
+func (r ranges) Has(i int) bool {
 	for _, x := range r {
 		if i >= x[0] && i <= x[1] {
 			return true
@@ -51,47 +52,47 @@ func (r ranges) has(i int) bool {
 }
 
 func cut(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "d:f:c:b:sn")
+	o, ok := kit.Getopt(p, p.Args[1:], "d:f:c:b:sn")
 	if !ok {
 		return 1
 	}
 	list, mode := "", byte(0)
 	for _, c := range []byte("fcb") {
-		if v, set := o.val[c]; set {
+		if v, set := o.Val[c]; set {
 			list, mode = v, c
 		}
 	}
 	if mode == 0 {
-		errorf(p, "expected a list of bytes, characters, or fields")
+		kit.Errorf(p, "expected a list of bytes, characters, or fields")
 		return 1
 	}
 	r, good := parseRanges(list)
 	if !good {
-		errorf(p, "invalid list '%s'", list)
+		kit.Errorf(p, "invalid list '%s'", list)
 		return 1
 	}
 	delim := "\t"
-	if d, set := o.val['d']; set {
+	if d, set := o.Val['d']; set {
 		delim = d
 		if delim == "" {
 			delim = "\x00"
 		}
 	}
-	w := newOut(p.Stdout)
-	status := eachInput(p, o.args, func(_ string, in io.Reader) error {
-		return lines(in, func(line string) error {
+	w := kit.NewOut(p.Stdout)
+	status := kit.EachInput(p, o.Args, func(_ string, in io.Reader) error {
+		return kit.Lines(in, func(line string) error {
 			text := strings.TrimSuffix(line, "\n")
 			var outLine string
 			if mode == 'f' {
 				if !strings.Contains(text, delim) {
-					if o.has('s') {
+					if o.Has('s') {
 						return nil
 					}
 					return w.WriteString(text + "\n")
 				}
 				var keep []string
 				for i, f := range strings.Split(text, delim) {
-					if r.has(i + 1) {
+					if r.Has(i + 1) {
 						keep = append(keep, f)
 					}
 				}
@@ -99,7 +100,7 @@ func cut(ctx context.Context, p *program.Proc) int {
 			} else {
 				var b strings.Builder
 				for i := 0; i < len(text); i++ {
-					if r.has(i + 1) {
+					if r.Has(i + 1) {
 						b.WriteByte(text[i])
 					}
 				}
@@ -124,7 +125,7 @@ func trSet(s string) []byte {
 	classes["alpha"] = classes["upper"] + classes["lower"]
 	classes["alnum"] = classes["alpha"] + classes["digit"]
 	classes["xdigit"] = classes["digit"] + "ABCDEFabcdef"
-	s, _ = unescape(s, true)
+	s, _ = kit.Unescape(s, true)
 	var out []byte
 	for i := 0; i < len(s); i++ {
 		if s[i] == '[' && i+1 < len(s) && s[i+1] == ':' {
@@ -149,19 +150,19 @@ func trSet(s string) []byte {
 }
 
 func tr(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "dscC")
+	o, ok := kit.Getopt(p, p.Args[1:], "dscC")
 	if !ok {
 		return 1
 	}
-	if len(o.args) == 0 || (!o.has('d') && !o.has('s') && len(o.args) < 2) {
-		errorf(p, "missing operand")
+	if len(o.Args) == 0 || (!o.Has('d') && !o.Has('s') && len(o.Args) < 2) {
+		kit.Errorf(p, "missing operand")
 		return 1
 	}
 	var in [256]bool
-	for _, c := range trSet(o.args[0]) {
+	for _, c := range trSet(o.Args[0]) {
 		in[c] = true
 	}
-	if o.has('c') || o.has('C') {
+	if o.Has('c') || o.Has('C') {
 		for i := range in {
 			in[i] = !in[i]
 		}
@@ -171,8 +172,8 @@ func tr(ctx context.Context, p *program.Proc) int {
 		mapping[i] = i
 	}
 	var squeeze [256]bool
-	if len(o.args) > 1 && !o.has('d') {
-		from, to := trSet(o.args[0]), trSet(o.args[1])
+	if len(o.Args) > 1 && !o.Has('d') {
+		from, to := trSet(o.Args[0]), trSet(o.Args[1])
 		for i, c := range from {
 			if len(to) > 0 {
 				mapping[c] = int(to[min(i, len(to)-1)])
@@ -181,27 +182,27 @@ func tr(ctx context.Context, p *program.Proc) int {
 		for _, c := range to {
 			squeeze[c] = true
 		}
-	} else if o.has('s') {
-		src := o.args[0]
-		if len(o.args) > 1 {
-			src = o.args[1]
+	} else if o.Has('s') {
+		src := o.Args[0]
+		if len(o.Args) > 1 {
+			src = o.Args[1]
 		}
 		for _, c := range trSet(src) {
 			squeeze[c] = true
 		}
 	}
-	w := newOut(p.Stdout)
+	w := kit.NewOut(p.Stdout)
 	buf := make([]byte, 32*1024)
 	last := -1
 	for {
 		n, err := p.Stdin.Read(buf)
 		outb := make([]byte, 0, n)
 		for _, c := range buf[:n] {
-			if o.has('d') && in[c] {
+			if o.Has('d') && in[c] {
 				continue
 			}
 			v := mapping[c]
-			if o.has('s') && squeeze[v] && v == last {
+			if o.Has('s') && squeeze[v] && v == last {
 				continue
 			}
 			last = v
@@ -223,22 +224,22 @@ func tr(ctx context.Context, p *program.Proc) int {
 // sortMain sorts in memory: sort has to see every line before the first
 // is printed.
 func sortMain(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "nrufbdt:k:o:s")
+	o, ok := kit.Getopt(p, p.Args[1:], "nrufbdt:k:o:s")
 	if !ok {
 		return 1
 	}
 	var all []string
-	status := eachInput(p, o.args, func(_ string, r io.Reader) error {
-		return lines(r, func(line string) error {
+	status := kit.EachInput(p, o.Args, func(_ string, r io.Reader) error {
+		return kit.Lines(r, func(line string) error {
 			all = append(all, strings.TrimSuffix(line, "\n"))
 			return nil
 		})
 	})
 	key := func(s string) string {
-		if k, set := o.val['k']; set {
+		if k, set := o.Val['k']; set {
 			n, _ := strconv.Atoi(strings.SplitN(strings.SplitN(k, ",", 2)[0], ".", 2)[0])
 			var fields []string
-			if d, set := o.val['t']; set {
+			if d, set := o.Val['t']; set {
 				fields = strings.Split(s, d)
 			} else {
 				fields = strings.Fields(s)
@@ -249,17 +250,17 @@ func sortMain(ctx context.Context, p *program.Proc) int {
 				s = ""
 			}
 		}
-		if o.has('b') {
+		if o.Has('b') {
 			s = strings.TrimLeft(s, " \t")
 		}
-		if o.has('f') {
+		if o.Has('f') {
 			s = strings.ToUpper(s)
 		}
 		return s
 	}
 	less := func(a, b string) bool {
 		ka, kb := key(a), key(b)
-		if o.has('n') {
+		if o.Has('n') {
 			na, nb := leadingNum(ka), leadingNum(kb)
 			if na != nb {
 				return na < nb
@@ -269,27 +270,27 @@ func sortMain(ctx context.Context, p *program.Proc) int {
 		if ka != kb {
 			return ka < kb
 		}
-		return !o.has('s') && a < b
+		return !o.Has('s') && a < b
 	}
 	sort.SliceStable(all, func(i, j int) bool {
-		if o.has('r') {
+		if o.Has('r') {
 			return less(all[j], all[i])
 		}
 		return less(all[i], all[j])
 	})
 	var w io.Writer = p.Stdout
-	if dst, set := o.val['o']; set {
-		f, err := openOut(p, dst)
+	if dst, set := o.Val['o']; set {
+		f, err := kit.OpenOut(p, dst)
 		if err != nil {
-			errorf(p, "can't open '%s': %s", dst, errText(err))
+			kit.Errorf(p, "can't open '%s': %s", dst, kit.ErrText(err))
 			return 1
 		}
 		defer f.Close()
 		w = f
 	}
-	ow := newOut(w)
+	ow := kit.NewOut(w)
 	for i, l := range all {
-		if o.has('u') && i > 0 && key(all[i-1]) == key(l) {
+		if o.Has('u') && i > 0 && key(all[i-1]) == key(l) {
 			continue
 		}
 		ow.WriteString(l + "\n")
@@ -311,35 +312,35 @@ func leadingNum(s string) float64 {
 }
 
 func uniq(ctx context.Context, p *program.Proc) int {
-	o, ok := getopt(p, p.Args[1:], "cdui")
+	o, ok := kit.Getopt(p, p.Args[1:], "cdui")
 	if !ok {
 		return 1
 	}
-	w := newOut(p.Stdout)
+	w := kit.NewOut(p.Stdout)
 	var prev string
 	n := 0
 	flush := func() {
-		if n == 0 || (o.has('d') && n < 2) || (o.has('u') && n > 1) {
+		if n == 0 || (o.Has('d') && n < 2) || (o.Has('u') && n > 1) {
 			return
 		}
-		if o.has('c') {
+		if o.Has('c') {
 			w.WriteString(fmt.Sprintf("%7d %s\n", n, prev))
 		} else {
 			w.WriteString(prev + "\n")
 		}
 	}
-	in := o.args
+	in := o.Args
 	if len(in) > 1 {
 		in = in[:1]
 	}
 	same := func(a, b string) bool {
-		if o.has('i') {
+		if o.Has('i') {
 			return strings.EqualFold(a, b)
 		}
 		return a == b
 	}
-	status := eachInput(p, in, func(_ string, r io.Reader) error {
-		return lines(r, func(line string) error {
+	status := kit.EachInput(p, in, func(_ string, r io.Reader) error {
+		return kit.Lines(r, func(line string) error {
 			text := strings.TrimSuffix(line, "\n")
 			if n > 0 && same(text, prev) {
 				n++
@@ -347,7 +348,7 @@ func uniq(ctx context.Context, p *program.Proc) int {
 			}
 			flush()
 			prev, n = text, 1
-			return w.err
+			return w.Err
 		})
 	})
 	flush()

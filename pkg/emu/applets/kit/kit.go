@@ -1,4 +1,8 @@
-package applets
+// Package kit is what every applet family shares, as busybox 1.37 does it:
+// messages (name: text), operands ("-" is stdin), buffered output that
+// stops once the reader is gone, the image's user database, dates and
+// backslash escapes.
+package kit
 
 import (
 	"bufio"
@@ -13,25 +17,27 @@ import (
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
-// name is the applet's name as busybox prints it in messages.
-func name(p *program.Proc) string { return program.Name(p.Args[0]) }
+// Name is the applet's name as busybox prints it in messages.
+func Name(p *program.Proc) string { return program.Name(p.Args[0]) }
 
-func errorf(p *program.Proc, format string, args ...any) {
-	fmt.Fprintf(p.Stderr, name(p)+": "+format+"\n", args...)
+// Errorf prints "applet: message" on stderr, as busybox's bb_error_msg.
+func Errorf(p *program.Proc, format string, args ...any) {
+	fmt.Fprintf(p.Stderr, Name(p)+": "+format+"\n", args...)
 }
 
-// errText is strerror's wording of an FS error.
-func errText(err error) string { return program.ErrorText(err, false) }
+// ErrText is strerror's wording of an FS error.
+func ErrText(err error) string { return program.ErrorText(err, false) }
 
-func abs(p *program.Proc, n string) string { return p.Sys.FS.Abs(p.Dir, n) }
+// Abs is operand n as an absolute path in the container's filesystem.
+func Abs(p *program.Proc, n string) string { return p.Sys.FS.Abs(p.Dir, n) }
 
-// openIn opens an input operand: "-" is stdin. The closer is a no-op for
+// OpenIn opens an input operand: "-" is stdin. The closer is a no-op for
 // stdin.
-func openIn(p *program.Proc, n string) (io.ReadCloser, error) {
+func OpenIn(p *program.Proc, n string) (io.ReadCloser, error) {
 	if n == "-" {
 		return io.NopCloser(p.Stdin), nil
 	}
-	f, err := p.Sys.FS.OpenFile(abs(p, n), os.O_RDONLY, 0)
+	f, err := p.Sys.FS.OpenFile(Abs(p, n), os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -42,20 +48,20 @@ func openIn(p *program.Proc, n string) (io.ReadCloser, error) {
 	return f, nil
 }
 
-// eachInput calls fn with each operand's reader (stdin when none),
+// EachInput calls fn with each operand's reader (stdin when none),
 // reporting "can't open" as busybox does; it returns 1 if any failed.
-func eachInput(p *program.Proc, names []string, fn func(n string, r io.Reader) error) int {
+func EachInput(p *program.Proc, names []string, fn func(n string, r io.Reader) error) int {
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
 	status := 0
 	for _, n := range names {
-		r, err := openIn(p, n)
+		r, err := OpenIn(p, n)
 		if err != nil {
 			if isDirErr(err) {
-				errorf(p, "read error: Is a directory")
+				Errorf(p, "read error: Is a directory")
 			} else {
-				errorf(p, "can't open '%s': %s", n, errText(err))
+				Errorf(p, "can't open '%s': %s", n, ErrText(err))
 			}
 			status = 1
 			continue
@@ -63,14 +69,14 @@ func eachInput(p *program.Proc, names []string, fn func(n string, r io.Reader) e
 		err = fn(n, r)
 		r.Close()
 		if err != nil {
-			if err == errStop {
+			if err == ErrStop {
 				return status
 			}
-			if err != errOutput {
-				errorf(p, "%s: %s", n, errText(err))
+			if err != ErrOutput {
+				Errorf(p, "%s: %s", n, ErrText(err))
 			}
 			status = 1
-			if err == errOutput {
+			if err == ErrOutput {
 				return status
 			}
 		}
@@ -78,8 +84,8 @@ func eachInput(p *program.Proc, names []string, fn func(n string, r io.Reader) e
 	return status
 }
 
-// lines calls fn with each line of r, its newline included when present.
-func lines(r io.Reader, fn func(line string) error) error {
+// Lines calls fn with each line of r, its newline included when present.
+func Lines(r io.Reader, fn func(line string) error) error {
 	br := bufio.NewReaderSize(r, 64*1024)
 	for {
 		line, err := br.ReadString('\n')
@@ -97,9 +103,9 @@ func lines(r io.Reader, fn func(line string) error) error {
 	}
 }
 
-// readAll reads a small file (a pattern list, a script).
-func readAll(p *program.Proc, n string) (string, error) {
-	r, err := openIn(p, n)
+// ReadAll reads a small file (a pattern list, a script).
+func ReadAll(p *program.Proc, n string) (string, error) {
+	r, err := OpenIn(p, n)
 	if err != nil {
 		return "", err
 	}
@@ -109,14 +115,15 @@ func readAll(p *program.Proc, n string) (string, error) {
 	return b.String(), err
 }
 
-func openOut(p *program.Proc, n string) (program.File, error) {
-	return p.Sys.FS.OpenFile(abs(p, n), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+// OpenOut creates or truncates n for writing.
+func OpenOut(p *program.Proc, n string) (program.File, error) {
+	return p.Sys.FS.OpenFile(Abs(p, n), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 }
 
-// unescape expands backslash escapes (echo -e, printf %b and formats);
+// Unescape expands backslash escapes (echo -e, printf %b and formats);
 // stop reports a \c, which ends all output. In printf formats octal
 // escapes are \NNN; for echo and %b they are \0NNN.
-func unescape(s string, format bool) (string, bool) {
+func Unescape(s string, format bool) (string, bool) {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -148,7 +155,7 @@ func unescape(s string, format bool) (string, bool) {
 			b.WriteByte('\\')
 		case 'x':
 			j, v := i+1, 0
-			for ; j < len(s) && j < i+3 && isHex(s[j]); j++ {
+			for ; j < len(s) && j < i+3 && IsHex(s[j]); j++ {
 				v = v*16 + hexVal(s[j])
 			}
 			if j == i+1 {
@@ -176,9 +183,9 @@ func unescape(s string, format bool) (string, bool) {
 	return b.String(), false
 }
 
-// userName is the name of uid: the process's own User.Name, else the
+// UserName is the name of uid: the process's own User.Name, else the
 // image's /etc/passwd; "" when unknown.
-func userName(p *program.Proc, uid int64) string {
+func UserName(p *program.Proc, uid int64) string {
 	if uid == p.Sys.User.UID && p.Sys.User.Name != "" {
 		return p.Sys.User.Name
 	}
@@ -190,7 +197,9 @@ func userName(p *program.Proc, uid int64) string {
 	return ""
 }
 
-func groupName(p *program.Proc, gid int64) string {
+// GroupName is the name of gid in the image's /etc/group; "" when
+// unknown.
+func GroupName(p *program.Proc, gid int64) string {
 	if gid == p.Sys.User.GID && p.Sys.User.GroupName != "" {
 		return p.Sys.User.GroupName
 	}
@@ -202,7 +211,8 @@ func groupName(p *program.Proc, gid int64) string {
 	return ""
 }
 
-func lookupID(p *program.Proc, file, name string) (int64, bool) {
+// LookupID finds name's id in file (/etc/passwd or /etc/group).
+func LookupID(p *program.Proc, file, name string) (int64, bool) {
 	if n, err := strconv.ParseInt(name, 10, 64); err == nil {
 		return n, true
 	}
@@ -214,7 +224,8 @@ func lookupID(p *program.Proc, file, name string) (int64, bool) {
 	return 0, false
 }
 
-func parseDate(s string, now time.Time) (time.Time, error) {
+// ParseDate reads a date as date -d and touch -d take it.
+func ParseDate(s string, now time.Time) (time.Time, error) {
 	if strings.HasPrefix(s, "@") {
 		var sec int64
 		if _, err := fmt.Sscanf(s[1:], "%d", &sec); err != nil {
@@ -230,7 +241,8 @@ func parseDate(s string, now time.Time) (time.Time, error) {
 	return now, errors.New("invalid date")
 }
 
-func isHex(c byte) bool {
+// IsHex reports whether c is a hexadecimal digit.
+func IsHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
