@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/applets/sysapplets"
 	"github.com/winkube/winkube/pkg/emu/netapplets"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
@@ -30,20 +31,20 @@ var table map[string]program.Main
 
 func init() {
 	table = map[string]program.Main{
-		"cat": cat, "echo": echo, "printf": printfMain, "env": env, "printenv": printenv,
-		"id": id, "whoami": whoami, "hostname": hostname, "ls": ls, "stat": stat,
+		"cat": cat, "echo": echo, "printf": printfMain, "env": sysapplets.Env, "printenv": sysapplets.Printenv,
+		"id": sysapplets.ID, "whoami": sysapplets.Whoami, "hostname": sysapplets.Hostname, "ls": ls, "stat": stat,
 		"test": test, "[": test, "sleep": sleep, "touch": touch, "mkdir": mkdir,
 		"rm": rm, "rmdir": rmdir, "cp": cp, "mv": mv, "ln": ln, "chmod": chmod,
 		"chown": chown, "grep": grep, "egrep": grep, "fgrep": grep, "head": head,
-		"tail": tail, "wc": wc, "date": date, "true": trueMain, "false": falseMain,
-		"kill": kill, "pwd": pwd, "basename": basename, "dirname": dirname,
-		"uname": uname, "cut": cut, "tr": tr, "sort": sortMain, "uniq": uniq,
+		"tail": tail, "wc": wc, "date": sysapplets.Date, "true": trueMain, "false": falseMain,
+		"kill": sysapplets.Kill, "pwd": sysapplets.Pwd, "basename": basename, "dirname": dirname,
+		"uname": sysapplets.Uname, "cut": cut, "tr": tr, "sort": sortMain, "uniq": uniq,
 		"seq": seq, "tee": tee, "yes": yes, "xargs": xargs, "readlink": readlink,
 		"realpath": realpath, "find": find, "sed": sed, "awk": awk,
 		"md5sum": md5sum, "sha256sum": sha256sum, "base64": base64Main,
-		"wget": netapplets.Wget, "timeout": netapplets.Timeout, "nslookup": nslookup, "ping": ping, "nc": netapplets.Nc,
-		"which": which, "mount": mount, "stty": stty, "expr": expr, "sysctl": sysctl,
-		"ip": ip,
+		"wget": netapplets.Wget, "timeout": netapplets.Timeout, "nslookup": sysapplets.Nslookup, "ping": sysapplets.Ping, "nc": netapplets.Nc,
+		"which": sysapplets.Which, "mount": sysapplets.Mount, "stty": sysapplets.Stty, "expr": expr, "sysctl": sysapplets.Sysctl,
+		"ip": sysapplets.IP,
 	}
 }
 

@@ -1,4 +1,7 @@
-package applets
+// Package sysapplets is busybox's system applets: who and where
+// (id, whoami, hostname, uname, env, pwd, kill), date, mount, stty,
+// sysctl, ip and the name and reachability probes (nslookup, ping).
+package sysapplets
 
 import (
 	"context"
@@ -34,7 +37,8 @@ func named(id int64, n string) string {
 	return fmt.Sprintf("%d(%s)", id, n)
 }
 
-func id(ctx context.Context, p *program.Proc) int {
+// ID is the id applet.
+func ID(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "ugGnr")
 	if !ok {
 		return 1
@@ -75,7 +79,8 @@ func id(ctx context.Context, p *program.Proc) int {
 	return 0
 }
 
-func whoami(ctx context.Context, p *program.Proc) int {
+// Whoami is the whoami applet.
+func Whoami(ctx context.Context, p *program.Proc) int {
 	n := kit.UserName(p, p.Sys.User.UID)
 	if n == "" {
 		kit.Errorf(p, "unknown uid %d", p.Sys.User.UID)
@@ -85,7 +90,8 @@ func whoami(ctx context.Context, p *program.Proc) int {
 	return 0
 }
 
-func hostname(ctx context.Context, p *program.Proc) int {
+// Hostname is the hostname applet.
+func Hostname(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "sfdiF:")
 	if !ok {
 		return 1
@@ -116,7 +122,8 @@ func hostname(ctx context.Context, p *program.Proc) int {
 // (Sys.OS.KernelRelease, uname -r) but not how it was built.
 const kernelVersion = "#1 SMP PREEMPT_DYNAMIC Thu Jan  1 00:00:00 UTC 2026"
 
-func uname(ctx context.Context, p *program.Proc) int {
+// Uname is the uname applet.
+func Uname(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "asnrvmpio")
 	if !ok {
 		return 1
@@ -140,7 +147,8 @@ func uname(ctx context.Context, p *program.Proc) int {
 	return 0
 }
 
-func env(ctx context.Context, p *program.Proc) int {
+// Env is the env applet.
+func Env(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "+iu:0")
 	if !ok {
 		return 125
@@ -193,7 +201,8 @@ func unsetVar(vars []string, name string) []string {
 	return out
 }
 
-func printenv(ctx context.Context, p *program.Proc) int {
+// Printenv is the printenv applet.
+func Printenv(ctx context.Context, p *program.Proc) int {
 	if len(p.Args) < 2 {
 		for _, kv := range p.Env {
 			fmt.Fprintln(p.Stdout, kv)
@@ -212,7 +221,8 @@ func printenv(ctx context.Context, p *program.Proc) int {
 	return status
 }
 
-func pwd(ctx context.Context, p *program.Proc) int {
+// Pwd is the pwd applet.
+func Pwd(ctx context.Context, p *program.Proc) int {
 	fmt.Fprintln(p.Stdout, p.Dir)
 	return 0
 }
@@ -222,10 +232,10 @@ var signalNames = []string{"HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "
 	"USR1", "SEGV", "USR2", "PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP",
 	"TTIN", "TTOU", "URG", "XCPU", "XFSZ", "VTALRM", "PROF", "WINCH", "POLL", "PWR", "SYS"}
 
-// kill signals nothing: the emulation has no process table beyond the
+// Kill signals nothing: the emulation has no process table beyond the
 // container's PID 1, which is said to exist (kill -0 1 succeeds; a
 // signal to it is accepted and ignored).
-func kill(ctx context.Context, p *program.Proc) int {
+func Kill(ctx context.Context, p *program.Proc) int {
 	args := p.Args[1:]
 	if len(args) > 0 && args[0] == "-l" {
 		for i, n := range signalNames {
@@ -261,10 +271,10 @@ func kill(ctx context.Context, p *program.Proc) int {
 	return status
 }
 
-// which finds programs along $PATH: an executable file of the FS, or a
+// Which finds programs along $PATH: an executable file of the FS, or a
 // program of the image (shown in the first of /bin, /usr/bin, /sbin,
 // /usr/sbin that $PATH holds).
-func which(ctx context.Context, p *program.Proc) int {
+func Which(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "a")
 	if !ok {
 		return 1

@@ -1,4 +1,4 @@
-package applets
+package sysapplets
 
 import (
 	"context"
@@ -8,11 +8,11 @@ import (
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
-// stty reports the terminal on stdin: "size" prints rows and columns,
+// Stty reports the terminal on stdin: "size" prints rows and columns,
 // no operand or -a the settings with them. Settings cannot be changed
 // (the emulated terminal has no line discipline), so other operands are
 // accepted and change nothing, as on a terminal that ignores them.
-func stty(_ context.Context, p *program.Proc) int {
+func Stty(_ context.Context, p *program.Proc) int {
 	if p.Term == nil {
 		kit.Errorf(p, "standard input: Not a tty")
 		return 1

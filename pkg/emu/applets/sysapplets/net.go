@@ -1,4 +1,4 @@
-package applets
+package sysapplets
 
 import (
 	"context"
@@ -31,7 +31,8 @@ func nameserver(p *program.Proc) string {
 	return "127.0.0.11"
 }
 
-func nslookup(ctx context.Context, p *program.Proc) int {
+// Nslookup is the nslookup applet.
+func Nslookup(ctx context.Context, p *program.Proc) int {
 	var args []string
 	for _, a := range p.Args[1:] {
 		if !strings.HasPrefix(a, "-") {
@@ -63,7 +64,8 @@ func nslookup(ctx context.Context, p *program.Proc) int {
 	return 0
 }
 
-func ping(ctx context.Context, p *program.Proc) int {
+// Ping is the ping applet.
+func Ping(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "c:W:w:qs:i:I:t:46")
 	if !ok {
 		return 1

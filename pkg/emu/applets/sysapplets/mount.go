@@ -1,4 +1,4 @@
-package applets
+package sysapplets
 
 import (
 	"context"
@@ -9,10 +9,10 @@ import (
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
-// mount without a device lists the container's mounts from /proc/mounts,
+// Mount without a device lists the container's mounts from /proc/mounts,
 // as busybox does, "-t TYPE" keeping one type; mounting anything is not
 // allowed in an unprivileged container.
-func mount(_ context.Context, p *program.Proc) int {
+func Mount(_ context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "t:o:arw")
 	if !ok {
 		return 1

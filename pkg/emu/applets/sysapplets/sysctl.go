@@ -1,4 +1,4 @@
-package applets
+package sysapplets
 
 import (
 	"context"
@@ -10,10 +10,10 @@ import (
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
-// sysctl prints kernel parameters as busybox does (`name = value`),
+// Sysctl prints kernel parameters as busybox does (`name = value`),
 // reading them where the kernel shows them, under /proc/sys; NAME=VALUE
 // writes one. Options -n (value only), -q and -e are accepted.
-func sysctl(_ context.Context, p *program.Proc) int {
+func Sysctl(_ context.Context, p *program.Proc) int {
 	valueOnly, status := false, 0
 	for _, a := range p.Args[1:] {
 		switch {

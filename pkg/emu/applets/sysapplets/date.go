@@ -1,4 +1,4 @@
-package applets
+package sysapplets
 
 import (
 	"context"
@@ -10,9 +10,9 @@ import (
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
-// date prints the container clock's time in UTC (containers carry no
+// Date prints the container clock's time in UTC (containers carry no
 // zoneinfo the emulation reads; TZ=UTC is what images default to).
-func date(ctx context.Context, p *program.Proc) int {
+func Date(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "uRId:r:D:s:")
 	if !ok {
 		return 1

@@ -1,4 +1,4 @@
-package applets
+package sysapplets
 
 import (
 	"context"
@@ -11,13 +11,13 @@ import (
 	"github.com/winkube/winkube/pkg/network/cni"
 )
 
-// ip is busybox's ip for what pods and tests do with it: list links,
+// IP is busybox's ip for what pods and tests do with it: list links,
 // addresses and routes of the container's namespace (Sys.Netns), and add
 // or delete a dummy link. Changing the namespace needs CAP_NET_ADMIN, as
 // the kernel checks it for every rtnetlink request that is not a read;
 // other changes (addresses, routes, link settings) the emulation does not
 // model, and says so as the kernel does for an operation it lacks.
-func ip(_ context.Context, p *program.Proc) int {
+func IP(_ context.Context, p *program.Proc) int {
 	if p.Sys.Windows {
 		// busybox-w32 has no ip applet.
 		fmt.Fprintf(p.Stderr, "%s: applet not found\n", p.Args[0])

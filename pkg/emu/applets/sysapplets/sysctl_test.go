@@ -1,4 +1,4 @@
-package applets
+package sysapplets
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ func TestSysctl(t *testing.T) {
 	var out, errb bytes.Buffer
 	p := &program.Proc{Args: []string{"/bin/sysctl", "kernel.shm_rmid_forced", "net.nope"}, Dir: "/", Stdout: &out, Stderr: &errb,
 		Sys: &program.Sys{FS: fs}}
-	if code := sysctl(context.Background(), p); code != 1 || out.String() != "kernel.shm_rmid_forced = 1\n" ||
+	if code := Sysctl(context.Background(), p); code != 1 || out.String() != "kernel.shm_rmid_forced = 1\n" ||
 		errb.String() != "sysctl: error: 'net.nope' is an unknown key\n" {
 		t.Errorf("code %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
