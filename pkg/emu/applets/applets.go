@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/applets/sysapplets"
+	"github.com/winkube/winkube/pkg/emu/applets/textapplets"
 	"github.com/winkube/winkube/pkg/emu/netapplets"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
@@ -31,19 +32,19 @@ var table map[string]program.Main
 
 func init() {
 	table = map[string]program.Main{
-		"cat": cat, "echo": echo, "printf": printfMain, "env": sysapplets.Env, "printenv": sysapplets.Printenv,
+		"cat": cat, "echo": textapplets.Echo, "printf": textapplets.Printf, "env": sysapplets.Env, "printenv": sysapplets.Printenv,
 		"id": sysapplets.ID, "whoami": sysapplets.Whoami, "hostname": sysapplets.Hostname, "ls": ls, "stat": stat,
 		"test": test, "[": test, "sleep": sleep, "touch": touch, "mkdir": mkdir,
 		"rm": rm, "rmdir": rmdir, "cp": cp, "mv": mv, "ln": ln, "chmod": chmod,
-		"chown": chown, "grep": grep, "egrep": grep, "fgrep": grep, "head": head,
+		"chown": chown, "grep": textapplets.Grep, "egrep": textapplets.Grep, "fgrep": textapplets.Grep, "head": head,
 		"tail": tail, "wc": wc, "date": sysapplets.Date, "true": trueMain, "false": falseMain,
 		"kill": sysapplets.Kill, "pwd": sysapplets.Pwd, "basename": basename, "dirname": dirname,
-		"uname": sysapplets.Uname, "cut": cut, "tr": tr, "sort": sortMain, "uniq": uniq,
-		"seq": seq, "tee": tee, "yes": yes, "xargs": xargs, "readlink": readlink,
-		"realpath": realpath, "find": find, "sed": sed, "awk": awk,
-		"md5sum": md5sum, "sha256sum": sha256sum, "base64": base64Main,
+		"uname": sysapplets.Uname, "cut": textapplets.Cut, "tr": textapplets.Tr, "sort": textapplets.Sort, "uniq": textapplets.Uniq,
+		"seq": textapplets.Seq, "tee": tee, "yes": textapplets.Yes, "xargs": xargs, "readlink": readlink,
+		"realpath": realpath, "find": find, "sed": textapplets.Sed, "awk": textapplets.Awk,
+		"md5sum": textapplets.Md5sum, "sha256sum": textapplets.Sha256sum, "base64": textapplets.Base64,
 		"wget": netapplets.Wget, "timeout": netapplets.Timeout, "nslookup": sysapplets.Nslookup, "ping": sysapplets.Ping, "nc": netapplets.Nc,
-		"which": sysapplets.Which, "mount": sysapplets.Mount, "stty": sysapplets.Stty, "expr": expr, "sysctl": sysapplets.Sysctl,
+		"which": sysapplets.Which, "mount": sysapplets.Mount, "stty": sysapplets.Stty, "expr": textapplets.Expr, "sysctl": sysapplets.Sysctl,
 		"ip": sysapplets.IP,
 	}
 }

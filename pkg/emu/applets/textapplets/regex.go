@@ -1,4 +1,4 @@
-package applets
+package textapplets
 
 import (
 	"regexp"

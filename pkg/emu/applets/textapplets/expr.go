@@ -1,4 +1,4 @@
-package applets
+package textapplets
 
 import (
 	"context"
@@ -10,11 +10,11 @@ import (
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
-// expr evaluates an expression given as separate arguments (busybox
+// Expr evaluates an expression given as separate arguments (busybox
 // expr): | & comparisons + - * / % and STRING : REGEX, length, substr,
 // index and match, with ( ) grouping. It prints the value and exits 0, or
 // 1 when the value is null or 0, 2 on a syntax error.
-func expr(_ context.Context, p *program.Proc) int {
+func Expr(_ context.Context, p *program.Proc) int {
 	e := &exprParser{args: p.Args[1:]}
 	v, err := e.or()
 	if err == nil && e.pos < len(e.args) {

@@ -1,4 +1,4 @@
-package applets
+package textapplets
 
 import (
 	"context"
@@ -16,8 +16,11 @@ import (
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
-func md5sum(ctx context.Context, p *program.Proc) int    { return sum(p, md5.New) }
-func sha256sum(ctx context.Context, p *program.Proc) int { return sum(p, sha256.New) }
+// Md5sum is the md5sum applet.
+func Md5sum(ctx context.Context, p *program.Proc) int { return sum(p, md5.New) }
+
+// Sha256sum is the sha256sum applet.
+func Sha256sum(ctx context.Context, p *program.Proc) int { return sum(p, sha256.New) }
 
 // sum prints "HASH  NAME" per operand ("-" for stdin).
 func sum(p *program.Proc, h func() hash.Hash) int {
@@ -42,7 +45,8 @@ func sum(p *program.Proc, h func() hash.Hash) int {
 	})
 }
 
-func base64Main(ctx context.Context, p *program.Proc) int {
+// Base64 is the base64 applet.
+func Base64(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "dw:i")
 	if !ok {
 		return 1
@@ -143,9 +147,9 @@ func (l *wrapWriter) Write(b []byte) (int, error) {
 
 var awkPrint = regexp.MustCompile(`^\s*\{\s*print\s*((?:\$[0-9]+|NF|\$NF|"[^"]*")(?:\s*,?\s*(?:\$[0-9]+|\$NF|"[^"]*"))*)?\s*;?\s*\}\s*$`)
 
-// awk runs only `{print $N, ...}` (with -F); anything else is refused:
+// Awk runs only `{print $N, ...}` (with -F); anything else is refused:
 // a real awk interpreter is out of the emulation's scope.
-func awk(ctx context.Context, p *program.Proc) int {
+func Awk(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "+F:v:f:")
 	if !ok {
 		return 1

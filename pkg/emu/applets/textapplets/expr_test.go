@@ -1,4 +1,4 @@
-package applets
+package textapplets
 
 import (
 	"bytes"
@@ -32,13 +32,13 @@ func TestExpr(t *testing.T) {
 	for _, tt := range tests {
 		var out, errb bytes.Buffer
 		p := &program.Proc{Args: append([]string{"expr"}, strings.Fields(tt.args)...), Stdout: &out, Stderr: &errb}
-		code := expr(context.Background(), p)
+		code := Expr(context.Background(), p)
 		if got := strings.TrimSpace(out.String()); got != tt.out || code != tt.code {
 			t.Errorf("expr %s = %q (%d), want %q (%d) %s", tt.args, got, code, tt.out, tt.code, errb.String())
 		}
 	}
 	var errb bytes.Buffer
-	if code := expr(context.Background(), &program.Proc{Args: []string{"expr", "1", "+"}, Stdout: &bytes.Buffer{}, Stderr: &errb}); code != 2 || errb.String() != "expr: syntax error\n" {
+	if code := Expr(context.Background(), &program.Proc{Args: []string{"expr", "1", "+"}, Stdout: &bytes.Buffer{}, Stderr: &errb}); code != 2 || errb.String() != "expr: syntax error\n" {
 		t.Errorf("syntax error: %d %q", code, errb.String())
 	}
 }

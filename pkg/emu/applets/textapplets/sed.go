@@ -1,4 +1,4 @@
-package applets
+package textapplets
 
 import (
 	"context"
@@ -13,9 +13,9 @@ import (
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
-// sed is the simple subset: commands s/RE/REPL/[gpN], p, d, q, each with
+// Sed is the simple subset: commands s/RE/REPL/[gpN], p, d, q, each with
 // an optional address (N, $, /RE/, or a range A,B); options -n -e -i -E/-r.
-func sed(ctx context.Context, p *program.Proc) int {
+func Sed(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "ne:iErs")
 	if !ok {
 		return 1

@@ -1,4 +1,7 @@
-package applets
+// Package textapplets is busybox's text applets: grep, sed, awk, cut,
+// tr, sort, uniq, echo, printf, seq, yes, expr and the checksums and
+// base64.
+package textapplets
 
 import (
 	"context"
@@ -12,8 +15,8 @@ import (
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
-// grep returns 0 when a line matched, 1 when none did, 2 on trouble.
-func grep(ctx context.Context, p *program.Proc) int {
+// Grep returns 0 when a line matched, 1 when none did, 2 on trouble.
+func Grep(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "qvicEFonlLhHrRswxe:f:m:A:B:C:a")
 	if !ok {
 		return 2

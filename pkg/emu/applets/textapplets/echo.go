@@ -1,4 +1,4 @@
-package applets
+package textapplets
 
 import (
 	"context"
@@ -11,7 +11,8 @@ import (
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
-func echo(ctx context.Context, p *program.Proc) int {
+// Echo is the echo applet.
+func Echo(ctx context.Context, p *program.Proc) int {
 	args := p.Args[1:]
 	newline, escapes := true, false
 	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {
@@ -44,7 +45,8 @@ func echo(ctx context.Context, p *program.Proc) int {
 	return 0
 }
 
-func printfMain(ctx context.Context, p *program.Proc) int {
+// Printf is the printf applet.
+func Printf(ctx context.Context, p *program.Proc) int {
 	args := p.Args[1:]
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
@@ -197,7 +199,8 @@ func printfInt(p *program.Proc, a string) (int64, bool) {
 // yesLimit bounds what yes writes.
 const yesLimit = 64 << 20
 
-func yes(ctx context.Context, p *program.Proc) int {
+// Yes is the yes applet.
+func Yes(ctx context.Context, p *program.Proc) int {
 	line := "y\n"
 	if len(p.Args) > 1 {
 		line = strings.Join(p.Args[1:], " ") + "\n"
@@ -213,7 +216,8 @@ func yes(ctx context.Context, p *program.Proc) int {
 	return 0
 }
 
-func seq(ctx context.Context, p *program.Proc) int {
+// Seq is the seq applet.
+func Seq(ctx context.Context, p *program.Proc) int {
 	args := p.Args[1:]
 	sep, width := "\n", false
 	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && !isNumber(args[0]) {

@@ -1,4 +1,4 @@
-package applets
+package textapplets
 
 import (
 	"context"
@@ -51,7 +51,8 @@ func (r ranges) Has(i int) bool {
 	return false
 }
 
-func cut(ctx context.Context, p *program.Proc) int {
+// Cut is the cut applet.
+func Cut(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "d:f:c:b:sn")
 	if !ok {
 		return 1
@@ -149,7 +150,8 @@ func trSet(s string) []byte {
 	return out
 }
 
-func tr(ctx context.Context, p *program.Proc) int {
+// Tr is the tr applet.
+func Tr(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "dscC")
 	if !ok {
 		return 1
@@ -221,9 +223,9 @@ func tr(ctx context.Context, p *program.Proc) int {
 	return 0
 }
 
-// sortMain sorts in memory: sort has to see every line before the first
+// Sort sorts in memory: sort has to see every line before the first
 // is printed.
-func sortMain(ctx context.Context, p *program.Proc) int {
+func Sort(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "nrufbdt:k:o:s")
 	if !ok {
 		return 1
@@ -311,7 +313,8 @@ func leadingNum(s string) float64 {
 	return v
 }
 
-func uniq(ctx context.Context, p *program.Proc) int {
+// Uniq is the uniq applet.
+func Uniq(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "cdui")
 	if !ok {
 		return 1
