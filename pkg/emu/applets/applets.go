@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/applets/fileapplets"
 	"github.com/winkube/winkube/pkg/emu/applets/sysapplets"
 	"github.com/winkube/winkube/pkg/emu/applets/textapplets"
 	"github.com/winkube/winkube/pkg/emu/netapplets"
@@ -32,16 +33,16 @@ var table map[string]program.Main
 
 func init() {
 	table = map[string]program.Main{
-		"cat": cat, "echo": textapplets.Echo, "printf": textapplets.Printf, "env": sysapplets.Env, "printenv": sysapplets.Printenv,
-		"id": sysapplets.ID, "whoami": sysapplets.Whoami, "hostname": sysapplets.Hostname, "ls": ls, "stat": stat,
-		"test": test, "[": test, "sleep": sleep, "touch": touch, "mkdir": mkdir,
-		"rm": rm, "rmdir": rmdir, "cp": cp, "mv": mv, "ln": ln, "chmod": chmod,
-		"chown": chown, "grep": textapplets.Grep, "egrep": textapplets.Grep, "fgrep": textapplets.Grep, "head": head,
-		"tail": tail, "wc": wc, "date": sysapplets.Date, "true": trueMain, "false": falseMain,
-		"kill": sysapplets.Kill, "pwd": sysapplets.Pwd, "basename": basename, "dirname": dirname,
+		"cat": fileapplets.Cat, "echo": textapplets.Echo, "printf": textapplets.Printf, "env": sysapplets.Env, "printenv": sysapplets.Printenv,
+		"id": sysapplets.ID, "whoami": sysapplets.Whoami, "hostname": sysapplets.Hostname, "ls": fileapplets.Ls, "stat": fileapplets.Stat,
+		"test": fileapplets.Test, "[": fileapplets.Test, "sleep": fileapplets.Sleep, "touch": fileapplets.Touch, "mkdir": fileapplets.Mkdir,
+		"rm": fileapplets.Rm, "rmdir": fileapplets.Rmdir, "cp": fileapplets.Cp, "mv": fileapplets.Mv, "ln": fileapplets.Ln, "chmod": fileapplets.Chmod,
+		"chown": fileapplets.Chown, "grep": textapplets.Grep, "egrep": textapplets.Grep, "fgrep": textapplets.Grep, "head": fileapplets.Head,
+		"tail": fileapplets.Tail, "wc": fileapplets.Wc, "date": sysapplets.Date, "true": trueMain, "false": falseMain,
+		"kill": sysapplets.Kill, "pwd": sysapplets.Pwd, "basename": fileapplets.Basename, "dirname": fileapplets.Dirname,
 		"uname": sysapplets.Uname, "cut": textapplets.Cut, "tr": textapplets.Tr, "sort": textapplets.Sort, "uniq": textapplets.Uniq,
-		"seq": textapplets.Seq, "tee": tee, "yes": textapplets.Yes, "xargs": xargs, "readlink": readlink,
-		"realpath": realpath, "find": find, "sed": textapplets.Sed, "awk": textapplets.Awk,
+		"seq": textapplets.Seq, "tee": fileapplets.Tee, "yes": textapplets.Yes, "xargs": fileapplets.Xargs, "readlink": fileapplets.Readlink,
+		"realpath": fileapplets.Realpath, "find": fileapplets.Find, "sed": textapplets.Sed, "awk": textapplets.Awk,
 		"md5sum": textapplets.Md5sum, "sha256sum": textapplets.Sha256sum, "base64": textapplets.Base64,
 		"wget": netapplets.Wget, "timeout": netapplets.Timeout, "nslookup": sysapplets.Nslookup, "ping": sysapplets.Ping, "nc": netapplets.Nc,
 		"which": sysapplets.Which, "mount": sysapplets.Mount, "stty": sysapplets.Stty, "expr": textapplets.Expr, "sysctl": sysapplets.Sysctl,

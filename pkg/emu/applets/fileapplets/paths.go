@@ -1,4 +1,4 @@
-package applets
+package fileapplets
 
 import (
 	"context"
@@ -13,7 +13,8 @@ import (
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
-func basename(ctx context.Context, p *program.Proc) int {
+// Basename is the basename applet.
+func Basename(ctx context.Context, p *program.Proc) int {
 	args := p.Args[1:]
 	if len(args) == 0 {
 		fmt.Fprintln(p.Stderr, "basename: usage: basename FILE [SUFFIX]")
@@ -32,7 +33,8 @@ func basename(ctx context.Context, p *program.Proc) int {
 	return 0
 }
 
-func dirname(ctx context.Context, p *program.Proc) int {
+// Dirname is the dirname applet.
+func Dirname(ctx context.Context, p *program.Proc) int {
 	if len(p.Args) < 2 {
 		fmt.Fprintln(p.Stderr, "dirname: usage: dirname FILENAME")
 		return 1
@@ -98,7 +100,8 @@ func resolve(p *program.Proc, name string) (string, error) {
 
 var errLoop = errors.New("too many levels of symbolic links")
 
-func readlink(ctx context.Context, p *program.Proc) int {
+// Readlink is the readlink applet.
+func Readlink(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "fnqsve")
 	if !ok {
 		return 1
@@ -125,7 +128,8 @@ func readlink(ctx context.Context, p *program.Proc) int {
 	return status
 }
 
-func realpath(ctx context.Context, p *program.Proc) int {
+// Realpath is the realpath applet.
+func Realpath(ctx context.Context, p *program.Proc) int {
 	status := 0
 	for _, n := range p.Args[1:] {
 		s, err := resolve(p, n)
@@ -142,7 +146,8 @@ func realpath(ctx context.Context, p *program.Proc) int {
 	return status
 }
 
-func touch(ctx context.Context, p *program.Proc) int {
+// Touch is the touch applet.
+func Touch(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "cmahd:t:r:")
 	if !ok {
 		return 1
@@ -187,7 +192,8 @@ func touch(ctx context.Context, p *program.Proc) int {
 	return status
 }
 
-func mkdir(ctx context.Context, p *program.Proc) int {
+// Mkdir is the mkdir applet.
+func Mkdir(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "pm:v")
 	if !ok {
 		return 1
@@ -221,7 +227,8 @@ func mkdir(ctx context.Context, p *program.Proc) int {
 	return status
 }
 
-func rmdir(ctx context.Context, p *program.Proc) int {
+// Rmdir is the rmdir applet.
+func Rmdir(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "p")
 	if !ok {
 		return 1
@@ -254,7 +261,8 @@ func rmdir(ctx context.Context, p *program.Proc) int {
 	return status
 }
 
-func rm(ctx context.Context, p *program.Proc) int {
+// Rm is the rm applet.
+func Rm(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "rRfiv")
 	if !ok {
 		return 1

@@ -1,4 +1,4 @@
-package applets
+package fileapplets
 
 import (
 	"context"
@@ -27,7 +27,8 @@ func target(p *program.Proc, src, dst string, many bool) (string, error) {
 	return kit.Abs(p, dst), nil
 }
 
-func cp(ctx context.Context, p *program.Proc) int {
+// Cp is the cp applet.
+func Cp(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "rRapdfinuvLPHT")
 	if !ok {
 		return 1
@@ -147,7 +148,8 @@ func copyFile(fsys program.FS, src, dst string, perm fs.FileMode) error {
 	return err
 }
 
-func mv(ctx context.Context, p *program.Proc) int {
+// Mv is the mv applet.
+func Mv(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "finvT")
 	if !ok {
 		return 1
@@ -191,8 +193,8 @@ func shown(src, dst string, into bool) string {
 	return strings.TrimRight(dst, "/") + "/" + path.Base(strings.TrimRight(src, "/"))
 }
 
-// ln makes symlinks; a hard link (no -s) is a copy, as the FS has none.
-func ln(ctx context.Context, p *program.Proc) int {
+// Ln makes symlinks; a hard link (no -s) is a copy, as the FS has none.
+func Ln(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "sfnvT")
 	if !ok {
 		return 1
@@ -240,7 +242,8 @@ type chowner interface {
 	Chown(name string, uid, gid int64) error
 }
 
-func chown(ctx context.Context, p *program.Proc) int {
+// Chown is the chown applet.
+func Chown(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "RhfLHPv")
 	if !ok {
 		return 1
@@ -287,7 +290,8 @@ func chown(ctx context.Context, p *program.Proc) int {
 	return status
 }
 
-func chmod(ctx context.Context, p *program.Proc) int {
+// Chmod is the chmod applet.
+func Chmod(ctx context.Context, p *program.Proc) int {
 	args := p.Args[1:]
 	recursive := false
 	for len(args) > 0 && (args[0] == "-R" || args[0] == "-f" || args[0] == "-v" || args[0] == "-c") {

@@ -1,4 +1,4 @@
-package applets
+package fileapplets
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
-// test is test and [: 0 true, 1 false, 2 a bad expression.
-func test(ctx context.Context, p *program.Proc) int {
+// Test is test and [: 0 true, 1 false, 2 a bad expression.
+func Test(ctx context.Context, p *program.Proc) int {
 	args := p.Args[1:]
 	if kit.Name(p) == "[" {
 		if len(args) == 0 || args[len(args)-1] != "]" {

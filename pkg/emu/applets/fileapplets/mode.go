@@ -1,4 +1,4 @@
-package applets
+package fileapplets
 
 import (
 	"io/fs"

@@ -1,4 +1,4 @@
-package applets
+package fileapplets
 
 import (
 	"context"
@@ -52,7 +52,8 @@ func statTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05.000000000 -0700")
 }
 
-func stat(ctx context.Context, p *program.Proc) int {
+// Stat is the stat applet.
+func Stat(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "c:LftT")
 	if !ok {
 		return 1
@@ -186,9 +187,9 @@ func orUnknown(s string) string {
 	return s
 }
 
-// sleep waits on the container's clock: seconds with decimals and
+// Sleep waits on the container's clock: seconds with decimals and
 // s/m/h/d suffixes, summed over operands; "inf"/"infinity" until stopped.
-func sleep(ctx context.Context, p *program.Proc) int {
+func Sleep(ctx context.Context, p *program.Proc) int {
 	if len(p.Args) < 2 {
 		fmt.Fprintln(p.Stderr, "BusyBox v1.37.0 (2024-09-26 21:31:42 UTC) multi-call binary.\n\nUsage: sleep [N]...")
 		return 1

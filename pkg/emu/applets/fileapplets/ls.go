@@ -1,4 +1,4 @@
-package applets
+package fileapplets
 
 import (
 	"context"
@@ -72,7 +72,8 @@ type lister struct {
 	now time.Time
 }
 
-func ls(ctx context.Context, p *program.Proc) int {
+// Ls is the ls applet.
+func Ls(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "lanAd1RrtShFpiceu")
 	if !ok {
 		return 1

@@ -1,4 +1,4 @@
-package applets
+package fileapplets
 
 import (
 	"context"
@@ -11,10 +11,10 @@ import (
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
-// tail keeps only the last N lines (or bytes) in memory: a ring, never the
+// Tail keeps only the last N lines (or bytes) in memory: a ring, never the
 // whole input. With -f it then polls the file every second on the
 // container's clock until ctx is done.
-func tail(ctx context.Context, p *program.Proc) int {
+func Tail(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, legacyCount(p.Args[1:]), "n:c:fFqvs:")
 	if !ok {
 		return 1

@@ -1,4 +1,4 @@
-package applets
+package fileapplets
 
 import (
 	"bufio"
@@ -13,9 +13,9 @@ import (
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
-// find supports paths, then the tests -name, -iname, -path and -type
+// Find supports paths, then the tests -name, -iname, -path and -type
 // (ANDed), -maxdepth, -mindepth, -print and -print0; no -exec or -o.
-func find(ctx context.Context, p *program.Proc) int {
+func Find(ctx context.Context, p *program.Proc) int {
 	args := p.Args[1:]
 	var roots []string
 	for len(args) > 0 && !strings.HasPrefix(args[0], "-") && args[0] != "!" && args[0] != "(" {
@@ -145,9 +145,9 @@ func (f *finder) match(shown string, info fs.FileInfo) bool {
 	return true
 }
 
-// xargs runs a command (echo by default) with stdin's words appended:
+// Xargs runs a command (echo by default) with stdin's words appended:
 // -n N per run, -I R replacing R in each line's run, -0, -r, -t.
-func xargs(ctx context.Context, p *program.Proc) int {
+func Xargs(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "+n:I:0rtx")
 	if !ok {
 		return 1

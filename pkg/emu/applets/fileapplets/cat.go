@@ -1,4 +1,8 @@
-package applets
+// Package fileapplets is busybox's file applets: cat, head, tail, wc,
+// tee, ls, stat, find, xargs, test, the path tools (mkdir, rm, touch,
+// readlink, ...) and the copying and permission tools (cp, mv, ln,
+// chmod, chown).
+package fileapplets
 
 import (
 	"context"
@@ -12,7 +16,8 @@ import (
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
-func cat(ctx context.Context, p *program.Proc) int {
+// Cat is the cat applet.
+func Cat(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "nbuvetA")
 	if !ok {
 		return 1
@@ -47,7 +52,8 @@ func cat(ctx context.Context, p *program.Proc) int {
 	return status
 }
 
-func tee(ctx context.Context, p *program.Proc) int {
+// Tee is the tee applet.
+func Tee(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "ai")
 	if !ok {
 		return 1
@@ -112,7 +118,8 @@ func legacyCount(args []string) []string {
 	return args
 }
 
-func head(ctx context.Context, p *program.Proc) int {
+// Head is the head applet.
+func Head(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, legacyCount(p.Args[1:]), "n:c:qv")
 	if !ok {
 		return 1
@@ -186,7 +193,8 @@ func displayName(n string) string {
 	return n
 }
 
-func wc(ctx context.Context, p *program.Proc) int {
+// Wc is the wc applet.
+func Wc(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "lwcmL")
 	if !ok {
 		return 1
