@@ -52,12 +52,6 @@ func nc(ctx context.Context, p *program.Proc) int {
 	return netapplets.NcOpenBSD(ctx, p)
 }
 
-// app is one run of agnhost.
-type app struct {
-	p   *program.Proc
-	log *klogger
-}
-
 func run(ctx context.Context, p *program.Proc) int {
 	a := &app{p: p, log: newKlogger(p)}
 	root, runs := newRoot(p)

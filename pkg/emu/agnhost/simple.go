@@ -2,14 +2,10 @@ package agnhost
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"syscall"
 
-	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/winexe/winutil"
 )
 
@@ -118,67 +114,4 @@ func printResolvConf(a *app, key string) int {
 	}
 	fmt.Fprintln(a.p.Stdout, strings.Join(list, ","))
 	return 0
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// goPanic prints what an unrecovered Go panic prints first and exits
-// with the runtime's status.
-func goPanic(p *program.Proc, msg string) int {
-	fmt.Fprintf(p.Stderr, "panic: %s\n\ngoroutine 1 [running]:\n", msg)
-	return 2
-}
-
-// readFile reads a file of the container.
-func readFile(p *program.Proc, name string) ([]byte, error) {
-	f, err := p.Sys.FS.OpenFile(p.Sys.FS.Abs(p.Dir, name), os.O_RDONLY, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
-}
-
-// readNamed is os.ReadFile: unlike the container FS, which would read
-// the working directory, it fails on an empty name.
-func readNamed(p *program.Proc, name string) ([]byte, error) {
-	if name == "" {
-		return nil, &os.PathError{Op: "open", Err: syscall.ENOENT}
-	}
-	return readFile(p, name)
-}
-
-// writeFile is os.WriteFile on the container's FS.
-func writeFile(p *program.Proc, name string, data []byte, perm os.FileMode) error {
-	f, err := p.Sys.FS.OpenFile(p.Sys.FS.Abs(p.Dir, name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// goError words an FS error as Go's os package does on the container's
-// OS: "open /x: no such file or directory", or on Windows
-// "open C:\x: The system cannot find the file specified.".
-func goError(p *program.Proc, err error) string {
-	var pe *os.PathError
-	if !errors.As(err, &pe) {
-		return err.Error()
-	}
-	text := pe.Err.Error()
-	if p.Sys.Windows {
-		text = program.ErrorText(pe.Err, true)
-	}
-	return pe.Op + " " + pe.Path + ": " + text
 }
