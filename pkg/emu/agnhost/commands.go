@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/winkube/winkube/pkg/emu/agnhost/kit"
 )
 
 // command is one agnhost subcommand: its cobra description and setup,
@@ -14,7 +15,7 @@ import (
 type command struct {
 	use, short, long string
 	args             cobra.PositionalArgs
-	setup            func(fs *pflag.FlagSet) func(ctx context.Context, a *app, args []string) int
+	setup            func(fs *pflag.FlagSet) func(ctx context.Context, a *kit.App, args []string) int
 }
 
 func (c command) name() string {
@@ -67,6 +68,6 @@ func commands() []command {
 }
 
 // plain is the setup of a subcommand without flags.
-func plain(fn func(ctx context.Context, a *app, args []string) int) func(*pflag.FlagSet) func(context.Context, *app, []string) int {
-	return func(*pflag.FlagSet) func(context.Context, *app, []string) int { return fn }
+func plain(fn func(ctx context.Context, a *kit.App, args []string) int) func(*pflag.FlagSet) func(context.Context, *kit.App, []string) int {
+	return func(*pflag.FlagSet) func(context.Context, *kit.App, []string) int { return fn }
 }

@@ -13,18 +13,19 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/winkube/winkube/pkg/emu/agnhost/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
-func connectSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
+func connectSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var timeout time.Duration
 	var protocol, udpData, sctpData string
 	fs.DurationVar(&timeout, "timeout", 0, "Maximum time before returning an error")
 	fs.StringVar(&protocol, "protocol", "tcp", "The protocol to use to perform the connection, can be tcp, udp or sctp")
 	fs.StringVar(&udpData, "udp-data", "hostname", "The UDP payload send to the server")
 	fs.StringVar(&sctpData, "sctp-data", "hostname", "The SCTP payload send to the server")
-	return func(ctx context.Context, a *app, args []string) int {
-		c := &connector{p: a.p, dest: args[0], timeout: timeout}
+	return func(ctx context.Context, a *kit.App, args []string) int {
+		c := &connector{p: a.P, dest: args[0], timeout: timeout}
 		switch protocol {
 		case "", "tcp":
 			return c.tcp(ctx)
@@ -34,7 +35,7 @@ func connectSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
 			return c.fail("OTHER: dial sctp %s: protocol not supported", c.dest)
 		}
 		// fmt.Fprint of two strings: no space between them.
-		fmt.Fprint(a.p.Stderr, "Unsupported protocol\n", protocol)
+		fmt.Fprint(a.P.Stderr, "Unsupported protocol\n", protocol)
 		return 1
 	}
 }
@@ -154,7 +155,7 @@ func (c *connector) dial(ctx context.Context, network string) (io.ReadWriteClose
 
 // nameserver is the first nameserver of the container's resolv.conf.
 func nameserver(p *program.Proc) string {
-	data, err := readFile(p, "/etc/resolv.conf")
+	data, err := kit.ReadFile(p, "/etc/resolv.conf")
 	if err != nil {
 		return ""
 	}

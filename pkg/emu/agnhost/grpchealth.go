@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/winkube/winkube/pkg/emu/agnhost/kit"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
@@ -17,7 +18,7 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-func grpcHealthSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
+func grpcHealthSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	h := &healthChecker{}
 	var port, httpPort int
 	var cert, key string
@@ -27,12 +28,12 @@ func grpcHealthSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) in
 	fs.StringVar(&h.service, "service", "", "Service name to register the health check for.")
 	fs.StringVar(&cert, "tls-cert-file", "", "File containing an x509 certificate for gRPC TLS. (CA cert, if any, concatenated after server cert).")
 	fs.StringVar(&key, "tls-private-key-file", "", "File containing an x509 private key matching --tls-cert-file.")
-	return func(ctx context.Context, a *app, _ []string) int {
+	return func(ctx context.Context, a *kit.App, _ []string) int {
 		if (cert == "") != (key == "") {
-			a.log.printf("Both --tls-cert-file and --tls-private-key-file must be set")
+			a.Log.Printf("Both --tls-cert-file and --tls-private-key-file must be set")
 			return 1
 		}
-		h.a, h.started = a, a.p.Sys.Clock.Now()
+		h.a, h.started = a, a.P.Sys.Clock.Now()
 		return h.run(ctx, port, httpPort, cert, key)
 	}
 }
@@ -42,7 +43,7 @@ func grpcHealthSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) in
 // was called on --http-port), NOT_FOUND for another service name.
 type healthChecker struct {
 	grpchealth.UnimplementedHealthServer
-	a        *app
+	a        *kit.App
 	started  time.Time
 	delaySec int
 	service  string
@@ -50,16 +51,16 @@ type healthChecker struct {
 }
 
 func (h *healthChecker) run(ctx context.Context, port, httpPort int, cert, key string) int {
-	h.a.log.printf("Http server starting to listen on :%d", httpPort)
-	if h.a.p.Sys.Net == nil {
-		h.a.log.printf("gRPC server starting to listen on :%d", port)
+	h.a.Log.Printf("Http server starting to listen on :%d", httpPort)
+	if h.a.P.Sys.Net == nil {
+		h.a.Log.Printf("gRPC server starting to listen on :%d", port)
 		return wait(ctx)
 	}
 	var opts []grpc.ServerOption
 	if cert != "" {
 		creds, err := h.creds(cert, key)
 		if err != nil {
-			h.a.log.printf("Failed to generate credentials %v", err)
+			h.a.Log.Printf("Failed to generate credentials %v", err)
 			return 1
 		}
 		opts = append(opts, grpc.Creds(creds))
@@ -68,17 +69,17 @@ func (h *healthChecker) run(ctx context.Context, port, httpPort int, cert, key s
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		h.a.serveOn(ctx, httpPort, h.httpHandler(), nil)
+		serveOn(h.a, ctx, httpPort, h.httpHandler(), nil)
 	}()
 	defer wg.Wait()
-	l, err := listen(ctx, h.a.p, "tcp", port)
+	l, err := kit.Listen(ctx, h.a.P, "tcp", port)
 	if err != nil {
-		h.a.log.printf("Error while starting the listening service %v", err)
+		h.a.Log.Printf("Error while starting the listening service %v", err)
 		return 1
 	}
 	srv := grpc.NewServer(opts...)
 	grpchealth.RegisterHealthServer(srv, h)
-	h.a.log.printf("gRPC server starting to listen on :%d", port)
+	h.a.Log.Printf("gRPC server starting to listen on :%d", port)
 	stop := context.AfterFunc(ctx, srv.Stop)
 	defer stop()
 	_ = srv.Serve(l)
@@ -87,13 +88,13 @@ func (h *healthChecker) run(ctx context.Context, port, httpPort int, cert, key s
 
 // creds reads the key pair from the container's filesystem.
 func (h *healthChecker) creds(cert, key string) (credentials.TransportCredentials, error) {
-	certPEM, err := readFile(h.a.p, cert)
+	certPEM, err := kit.ReadFile(h.a.P, cert)
 	if err != nil {
-		return nil, fmt.Errorf("%s", goError(h.a.p, err))
+		return nil, fmt.Errorf("%s", kit.GoError(h.a.P, err))
 	}
-	keyPEM, err := readFile(h.a.p, key)
+	keyPEM, err := kit.ReadFile(h.a.P, key)
 	if err != nil {
-		return nil, fmt.Errorf("%s", goError(h.a.p, err))
+		return nil, fmt.Errorf("%s", kit.GoError(h.a.P, err))
 	}
 	pair, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {
@@ -106,10 +107,10 @@ func (h *healthChecker) httpHandler() http.Handler {
 	mux := http.NewServeMux()
 	mark := func(unhealthy bool, what string) http.HandlerFunc {
 		return func(w http.ResponseWriter, _ *http.Request) {
-			h.a.log.printf("%s", what)
+			h.a.Log.Printf("%s", what)
 			h.forced.Store(&unhealthy)
 			w.WriteHeader(http.StatusOK)
-			_, _ = w.Write([]byte(h.a.p.Sys.Clock.Now().Sub(h.started).String()))
+			_, _ = w.Write([]byte(h.a.P.Sys.Clock.Now().Sub(h.started).String()))
 		}
 	}
 	mux.HandleFunc("/make-not-serving", mark(true, "Mark as unhealthy"))
@@ -119,11 +120,11 @@ func (h *healthChecker) httpHandler() http.Handler {
 
 // Check implements grpc.health.v1.Health.
 func (h *healthChecker) Check(_ context.Context, req *grpchealth.HealthCheckRequest) (*grpchealth.HealthCheckResponse, error) {
-	h.a.log.printf("Serving the Check request for health check, started at %v", h.started)
+	h.a.Log.Printf("Serving the Check request for health check, started at %v", h.started)
 	if req.Service != h.service {
 		return nil, status.Errorf(codes.NotFound, "unknown service")
 	}
-	elapsed := h.a.p.Sys.Clock.Now().Sub(h.started)
+	elapsed := h.a.P.Sys.Clock.Now().Sub(h.started)
 	forced := h.forced.Load()
 	if (forced != nil && *forced) || (h.delaySec >= 0 && elapsed.Seconds() >= float64(h.delaySec)) {
 		return &grpchealth.HealthCheckResponse{Status: grpchealth.HealthCheckResponse_NOT_SERVING}, nil

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/winkube/winkube/pkg/emu/agnhost/kit"
 )
 
 // guestbook follows test/images/agnhost/guestbook of v1.36.3 line by
@@ -26,19 +27,19 @@ const (
 	guestbookSleep   = 1 * time.Second
 )
 
-func guestbookSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
+func guestbookSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var httpPort, backendPort, replicaOf string
 	fs.StringVar(&httpPort, "http-port", "80", "HTTP Listen Port")
 	fs.StringVar(&backendPort, "backend-port", "6379", "Backend's HTTP Listen Port")
 	fs.StringVar(&replicaOf, "replicaof", "", "The host's name to register to")
-	return func(ctx context.Context, a *app, _ []string) int {
-		g := &guestbook{app: a, backendPort: backendPort, store: map[string]any{}, stop: make(chan struct{})}
+	return func(ctx context.Context, a *kit.App, _ []string) int {
+		g := &guestbook{App: a, backendPort: backendPort, store: map[string]any{}, stop: make(chan struct{})}
 		return g.run(ctx, httpPort, replicaOf)
 	}
 }
 
 type guestbook struct {
-	*app
+	*kit.App
 	backendPort string
 
 	mu       sync.Mutex
@@ -51,7 +52,7 @@ type guestbook struct {
 
 // fatal is log.Fatal: the line, then the whole program ends with 1.
 func (g *guestbook) fatal(msg string) {
-	g.log.printf("%s", msg)
+	g.Log.Printf("%s", msg)
 	g.once.Do(func() { close(g.stop) })
 }
 
@@ -73,21 +74,21 @@ func (g *guestbook) run(ctx context.Context, httpPort, replicaOf string) int {
 	mux.HandleFunc("/guestbook", g.guestbookHandler)
 	port, err := parsePort("tcp", httpPort)
 	if err != nil {
-		g.log.printf("listen tcp: %v", err)
+		g.Log.Printf("listen tcp: %v", err)
 		return 1
 	}
-	if g.p.Sys.Net == nil {
+	if g.P.Sys.Net == nil {
 		select {
 		case <-ctx.Done():
 		case <-g.stop:
 		}
 	} else {
-		l, err := listen(ctx, g.p, "tcp", port)
+		l, err := kit.Listen(ctx, g.P, "tcp", port)
 		if err != nil {
-			g.log.printf("listen tcp :%d: %v", port, err)
+			g.Log.Printf("listen tcp :%d: %v", port, err)
 			return 1
 		}
-		serveHTTP(ctx, l, mux, g.log, g.stop)
+		kit.ServeHTTP(ctx, l, mux, g.Log, g.stop)
 	}
 	select {
 	case <-g.stop:
@@ -117,23 +118,23 @@ func (g *guestbook) registerNode(ctx context.Context, registerTo string) {
 		return
 	}
 	hostPort := net.JoinHostPort(registerTo, g.backendPort)
-	clock := g.p.Sys.Clock
+	clock := g.P.Sys.Clock
 	start := clock.Now()
 	for clock.Now().Sub(start) < guestbookTimeout {
 		host, err := g.getIP(ctx, registerTo)
 		if err != nil {
-			g.log.printf("unable to get IP %s: %v. Retrying in %s.", hostPort, err, guestbookSleep)
-			if !g.p.Sys.Sleep(ctx, guestbookSleep) {
+			g.Log.Printf("unable to get IP %s: %v. Retrying in %s.", hostPort, err, guestbookSleep)
+			if !g.P.Sys.Sleep(ctx, guestbookSleep) {
 				return
 			}
 			continue
 		}
 		request := fmt.Sprintf("register?host=%s", host)
-		g.log.printf("Registering to primary: %s/%s", hostPort, request)
+		g.Log.Printf("Registering to primary: %s/%s", hostPort, request)
 		response, err := g.dialHTTP(ctx, request, hostPort)
 		if err != nil {
-			g.log.printf("encountered error while registering to primary: %v. Retrying in %s.", err, guestbookSleep)
-			if !g.p.Sys.Sleep(ctx, guestbookSleep) {
+			g.Log.Printf("encountered error while registering to primary: %v. Retrying in %s.", err, guestbookSleep)
+			if !g.P.Sys.Sleep(ctx, guestbookSleep) {
 				return
 			}
 			continue
@@ -151,7 +152,7 @@ func (g *guestbook) registerNode(ctx context.Context, registerTo string) {
 		g.mu.Lock()
 		g.store = store
 		g.mu.Unlock()
-		g.log.printf("Registered to node: %s", registerTo)
+		g.Log.Printf("Registered to node: %s", registerTo)
 		return
 	}
 	g.fatal("Timed out while registering to primary.")
@@ -163,13 +164,13 @@ func (g *guestbook) getIP(ctx context.Context, host string) (string, error) {
 	if _, err := parsePort("udp", g.backendPort); err != nil {
 		return "", &net.OpError{Op: "dial", Net: "udp", Err: err}
 	}
-	if g.p.Sys.Net == nil {
+	if g.P.Sys.Net == nil {
 		return "", &net.OpError{Op: "dial", Net: "udp", Err: fmt.Errorf("connect: network is unreachable")}
 	}
-	if _, err := g.p.Sys.Net.LookupHost(ctx, host); err != nil {
+	if _, err := g.P.Sys.Net.LookupHost(ctx, host); err != nil {
 		return "", &net.OpError{Op: "dial", Net: "udp", Err: err}
 	}
-	if n, ok := g.p.Sys.Net.(interface{ PodIP() string }); ok && n.PodIP() != "" {
+	if n, ok := g.P.Sys.Net.(interface{ PodIP() string }); ok && n.PodIP() != "" {
 		return n.PodIP(), nil
 	}
 	return "0.0.0.0", nil
@@ -184,7 +185,7 @@ func (g *guestbook) registerHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ip := values.Query().Get("host")
-	g.log.printf("GET /register?host=%s", ip)
+	g.Log.Printf("GET /register?host=%s", ip)
 	g.mu.Lock()
 	bytes, err := json.Marshal(map[string]any{"data": g.store})
 	if err == nil {
@@ -196,7 +197,7 @@ func (g *guestbook) registerHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fmt.Fprint(w, string(bytes))
-	g.log.printf("Node '%s' registered.", ip)
+	g.Log.Printf("Node '%s' registered.", ip)
 }
 
 // getHandler answers {"data": value} for key, or the whole store.
@@ -207,7 +208,7 @@ func (g *guestbook) getHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key := values.Query().Get("key")
-	g.log.printf("GET /get?key=%s", key)
+	g.Log.Printf("GET /get?key=%s", key)
 	output := make(map[string]any)
 	g.mu.Lock()
 	if key == "" {
@@ -237,7 +238,7 @@ func (g *guestbook) setHandler(w http.ResponseWriter, r *http.Request) {
 	}
 	key := values.Query().Get("key")
 	value := values.Query().Get("value")
-	g.log.printf("GET /set?key=%s&value=%s", key, value)
+	g.Log.Printf("GET /set?key=%s&value=%s", key, value)
 	if key == "" {
 		http.Error(w, "cannot set with empty key.", http.StatusBadRequest)
 		return
@@ -269,7 +270,7 @@ func (g *guestbook) guestbookHandler(w http.ResponseWriter, r *http.Request) {
 	cmd := strings.ToLower(values.Query().Get("cmd"))
 	key := values.Query().Get("key")
 	value := values.Query().Get("value")
-	g.log.printf("GET /guestbook?cmd=%s&key=%s&value=%s", cmd, key, value)
+	g.Log.Printf("GET /guestbook?cmd=%s&key=%s&value=%s", cmd, key, value)
 	if cmd != "get" && cmd != "set" {
 		http.Error(w, fmt.Sprintf("unsupported cmd: '%s'", cmd), http.StatusBadRequest)
 		return
@@ -285,8 +286,8 @@ func (g *guestbook) guestbookHandler(w http.ResponseWriter, r *http.Request) {
 	hostPort := net.JoinHostPort(host, g.backendPort)
 	// net.ResolveTCPAddr: the port, then the name.
 	_, err = parsePort("tcp", g.backendPort)
-	if err == nil && g.p.Sys.Net != nil {
-		_, err = g.p.Sys.Net.LookupHost(r.Context(), host)
+	if err == nil && g.P.Sys.Net != nil {
+		_, err = g.P.Sys.Net.LookupHost(r.Context(), host)
 	}
 	if err != nil {
 		http.Error(w, fmt.Sprintf("host and/or port param are invalid. %v", err), http.StatusBadRequest)
@@ -305,7 +306,7 @@ func (g *guestbook) guestbookHandler(w http.ResponseWriter, r *http.Request) {
 // fresh transport and a 5-second timeout; any status's body is the
 // answer.
 func (g *guestbook) dialHTTP(ctx context.Context, request, hostPort string) (string, error) {
-	transport := g.podTransport(nil)
+	transport := podTransport(g.App, nil)
 	defer transport.CloseIdleConnections()
 	client := &http.Client{Transport: transport, Timeout: 5 * time.Second}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://%s/%s", hostPort, request), nil)

@@ -15,16 +15,17 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/winkube/winkube/pkg/emu/agnhost/kit"
 )
 
 // serviceAccountDir is where the kubelet mounts a pod's service account
 // token and CA, and where client-go's in-cluster config reads them.
 const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount/"
 
-func inClusterClientSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
+func inClusterClientSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var seconds int
 	fs.IntVar(&seconds, "poll-interval", 30, "poll interval of call to /healthz in seconds")
-	return func(ctx context.Context, a *app, _ []string) int {
+	return func(ctx context.Context, a *kit.App, _ []string) int {
 		return inClusterClient(ctx, a, time.Duration(seconds)*time.Second)
 	}
 }
@@ -34,25 +35,25 @@ func inClusterClientSetup(fs *pflag.FlagSet) func(context.Context, *app, []strin
 // mounted token and CA), logging each call and the hash of the token it
 // sent, until stopped. It re-reads the token at each call, as client-go
 // does, so a rotated token shows as a new hash.
-func inClusterClient(ctx context.Context, a *app, every time.Duration) int {
-	a.log.line('I', "main.go:61", "started")
-	host, port := a.p.Getenv("KUBERNETES_SERVICE_HOST"), a.p.Getenv("KUBERNETES_SERVICE_PORT")
+func inClusterClient(ctx context.Context, a *kit.App, every time.Duration) int {
+	a.Log.Line('I', "main.go:61", "started")
+	host, port := a.P.Getenv("KUBERNETES_SERVICE_HOST"), a.P.Getenv("KUBERNETES_SERVICE_PORT")
 	if host == "" || port == "" {
-		a.log.printf("err: unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined")
+		a.Log.Printf("err: unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined")
 		return 1
 	}
-	if _, err := readFile(a.p, serviceAccountDir+"token"); err != nil {
-		a.log.printf("err: %v", err)
+	if _, err := kit.ReadFile(a.P, serviceAccountDir+"token"); err != nil {
+		a.Log.Printf("err: %v", err)
 		return 1
 	}
-	client := a.inClusterHTTP()
+	client := inClusterHTTP(a)
 	url := "https://" + net.JoinHostPort(host, port) + "/healthz"
-	for a.p.Sys.Sleep(ctx, every) {
-		a.log.line('I', "main.go:79", "calling /healthz")
-		body, err := a.healthz(ctx, client, url)
+	for a.P.Sys.Sleep(ctx, every) {
+		a.Log.Line('I', "main.go:79", "calling /healthz")
+		body, err := healthz(a, ctx, client, url)
 		if err != nil {
-			a.log.line('E', "main.go:82", "status=failed")
-			a.log.line('E', "main.go:83", fmt.Sprintf("error checking /healthz: %v\n%s\n", err, body))
+			a.Log.Line('E', "main.go:82", "status=failed")
+			a.Log.Line('E', "main.go:83", fmt.Sprintf("error checking /healthz: %v\n%s\n", err, body))
 		}
 	}
 	return 0
@@ -60,42 +61,42 @@ func inClusterClient(ctx context.Context, a *app, every time.Duration) int {
 
 // inClusterHTTP is the client of the in-cluster config: TLS with the
 // mounted CA, through the pod's network.
-func (a *app) inClusterHTTP() *http.Client {
+func inClusterHTTP(a *kit.App) *http.Client {
 	roots := x509.NewCertPool()
-	if pem, err := readFile(a.p, serviceAccountDir+"ca.crt"); err == nil {
+	if pem, err := kit.ReadFile(a.P, serviceAccountDir+"ca.crt"); err == nil {
 		roots.AppendCertsFromPEM(pem)
 	}
-	return &http.Client{Timeout: 30 * time.Second, Transport: a.podTransport(roots)}
+	return &http.Client{Timeout: 30 * time.Second, Transport: podTransport(a, roots)}
 }
 
 // podTransport dials through the pod's network, trusting roots (nil:
 // the system's, as http.DefaultTransport does).
-func (a *app) podTransport(roots *x509.CertPool) *http.Transport {
+func podTransport(a *kit.App, roots *x509.CertPool) *http.Transport {
 	return &http.Transport{
 		TLSClientConfig: &tls.Config{RootCAs: roots},
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			if a.p.Sys.Net == nil {
+			if a.P.Sys.Net == nil {
 				return nil, &net.OpError{Op: "dial", Net: network, Err: errors.New("connect: network is unreachable")}
 			}
-			return dialConn(ctx, a.p, network, addr)
+			return kit.DialConn(ctx, a.P, network, addr)
 		},
 	}
 }
 
 // healthz makes one call, logging the hashed Authorization header as
 // agnhost's debugging round tripper does.
-func (a *app) healthz(ctx context.Context, client *http.Client, url string) (string, error) {
+func healthz(a *kit.App, ctx context.Context, client *http.Client, url string) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return "", err
 	}
-	if token, err := readFile(a.p, serviceAccountDir+"token"); err == nil && len(token) > 0 {
+	if token, err := kit.ReadFile(a.P, serviceAccountDir+"token"); err == nil && len(token) > 0 {
 		auth := "Bearer " + strings.TrimSpace(string(token))
 		req.Header.Set("Authorization", auth)
 		sum := sha256.Sum256([]byte("salt|" + auth))
-		a.log.line('I', "main.go:96", "authz_header="+base64.RawURLEncoding.EncodeToString(sum[:]))
+		a.Log.Line('I', "main.go:96", "authz_header="+base64.RawURLEncoding.EncodeToString(sum[:]))
 	} else {
-		a.log.line('E', "main.go:98", "authz_header=<empty>")
+		a.Log.Line('E', "main.go:98", "authz_header=<empty>")
 	}
 	resp, err := client.Do(req)
 	if err != nil {

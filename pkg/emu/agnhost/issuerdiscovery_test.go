@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/winkube/winkube/pkg/emu/agnhost/kit"
 	jose "gopkg.in/go-jose/go-jose.v2"
 	"gopkg.in/go-jose/go-jose.v2/jwt"
 	certutil "k8s.io/client-go/util/cert"
@@ -77,11 +78,11 @@ func fakeIssuer(t *testing.T, pn *pipeNet, audience string) (ca []byte, token st
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	pl, _ := pn.Listen(ctx, "tcp", 443)
-	l := tls.NewListener(&listener{l: pl, port: 443}, &tls.Config{Certificates: []tls.Certificate{pair}})
+	l := tls.NewListener(&kit.Listener{L: pl, Port: 443}, &tls.Config{Certificates: []tls.Certificate{pair}})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		serveHTTP(ctx, l, mux, io.Discard, nil)
+		kit.ServeHTTP(ctx, l, mux, io.Discard, nil)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return cert, token, func() []string {

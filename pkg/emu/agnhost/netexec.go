@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/winkube/winkube/pkg/emu/agnhost/kit"
 )
 
 type netexecFlags struct {
@@ -23,7 +24,7 @@ type netexecFlags struct {
 	cert, key, override, udpAddrs              string
 }
 
-func netexecSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
+func netexecSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	f := &netexecFlags{}
 	fs.IntVar(&f.httpPort, "http-port", 8080, "HTTP Listen Port")
 	fs.StringVar(&f.cert, "tls-cert-file", "", "File containing an x509 certificate for HTTPS. (CA cert, if any, concatenated after server cert)")
@@ -33,8 +34,8 @@ func netexecSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
 	fs.StringVar(&f.override, "http-override", "", "Override the HTTP handler to always respond as if it were a GET with this path & params")
 	fs.StringVar(&f.udpAddrs, "udp-listen-addresses", "", "A comma separated list of ip addresses the udp servers listen from")
 	fs.IntVar(&f.delayShutdown, "delay-shutdown", 0, "Number of seconds to delay shutdown when receiving SIGTERM.")
-	return func(ctx context.Context, a *app, _ []string) int {
-		n := &netexec{app: a, f: f, stop: make(chan struct{})}
+	return func(ctx context.Context, a *kit.App, _ []string) int {
+		n := &netexec{App: a, f: f, stop: make(chan struct{})}
 		return n.run(ctx)
 	}
 }
@@ -42,7 +43,7 @@ func netexecSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
 // netexec is one run of the netexec server: HTTP(S) on --http-port with
 // the endpoints the network tests call, and UDP on --udp-port.
 type netexec struct {
-	*app
+	*kit.App
 	f     *netexecFlags
 	ready atomic.Bool // the UDP server started (healthz)
 
@@ -62,34 +63,34 @@ func (n *netexec) exit(code int) {
 func (n *netexec) run(ctx context.Context) int {
 	addrs, err := udpAddresses(n.f.udpAddrs)
 	if err != nil {
-		n.log.printf("%v", err)
+		n.Log.Printf("%v", err)
 		return 1
 	}
 	handler := n.routes()
-	n.log.printf("Started HTTP server on port %d", n.f.httpPort)
+	n.Log.Printf("Started HTTP server on port %d", n.f.httpPort)
 	if n.f.udpPort != -1 {
 		n.serveUDP(ctx, addrs)
 		n.ready.Store(true)
 	}
 	if n.f.sctpPort != -1 {
-		n.log.printf("Started SCTP server")
+		n.Log.Printf("Started SCTP server")
 		n.ready.Store(true)
 	}
-	if n.p.Sys.Net == nil {
+	if n.P.Sys.Net == nil {
 		return n.waitStop(ctx)
 	}
-	l, err := listen(ctx, n.p, "tcp", n.f.httpPort)
+	l, err := kit.Listen(ctx, n.P, "tcp", n.f.httpPort)
 	if err != nil {
-		n.log.printf("listen tcp :%d: %v", n.f.httpPort, err)
+		n.Log.Printf("listen tcp :%d: %v", n.f.httpPort, err)
 		return 1
 	}
 	if n.f.cert != "" {
 		if l, err = n.tlsListener(l); err != nil {
-			n.log.printf("%v", err)
+			n.Log.Printf("%v", err)
 			return 1
 		}
 	}
-	serveHTTP(ctx, l, handler, n.log, n.stop)
+	kit.ServeHTTP(ctx, l, handler, n.Log, n.stop)
 	return n.stopped(ctx)
 }
 
@@ -111,22 +112,22 @@ func (n *netexec) stopped(ctx context.Context) int {
 	default:
 	}
 	if n.f.delayShutdown > 0 {
-		n.log.printf("Sleeping %d seconds before terminating...", n.f.delayShutdown)
+		n.Log.Printf("Sleeping %d seconds before terminating...", n.f.delayShutdown)
 	}
 	return 0
 }
 
 // tlsListener serves HTTPS with the key pair from the container's files.
 func (n *netexec) tlsListener(l net.Listener) (net.Listener, error) {
-	cert, err := readFile(n.p, n.f.cert)
+	cert, err := kit.ReadFile(n.P, n.f.cert)
 	if err != nil {
 		l.Close()
-		return nil, fmt.Errorf("%s", goError(n.p, err))
+		return nil, fmt.Errorf("%s", kit.GoError(n.P, err))
 	}
-	key, err := readFile(n.p, n.f.key)
+	key, err := kit.ReadFile(n.P, n.f.key)
 	if err != nil {
 		l.Close()
-		return nil, fmt.Errorf("%s", goError(n.p, err))
+		return nil, fmt.Errorf("%s", kit.GoError(n.P, err))
 	}
 	pair, err := tls.X509KeyPair(cert, key)
 	if err != nil {
@@ -189,35 +190,35 @@ func (n *netexec) routes() http.Handler {
 }
 
 func (n *netexec) root(w http.ResponseWriter, _ *http.Request) {
-	n.log.printf("GET /")
-	fmt.Fprintf(w, "NOW: %v", n.p.Sys.Clock.Now())
+	n.Log.Printf("GET /")
+	fmt.Fprintf(w, "NOW: %v", n.P.Sys.Clock.Now())
 }
 
 func (n *netexec) clientIP(w http.ResponseWriter, r *http.Request) {
-	n.log.printf("GET /clientip")
+	n.Log.Printf("GET /clientip")
 	io.WriteString(w, r.RemoteAddr)
 }
 
 func (n *netexec) serverPort(w http.ResponseWriter, _ *http.Request) {
-	n.log.printf("GET /serverport")
+	n.Log.Printf("GET /serverport")
 	fmt.Fprint(w, n.f.httpPort)
 }
 
 func (n *netexec) header(w http.ResponseWriter, r *http.Request) {
 	key := r.FormValue("key")
 	if key != "" {
-		n.log.printf("GET /header?key=%s", key)
+		n.Log.Printf("GET /header?key=%s", key)
 		io.WriteString(w, r.Header.Get(key))
 		return
 	}
-	n.log.printf("GET /header")
+	n.Log.Printf("GET /header")
 	data, _ := json.Marshal(r.Header)
 	w.Write(data)
 }
 
 func (n *netexec) echo(w http.ResponseWriter, r *http.Request) {
 	msg, codeString := r.FormValue("msg"), r.FormValue("code")
-	n.log.printf("GET /echo?msg=%s&code=%s", msg, codeString)
+	n.Log.Printf("GET /echo?msg=%s&code=%s", msg, codeString)
 	if codeString != "" {
 		code, err := strconv.Atoi(codeString)
 		if err != nil {
@@ -231,7 +232,7 @@ func (n *netexec) echo(w http.ResponseWriter, r *http.Request) {
 
 func (n *netexec) exitHandler(w http.ResponseWriter, r *http.Request) {
 	waitString, timeoutString, codeString := r.FormValue("wait"), r.FormValue("timeout"), r.FormValue("code")
-	n.log.printf("GET /exit?code=%s&timeout=%s&wait=%s", codeString, timeoutString, waitString)
+	n.Log.Printf("GET /exit?code=%s&timeout=%s&wait=%s", codeString, timeoutString, waitString)
 	timeout, err := time.ParseDuration(timeoutString)
 	if err != nil && timeoutString != "" {
 		fmt.Fprintf(w, "argument 'timeout' must be a valid golang duration or empty, got %q\n", timeoutString)
@@ -247,8 +248,8 @@ func (n *netexec) exitHandler(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "argument 'code' must be an integer [0-127] or empty, got %q\n", codeString)
 		return
 	}
-	n.log.printf("Will begin shutdown in %s, allowing %s for connections to close, then will exit with %d", wait, timeout, code)
-	if !n.p.Sys.Sleep(r.Context(), wait) && wait > 0 {
+	n.Log.Printf("Will begin shutdown in %s, allowing %s for connections to close, then will exit with %d", wait, timeout, code)
+	if !n.P.Sys.Sleep(r.Context(), wait) && wait > 0 {
 		return
 	}
 	if timeout > 0 {
@@ -256,13 +257,13 @@ func (n *netexec) exitHandler(w http.ResponseWriter, r *http.Request) {
 		if f, ok := w.(http.Flusher); ok {
 			f.Flush()
 		}
-		n.log.printf("Graceful shutdown completed with: %v", nil)
+		n.Log.Printf("Graceful shutdown completed with: %v", nil)
 	}
 	n.exit(code)
 }
 
 func (n *netexec) healthz(w http.ResponseWriter, _ *http.Request) {
-	n.log.printf("GET /healthz")
+	n.Log.Printf("GET /healthz")
 	if n.ready.Load() {
 		w.WriteHeader(200)
 		return
@@ -273,7 +274,7 @@ func (n *netexec) healthz(w http.ResponseWriter, _ *http.Request) {
 // readyz is healthz with a body; SIGTERM (503 "shutting down") is not
 // seen here, a stopped program ends at once.
 func (n *netexec) readyz(w http.ResponseWriter, _ *http.Request) {
-	n.log.printf("GET /readyz")
+	n.Log.Printf("GET /readyz")
 	if n.ready.Load() {
 		io.WriteString(w, "ok")
 		return
@@ -283,19 +284,19 @@ func (n *netexec) readyz(w http.ResponseWriter, _ *http.Request) {
 
 func (n *netexec) hostname(path string) http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) {
-		n.log.printf("GET %s", path)
-		io.WriteString(w, n.p.Sys.Hostname)
+		n.Log.Printf("GET %s", path)
+		io.WriteString(w, n.P.Sys.Hostname)
 	}
 }
 
 func (n *netexec) shutdown(_ http.ResponseWriter, _ *http.Request) {
-	n.log.printf("GET /shutdown")
+	n.Log.Printf("GET /shutdown")
 	n.exit(0)
 }
 
 func (n *netexec) redirect(w http.ResponseWriter, r *http.Request) {
 	location, codeString := r.FormValue("location"), r.FormValue("code")
-	n.log.printf("%s /redirect?msg=%s&code=%s", r.Method, location, codeString)
+	n.Log.Printf("%s /redirect?msg=%s&code=%s", r.Method, location, codeString)
 	code := http.StatusFound
 	if codeString != "" {
 		var err error

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/winkube/winkube/pkg/emu/agnhost/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -29,7 +30,7 @@ func (n *netexec) dial(w http.ResponseWriter, r *http.Request) {
 	}
 	q := values.Query()
 	host, port, request, protocol, tryParam := q.Get("host"), q.Get("port"), q.Get("request"), q.Get("protocol"), q.Get("tries")
-	n.log.printf("GET /dial?host=%s&protocol=%s&port=%s&request=%s&tries=%s", host, protocol, port, request, tryParam)
+	n.Log.Printf("GET /dial?host=%s&protocol=%s&port=%s&request=%s&tries=%s", host, protocol, port, request, tryParam)
 	tries := 1
 	if len(tryParam) > 0 {
 		tries, err = strconv.Atoi(tryParam)
@@ -90,10 +91,10 @@ func (n *netexec) resolve(ctx context.Context, host, port string) (string, error
 	if host == "" || net.ParseIP(host) != nil {
 		return net.JoinHostPort(host, port), nil
 	}
-	if n.p.Sys.Net == nil {
+	if n.P.Sys.Net == nil {
 		return "", fmt.Errorf("lookup %s: no such host", host)
 	}
-	ips, err := n.p.Sys.Net.LookupHost(ctx, host)
+	ips, err := n.P.Sys.Net.LookupHost(ctx, host)
 	if err != nil {
 		return "", err
 	}
@@ -105,14 +106,14 @@ func (n *netexec) resolve(ctx context.Context, host, port string) (string, error
 
 // dialHTTP GETs http://addr/request within 5 seconds.
 func (n *netexec) dialHTTP(ctx context.Context, request, addr string) (string, error) {
-	ctx, stop := clockTimeout(ctx, n.p.Sys.Clock, 5*time.Second)
+	ctx, stop := clockTimeout(ctx, n.P.Sys.Clock, 5*time.Second)
 	defer stop()
 	transport := &http.Transport{
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			if n.p.Sys.Net == nil {
+			if n.P.Sys.Net == nil {
 				return nil, &net.OpError{Op: "dial", Net: network, Err: errors.New("connect: network is unreachable"), Addr: stringAddr(addr)}
 			}
-			return dialConn(ctx, n.p, network, addr)
+			return kit.DialConn(ctx, n.P, network, addr)
 		},
 	}
 	defer transport.CloseIdleConnections()
@@ -142,10 +143,10 @@ func (a stringAddr) String() string  { return string(a) }
 
 // dialUDP sends request to addr and waits 5 seconds for the answer.
 func (n *netexec) dialUDP(ctx context.Context, request, addr string) (string, error) {
-	if n.p.Sys.Net == nil {
+	if n.P.Sys.Net == nil {
 		return "", fmt.Errorf("udp dial failed. err:dial udp %s: connect: network is unreachable", addr)
 	}
-	conn, err := n.p.Sys.Net.Dial(ctx, "udp", addr)
+	conn, err := n.P.Sys.Net.Dial(ctx, "udp", addr)
 	if err != nil {
 		return "", fmt.Errorf("udp dial failed. err:%v", err)
 	}
@@ -154,7 +155,7 @@ func (n *netexec) dialUDP(ctx context.Context, request, addr string) (string, er
 		return "", fmt.Errorf("udp connection write failed. err:%v", err)
 	}
 	buf := make([]byte, 2048)
-	count, err := readWithin(ctx, n.p.Sys.Clock, conn, buf, 5*time.Second)
+	count, err := readWithin(ctx, n.P.Sys.Clock, conn, buf, 5*time.Second)
 	if err != nil && errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("read udp %s: i/o timeout", addr)
 	}
@@ -171,11 +172,11 @@ func (n *netexec) shell(w http.ResponseWriter, r *http.Request) {
 	if cmd == "" {
 		cmd = r.FormValue("cmd")
 	}
-	n.log.printf("GET /shell?cmd=%s", cmd)
+	n.Log.Printf("GET /shell?cmd=%s", cmd)
 	var out lockedBuffer
-	status, err := n.p.Sys.Exec(r.Context(), &program.Proc{
-		Args: []string{"/bin/sh", "-c", cmd}, Env: n.p.Env, Dir: n.p.Dir,
-		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out, Sys: n.p.Sys,
+	status, err := n.P.Sys.Exec(r.Context(), &program.Proc{
+		Args: []string{"/bin/sh", "-c", cmd}, Env: n.P.Env, Dir: n.P.Dir,
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out, Sys: n.P.Sys,
 	})
 	output := map[string]string{}
 	if out.Len() > 0 {
@@ -187,7 +188,7 @@ func (n *netexec) shell(w http.ResponseWriter, r *http.Request) {
 	case status != 0:
 		output["error"] = fmt.Sprintf("exit status %d", status)
 	}
-	n.log.printf("Output: %s", output)
+	n.Log.Printf("Output: %s", output)
 	data, _ := json.Marshal(output)
 	w.Write(data)
 }
@@ -195,7 +196,7 @@ func (n *netexec) shell(w http.ResponseWriter, r *http.Request) {
 // upload stores the "file" form field as /uploads/upload<digits>, mode
 // 0700, and answers its name.
 func (n *netexec) upload(w http.ResponseWriter, r *http.Request) {
-	n.log.printf("GET /upload")
+	n.Log.Printf("GET /upload")
 	result := map[string]string{}
 	reply := func(status int) {
 		data, _ := json.Marshal(result)
@@ -208,7 +209,7 @@ func (n *netexec) upload(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		result["error"] = "Unable to upload file."
 		reply(0)
-		n.log.printf("Unable to upload file: %s", err)
+		n.Log.Printf("Unable to upload file: %s", err)
 		return
 	}
 	defer file.Close()
@@ -219,18 +220,18 @@ func (n *netexec) upload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := "/uploads/upload" + strconv.FormatUint(uint64(rand.Uint32()), 10)
-	if err := writeFile(n.p, name, data, 0o600); err != nil {
+	if err := kit.WriteFile(n.P, name, data, 0o600); err != nil {
 		result["error"] = "Unable to open file for write"
 		reply(0)
-		n.log.printf("Unable to open file for write: %s", goError(n.p, err))
+		n.Log.Printf("Unable to open file for write: %s", kit.GoError(n.P, err))
 		return
 	}
-	if err := n.p.Sys.FS.Chmod(n.p.Sys.FS.Abs("/", name), 0o700); err != nil {
+	if err := n.P.Sys.FS.Chmod(n.P.Sys.FS.Abs("/", name), 0o700); err != nil {
 		result["error"] = "Unable to chmod file."
 		reply(0)
 		return
 	}
-	n.log.printf("Wrote upload to %s", name)
+	n.Log.Printf("Wrote upload to %s", name)
 	result["output"] = name
 	reply(http.StatusCreated)
 }

@@ -14,14 +14,14 @@ import (
 // address takes what every --udp-listen-addresses entry would.
 func (n *netexec) serveUDP(ctx context.Context, addrs []string) {
 	for _, addr := range addrs {
-		n.log.printf("Started UDP server on port %s %d", addr, n.f.udpPort)
+		n.Log.Printf("Started UDP server on port %s %d", addr, n.f.udpPort)
 	}
-	srv, ok := n.p.Sys.Net.(program.Server)
+	srv, ok := n.P.Sys.Net.(program.Server)
 	if !ok {
 		return
 	}
 	if err := srv.Serve(ctx, "udp", n.f.udpPort, n.udpClient); err != nil {
-		n.log.printf("Error occurred: failed to create listener for UDP address :%d:%v", n.f.udpPort, err)
+		n.Log.Printf("Error occurred: failed to create listener for UDP address :%d:%v", n.f.udpPort, err)
 	}
 }
 
@@ -53,17 +53,17 @@ func (n *netexec) udpClient(c io.ReadWriteCloser) {
 func (n *netexec) udpCommand(text, client string) (resp string, ok bool) {
 	switch {
 	case text == "hostname":
-		n.log.printf("Sending udp hostName response")
-		return n.p.Sys.Hostname, true
+		n.Log.Printf("Sending udp hostName response")
+		return n.P.Sys.Hostname, true
 	case strings.HasPrefix(text, "echo "):
 		resp = strings.TrimPrefix(text, "echo ")
-		n.log.printf("Echoing %v to UDP client %s", resp, client)
+		n.Log.Printf("Echoing %v to UDP client %s", resp, client)
 		return resp, true
 	case text == "clientip":
-		n.log.printf("Sending clientip back to UDP client %s", client)
+		n.Log.Printf("Sending clientip back to UDP client %s", client)
 		return client, true
 	case text != "":
-		n.log.printf("Unknown UDP command received from %s: %v", client, text)
+		n.Log.Printf("Unknown UDP command received from %s: %v", client, text)
 	}
 	return "", false
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/spf13/pflag"
+	"github.com/winkube/winkube/pkg/emu/agnhost/kit"
 )
 
 // nettest serves the peer-counting state of agnhost's nettest: /write
@@ -25,23 +26,23 @@ type nettestState struct {
 	StillContactingPeers bool
 }
 
-func nettestSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
+func nettestSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	port := fs.Int("port", 8080, "Port number to serve at.")
 	peers := fs.Int("peers", 8, "Must find at least this many peers for the test to pass.")
 	service := fs.String("service", "nettest", "Service to find other network test pods in.")
 	fs.String("namespace", "default", "Namespace of this pod. TODO: kubernetes should make this discoverable.")
 	fs.Int("delay-shutdown", 0, "Number of seconds to delay shutdown when receiving SIGTERM.")
-	return func(ctx context.Context, a *app, _ []string) int {
+	return func(ctx context.Context, a *kit.App, _ []string) int {
 		if *service == "" {
-			a.log.printf("Must provide -service flag.")
+			a.Log.Printf("Must provide -service flag.")
 			return 1
 		}
-		s := &nettestState{Hostname: a.p.Sys.Hostname}
+		s := &nettestState{Hostname: a.P.Sys.Hostname}
 		mux := http.NewServeMux()
 		mux.HandleFunc("/read", s.read)
 		mux.HandleFunc("/write", s.write)
 		mux.HandleFunc("/status", func(w http.ResponseWriter, _ *http.Request) { s.status(w, *peers) })
-		return a.serveOn(ctx, *port, mux, nil)
+		return serveOn(a, ctx, *port, mux, nil)
 	}
 }
 

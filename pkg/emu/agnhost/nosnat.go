@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	"github.com/winkube/winkube/pkg/emu/agnhost/kit"
 	netutils "k8s.io/utils/net"
 )
 
@@ -17,23 +18,23 @@ import (
 // dial with http.Get on the host, so they are written out here, with
 // the pod network as the client's and the server's.
 
-func noSnatTestSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
+func noSnatTestSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var port string
 	fs.StringVar(&port, "port", "8080", "The port to serve /checknosnat and /whoami endpoints on.")
-	return func(ctx context.Context, a *app, _ []string) int {
-		pip, ok := a.p.LookupEnv("POD_IP")
+	return func(ctx context.Context, a *kit.App, _ []string) int {
+		pip, ok := a.P.LookupEnv("POD_IP")
 		if !ok {
-			return a.runErr(errors.New("POD_IP env var was not present in the environment"))
+			return runErr(a, errors.New("POD_IP env var was not present in the environment"))
 		}
-		nip, ok := a.p.LookupEnv("NODE_IP")
+		nip, ok := a.P.LookupEnv("NODE_IP")
 		if !ok {
-			return a.runErr(errors.New("NODE_IP env var was not present in the environment"))
+			return runErr(a, errors.New("NODE_IP env var was not present in the environment"))
 		}
 		if netutils.ParseIPSloppy(pip) == nil {
-			return a.runErr(fmt.Errorf("POD_IP env var contained %q, which is not an IP address", pip))
+			return runErr(a, fmt.Errorf("POD_IP env var contained %q, which is not an IP address", pip))
 		}
 		if netutils.ParseIPSloppy(nip) == nil {
-			return a.runErr(fmt.Errorf("NODE_IP env var contained %q, which is not an IP address", nip))
+			return runErr(a, fmt.Errorf("NODE_IP env var contained %q, which is not an IP address", nip))
 		}
 		mux := http.NewServeMux()
 		mux.HandleFunc("/whoami", func(w http.ResponseWriter, req *http.Request) {
@@ -42,7 +43,7 @@ func noSnatTestSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) in
 		mux.HandleFunc("/checknosnat", func(w http.ResponseWriter, req *http.Request) {
 			var errs []string
 			for _, ip := range strings.Split(req.URL.Query().Get("ips"), ",") {
-				if err := a.checkNoSnat(req.Context(), ip, pip, nip); err != nil {
+				if err := checkNoSnat(a, req.Context(), ip, pip, nip); err != nil {
 					errs = append(errs, err.Error())
 				}
 			}
@@ -53,15 +54,15 @@ func noSnatTestSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) in
 			}
 			w.WriteHeader(200)
 		})
-		return a.listenAndServe(ctx, port, mux)
+		return listenAndServe(a, ctx, port, mux)
 	}
 }
 
 // checkNoSnat GETs ip/whoami and compares the address it saw with
 // this pod's (pip), telling SNAT to the node (nip) from other SNAT.
-func (a *app) checkNoSnat(ctx context.Context, ip, pip, nip string) error {
+func checkNoSnat(a *kit.App, ctx context.Context, ip, pip, nip string) error {
 	url := fmt.Sprintf("http://%s/whoami", ip)
-	body, _, err := a.get(ctx, url)
+	body, _, err := get(a, ctx, url)
 	if err != nil {
 		return err
 	}
@@ -75,14 +76,14 @@ func (a *app) checkNoSnat(ctx context.Context, ip, pip, nip string) error {
 	return nil
 }
 
-func noSnatTestProxySetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
+func noSnatTestProxySetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var port string
 	fs.StringVar(&port, "port", "31235", "The port to serve /checknosnat endpoint on.")
-	return func(ctx context.Context, a *app, _ []string) int {
+	return func(ctx context.Context, a *kit.App, _ []string) int {
 		mux := http.NewServeMux()
 		mux.HandleFunc("/checknosnat", func(w http.ResponseWriter, req *http.Request) {
 			url := fmt.Sprintf("http://%s/checknosnat?ips=%s", req.URL.Query().Get("target"), req.URL.Query().Get("ips"))
-			body, code, err := a.get(req.Context(), url)
+			body, code, err := get(a, req.Context(), url)
 			if err != nil {
 				w.WriteHeader(500)
 				fmt.Fprintf(w, "error querying %q, err: %v", url, err)
@@ -92,13 +93,13 @@ func noSnatTestProxySetup(fs *pflag.FlagSet) func(context.Context, *app, []strin
 			w.WriteHeader(code)
 			io.WriteString(w, body)
 		})
-		return a.listenAndServe(ctx, port, mux)
+		return listenAndServe(a, ctx, port, mux)
 	}
 }
 
 // get is http.Get through the pod network: the body and status.
-func (a *app) get(ctx context.Context, url string) (string, int, error) {
-	tr := a.podTransport(nil)
+func get(a *kit.App, ctx context.Context, url string) (string, int, error) {
+	tr := podTransport(a, nil)
 	defer tr.CloseIdleConnections()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -117,25 +118,25 @@ func (a *app) get(ctx context.Context, url string) (string, int, error) {
 }
 
 // runErr is main's end on Run's error: the error alone, status 1.
-func (a *app) runErr(err error) int {
-	fmt.Fprintf(a.p.Stderr, "%v\n", err)
+func runErr(a *kit.App, err error) int {
+	fmt.Fprintf(a.P.Stderr, "%v\n", err)
 	return 1
 }
 
 // listenAndServe is http.ListenAndServe(":"+port) on the pod network;
 // its error ends the program through runErr.
-func (a *app) listenAndServe(ctx context.Context, port string, h http.Handler) int {
+func listenAndServe(a *kit.App, ctx context.Context, port string, h http.Handler) int {
 	n, err := parsePort("tcp", port)
 	if err != nil {
-		return a.runErr(fmt.Errorf("listen tcp: %v", err))
+		return runErr(a, fmt.Errorf("listen tcp: %v", err))
 	}
-	if a.p.Sys.Net == nil {
+	if a.P.Sys.Net == nil {
 		return wait(ctx)
 	}
-	l, err := listen(ctx, a.p, "tcp", n)
+	l, err := kit.Listen(ctx, a.P, "tcp", n)
 	if err != nil {
-		return a.runErr(fmt.Errorf("listen tcp :%d: %v", n, err))
+		return runErr(a, fmt.Errorf("listen tcp :%d: %v", n, err))
 	}
-	serveHTTP(ctx, l, h, a.log, nil)
+	kit.ServeHTTP(ctx, l, h, a.Log, nil)
 	return 0
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	"github.com/winkube/winkube/pkg/emu/agnhost/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -32,27 +33,27 @@ func wait(ctx context.Context) int {
 
 // serveOn serves h on port until ctx is done or stop is closed; without
 // a network it waits. A port it cannot open ends it as log.Fatal does.
-func (a *app) serveOn(ctx context.Context, port int, h http.Handler, stop <-chan struct{}) int {
-	if a.p.Sys.Net == nil {
+func serveOn(a *kit.App, ctx context.Context, port int, h http.Handler, stop <-chan struct{}) int {
+	if a.P.Sys.Net == nil {
 		select {
 		case <-ctx.Done():
 		case <-stop:
 		}
 		return 0
 	}
-	l, err := listen(ctx, a.p, "tcp", port)
+	l, err := kit.Listen(ctx, a.P, "tcp", port)
 	if err != nil {
-		a.log.printf("listen tcp :%d: %v", port, err)
+		a.Log.Printf("listen tcp :%d: %v", port, err)
 		return 1
 	}
-	serveHTTP(ctx, l, h, a.log, stop)
+	kit.ServeHTTP(ctx, l, h, a.Log, stop)
 	return 0
 }
 
 // liveness answers /healthz with 200 "ok" for its first 10 seconds and
 // 500 "error: <seconds>" after.
-func liveness(ctx context.Context, a *app, _ []string) int {
-	clock := a.p.Sys.Clock
+func liveness(ctx context.Context, a *kit.App, _ []string) int {
+	clock := a.P.Sys.Clock
 	started := clock.Now()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/started", func(w http.ResponseWriter, _ *http.Request) {
@@ -77,17 +78,17 @@ func liveness(ctx context.Context, a *app, _ []string) int {
 		}
 		http.Redirect(w, r, loc, http.StatusFound)
 	})
-	return a.serveOn(ctx, 8080, mux, nil)
+	return serveOn(a, ctx, 8080, mux, nil)
 }
 
-func fakeGitServer(ctx context.Context, a *app, _ []string) int {
+func fakeGitServer(ctx context.Context, a *kit.App, _ []string) int {
 	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		io.WriteString(w, "I am a fake git server")
 	})
-	return a.serveOn(ctx, 8000, h, nil)
+	return serveOn(a, ctx, 8000, h, nil)
 }
 
-func serveHostnameSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
+func serveHostnameSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var tcp, udp, doHTTP, doClose bool
 	var port int
 	fs.BoolVar(&tcp, "tcp", false, "Serve raw over TCP.")
@@ -95,34 +96,34 @@ func serveHostnameSetup(fs *pflag.FlagSet) func(context.Context, *app, []string)
 	fs.BoolVar(&doHTTP, "http", true, "Serve HTTP.")
 	fs.BoolVar(&doClose, "close", false, "Close connection per each HTTP request.")
 	fs.IntVar(&port, "port", 9376, "Port number.")
-	return func(ctx context.Context, a *app, _ []string) int {
+	return func(ctx context.Context, a *kit.App, _ []string) int {
 		if doHTTP && (tcp || udp) {
-			a.log.printf("Can't server TCP/UDP mode and HTTP mode at the same time")
+			a.Log.Printf("Can't server TCP/UDP mode and HTTP mode at the same time")
 			return 1
 		}
-		hostname := a.p.Sys.Hostname
+		hostname := a.P.Sys.Hostname
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			a.log.printf("HTTP request from %s", r.RemoteAddr)
+			a.Log.Printf("HTTP request from %s", r.RemoteAddr)
 			if doClose {
 				w.Header().Add("Connection", "close")
 			}
 			io.WriteString(w, hostname)
 		})
-		a.log.printf("Serving on port %d.\n", port)
+		a.Log.Printf("Serving on port %d.\n", port)
 		switch {
 		case doHTTP:
-			a.serveOn(ctx, port, h, nil)
-		case tcp && a.p.Sys.Net != nil:
+			serveOn(a, ctx, port, h, nil)
+		case tcp && a.P.Sys.Net != nil:
 			// traffic: --udp is not served yet.
-			a.serveRaw(ctx, port, func(c net.Conn) {
-				a.log.printf("TCP request from %s", c.RemoteAddr())
+			serveRaw(a, ctx, port, func(c net.Conn) {
+				a.Log.Printf("TCP request from %s", c.RemoteAddr())
 				io.WriteString(c, hostname)
 			})
 		default:
 			<-ctx.Done()
 		}
-		a.log.printf("Shutting down after receiving signal: terminated.\n")
-		a.log.printf("Awaiting pod deletion.\n")
+		a.Log.Printf("Shutting down after receiving signal: terminated.\n")
+		a.Log.Printf("Awaiting pod deletion.\n")
 		return 0
 	}
 }
@@ -130,10 +131,10 @@ func serveHostnameSetup(fs *pflag.FlagSet) func(context.Context, *app, []string)
 // serveRaw accepts TCP connections on port and hands each to fn, which
 // must not block; the connection is closed after it. It returns when
 // ctx is done.
-func (a *app) serveRaw(ctx context.Context, port int, fn func(net.Conn)) {
-	l, err := listen(ctx, a.p, "tcp", port)
+func serveRaw(a *kit.App, ctx context.Context, port int, fn func(net.Conn)) {
+	l, err := kit.Listen(ctx, a.P, "tcp", port)
 	if err != nil {
-		a.log.printf("Error from net.Listen(): %s", err)
+		a.Log.Printf("Error from net.Listen(): %s", err)
 		return
 	}
 	done := make(chan struct{})
@@ -153,30 +154,30 @@ func (a *app) serveRaw(ctx context.Context, port int, fn func(net.Conn)) {
 	<-done
 }
 
-func tcpResetSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
+func tcpResetSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var port int
 	fs.IntVar(&port, "port", 8080, "Port number.")
-	return func(ctx context.Context, a *app, _ []string) int {
-		a.log.printf("Serving on port %d.\n", port)
-		if a.p.Sys.Net != nil {
-			a.serveRaw(ctx, port, func(c net.Conn) {
+	return func(ctx context.Context, a *kit.App, _ []string) int {
+		a.Log.Printf("Serving on port %d.\n", port)
+		if a.P.Sys.Net != nil {
+			serveRaw(a, ctx, port, func(c net.Conn) {
 				// traffic: closing with unread data sends the RST.
 				c.Read(make([]byte, 1))
-				a.log.printf("TCP request from %s", c.RemoteAddr())
+				a.Log.Printf("TCP request from %s", c.RemoteAddr())
 			})
 		} else {
 			<-ctx.Done()
 		}
-		a.log.printf("Shutting down after receiving signal: terminated.\n")
-		a.log.printf("Awaiting pod deletion.\n")
+		a.Log.Printf("Shutting down after receiving signal: terminated.\n")
+		a.Log.Printf("Awaiting pod deletion.\n")
 		return 0
 	}
 }
 
-func porterSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
+func porterSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var jsonResponse bool
 	fs.BoolVar(&jsonResponse, "json-response", false, "Responds to requests with a json response that includes the default value with the http.Request Method")
-	return func(ctx context.Context, a *app, _ []string) int { return porter(ctx, a, jsonResponse) }
+	return func(ctx context.Context, a *kit.App, _ []string) int { return porter(ctx, a, jsonResponse) }
 }
 
 // porter serves the value of each SERVE_PORT_<n> (or SERVE_TCP_PORT_<n>)
@@ -184,25 +185,25 @@ func porterSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
 // key pair CERT_FILE and KEY_FILE name (the image's localhost.crt and
 // localhost.key by default, read from the working directory as upstream
 // does). UDP ports log their start; SCTP ports are not served.
-func porter(ctx context.Context, a *app, jsonResponse bool) int {
+func porter(ctx context.Context, a *kit.App, jsonResponse bool) int {
 	var ls []net.Listener
 	var hs []http.Handler
-	for _, kv := range a.p.Env {
+	for _, kv := range a.P.Env {
 		key, value, _ := strings.Cut(kv, "=")
 		if port, ok := cutPort(key, "SERVE_UDP_PORT_"); ok {
 			// traffic: serve UDP.
-			a.log.printf("Started UDP server on port %d", port)
+			a.Log.Printf("Started UDP server on port %d", port)
 			continue
 		}
 		port, plain := cutPort(key, "SERVE_PORT_", "SERVE_TCP_PORT_")
 		tlsPort, secure := cutPort(key, "SERVE_TLS_PORT_")
-		if (!plain && !secure) || a.p.Sys.Net == nil {
+		if (!plain && !secure) || a.P.Sys.Net == nil {
 			continue
 		}
 		if secure {
 			port = tlsPort
 		}
-		l, err := listen(ctx, a.p, "tcp", port)
+		l, err := kit.Listen(ctx, a.P, "tcp", port)
 		if err == nil && secure {
 			l, err = porterTLS(a, l)
 		}
@@ -215,17 +216,17 @@ func porter(ctx context.Context, a *app, jsonResponse bool) int {
 	if len(ls) == 0 {
 		return wait(ctx)
 	}
-	serveAll(ctx, ls, hs, a.log, nil)
+	kit.ServeAll(ctx, ls, hs, a.Log, nil)
 	return 0
 }
 
 // porterTLS wraps l with the key pair upstream's serveTLSPort loads.
-func porterTLS(a *app, l net.Listener) (net.Listener, error) {
-	cert, key := cmp.Or(a.p.Getenv("CERT_FILE"), "localhost.crt"), cmp.Or(a.p.Getenv("KEY_FILE"), "localhost.key")
-	certPEM, err := readAs(a.p, cert)
+func porterTLS(a *kit.App, l net.Listener) (net.Listener, error) {
+	cert, key := cmp.Or(a.P.Getenv("CERT_FILE"), "localhost.crt"), cmp.Or(a.P.Getenv("KEY_FILE"), "localhost.key")
+	certPEM, err := readAs(a.P, cert)
 	if err == nil {
 		var keyPEM []byte
-		if keyPEM, err = readAs(a.p, key); err == nil {
+		if keyPEM, err = readAs(a.P, key); err == nil {
 			var pair tls.Certificate
 			if pair, err = tls.X509KeyPair(certPEM, keyPEM); err == nil {
 				return tls.NewListener(l, &tls.Config{Certificates: []tls.Certificate{pair}}), nil
@@ -233,13 +234,13 @@ func porterTLS(a *app, l net.Listener) (net.Listener, error) {
 		}
 	}
 	l.Close()
-	return nil, fmt.Errorf("%s", goError(a.p, err))
+	return nil, fmt.Errorf("%s", kit.GoError(a.P, err))
 }
 
 // readAs reads a file and names it in an error as it was given, as
 // os.ReadFile does with a relative name.
 func readAs(p *program.Proc, name string) ([]byte, error) {
-	data, err := readFile(p, name)
+	data, err := kit.ReadFile(p, name)
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		pe.Path = name
@@ -248,13 +249,13 @@ func readAs(p *program.Proc, name string) ([]byte, error) {
 }
 
 // porterFailed is upstream's log line for a server that could not start.
-func porterFailed(a *app, port int, secure bool, err error) {
+func porterFailed(a *kit.App, port int, secure bool, err error) {
 	if !secure {
-		a.log.printf("server on port %q failed: %v", strconv.Itoa(port), err)
+		a.Log.Printf("server on port %q failed: %v", strconv.Itoa(port), err)
 		return
 	}
-	cert, key := cmp.Or(a.p.Getenv("CERT_FILE"), "localhost.crt"), cmp.Or(a.p.Getenv("KEY_FILE"), "localhost.key")
-	a.log.printf("tls server on port %q with certFile=%q, keyFile=%q failed: %v", strconv.Itoa(port), cert, key, err)
+	cert, key := cmp.Or(a.P.Getenv("CERT_FILE"), "localhost.crt"), cmp.Or(a.P.Getenv("KEY_FILE"), "localhost.key")
+	a.Log.Printf("tls server on port %q with certFile=%q, keyFile=%q failed: %v", strconv.Itoa(port), cert, key, err)
 }
 
 func cutPort(key string, prefixes ...string) (int, bool) {
@@ -279,11 +280,11 @@ func porterHandler(value string, jsonResponse bool) http.Handler {
 	})
 }
 
-func testWebserverSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
+func testWebserverSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var port int
 	fs.IntVar(&port, "port", 80, "Port number.")
-	return func(ctx context.Context, a *app, _ []string) int {
-		files := http.StripPrefix("/", http.FileServer(http.FS(webFS{a.p})))
+	return func(ctx context.Context, a *kit.App, _ []string) int {
+		files := http.StripPrefix("/", http.FileServer(http.FS(webFS{a.P})))
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Cache-Control", "private")
 			w.Header().Set("Access-Control-Allow-Origin", "*")
@@ -293,6 +294,6 @@ func testWebserverSetup(fs *pflag.FlagSet) func(context.Context, *app, []string)
 			r.Header.Del("If-Modified-Since")
 			files.ServeHTTP(w, r)
 		})
-		return a.serveOn(ctx, port, h, nil)
+		return serveOn(a, ctx, port, h, nil)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	_ "unsafe" // for go:linkname
 
 	"github.com/spf13/pflag"
+	"github.com/winkube/winkube/pkg/emu/agnhost/kit"
 
 	"k8s.io/kubernetes/test/images/agnhost/crd-conversion-webhook/converter"
 	"k8s.io/kubernetes/test/images/agnhost/webhook"
@@ -71,15 +72,15 @@ func serveCRD(http.ResponseWriter, *http.Request)
 // servers of different pods do not see each other's image.
 var sidecarMu sync.Mutex
 
-func webhookSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
+func webhookSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var cert, key, sidecar string
 	var port int
 	fs.StringVar(&cert, "tls-cert-file", "", "File containing the default x509 Certificate for HTTPS. (CA cert, if any, concatenated after server cert).")
 	fs.StringVar(&key, "tls-private-key-file", "", "File containing the default x509 private key matching --tls-cert-file.")
 	fs.IntVar(&port, "port", 443, "Secure port that the webhook listens on")
 	fs.StringVar(&sidecar, "sidecar-image", "", "Image to be used as the injected sidecar")
-	return func(ctx context.Context, a *app, _ []string) int {
-		pair, ok := a.keyPair(cert, key, "config.go:34")
+	return func(ctx context.Context, a *kit.App, _ []string) int {
+		pair, ok := keyPair(a, cert, key, "config.go:34")
 		if !ok {
 			return 255
 		}
@@ -104,37 +105,37 @@ func webhookSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
 			"/mutating-custom-resource": serveMutateCustomResource,
 			"/crd":                      serveCRD,
 		} {
-			mux.Handle(path, a.detached(h))
+			mux.Handle(path, detached(a, h))
 		}
 		mux.HandleFunc("/readyz", readyz)
-		return a.serveTLS(ctx, port, pair, mux)
+		return serveTLS(a, ctx, port, pair, mux)
 	}
 }
 
 // crdConversionWebhookSetup is crd-conversion-webhook: upstream's
 // example converter on /crdconvert.
-func crdConversionWebhookSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
+func crdConversionWebhookSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var cert, key string
 	var port int
 	fs.StringVar(&cert, "tls-cert-file", "", "File containing the default x509 Certificate for HTTPS. (CA cert, if any, concatenated after server cert.")
 	fs.StringVar(&key, "tls-private-key-file", "", "File containing the default x509 private key matching --tls-cert-file.")
 	fs.IntVar(&port, "port", 443, "Secure port that the webhook listens on")
-	return func(ctx context.Context, a *app, _ []string) int {
+	return func(ctx context.Context, a *kit.App, _ []string) int {
 		// main builds an in-cluster clientset before the TLS config
 		// (for a client CA it never uses): outside a pod's service
 		// account it dies there.
-		if err := a.inClusterConfig(); err != nil {
-			a.log.line('F', "config.go:31", err.Error())
+		if err := inClusterConfig(a); err != nil {
+			a.Log.Line('F', "config.go:31", err.Error())
 			return 255
 		}
-		pair, ok := a.keyPair(cert, key, "config.go:43")
+		pair, ok := keyPair(a, cert, key, "config.go:43")
 		if !ok {
 			return 255
 		}
 		mux := http.NewServeMux()
-		mux.Handle("/crdconvert", a.detached(converter.ServeExampleConvert))
+		mux.Handle("/crdconvert", detached(a, converter.ServeExampleConvert))
 		mux.HandleFunc("/readyz", readyz)
-		return a.serveTLS(ctx, port, pair, mux)
+		return serveTLS(a, ctx, port, pair, mux)
 	}
 }
 
@@ -142,19 +143,19 @@ func readyz(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok")) }
 
 // keyPair is tls.LoadX509KeyPair on the container's files; a failure
 // is klog.Fatal's line from site and exit 255.
-func (a *app) keyPair(cert, key, site string) (tls.Certificate, bool) {
+func keyPair(a *kit.App, cert, key, site string) (tls.Certificate, bool) {
 	var pem [2][]byte
 	for i, name := range []string{cert, key} {
-		b, err := readNamed(a.p, name)
+		b, err := kit.ReadNamed(a.P, name)
 		if err != nil {
-			a.log.line('F', site, goError(a.p, err))
+			a.Log.Line('F', site, kit.GoError(a.P, err))
 			return tls.Certificate{}, false
 		}
 		pem[i] = b
 	}
 	pair, err := tls.X509KeyPair(pem[0], pem[1])
 	if err != nil {
-		a.log.line('F', site, err.Error())
+		a.Log.Line('F', site, err.Error())
 		return tls.Certificate{}, false
 	}
 	return pair, true
@@ -162,12 +163,12 @@ func (a *app) keyPair(cert, key, site string) (tls.Certificate, bool) {
 
 // inClusterConfig checks what rest.InClusterConfig needs: the Service
 // address in the environment and a readable token.
-func (a *app) inClusterConfig() error {
-	if a.p.Getenv("KUBERNETES_SERVICE_HOST") == "" || a.p.Getenv("KUBERNETES_SERVICE_PORT") == "" {
+func inClusterConfig(a *kit.App) error {
+	if a.P.Getenv("KUBERNETES_SERVICE_HOST") == "" || a.P.Getenv("KUBERNETES_SERVICE_PORT") == "" {
 		return fmt.Errorf("unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined")
 	}
-	if _, err := readFile(a.p, serviceAccountDir+"token"); err != nil {
-		return fmt.Errorf("%s", goError(a.p, err))
+	if _, err := kit.ReadFile(a.P, serviceAccountDir+"token"); err != nil {
+		return fmt.Errorf("%s", kit.GoError(a.P, err))
 	}
 	return nil
 }
@@ -175,17 +176,17 @@ func (a *app) inClusterConfig() error {
 // serveTLS is http.Server's ListenAndServeTLS on the pod network, until
 // the container stops. Upstream panics when it cannot listen. HTTP/2
 // is not offered; the API server's webhook client speaks HTTP/1.1 too.
-func (a *app) serveTLS(ctx context.Context, port int, pair tls.Certificate, h http.Handler) int {
-	if a.p.Sys.Net == nil {
+func serveTLS(a *kit.App, ctx context.Context, port int, pair tls.Certificate, h http.Handler) int {
+	if a.P.Sys.Net == nil {
 		return wait(ctx)
 	}
-	l, err := listen(ctx, a.p, "tcp", port)
+	l, err := kit.Listen(ctx, a.P, "tcp", port)
 	if err != nil {
-		fmt.Fprintf(a.p.Stderr, "panic: listen tcp :%d: %v\n", port, err)
+		fmt.Fprintf(a.P.Stderr, "panic: listen tcp :%d: %v\n", port, err)
 		return 2
 	}
 	l = tls.NewListener(l, &tls.Config{Certificates: []tls.Certificate{pair}})
-	serveHTTP(ctx, l, h, a.log, nil)
+	kit.ServeHTTP(ctx, l, h, a.Log, nil)
 	return 0
 }
 
@@ -196,14 +197,14 @@ func (a *app) serveTLS(ctx context.Context, port int, pair tls.Certificate, h ht
 // and only that goroutine stays blocked, where in the real image the
 // process would exit with it. A panic (a nil response from an upstream
 // admit function) is net/http's: logged, and the connection dropped.
-func (a *app) detached(h http.HandlerFunc) http.Handler {
+func detached(a *kit.App, h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := httptest.NewRecorder()
 		done := make(chan any, 1)
 		go func() {
 			defer func() {
 				if v := recover(); v != nil {
-					a.log.printf("http: panic serving %v: %v\n%s", r.RemoteAddr, v, debug.Stack())
+					a.Log.Printf("http: panic serving %v: %v\n%s", r.RemoteAddr, v, debug.Stack())
 					done <- v
 				}
 				close(done)

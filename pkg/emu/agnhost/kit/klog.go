@@ -1,4 +1,4 @@
-package agnhost
+package kit
 
 import (
 	"fmt"
@@ -14,23 +14,24 @@ import (
 // and klog names the log package's own call site.
 const goLogSite = "log.go:245"
 
-// klogger writes klog's text format, as agnhost logs, to stderr:
+// Klogger writes klog's text format, as agnhost logs, to stderr:
 //
 //	I0428 16:44:25.432416       1 log.go:245] Started HTTP server on port 8080
 //
 // The thread id is the pid; agnhost is a container's first process.
-type klogger struct {
+type Klogger struct {
 	mu    sync.Mutex
 	w     io.Writer
 	clock program.Clock
 }
 
-func newKlogger(p *program.Proc) *klogger {
-	return &klogger{w: p.Stderr, clock: p.Sys.Clock}
+// NewKlogger logs to p's stderr.
+func NewKlogger(p *program.Proc) *Klogger {
+	return &Klogger{w: p.Stderr, clock: p.Sys.Clock}
 }
 
-// line writes one line of severity sev ('I', 'W', 'E', 'F') from site.
-func (l *klogger) line(sev byte, site, msg string) {
+// Line writes one line of severity sev ('I', 'W', 'E', 'F') from site.
+func (l *Klogger) Line(sev byte, site, msg string) {
 	t := l.clock.Now().UTC()
 	msg = strings.TrimSuffix(msg, "\n")
 	l.mu.Lock()
@@ -39,13 +40,13 @@ func (l *klogger) line(sev byte, site, msg string) {
 		sev, int(t.Month()), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond()/1000, 1, site, msg)
 }
 
-// printf is agnhost's log.Printf.
-func (l *klogger) printf(format string, args ...any) {
-	l.line('I', goLogSite, fmt.Sprintf(format, args...))
+// Printf is agnhost's log.Printf.
+func (l *Klogger) Printf(format string, args ...any) {
+	l.Line('I', goLogSite, fmt.Sprintf(format, args...))
 }
 
 // Write makes the logger an io.Writer for http.Server's error log.
-func (l *klogger) Write(b []byte) (int, error) {
-	l.line('I', goLogSite, string(b))
+func (l *Klogger) Write(b []byte) (int, error) {
+	l.Line('I', goLogSite, string(b))
 	return len(b), nil
 }

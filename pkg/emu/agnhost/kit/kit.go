@@ -1,4 +1,8 @@
-package agnhost
+// Package kit is what agnhost's subcommands share: the run (App) with its
+// klog-format logger, the pod-network listeners and dialer, HTTP serving
+// that stops with the container, and file reading and writing with Go's
+// error wording.
+package kit
 
 import (
 	"errors"
@@ -10,13 +14,14 @@ import (
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
-// app is one run of agnhost.
-type app struct {
-	p   *program.Proc
-	log *klogger
+// App is one run of agnhost.
+type App struct {
+	P   *program.Proc
+	Log *Klogger
 }
 
-func contains(list []string, s string) bool {
+// Contains reports whether s is in list.
+func Contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
 			return true
@@ -25,15 +30,15 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// goPanic prints what an unrecovered Go panic prints first and exits
+// GoPanic prints what an unrecovered Go panic prints first and exits
 // with the runtime's status.
-func goPanic(p *program.Proc, msg string) int {
+func GoPanic(p *program.Proc, msg string) int {
 	fmt.Fprintf(p.Stderr, "panic: %s\n\ngoroutine 1 [running]:\n", msg)
 	return 2
 }
 
-// readFile reads a file of the container.
-func readFile(p *program.Proc, name string) ([]byte, error) {
+// ReadFile reads a file of the container.
+func ReadFile(p *program.Proc, name string) ([]byte, error) {
 	f, err := p.Sys.FS.OpenFile(p.Sys.FS.Abs(p.Dir, name), os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
@@ -42,17 +47,17 @@ func readFile(p *program.Proc, name string) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
-// readNamed is os.ReadFile: unlike the container FS, which would read
+// ReadNamed is os.ReadFile: unlike the container FS, which would read
 // the working directory, it fails on an empty name.
-func readNamed(p *program.Proc, name string) ([]byte, error) {
+func ReadNamed(p *program.Proc, name string) ([]byte, error) {
 	if name == "" {
 		return nil, &os.PathError{Op: "open", Err: syscall.ENOENT}
 	}
-	return readFile(p, name)
+	return ReadFile(p, name)
 }
 
-// writeFile is os.WriteFile on the container's FS.
-func writeFile(p *program.Proc, name string, data []byte, perm os.FileMode) error {
+// WriteFile is os.WriteFile on the container's FS.
+func WriteFile(p *program.Proc, name string, data []byte, perm os.FileMode) error {
 	f, err := p.Sys.FS.OpenFile(p.Sys.FS.Abs(p.Dir, name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
 	if err != nil {
 		return err
@@ -64,10 +69,10 @@ func writeFile(p *program.Proc, name string, data []byte, perm os.FileMode) erro
 	return err
 }
 
-// goError words an FS error as Go's os package does on the container's
+// GoError words an FS error as Go's os package does on the container's
 // OS: "open /x: no such file or directory", or on Windows
 // "open C:\x: The system cannot find the file specified.".
-func goError(p *program.Proc, err error) string {
+func GoError(p *program.Proc, err error) string {
 	var pe *os.PathError
 	if !errors.As(err, &pe) {
 		return err.Error()

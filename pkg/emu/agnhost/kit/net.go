@@ -1,4 +1,4 @@
-package agnhost
+package kit
 
 // This file is the whole bridge between agnhost's servers and the pod
 // network (program.Net): a net.Listener over a program.Listener, a
@@ -18,32 +18,32 @@ import (
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
-// listen opens a port of the pod network; a nil error with a nil
+// Listen opens a port of the pod network; a nil error with a nil
 // listener never happens. With no network the caller just waits.
-func listen(ctx context.Context, p *program.Proc, network string, port int) (net.Listener, error) {
+func Listen(ctx context.Context, p *program.Proc, network string, port int) (net.Listener, error) {
 	l, err := p.Sys.Net.Listen(ctx, network, port)
 	if err != nil {
 		return nil, err
 	}
-	return &listener{l: l, port: port}, nil
+	return &Listener{L: l, Port: port}, nil
 }
 
-// listener adapts a program.Listener to net.Listener.
-type listener struct {
-	l    program.Listener
-	port int
+// Listener adapts a program.Listener to net.Listener.
+type Listener struct {
+	L    program.Listener
+	Port int
 }
 
-func (l *listener) Accept() (net.Conn, error) {
-	c, err := l.l.Accept()
+func (l *Listener) Accept() (net.Conn, error) {
+	c, err := l.L.Accept()
 	if err != nil {
 		return nil, err
 	}
-	return asConn(c, l.port), nil
+	return asConn(c, l.Port), nil
 }
 
-func (l *listener) Close() error   { return l.l.Close() }
-func (l *listener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4zero, Port: l.port} }
+func (l *Listener) Close() error   { return l.L.Close() }
+func (l *Listener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4zero, Port: l.Port} }
 
 // asConn is c as a net.Conn: itself when it is one (net.Pipe, a real
 // socket), else a wrapper that can interrupt a pending read, which
@@ -181,9 +181,9 @@ func (errTimeout) Error() string   { return "i/o timeout" }
 func (errTimeout) Timeout() bool   { return true }
 func (errTimeout) Temporary() bool { return true }
 
-// serveHTTP serves h on l until ctx is done or stop is closed, then
+// ServeHTTP serves h on l until ctx is done or stop is closed, then
 // closes every connection and waits for their goroutines.
-func serveHTTP(ctx context.Context, l net.Listener, h http.Handler, errLog io.Writer, stop <-chan struct{}) {
+func ServeHTTP(ctx context.Context, l net.Listener, h http.Handler, errLog io.Writer, stop <-chan struct{}) {
 	var conns sync.WaitGroup
 	srv := &http.Server{
 		Handler:  h,
@@ -215,22 +215,22 @@ func serveHTTP(ctx context.Context, l net.Listener, h http.Handler, errLog io.Wr
 	conns.Wait()
 }
 
-// serveAll runs serveHTTP for each listener and returns when all stop.
-func serveAll(ctx context.Context, ls []net.Listener, hs []http.Handler, errLog io.Writer, stop <-chan struct{}) {
+// ServeAll runs serveHTTP for each listener and returns when all stop.
+func ServeAll(ctx context.Context, ls []net.Listener, hs []http.Handler, errLog io.Writer, stop <-chan struct{}) {
 	var wg sync.WaitGroup
 	for i := range ls {
 		wg.Add(1)
 		go func(l net.Listener, h http.Handler) {
 			defer wg.Done()
-			serveHTTP(ctx, l, h, errLog, stop)
+			ServeHTTP(ctx, l, h, errLog, stop)
 		}(ls[i], hs[i])
 	}
 	wg.Wait()
 }
 
-// dialConn dials through the pod network and gives the connection the
+// DialConn dials through the pod network and gives the connection the
 // net.Conn an http.Transport wants.
-func dialConn(ctx context.Context, p *program.Proc, network, addr string) (net.Conn, error) {
+func DialConn(ctx context.Context, p *program.Proc, network, addr string) (net.Conn, error) {
 	c, err := p.Sys.Net.Dial(ctx, network, addr)
 	if err != nil {
 		return nil, err
