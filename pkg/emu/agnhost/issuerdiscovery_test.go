@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/winkube/winkube/pkg/emu/agnhost/kit"
+	"github.com/winkube/winkube/pkg/emu/agnhost/netcmds"
 	jose "gopkg.in/go-jose/go-jose.v2"
 	"gopkg.in/go-jose/go-jose.v2/jwt"
 	certutil "k8s.io/client-go/util/cert"
@@ -97,8 +98,8 @@ func discoveryEnv(t *testing.T, audience string) (*env, *pipeNet, func() []strin
 	ca, token, auths := fakeIssuer(t, pn, "oidc-discovery-test")
 	fsys := newMemFS().
 		add("/var/run/secrets/tokens/sa-token", token, 0o600).
-		add(serviceAccountDir+"token", "sa-default\n", 0o600).
-		add(serviceAccountDir+"ca.crt", string(ca), 0o644)
+		add(netcmds.ServiceAccountDir+"token", "sa-default\n", 0o600).
+		add(netcmds.ServiceAccountDir+"ca.crt", string(ca), 0o644)
 	e := newEnv(fsys, "/agnhost", "test-service-account-issuer-discovery", "--token-path", "/var/run/secrets/tokens/sa-token", "--audience", audience)
 	e.p.Env = []string{"KUBERNETES_SERVICE_HOST=10.96.0.1", "KUBERNETES_SERVICE_PORT=443"}
 	e.p.Sys.Net = pn
@@ -160,7 +161,7 @@ func TestIssuerDiscoveryErrors(t *testing.T) {
 	if code := e.run(t, context.Background()); code != 1 || !strings.HasSuffix(e.stderr.String(), "log.go:245] unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined\n") {
 		t.Errorf("status %d stderr %q", code, e.stderr)
 	}
-	e = newEnv(newMemFS().add("/t", "not a jwt", 0o644).add(serviceAccountDir+"token", "x", 0o600), "/agnhost", "test-service-account-issuer-discovery", "--token-path=/t")
+	e = newEnv(newMemFS().add("/t", "not a jwt", 0o644).add(netcmds.ServiceAccountDir+"token", "x", 0o600), "/agnhost", "test-service-account-issuer-discovery", "--token-path=/t")
 	e.p.Env = []string{"KUBERNETES_SERVICE_HOST=10.96.0.1", "KUBERNETES_SERVICE_PORT=443"}
 	if code := e.run(t, context.Background()); code != 1 || !strings.HasSuffix(e.stderr.String(), "log.go:245] go-jose/go-jose: compact JWS format must have three parts\n") {
 		t.Errorf("status %d stderr %q", code, e.stderr)

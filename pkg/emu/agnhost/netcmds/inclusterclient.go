@@ -1,4 +1,4 @@
-package agnhost
+package netcmds
 
 import (
 	"context"
@@ -18,11 +18,12 @@ import (
 	"github.com/winkube/winkube/pkg/emu/agnhost/kit"
 )
 
-// serviceAccountDir is where the kubelet mounts a pod's service account
+// ServiceAccountDir is where the kubelet mounts a pod's service account
 // token and CA, and where client-go's in-cluster config reads them.
-const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount/"
+const ServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount/"
 
-func inClusterClientSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
+// InClusterClientSetup declares the flags of its subcommand and returns its body.
+func InClusterClientSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var seconds int
 	fs.IntVar(&seconds, "poll-interval", 30, "poll interval of call to /healthz in seconds")
 	return func(ctx context.Context, a *kit.App, _ []string) int {
@@ -42,7 +43,7 @@ func inClusterClient(ctx context.Context, a *kit.App, every time.Duration) int {
 		a.Log.Printf("err: unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined")
 		return 1
 	}
-	if _, err := kit.ReadFile(a.P, serviceAccountDir+"token"); err != nil {
+	if _, err := kit.ReadFile(a.P, ServiceAccountDir+"token"); err != nil {
 		a.Log.Printf("err: %v", err)
 		return 1
 	}
@@ -63,7 +64,7 @@ func inClusterClient(ctx context.Context, a *kit.App, every time.Duration) int {
 // mounted CA, through the pod's network.
 func inClusterHTTP(a *kit.App) *http.Client {
 	roots := x509.NewCertPool()
-	if pem, err := kit.ReadFile(a.P, serviceAccountDir+"ca.crt"); err == nil {
+	if pem, err := kit.ReadFile(a.P, ServiceAccountDir+"ca.crt"); err == nil {
 		roots.AppendCertsFromPEM(pem)
 	}
 	return &http.Client{Timeout: 30 * time.Second, Transport: podTransport(a, roots)}
@@ -90,7 +91,7 @@ func healthz(a *kit.App, ctx context.Context, client *http.Client, url string) (
 	if err != nil {
 		return "", err
 	}
-	if token, err := kit.ReadFile(a.P, serviceAccountDir+"token"); err == nil && len(token) > 0 {
+	if token, err := kit.ReadFile(a.P, ServiceAccountDir+"token"); err == nil && len(token) > 0 {
 		auth := "Bearer " + strings.TrimSpace(string(token))
 		req.Header.Set("Authorization", auth)
 		sum := sha256.Sum256([]byte("salt|" + auth))

@@ -1,4 +1,4 @@
-package agnhost
+package netcmds
 
 import (
 	"context"
@@ -27,7 +27,8 @@ const (
 	guestbookSleep   = 1 * time.Second
 )
 
-func guestbookSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
+// GuestbookSetup declares the flags of its subcommand and returns its body.
+func GuestbookSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var httpPort, backendPort, replicaOf string
 	fs.StringVar(&httpPort, "http-port", "80", "HTTP Listen Port")
 	fs.StringVar(&backendPort, "backend-port", "6379", "Backend's HTTP Listen Port")

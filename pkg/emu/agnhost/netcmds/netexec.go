@@ -1,4 +1,9 @@
-package agnhost
+// Package netcmds is agnhost's networking subcommands: the servers
+// (netexec, serve-hostname, porter, tcp-reset, test-webserver, nettest,
+// guestbook, webhook, grpc-health-checking, the no-snat tests, ...) and
+// the in-cluster clients (connect, inclusterclient,
+// test-service-account-issuer-discovery).
+package netcmds
 
 import (
 	"context"
@@ -24,7 +29,8 @@ type netexecFlags struct {
 	cert, key, override, udpAddrs              string
 }
 
-func netexecSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
+// NetexecSetup declares the flags of its subcommand and returns its body.
+func NetexecSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	f := &netexecFlags{}
 	fs.IntVar(&f.httpPort, "http-port", 8080, "HTTP Listen Port")
 	fs.StringVar(&f.cert, "tls-cert-file", "", "File containing an x509 certificate for HTTPS. (CA cert, if any, concatenated after server cert)")

@@ -1,4 +1,4 @@
-package agnhost
+package netcmds
 
 import (
 	"context"
@@ -17,7 +17,8 @@ import (
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
-func connectSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
+// ConnectSetup declares the flags of its subcommand and returns its body.
+func ConnectSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var timeout time.Duration
 	var protocol, udpData, sctpData string
 	fs.DurationVar(&timeout, "timeout", 0, "Maximum time before returning an error")

@@ -1,4 +1,4 @@
-package agnhost
+package netcmds
 
 import (
 	"io"

@@ -1,4 +1,4 @@
-package agnhost
+package netcmds
 
 import (
 	"context"
@@ -26,7 +26,8 @@ type nettestState struct {
 	StillContactingPeers bool
 }
 
-func nettestSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
+// NettestSetup declares the flags of its subcommand and returns its body.
+func NettestSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	port := fs.Int("port", 8080, "Port number to serve at.")
 	peers := fs.Int("peers", 8, "Must find at least this many peers for the test to pass.")
 	service := fs.String("service", "nettest", "Service to find other network test pods in.")

@@ -1,4 +1,4 @@
-package agnhost
+package netcmds
 
 import (
 	"context"
@@ -7,10 +7,10 @@ import (
 	"github.com/winkube/winkube/pkg/emu/agnhost/kit"
 )
 
-// consumerControllerSetup is resource-consumer-controller: it prints
+// ConsumerControllerSetup is resource-consumer-controller: it prints
 // nothing at start and does not answer yet, running until stopped.
 // traffic: it would listen on --port once its handlers are written.
-func consumerControllerSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
+func ConsumerControllerSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	fs.Int("port", 8080, "Port number.")
 	fs.Int("consumer-port", 8080, "Port number of consumers.")
 	fs.String("consumer-service-name", "resource-consumer", "Name of service containing resource consumers.")

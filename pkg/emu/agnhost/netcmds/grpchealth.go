@@ -1,4 +1,4 @@
-package agnhost
+package netcmds
 
 import (
 	"context"
@@ -18,7 +18,8 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-func grpcHealthSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
+// GRPCHealthSetup declares the flags of its subcommand and returns its body.
+func GRPCHealthSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	h := &healthChecker{}
 	var port, httpPort int
 	var cert, key string

@@ -1,4 +1,4 @@
-package agnhost
+package netcmds
 
 import (
 	"cmp"
@@ -50,9 +50,9 @@ func serveOn(a *kit.App, ctx context.Context, port int, h http.Handler, stop <-c
 	return 0
 }
 
-// liveness answers /healthz with 200 "ok" for its first 10 seconds and
+// Liveness answers /healthz with 200 "ok" for its first 10 seconds and
 // 500 "error: <seconds>" after.
-func liveness(ctx context.Context, a *kit.App, _ []string) int {
+func Liveness(ctx context.Context, a *kit.App, _ []string) int {
 	clock := a.P.Sys.Clock
 	started := clock.Now()
 	mux := http.NewServeMux()
@@ -81,14 +81,16 @@ func liveness(ctx context.Context, a *kit.App, _ []string) int {
 	return serveOn(a, ctx, 8080, mux, nil)
 }
 
-func fakeGitServer(ctx context.Context, a *kit.App, _ []string) int {
+// FakeGitServer is fake-gitserver.
+func FakeGitServer(ctx context.Context, a *kit.App, _ []string) int {
 	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		io.WriteString(w, "I am a fake git server")
 	})
 	return serveOn(a, ctx, 8000, h, nil)
 }
 
-func serveHostnameSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
+// ServeHostnameSetup declares the flags of its subcommand and returns its body.
+func ServeHostnameSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var tcp, udp, doHTTP, doClose bool
 	var port int
 	fs.BoolVar(&tcp, "tcp", false, "Serve raw over TCP.")
@@ -154,7 +156,8 @@ func serveRaw(a *kit.App, ctx context.Context, port int, fn func(net.Conn)) {
 	<-done
 }
 
-func tcpResetSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
+// TCPResetSetup declares the flags of its subcommand and returns its body.
+func TCPResetSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var port int
 	fs.IntVar(&port, "port", 8080, "Port number.")
 	return func(ctx context.Context, a *kit.App, _ []string) int {
@@ -174,7 +177,8 @@ func tcpResetSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) 
 	}
 }
 
-func porterSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
+// PorterSetup declares the flags of its subcommand and returns its body.
+func PorterSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var jsonResponse bool
 	fs.BoolVar(&jsonResponse, "json-response", false, "Responds to requests with a json response that includes the default value with the http.Request Method")
 	return func(ctx context.Context, a *kit.App, _ []string) int { return porter(ctx, a, jsonResponse) }
@@ -280,7 +284,8 @@ func porterHandler(value string, jsonResponse bool) http.Handler {
 	})
 }
 
-func testWebserverSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
+// TestWebserverSetup declares the flags of its subcommand and returns its body.
+func TestWebserverSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var port int
 	fs.IntVar(&port, "port", 80, "Port number.")
 	return func(ctx context.Context, a *kit.App, _ []string) int {

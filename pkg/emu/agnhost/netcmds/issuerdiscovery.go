@@ -1,4 +1,4 @@
-package agnhost
+package netcmds
 
 import (
 	"context"
@@ -15,7 +15,8 @@ import (
 	"github.com/winkube/winkube/pkg/emu/agnhost/openidmetadata"
 )
 
-func issuerDiscoverySetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
+// IssuerDiscoverySetup declares the flags of its subcommand and returns its body.
+func IssuerDiscoverySetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var tokenPath, audience string
 	fs.StringVar(&tokenPath, "token-path", "", "Path to read service account token from.")
 	fs.StringVar(&audience, "audience", "", "Audience to check on received token.")
@@ -82,7 +83,7 @@ type bearer struct {
 }
 
 func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	token, err := kit.ReadFile(b.a.P, serviceAccountDir+"token")
+	token, err := kit.ReadFile(b.a.P, ServiceAccountDir+"token")
 	if err == nil && len(strings.TrimSpace(string(token))) > 0 {
 		r = r.Clone(r.Context())
 		r.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(token)))

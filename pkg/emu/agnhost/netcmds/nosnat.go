@@ -1,4 +1,4 @@
-package agnhost
+package netcmds
 
 import (
 	"context"
@@ -18,7 +18,8 @@ import (
 // dial with http.Get on the host, so they are written out here, with
 // the pod network as the client's and the server's.
 
-func noSnatTestSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
+// NoSnatTestSetup declares the flags of its subcommand and returns its body.
+func NoSnatTestSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var port string
 	fs.StringVar(&port, "port", "8080", "The port to serve /checknosnat and /whoami endpoints on.")
 	return func(ctx context.Context, a *kit.App, _ []string) int {
@@ -76,7 +77,8 @@ func checkNoSnat(a *kit.App, ctx context.Context, ip, pip, nip string) error {
 	return nil
 }
 
-func noSnatTestProxySetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
+// NoSnatTestProxySetup declares the flags of its subcommand and returns its body.
+func NoSnatTestProxySetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var port string
 	fs.StringVar(&port, "port", "31235", "The port to serve /checknosnat endpoint on.")
 	return func(ctx context.Context, a *kit.App, _ []string) int {

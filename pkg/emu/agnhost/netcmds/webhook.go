@@ -1,4 +1,4 @@
-package agnhost
+package netcmds
 
 // The admission and conversion webhooks run upstream's own handlers
 // (k8s.io/kubernetes/test/images/agnhost/webhook and
@@ -72,7 +72,8 @@ func serveCRD(http.ResponseWriter, *http.Request)
 // servers of different pods do not see each other's image.
 var sidecarMu sync.Mutex
 
-func webhookSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
+// WebhookSetup declares the flags of its subcommand and returns its body.
+func WebhookSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var cert, key, sidecar string
 	var port int
 	fs.StringVar(&cert, "tls-cert-file", "", "File containing the default x509 Certificate for HTTPS. (CA cert, if any, concatenated after server cert).")
@@ -112,9 +113,9 @@ func webhookSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) i
 	}
 }
 
-// crdConversionWebhookSetup is crd-conversion-webhook: upstream's
+// CRDConversionWebhookSetup is crd-conversion-webhook: upstream's
 // example converter on /crdconvert.
-func crdConversionWebhookSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
+func CRDConversionWebhookSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	var cert, key string
 	var port int
 	fs.StringVar(&cert, "tls-cert-file", "", "File containing the default x509 Certificate for HTTPS. (CA cert, if any, concatenated after server cert.")
@@ -167,7 +168,7 @@ func inClusterConfig(a *kit.App) error {
 	if a.P.Getenv("KUBERNETES_SERVICE_HOST") == "" || a.P.Getenv("KUBERNETES_SERVICE_PORT") == "" {
 		return fmt.Errorf("unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined")
 	}
-	if _, err := kit.ReadFile(a.P, serviceAccountDir+"token"); err != nil {
+	if _, err := kit.ReadFile(a.P, ServiceAccountDir+"token"); err != nil {
 		return fmt.Errorf("%s", kit.GoError(a.P, err))
 	}
 	return nil
