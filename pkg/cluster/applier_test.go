@@ -140,3 +140,16 @@ func BenchmarkApply5000ConfigMaps(b *testing.B) {
 	}
 	b.ReportMetric(float64(5001*b.N)/b.Elapsed().Seconds(), "objects/s")
 }
+
+// A kind the API server does not serve, with nothing in the input that
+// defines kinds, fails as kubectl's apply does (without waiting for it).
+func TestApplyObjectsUnservedKind(t *testing.T) {
+	cfg := sharedControlPlane(t)
+	rc := []load.Object{{File: "rc.yaml", Line: 1, Obj: &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "node.k8s.io/v1beta1", "kind": "RuntimeClass", "metadata": map[string]any{"name": "windows-2019"}, "handler": "docker",
+	}}}}
+	_, err := applyObjects(context.Background(), cfg, rc, nil)
+	if err == nil || !strings.Contains(err.Error(), `rc.yaml:1: RuntimeClass windows-2019: unknown kind: no matches for kind "RuntimeClass" in version "node.k8s.io/v1beta1"`) {
+		t.Errorf("applying a v1beta1 RuntimeClass: %v", err)
+	}
+}

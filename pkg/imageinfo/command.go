@@ -35,7 +35,7 @@ var defaultCommands = map[string]Command{
 	"mcr.microsoft.com/windows":                  windowsCmd,
 	"mcr.microsoft.com/dotnet/framework/runtime": windowsCmd,
 	"mcr.microsoft.com/windows/servercore/iis":   iisMonitor,
-	"mcr.microsoft.com/dotnet/framework/aspnet":  iisMonitor,
+	"mcr.microsoft.com/dotnet/framework/aspnet":  aspnetMonitor,
 	"mcr.microsoft.com/powershell":               {Cmd: []string{"pwsh"}},
 	"registry.k8s.io/pause":                      {Entrypoint: []string{"/pause"}},
 	"mcr.microsoft.com/oss/kubernetes/pause":     {Entrypoint: []string{"/pause"}},
@@ -69,7 +69,6 @@ var defaultCommands = map[string]Command{
 	"ghcr.io/flannel-io/flannel":                 {Entrypoint: []string{"/opt/bin/flanneld"}, Files: []string{"/opt/bin/flanneld"}},
 	"docker.io/flannel/flannel-cni-plugin":       {Cmd: []string{"/bin/sh"}, Files: []string{"/flannel"}},
 	"ghcr.io/flannel-io/flannel-cni-plugin":      {Cmd: []string{"/bin/sh"}, Files: []string{"/flannel"}},
-	"mcr.microsoft.com/dotnet/framework/samples": iisMonitor,
 	// windows_exporter's Dockerfile: COPY to /windows_exporter.exe,
 	// ENTRYPOINT ["windows_exporter.exe"].
 	"ghcr.io/prometheus-community/windows-exporter":  windowsExporter,
@@ -97,6 +96,9 @@ var windowsExporter = Command{Entrypoint: []string{"windows_exporter.exe"}, File
 // false when the catalog does not know it.
 func DefaultCommand(ref string) (Command, bool) {
 	r := parseReference(ref)
+	if r.repository == frameworkSamples {
+		return sampleCommand(r.tag)
+	}
 	c, ok := defaultCommands[r.repository]
 	return c, ok
 }

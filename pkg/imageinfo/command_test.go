@@ -2,6 +2,7 @@ package imageinfo
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -36,5 +37,28 @@ func TestWindowsExporterEntrypoint(t *testing.T) {
 		if !ok || len(c.Entrypoint) != 1 || c.Entrypoint[0] != "windows_exporter.exe" {
 			t.Errorf("%s: %v %v", ref, c, ok)
 		}
+	}
+}
+
+// The ASP.NET image empties IIS's site; the aspnetapp sample puts its
+// Web Forms site there; dotnetapp, the same repository's console program,
+// is not IIS at all.
+func TestFrameworkSamples(t *testing.T) {
+	const home = `C:\inetpub\wwwroot\Default.aspx`
+	aspnet, ok := DefaultCommand("mcr.microsoft.com/dotnet/framework/aspnet:4.8")
+	if !ok || !reflect.DeepEqual(aspnet.Entrypoint, []string{`C:\ServiceMonitor.exe`, "w3svc"}) || len(aspnet.Text) != 0 {
+		t.Errorf("aspnet = %+v %v, want ServiceMonitor w3svc and an empty wwwroot", aspnet, ok)
+	}
+	for _, ref := range []string{"mcr.microsoft.com/dotnet/framework/samples:aspnetapp", "mcr.microsoft.com/dotnet/framework/samples:aspnetapp-4.8.1-windowsservercore-ltsc2022"} {
+		c, ok := DefaultCommand(ref)
+		if !ok || !reflect.DeepEqual(c.Entrypoint, aspnet.Entrypoint) || !strings.Contains(c.Text[home], "<title>Home Page - My ASP.NET Application</title>") {
+			t.Errorf("%s = %+v %v", ref, c, ok)
+		}
+		if _, welcome := c.Text[`C:\inetpub\wwwroot\iisstart.htm`]; welcome {
+			t.Errorf("%s ships IIS's welcome page", ref)
+		}
+	}
+	if c, ok := DefaultCommand("mcr.microsoft.com/dotnet/framework/samples:dotnetapp"); ok {
+		t.Errorf("dotnetapp = %+v, want unknown (a console program, not IIS)", c)
 	}
 }

@@ -43,6 +43,22 @@ type Image struct {
 	// ErrUnauthorized for a registry that refused the pull secrets,
 	// ErrNoRepository for a repository the registry does not have.
 	Missing error
+	// Config is the image config (entrypoint, cmd, environment, user)
+	// when the answer's source had it: an image a user imported. nil
+	// means the catalog's default command, if it has one.
+	Config *Config
+}
+
+// Config is what the runtime takes from an image's config: the default
+// command and the process's environment and user.
+type Config struct {
+	Entrypoint []string
+	Cmd        []string
+	// Env is NAME=value, in the config's order.
+	Env []string
+	// User is the config's User ("1000", "1000:1000", "nobody", or on
+	// Windows "ContainerUser"); "" means root / ContainerAdministrator.
+	User string
 }
 
 // Why an image cannot be pulled (Image.Missing). Test with errors.Is.

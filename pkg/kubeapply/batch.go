@@ -88,6 +88,10 @@ func ApplyAll(ctx context.Context, cfg *rest.Config, objs []Object, progress fun
 	start := time.Now()
 	sum := Summary{Kinds: map[string]int{}}
 	first, rest := splitFirst(objs)
+	// A kind the API server does not serve is waited for only when the
+	// objects define kinds (CRDs, aggregated APIs) whose discovery may
+	// lag; otherwise it is kubectl's immediate "no matches for kind".
+	defines := definesKinds(objs)
 	if progress == nil {
 		progress = func(int) {}
 	}
@@ -103,7 +107,7 @@ func ApplyAll(ctx context.Context, cfg *rest.Config, objs []Object, progress fun
 			return sum, err
 		}
 		a.LastApplied = true
-		failed = append(failed, applyBatch(ctx, a, batch, &sum, progress)...)
+		failed = append(failed, applyBatch(ctx, a, batch, defines, &sum, progress)...)
 		if i == 0 {
 			if err := waitEstablished(ctx, cfg, first); err != nil {
 				failed = append(failed, err)
@@ -130,9 +134,20 @@ func splitFirst(objs []Object) (first, rest []Object) {
 	return first, rest
 }
 
+// definesKinds reports whether objs add kinds to the API server.
+func definesKinds(objs []Object) bool {
+	for _, o := range objs {
+		switch o.Obj.GroupVersionKind().GroupKind().String() {
+		case "CustomResourceDefinition.apiextensions.k8s.io", "APIService.apiregistration.k8s.io":
+			return true
+		}
+	}
+	return false
+}
+
 // applyBatch applies objs with applyWorkers goroutines and returns the
-// failures.
-func applyBatch(ctx context.Context, a *Applier, objs []Object, sum *Summary, progress func(int)) []error {
+// failures; waitKinds retries kinds the API server does not serve yet.
+func applyBatch(ctx context.Context, a *Applier, objs []Object, waitKinds bool, sum *Summary, progress func(int)) []error {
 	jobs := make(chan Object)
 	var mu sync.Mutex
 	var failed []error
@@ -142,7 +157,7 @@ func applyBatch(ctx context.Context, a *Applier, objs []Object, sum *Summary, pr
 		go func() {
 			defer wg.Done()
 			for o := range jobs {
-				err := applyOne(ctx, a, o.Obj)
+				err := applyOne(ctx, a, o.Obj, waitKinds)
 				mu.Lock()
 				if err != nil {
 					failed = append(failed, objectError(o, err))
@@ -167,12 +182,12 @@ func applyBatch(ctx context.Context, a *Applier, objs []Object, sum *Summary, pr
 }
 
 // applyOne applies obj, retrying what the API server may accept a moment
-// later.
-func applyOne(ctx context.Context, a *Applier, obj *unstructured.Unstructured) error {
+// later (a kind it does not serve only with waitKinds).
+func applyOne(ctx context.Context, a *Applier, obj *unstructured.Unstructured, waitKinds bool) error {
 	delay := 100 * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		_, err := a.Apply(ctx, obj)
-		if err == nil || attempt == applyAttempts || !retriable(err) {
+		if err == nil || attempt == applyAttempts || !retriable(err) || (meta.IsNoMatchError(err) && !waitKinds) {
 			return err
 		}
 		select {

@@ -47,27 +47,17 @@ func (r *run) checkRuntimeClass(c *runtimeClass) {
 // selects has no runtime for (KLT-11): every pod using the class fails
 // its sandbox there. Nodes of an unknown runtime are not judged.
 func (r *run) checkHandler(c *runtimeClass, nodes []*Node) {
-	var refused []*Node
-	var why string
-	judged := 0
-	for _, n := range nodes {
-		if n.Runtime == "" {
-			continue
-		}
-		judged++
-		if msg := windows.HandlerError(n.Runtime, n.OS, c.rc.Handler); msg != "" {
-			refused, why = append(refused, n), msg
-		}
+	hosts := make([]windows.Host, len(nodes))
+	for i, n := range nodes {
+		hosts[i] = n.Host()
 	}
-	if len(refused) == 0 {
+	msg, fix, some, ok := windows.HandlerRefusal(hosts, c.rc.Name, c.rc.Handler)
+	if !ok {
 		return
 	}
-	kase, share := "", "every node it selects"
-	if len(refused) < judged {
-		kase, share = "some-nodes", fmt.Sprintf("%d of the %d nodes it selects", len(refused), judged)
+	kase := ""
+	if some {
+		kase = "some-nodes"
 	}
-	r.report(&c.object, "KLT-11", kase, "handler",
-		fmt.Sprintf("the runtime of %s (%s) has no runtime for handler %q, so the sandbox of every pod using RuntimeClass %s fails there: %s",
-			share, describeNodes(refused), c.rc.Handler, c.rc.Name, why),
-		fmt.Sprintf("set handler to %q (the runtime's default) or configure the handler in the nodes' runtime", windows.RuntimeHandlers(refused[0].Runtime, refused[0].OS)[0]))
+	r.report(&c.object, "KLT-11", kase, "handler", msg, fix)
 }

@@ -136,9 +136,12 @@ type Agent struct {
 	readyNodes map[string]bool
 	allReady   bool
 
-	runCtx    context.Context
-	cancel    context.CancelFunc
-	wg        sync.WaitGroup
+	runCtx context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	// programs counts the container programs running on goroutines of
+	// their own (podworker.Node.Programs).
+	programs  sync.WaitGroup
 	ready     chan struct{}
 	closeOnce sync.Once
 }
@@ -373,12 +376,35 @@ func (a *Agent) Close() error {
 		a.shutDownQueues()
 		a.kubelet.Close()
 		a.wg.Wait()
+		a.waitPrograms()
 		// The workers are idle: keep what the containers wrote, before
 		// the events saying what could not be kept are flushed.
 		a.saveLayers()
 		a.broadcaster.Shutdown()
 	})
 	return nil
+}
+
+// programsGrace bounds how long Close waits for the container programs
+// to return once their context ended: a program that ignores it must not
+// keep the agent from stopping.
+const programsGrace = 10 * time.Second
+
+// waitPrograms waits for the container programs to return: the run
+// context is cancelled, and their own clean-up (an embedded etcd's data
+// dir, sockets, listeners) happens before they return, so a stopped
+// agent leaves nothing of them behind.
+func (a *Agent) waitPrograms() {
+	done := make(chan struct{})
+	go func() {
+		a.programs.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(programsGrace):
+		klog.InfoS("Container programs did not return within the grace period after the node agent stopped", "grace", programsGrace)
+	}
 }
 
 // saveLayers keeps every node's containers' writable layers, and drops

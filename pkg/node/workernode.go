@@ -39,6 +39,7 @@ func (n *emuNode) workerNode() *podworker.Node {
 			Objects:       a.objects(),
 			Clock:         a.clock,
 			RunCtx:        a.runCtx,
+			Programs:      &a.programs,
 			LayerDir:      a.layerDir,
 			Fabric:        a.fabric,
 			Router:        a.router,

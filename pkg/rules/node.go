@@ -78,6 +78,7 @@ var kltRules = []Rule{
 			"Hyper-V isolation (`runhcs-wcow-hypervisor`) exists only where the node's containerd configuration adds it. " +
 			"cri-dockerd accepts `docker` alone, the name seed 003's RuntimeClass uses. " +
 			"Any other handler fails the sandbox: `FailedCreatePodSandBox` with containerd's `failed to get sandbox runtime: no runtime for \"<handler>\" is configured` " +
-			"(or cri-dockerd's `RuntimeHandler \"<handler>\" not supported`), retried at every sync while the pod stays `ContainerCreating`.",
-		Commands: []string{Lint, Up}},
+			"(or cri-dockerd's `RuntimeHandler \"<handler>\" not supported`), retried at every sync while the pod stays `ContainerCreating`. " +
+			"The validating webhook warns about a pod or workload whose RuntimeClass names such a handler for the nodes it selects (`--enforce KLT-11` refuses it).",
+		Commands: []string{Lint, Up, Webhook}},
 }

@@ -67,9 +67,11 @@ var DefaultEnforce = []string{"API", "LIM-1"}
 
 // DefaultWarn are the rules it warns about by default: every other LIM-*
 // rule, and VER-* (a field the cluster's version does not know yet, which
-// its API server drops; lint reports it too). Advice-level (info) rule-book findings are not sent unless their
-// exact ID is listed.
-var DefaultWarn = []string{"LIM", "VER"}
+// its API server drops; lint reports it too), and KLT-11 (a RuntimeClass
+// whose handler the nodes' runtime lacks: the pods are created and their
+// sandboxes fail). Advice-level (info) rule-book findings are not sent
+// unless their exact ID is listed.
+var DefaultWarn = []string{"LIM", "VER", "KLT-11"}
 
 // Options configure a Handler. The zero value is usable: the catalog
 // resolver, no node knowledge, the defaults above.
@@ -202,8 +204,12 @@ func ParseTaint(s string) (corev1.Taint, error) {
 }
 
 // validatedFamilies are the families of windows.PodViolations, the rules
-// the validating webhook applies.
-var validatedFamilies = map[string]bool{"API": true, "LIM": true, "VER": true}
+// the validating webhook applies, and validatedIDs the rules of other
+// families it applies too.
+var (
+	validatedFamilies = map[string]bool{"API": true, "LIM": true, "VER": true}
+	validatedIDs      = map[string]bool{"KLT-11": true}
+)
 
 // ruleSet holds rule IDs and families.
 type ruleSet struct {
@@ -225,8 +231,8 @@ func parseRules(flag string, list, defaults []string) (ruleSet, error) {
 				if _, ok := rules.Get(id); !ok {
 					return rs, fmt.Errorf("%s %s: no such rule (see docs/rules.md)", flag, id)
 				}
-				if f, _, _ := strings.Cut(id, "-"); !validatedFamilies[f] {
-					return rs, fmt.Errorf("%s %s: the validating webhook checks only API-*, LIM-* and VER-* rules", flag, id)
+				if f, _, _ := strings.Cut(id, "-"); !validatedFamilies[f] && !validatedIDs[id] {
+					return rs, fmt.Errorf("%s %s: the validating webhook checks only API-*, LIM-*, VER-* and KLT-11", flag, id)
 				}
 				rs.ids[id] = true
 			case validatedFamilies[id]:

@@ -45,8 +45,8 @@ type ServeFlags struct {
 // AddFlags defines the flags on fs with their defaults.
 func (f *ServeFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.WindowsTaint, "windows-taint", DefaultWindowsTaint, "the taint of the cluster's Windows nodes, KEY=VALUE:EFFECT; Windows pods get its toleration (SCH-3)")
-	fs.StringSliceVar(&f.Enforce, "enforce", nil, "rule IDs or families (API, LIM) that deny a request (comma-separated or repeated)")
-	fs.StringSliceVar(&f.Warn, "warn", nil, "rule IDs or families that only warn (kubectl prints the warning)")
+	fs.StringSliceVar(&f.Enforce, "enforce", nil, "rule IDs (LIM-3, KLT-11) or families (API, LIM, VER) that deny a request (comma-separated or repeated; default API,LIM-1)")
+	fs.StringSliceVar(&f.Warn, "warn", nil, "rule IDs or families that only warn (kubectl prints the warning; default LIM,VER,KLT-11)")
 	fs.StringVar(&f.Mode, "mode", ModeEnforce, "enforce: refuse what breaks a rule; warn: allow everything with warnings")
 	fs.StringVar(&f.OnRegistryError, "on-registry-error", OnRegistryErrorCatalog, "when the registry fails or is slow: catalog (decide from the built-in catalog) or allow (admit with a warning)")
 	fs.StringVar(&f.ResolveImages, "resolve-images", ResolveCatalog, "where image platforms come from: registry (with the catalog as fallback) or catalog (offline)")

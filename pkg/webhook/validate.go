@@ -120,6 +120,9 @@ func (h *Handler) findings(t *template, images []podImage) []*finding {
 	if h.podOS(t, oses) == "windows" {
 		target.Windows, target.Runtime = true, h.windowsRuntime(t.spec)
 	}
+	if f := h.handlerFinding(t); f != nil {
+		out = append(out, f)
+	}
 	for _, v := range windows.PodViolations(t.spec, t.path, target) {
 		if v.Rule == "LIM-14" && defaultGracePeriod(t.spec) {
 			// The API server fills in 30 s for every pod; only a period

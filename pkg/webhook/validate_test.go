@@ -11,6 +11,8 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // On a 1.26 cluster the webhook applies the rules a 1.27 API server
@@ -226,5 +228,54 @@ func TestConfigurations(t *testing.T) {
 	}
 	if m.Rules[0].Resources[0] != string(corev1.ResourcePods) {
 		t.Errorf("mutating rules %+v", m.Rules)
+	}
+}
+
+// Seed 003's RuntimeClass (handler docker) on containerd nodes: every pod
+// using it fails its sandbox, so the validating webhook warns by default,
+// in lint's words and with the node's error; --enforce KLT-11 denies.
+// rule: KLT-11
+func TestValidateRuntimeClassHandler(t *testing.T) {
+	rc := &nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "windows-2019"}, Handler: "docker",
+		Scheduling: &nodev1.Scheduling{NodeSelector: map[string]string{corev1.LabelOSStable: "windows", corev1.LabelWindowsBuild: build2019}}}
+	manifest := `
+metadata: {name: iis, namespace: apps}
+spec:
+  selector: {matchLabels: {app: iis}}
+  template:
+    metadata: {labels: {app: iis}}
+    spec:
+      runtimeClassName: windows-2019
+      containers: [{name: iis, image: "mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2019"}]
+`
+	want := `KLT-11: spec.template.spec.runtimeClassName: the runtime of every node it selects (win2019-1 (windows 10.0.17763)) has no runtime for handler "docker", ` +
+		`so the sandbox of every pod using RuntimeClass windows-2019 fails there: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "docker" is configured`
+	h := newTestHandler(t, Options{}, mixedNodes(), rc)
+	resp := h.Validate(ctx, request(t, "apps", "Deployment", admissionv1.Create, manifest))
+	if !resp.Allowed || !warningWith(resp, want) || !warningWith(resp, `(fix: set handler to "runhcs-wcow-process"`) {
+		t.Errorf("allowed=%v warnings=%q, want a KLT-11 warning", resp.Allowed, resp.Warnings)
+	}
+
+	h = newTestHandler(t, Options{Enforce: []string{"KLT-11"}}, mixedNodes(), rc)
+	mustDeny(t, h.Validate(ctx, request(t, "apps", "Deployment", admissionv1.Create, manifest)), want)
+
+	// The default handler, and a docker node's "docker", are what the
+	// runtimes have: nothing to say.
+	for _, tc := range []struct {
+		handler string
+		nodes   []*corev1.Node
+	}{
+		{"runhcs-wcow-process", mixedNodes()},
+		{"docker", []*corev1.Node{testNode("win2019-1", "windows", build2019, "docker")}},
+	} {
+		rc := rc.DeepCopy()
+		rc.Handler = tc.handler
+		h := newTestHandler(t, Options{}, tc.nodes, rc)
+		if resp := h.Validate(ctx, request(t, "apps", "Deployment", admissionv1.Create, manifest)); warningWith(resp, "KLT-11") {
+			t.Errorf("handler %s: %q", tc.handler, resp.Warnings)
+		}
+	}
+	if _, err := NewHandler(Options{Warn: []string{"KLT-10"}}); err == nil || !strings.Contains(err.Error(), "checks only API-*, LIM-*, VER-* and KLT-11") {
+		t.Errorf("--warn KLT-10: %v", err)
 	}
 }

@@ -134,6 +134,13 @@ func newWebhookWith(t *testing.T, target *lint.Target, classes map[string]*nodev
 		t.Fatal(err)
 	}
 	t.Cleanup(h.Close)
+	waitReady(t, h)
+	return h
+}
+
+// waitReady waits for the webhook's node and RuntimeClass caches.
+func waitReady(t *testing.T, h *webhook.Handler) {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !h.Ready() {
 		if time.Now().After(deadline) {
@@ -141,7 +148,6 @@ func newWebhookWith(t *testing.T, target *lint.Target, classes map[string]*nodev
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	return h
 }
 
 // admission is what the webhook says of one workload.

@@ -98,6 +98,9 @@ func (f Fact) Image(ref string) imageinfo.Image {
 	// The user said the image exists; a catalog guess that it does not
 	// (a tag the catalog has not seen) yields to that.
 	img.Missing = nil
+	if f.Entrypoint != nil || f.Cmd != nil || f.Env != nil || f.User != "" {
+		img.Config = &imageinfo.Config{Entrypoint: f.Entrypoint, Cmd: f.Cmd, Env: f.Env, User: f.User}
+	}
 	return img
 }
 

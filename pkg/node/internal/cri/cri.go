@@ -83,6 +83,9 @@ type Pulled struct {
 	Duration time.Duration
 	// Platform is the index entry (or the single image's platform) pulled.
 	Platform imageinfo.Platform
+	// Config is the image's config when its source had it (an imported
+	// image); nil otherwise.
+	Config *imageinfo.Config
 }
 
 // Pull resolves image for this host with the runtime's platform matcher
@@ -114,6 +117,7 @@ func pulled(img imageinfo.Image, p imageinfo.Platform) Pulled {
 		Size:     imageSize(img),
 		Duration: pullDuration(img.Ref()),
 		Platform: p,
+		Config:   img.Config,
 	}
 }
 

@@ -30,7 +30,7 @@ import (
 // filesystem is made only when a program first touches it.
 func (w *Worker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled cri.Pulled) (*launchSpec, error) {
 	win := w.node.Host.Runtime().OS == "windows"
-	img, known := imageConfig(c.spec.Image, win)
+	img, known := imageConfig(c.spec.Image, win, pulled.Config)
 	cmd, _ := imageinfo.DefaultCommand(c.spec.Image)
 	node := w.node.KubeletNode()
 	env, err := kubeletenv.Env(ctx, w.objects(), pod, &c.spec, node, img, w.podIPs())
@@ -95,7 +95,7 @@ func (w *Worker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled cr
 		l.steered = true
 		return l, nil
 	}
-	if !known && len(c.spec.Command) == 0 {
+	if !known && len(c.spec.Command) == 0 && pulled.Config == nil {
 		return cannotFollow(pod, c, l, "the default command of image "+c.spec.Image+", which it does not know")
 	}
 	argv, err := kubeletenv.Argv(&c.spec, img, env.Kubelet)
@@ -155,16 +155,22 @@ func (w *Worker) netns(pod *corev1.Pod) *program.Netns {
 	return ns
 }
 
-// imageConfig is the runtime's view of an image's config: its default
-// command from the catalog, and the user of the Windows base images.
-func imageConfig(ref string, win bool) (kubeletenv.Image, bool) {
+// imageConfig is the runtime's view of an image's config: the config the
+// pull found (an imported image's), else the catalog's default command
+// and the user of the Windows base images. known says whether winkube
+// knows the image's contents (the catalog's images): a config alone says
+// what to run, not that the image's programs can be followed.
+func imageConfig(ref string, win bool, cfg *imageinfo.Config) (kubeletenv.Image, bool) {
 	img := kubeletenv.Image{Windows: win}
 	cmd, known := imageinfo.DefaultCommand(ref)
 	img.Entrypoint, img.Cmd = cmd.Entrypoint, cmd.Cmd
 	if win {
 		img.User = winos.ImageUser(ref)
-		img.NanoServer = img.User == "ContainerUser"
 	}
+	if cfg != nil {
+		img.Entrypoint, img.Cmd, img.Env, img.User = cfg.Entrypoint, cfg.Cmd, cfg.Env, cfg.User
+	}
+	img.NanoServer = win && img.User == "ContainerUser"
 	return img, known
 }
 

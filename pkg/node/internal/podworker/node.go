@@ -2,6 +2,7 @@ package podworker
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -47,6 +48,10 @@ type Node struct {
 	// closes.
 	Clock  clock.Clock
 	RunCtx context.Context
+	// Programs counts the container programs running on goroutines of
+	// their own, so the agent can wait for their clean-up when it
+	// closes; nil: not counted.
+	Programs *sync.WaitGroup
 	// LayerDir keeps containers' writable layers across a stop of the
 	// node agent (SaveLayers, and lazyFS at the resume); empty: they are
 	// not kept, and a container that wrote files says so at the stop.

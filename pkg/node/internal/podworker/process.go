@@ -67,7 +67,13 @@ func (w *Worker) startProcess(c *ctr, sys *program.Sys, spec procSpec) (*process
 	settled := make(chan struct{})
 	sys.Clock = &settleClock{Clock: sys.Clock, settled: settled}
 	done := make(chan struct{})
+	if w.node.Programs != nil {
+		w.node.Programs.Add(1)
+	}
 	go func() {
+		if w.node.Programs != nil {
+			defer w.node.Programs.Done()
+		}
 		code, _ := sys.Run(ctx, procWithStdin(proc), main)
 		p.finish(code, w.clock.Now())
 		close(done)
