@@ -237,3 +237,7 @@ func isErrorAction(name string) bool {
 	n := strings.ToLower(name)
 	return n == "ea" || n == "erroraction"
 }
+
+func (c *Call) notFound(path string) error {
+	return c.Fail("Cannot find path '"+path+"' because it does not exist.", "ObjectNotFound", path, "ItemNotFoundException", "PathNotFound")
+}

@@ -31,10 +31,6 @@ func init() {
 	Register("Split-Path", "", splitPath, P("Path", 0), Sw("Leaf"), Sw("Parent"))
 }
 
-func (c *Call) notFound(path string) error {
-	return c.Fail("Cannot find path '"+path+"' because it does not exist.", "ObjectNotFound", path, "ItemNotFoundException", "PathNotFound")
-}
-
 func (c *Call) ioError(err error, path string) error {
 	return c.Fail(program.ErrorText(err, true), "WriteError", path, "IOException", "System.IO.IOException")
 }

@@ -81,9 +81,6 @@ func RegisterFormat(typeName string, row func(f *Formatter, o *values.Object)) {
 }
 
 func (f *Formatter) object(o *values.Object) {
-	if f.providerRow(o) {
-		return
-	}
 	if row, ok := rowFormats[o.TypeName]; ok {
 		row(f, o)
 		return

@@ -220,3 +220,11 @@ func (i *Interp) runScript(ctx context.Context, list []lang.Stmt) (int, bool, er
 	}
 	return 1, false, err
 }
+
+// location is Get-Location's path.
+func (i *Interp) location() string {
+	if i.loc != "" {
+		return i.loc
+	}
+	return i.dir
+}

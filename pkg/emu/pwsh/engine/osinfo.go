@@ -20,15 +20,6 @@ func init() {
 	Register("Get-ComputerInfo", "", getComputerInfo, P("Property", 0))
 }
 
-// osVersion is [Environment]::OSVersion: .NET gives the version without
-// the UBR.
-func (i *Interp) osVersion() *values.Object {
-	os := i.Sys.OS
-	v := values.NewRecord("System.Version", os.NTVersion(), "Major", os.Major, "Minor", os.Minor, "Build", os.Build, "Revision", 0)
-	return values.NewObject("System.OperatingSystem", "Platform", "Win32NT", "ServicePack", "", "Version", v,
-		"VersionString", "Microsoft Windows NT "+os.NTVersion())
-}
-
 // currentVersionKey is HKLM:\SOFTWARE\Microsoft\Windows NT\CurrentVersion.
 const currentVersionKey = `HKEY_LOCAL_MACHINE\SOFTWARE\Microsoft\Windows NT\CurrentVersion`
 

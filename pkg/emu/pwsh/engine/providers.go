@@ -96,14 +96,6 @@ func (i *Interp) providerPath(path string) (provPath, bool) {
 	return provPath{drv: d, rest: rest}, true
 }
 
-// location is Get-Location's path.
-func (i *Interp) location() string {
-	if i.loc != "" {
-		return i.loc
-	}
-	return i.dir
-}
-
 // providerCmdlets are the item cmdlets that reach the providers: each
 // takes the paths that name a provider drive and leaves the rest to the
 // FileSystem.
@@ -125,6 +117,10 @@ func init() {
 		}
 		fsRun, h := cl.run, h
 		cl.run = func(ctx context.Context, c *Call) error { return c.dispatch(ctx, fsRun, h) }
+	}
+	// Out-Default's views of the provider items and drives.
+	for _, t := range []string{dictEntryType, psVariableType, functionType, aliasType, psDriveType, "System.Management.Automation.ProviderInfo"} {
+		RegisterFormat(t, func(f *Formatter, o *values.Object) { f.providerRow(o) })
 	}
 	Register("Set-Item", "si", setItem, P("Path", 0, "LiteralPath", "PSPath"), P("Value", 1), Sw("Force"), Sw("PassThru"))
 	Register("Get-PSDrive", "gdr", getPSDrive, P("Name", 0), N("PSProvider"), N("Scope"))

@@ -245,3 +245,12 @@ func (i *Interp) Lookup(ctx context.Context, name string) ([]string, error) {
 	}
 	return addrs, err
 }
+
+// osVersion is [Environment]::OSVersion: .NET gives the version without
+// the UBR.
+func (i *Interp) osVersion() *values.Object {
+	os := i.Sys.OS
+	v := values.NewRecord("System.Version", os.NTVersion(), "Major", os.Major, "Minor", os.Minor, "Build", os.Build, "Revision", 0)
+	return values.NewObject("System.OperatingSystem", "Platform", "Win32NT", "ServicePack", "", "Version", v,
+		"VersionString", "Microsoft Windows NT "+os.NTVersion())
+}
