@@ -22,6 +22,7 @@ import (
 	// The cmdlet families register their cmdlets and types with the
 	// engine when imported.
 	_ "github.com/winkube/winkube/pkg/emu/pwsh/eventcmd"
+	_ "github.com/winkube/winkube/pkg/emu/pwsh/fscmd"
 	_ "github.com/winkube/winkube/pkg/emu/pwsh/netcmd"
 	_ "github.com/winkube/winkube/pkg/emu/pwsh/utilcmd"
 )

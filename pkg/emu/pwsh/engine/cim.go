@@ -24,9 +24,9 @@ const (
 	wmiOSType = `System.Management.ManagementObject#root\cimv2\Win32_OperatingSystem`
 )
 
-// getOSInstance is Get-CimInstance and Get-WmiObject for the one class
+// GetOSInstance is Get-CimInstance and Get-WmiObject for the one class
 // the emulation has, Win32_OperatingSystem.
-func getOSInstance(name string) func(context.Context, *Call) error {
+func GetOSInstance(name string) func(context.Context, *Call) error {
 	return func(_ context.Context, c *Call) error {
 		class := c.Str("ClassName") + c.Str("Class")
 		if !strings.EqualFold(class, "Win32_OperatingSystem") || c.Has("Filter") {
@@ -41,8 +41,8 @@ func getOSInstance(name string) func(context.Context, *Call) error {
 	}
 }
 
-// getComputerInfo is Get-ComputerInfo's OS and computer system properties.
-func getComputerInfo(_ context.Context, c *Call) error {
+// GetComputerInfo is Get-ComputerInfo's OS and computer system properties.
+func GetComputerInfo(_ context.Context, c *Call) error {
 	os, host := c.I.Sys.OS, strings.ToUpper(c.I.Sys.Hostname)
 	all := values.NewObject("Microsoft.PowerShell.Commands.ComputerInfo",
 		"WindowsCurrentVersion", "6.3", "WindowsEditionId", os.EditionID, "WindowsInstallationType", "Server Core",

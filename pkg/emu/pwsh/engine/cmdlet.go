@@ -23,7 +23,7 @@ type param struct {
 type cmdlet struct {
 	Name   string // the canonical spelling: Get-Content
 	params []param
-	run    func(ctx context.Context, c *Call) error
+	Run    func(ctx context.Context, c *Call) error
 }
 
 // Call is one invocation of a cmdlet.
@@ -31,7 +31,7 @@ type Call struct {
 	I        *Interp
 	Cl       *cmdlet
 	Cmd      *lang.Command
-	named    map[string]any // by parameter name, lower-case
+	Named    map[string]any // by parameter name, lower-case
 	Input    []any
 	Piped    bool
 	Emit     func(any)
@@ -46,7 +46,7 @@ var Cmdlets = map[string]*cmdlet{}
 var Aliases = map[string]string{}
 
 func Register(name string, als string, run func(context.Context, *Call) error, params ...param) {
-	cl := &cmdlet{Name: name, params: params, run: run}
+	cl := &cmdlet{Name: name, params: params, Run: run}
 	Cmdlets[strings.ToLower(name)] = cl
 	for _, a := range strings.Fields(als) {
 		Aliases[a] = strings.ToLower(name)
@@ -63,9 +63,9 @@ func Sw(name string, aliases ...string) param {
 }
 func Rest(name string) param { return param{name: name, pos: 0, rest: true} }
 
-func (c *Call) Has(name string) bool { _, ok := c.named[strings.ToLower(name)]; return ok }
+func (c *Call) Has(name string) bool { _, ok := c.Named[strings.ToLower(name)]; return ok }
 
-func (c *Call) Get(name string) any { return c.named[strings.ToLower(name)] }
+func (c *Call) Get(name string) any { return c.Named[strings.ToLower(name)] }
 
 func (c *Call) Str(name string) string { return values.ToStr(c.Get(name)) }
 
@@ -77,11 +77,11 @@ func className(name string) string {
 }
 
 func (i *Interp) runCmdlet(ctx context.Context, lower string, cl *cmdlet, cmd *lang.Command, args []evaluated, input []any, piped bool, emit func(any)) error {
-	c := &Call{I: i, Cl: cl, Cmd: cmd, named: map[string]any{}, Input: input, Piped: piped, Emit: emit, Stop: i.stop}
+	c := &Call{I: i, Cl: cl, Cmd: cmd, Named: map[string]any{}, Input: input, Piped: piped, Emit: emit, Stop: i.stop}
 	if err := c.bind(args); err != nil {
 		return err
 	}
-	err := cl.run(ctx, c)
+	err := cl.Run(ctx, c)
 	if c.HadError {
 		i.failed = true
 	}
@@ -105,7 +105,7 @@ func (c *Call) bind(args []evaluated) error {
 				c.common(evaluated{param: "ErrorAction", isParam: true, attached: true, value: a.value})
 				pending = ""
 			} else if pending != "" {
-				c.named[pending] = a.value
+				c.Named[pending] = a.value
 				pending = ""
 			} else {
 				positional = append(positional, a.value)
@@ -129,9 +129,9 @@ func (c *Call) bind(args []evaluated) error {
 		key := strings.ToLower(spec.name)
 		switch {
 		case a.attached:
-			c.named[key] = a.value
+			c.Named[key] = a.value
 		case spec.sw:
-			c.named[key] = true
+			c.Named[key] = true
 		default:
 			pending = key
 		}
@@ -146,11 +146,11 @@ func (c *Call) bind(args []evaluated) error {
 		}
 		key := strings.ToLower(spec.name)
 		if spec.rest {
-			c.named[key] = values.FromList(positional)
+			c.Named[key] = values.FromList(positional)
 			return nil
 		}
-		if _, done := c.named[key]; !done {
-			c.named[key] = positional[0]
+		if _, done := c.Named[key]; !done {
+			c.Named[key] = positional[0]
 			positional = positional[1:]
 		}
 	}
@@ -238,6 +238,6 @@ func isErrorAction(name string) bool {
 	return n == "ea" || n == "erroraction"
 }
 
-func (c *Call) notFound(path string) error {
+func (c *Call) NotFound(path string) error {
 	return c.Fail("Cannot find path '"+path+"' because it does not exist.", "ObjectNotFound", path, "ItemNotFoundException", "PathNotFound")
 }

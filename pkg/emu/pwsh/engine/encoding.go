@@ -52,12 +52,12 @@ func (e *encoding) CallMethod(_ context.Context, name string, args []any) (any, 
 		if len(args) == 0 {
 			return nil, true, values.Exception("ArgumentNullException", "Value cannot be null.%s", values.ParamName("s"))
 		}
-		return byteList(e.encode(values.ToStr(args[0]))), true, nil
+		return byteList(e.Encode(values.ToStr(args[0]))), true, nil
 	case "getbytecount":
 		if len(args) == 0 {
 			return 0, true, nil
 		}
-		return len(e.encode(values.ToStr(args[0]))), true, nil
+		return len(e.Encode(values.ToStr(args[0]))), true, nil
 	case "getstring":
 		b := BytesOf(args[:min(len(args), 1)])
 		if len(args) >= 3 {
@@ -75,7 +75,7 @@ func (e *encoding) CallMethod(_ context.Context, name string, args []any) (any, 
 	return nil, false, nil
 }
 
-func (e *encoding) encode(s string) []byte {
+func (e *encoding) Encode(s string) []byte {
 	switch e.name {
 	case "ASCII":
 		b := make([]byte, 0, len(s))

@@ -65,7 +65,7 @@ func (i *Interp) exec(ctx context.Context, s lang.Stmt, emit func(any)) error {
 	case *lang.FlowStmt:
 		return i.flow(ctx, s)
 	case *lang.FunctionStmt:
-		i.funcs[strings.ToLower(s.Name)] = s
+		i.Funcs[strings.ToLower(s.Name)] = s
 		return nil
 	}
 	return nil
@@ -126,7 +126,7 @@ func (i *Interp) foreach(ctx context.Context, s *lang.ForeachStmt, emit func(any
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		i.setVar(s.V, item)
+		i.SetVar(s.V, item)
 		err := i.ExecList(ctx, s.Body, emit)
 		switch {
 		case errors.As(err, new(values.BreakFlow)):
@@ -218,7 +218,7 @@ func (i *Interp) assign(ctx context.Context, s *lang.AssignStmt) error {
 	}
 	switch t := target.(type) {
 	case *lang.VarExpr:
-		return i.setVar(t.Name, v)
+		return i.SetVar(t.Name, v)
 	case *lang.IndexExpr:
 		return i.setIndex(ctx, t, v)
 	case *lang.MemberExpr:

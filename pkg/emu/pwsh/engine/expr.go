@@ -17,7 +17,7 @@ func (i *Interp) eval(ctx context.Context, e lang.Expr) (any, error) {
 	case *lang.XstrExpr:
 		return i.expandString(ctx, e.Parts)
 	case *lang.VarExpr:
-		v, _ := i.getVar(e.Name)
+		v, _ := i.GetVar(e.Name)
 		return v, nil
 	case *lang.SubExpr:
 		var out []any
@@ -105,7 +105,7 @@ func (i *Interp) expandString(ctx context.Context, parts []lang.StrPart) (string
 			}
 			b.WriteString(values.ToStr(values.FromList(out)))
 		case part.Name != "":
-			v, _ := i.getVar(part.Name)
+			v, _ := i.GetVar(part.Name)
 			b.WriteString(values.ToStr(v))
 		default:
 			b.WriteString(part.Text)
@@ -223,7 +223,7 @@ func (i *Interp) increment(ctx context.Context, e *lang.IncExpr) (any, error) {
 		return nil, err
 	}
 	if ve, ok := e.X.(*lang.VarExpr); ok {
-		if err := i.setVar(ve.Name, v); err != nil {
+		if err := i.SetVar(ve.Name, v); err != nil {
 			return nil, err
 		}
 	}

@@ -17,13 +17,13 @@ type Formatter struct {
 	Kind      string // the open table or list, "" when none
 	pwsh7     bool
 	errWriter func(*values.ErrorRecord)
-	cols      []column
+	cols      []Column
 }
 
-type column struct {
-	name  string
-	width int
-	right bool
+type Column struct {
+	Name  string
+	Width int
+	Right bool
 }
 
 func (i *Interp) NewFormatter(w io.Writer) *Formatter { return &Formatter{w: w, pwsh7: i.Pwsh7} }
@@ -89,23 +89,23 @@ func (f *Formatter) object(o *values.Object) {
 	case "System.IO.FileInfo", "System.IO.DirectoryInfo":
 		f.fileRow(o)
 	case "Microsoft.DnsClient.Commands.DnsRecord":
-		f.tableRow("dns", o, []column{{"Name", 46, false}, {"Type", 6, false}, {"TTL", 5, false}, {"Section", 10, false}, {"IPAddress", 0, false}})
+		f.TableRow("dns", o, []Column{{"Name", 46, false}, {"Type", 6, false}, {"TTL", 5, false}, {"Section", 10, false}, {"IPAddress", 0, false}})
 	case "System.Diagnostics.Process":
-		f.tableRow("process", o, []column{{"Handles", 7, true}, {"NPM(K)", 7, true}, {"PM(K)", 8, true}, {"WS(K)", 10, true},
+		f.TableRow("process", o, []Column{{"Handles", 7, true}, {"NPM(K)", 7, true}, {"PM(K)", 8, true}, {"WS(K)", 10, true},
 			{"CPU(s)", 10, true}, {"Id", 6, true}, {"SI", 3, true}, {"ProcessName", 0, false}})
 	case cimOSType:
-		f.tableRow("cimos", o, []column{{"SystemDirectory", 19, false}, {"Organization", 12, false}, {"BuildNumber", 11, false},
+		f.TableRow("cimos", o, []Column{{"SystemDirectory", 19, false}, {"Organization", 12, false}, {"BuildNumber", 11, false},
 			{"RegisteredUser", 14, false}, {"SerialNumber", 12, false}, {"Version", 0, false}})
 	case "System.Management.Automation.PathInfo":
-		f.tableRow("path", o, []column{{"Path", 0, false}})
+		f.TableRow("path", o, []Column{{"Path", 0, false}})
 	default:
 		if len(o.Names) <= 4 && o.TypeName == "System.Management.Automation.PSCustomObject" {
-			cols := make([]column, len(o.Names))
+			cols := make([]Column, len(o.Names))
 			for k, name := range o.Names {
-				cols[k] = column{name, max(len(name), len(values.ToStr(o.Props[strings.ToLower(name)]))), false}
+				cols[k] = Column{name, max(len(name), len(values.ToStr(o.Props[strings.ToLower(name)]))), false}
 			}
-			cols[len(cols)-1].width = 0
-			f.tableRow("custom:"+strings.Join(o.Names, ","), o, cols)
+			cols[len(cols)-1].Width = 0
+			f.TableRow("custom:"+strings.Join(o.Names, ","), o, cols)
 			return
 		}
 		f.listEntry(o)
@@ -137,18 +137,18 @@ func (f *Formatter) fileRow(o *values.Object) {
 	f.Line(fmt.Sprintf(layout, values.ToStr(Property(o, "Mode")), stamp(t), values.ToStr(Property(o, "Length")), values.ToStr(Property(o, "Name"))))
 }
 
-// tableRow prints an object as a row of a table with fixed columns.
-func (f *Formatter) tableRow(kind string, o *values.Object, cols []column) {
-	cell := func(c column, s string, last bool) string {
+// TableRow prints an object as a row of a table with fixed columns.
+func (f *Formatter) TableRow(kind string, o *values.Object, cols []Column) {
+	cell := func(c Column, s string, last bool) string {
 		switch {
-		case last && !c.right:
+		case last && !c.Right:
 			return s
-		case c.right:
-			return fmt.Sprintf("%*s", c.width, s)
+		case c.Right:
+			return fmt.Sprintf("%*s", c.Width, s)
 		}
-		return fmt.Sprintf("%-*s", c.width, s)
+		return fmt.Sprintf("%-*s", c.Width, s)
 	}
-	row := func(get func(column) string) string {
+	row := func(get func(Column) string) string {
 		parts := make([]string, len(cols))
 		for k, c := range cols {
 			parts[k] = cell(c, get(c), k == len(cols)-1)
@@ -159,11 +159,11 @@ func (f *Formatter) tableRow(kind string, o *values.Object, cols []column) {
 		f.End()
 		f.Kind = kind
 		f.Line("")
-		f.Line(row(func(c column) string { return c.name }))
-		f.Line(row(func(c column) string { return strings.Repeat("-", len(c.name)) }))
+		f.Line(row(func(c Column) string { return c.Name }))
+		f.Line(row(func(c Column) string { return strings.Repeat("-", len(c.Name)) }))
 	}
-	f.Line(row(func(c column) string {
-		v, _ := o.Get(c.name)
+	f.Line(row(func(c Column) string {
+		v, _ := o.Get(c.Name)
 		if x, ok := v.(float64); ok {
 			return fmt.Sprintf("%.2f", x)
 		}

@@ -24,10 +24,10 @@ type Interp struct {
 	Sys      *program.Sys
 	Pwsh7    bool
 	Scopes   []map[string]any
-	funcs    map[string]*lang.FunctionStmt
-	env      []string
-	dir      string
-	loc      string // the location when on a provider drive (Env:\), else ""
+	Funcs    map[string]*lang.FunctionStmt
+	Env      []string
+	Dir      string
+	Loc      string // the location when on a provider drive (Env:\), else ""
 	ok       bool   // $?: whether the last pipeline succeeded
 	failed   bool   // the running pipeline had an error
 	lastExit int    // $LASTEXITCODE
@@ -56,20 +56,20 @@ func (i *Interp) Release() {
 // PowerShell 7's behaviour over Windows PowerShell 5.1's.
 func NewInterp(p *program.Proc, pwsh7 bool) *Interp {
 	i := &Interp{
-		p: p, Sys: p.Sys, Pwsh7: pwsh7, funcs: map[string]*lang.FunctionStmt{},
-		env: append([]string(nil), p.Env...), dir: p.Dir, ok: true, out: p.Stdout, HostOut: p.Stdout,
+		p: p, Sys: p.Sys, Pwsh7: pwsh7, Funcs: map[string]*lang.FunctionStmt{},
+		Env: append([]string(nil), p.Env...), Dir: p.Dir, ok: true, out: p.Stdout, HostOut: p.Stdout,
 		Scopes: []map[string]any{{}},
 	}
-	if i.dir == "" {
-		i.dir = `C:\`
+	if i.Dir == "" {
+		i.Dir = `C:\`
 	}
 	i.ErrOut = func(r *values.ErrorRecord) { r.Write(p.Stderr, i.Pwsh7) }
 	return i
 }
 
-// getVar reads a variable: automatic ones, $env:NAME, then the scopes
+// GetVar reads a variable: automatic ones, $env:NAME, then the scopes
 // from the innermost.
-func (i *Interp) getVar(name string) (any, bool) {
+func (i *Interp) GetVar(name string) (any, bool) {
 	lower := strings.ToLower(name)
 	if strings.HasPrefix(lower, "env:") {
 		v, ok := i.getenv(name[4:])
@@ -93,9 +93,9 @@ func (i *Interp) getVar(name string) (any, bool) {
 	case "lastexitcode":
 		return i.lastExit, true
 	case "pwd":
-		return values.NewObject("System.Management.Automation.PathInfo", "Path", i.location()), true
+		return values.NewObject("System.Management.Automation.PathInfo", "Path", i.Location()), true
 	case "home":
-		return i.getenvOr("USERPROFILE", `C:\Users\`+i.Sys.User.Account), true
+		return i.GetenvOr("USERPROFILE", `C:\Users\`+i.Sys.User.Account), true
 	case "pid":
 		return 1, true
 	case "psversiontable":
@@ -116,10 +116,10 @@ func (i *Interp) getVar(name string) (any, bool) {
 	return nil, false
 }
 
-func (i *Interp) setVar(name string, v any) error {
+func (i *Interp) SetVar(name string, v any) error {
 	lower := strings.ToLower(name)
 	if strings.HasPrefix(lower, "env:") {
-		i.setenv(name[4:], values.ToStr(v))
+		i.Setenv(name[4:], values.ToStr(v))
 		return nil
 	}
 	for _, scope := range []string{"global:", "script:", "local:", "private:", "variable:"} {
@@ -144,8 +144,8 @@ func (i *Interp) setVar(name string, v any) error {
 }
 
 func (i *Interp) getenv(name string) (string, bool) {
-	for k := len(i.env) - 1; k >= 0; k-- {
-		n, v, _ := strings.Cut(i.env[k], "=")
+	for k := len(i.Env) - 1; k >= 0; k-- {
+		n, v, _ := strings.Cut(i.Env[k], "=")
 		if strings.EqualFold(n, name) {
 			return v, true
 		}
@@ -153,18 +153,18 @@ func (i *Interp) getenv(name string) (string, bool) {
 	return "", false
 }
 
-func (i *Interp) getenvOr(name, def string) string {
+func (i *Interp) GetenvOr(name, def string) string {
 	if v, ok := i.getenv(name); ok {
 		return v
 	}
 	return def
 }
 
-// setenv sets a process variable; an empty value removes it.
-func (i *Interp) setenv(name, value string) {
-	out := i.env[:0:0]
+// Setenv sets a process variable; an empty value removes it.
+func (i *Interp) Setenv(name, value string) {
+	out := i.Env[:0:0]
 	done := false
-	for _, kv := range i.env {
+	for _, kv := range i.Env {
 		n, _, _ := strings.Cut(kv, "=")
 		switch {
 		case !strings.EqualFold(n, name):
@@ -177,7 +177,7 @@ func (i *Interp) setenv(name, value string) {
 	if value != "" && !done {
 		out = append(out, name+"="+value)
 	}
-	i.env = out
+	i.Env = out
 }
 
 func (i *Interp) versionTable() *values.Hashtable {
@@ -197,7 +197,7 @@ func (i *Interp) versionTable() *values.Hashtable {
 	return h
 }
 
-func (i *Interp) Abs(path string) string { return i.Sys.FS.Abs(i.dir, path) }
+func (i *Interp) Abs(path string) string { return i.Sys.FS.Abs(i.Dir, path) }
 
 // runScript runs a parsed script at the top level and tells how it
 // ended: the exit code of exit, or 0/1 by the last statement's success.
@@ -221,10 +221,10 @@ func (i *Interp) runScript(ctx context.Context, list []lang.Stmt) (int, bool, er
 	return 1, false, err
 }
 
-// location is Get-Location's path.
-func (i *Interp) location() string {
-	if i.loc != "" {
-		return i.loc
+// Location is Get-Location's path.
+func (i *Interp) Location() string {
+	if i.Loc != "" {
+		return i.Loc
 	}
-	return i.dir
+	return i.Dir
 }

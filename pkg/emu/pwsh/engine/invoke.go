@@ -52,7 +52,7 @@ func (i *Interp) invoke(ctx context.Context, c *lang.Command, input []any, piped
 	}
 	name := values.ToStr(nameV)
 	lower := strings.ToLower(name)
-	if f, ok := i.funcs[lower]; ok {
+	if f, ok := i.Funcs[lower]; ok {
 		return i.runFunction(ctx, f, args, input, emit)
 	}
 	if canon, ok := Aliases[lower]; ok && !(i.Pwsh7 && (lower == "curl" || lower == "wget")) {
@@ -64,7 +64,7 @@ func (i *Interp) invoke(ctx context.Context, c *lang.Command, input []any, piped
 	if knownCmdlets[lower] {
 		return &values.NotEmulatedError{What: "the cmdlet " + name}
 	}
-	if strings.HasSuffix(lower, ".ps1") && i.fileExists(i.Abs(name)) {
+	if strings.HasSuffix(lower, ".ps1") && i.FileExists(i.Abs(name)) {
 		return i.runScriptFile(ctx, i.Abs(name), args, emit)
 	}
 	if _, err := i.Sys.Lookup(name); err == nil {
@@ -116,7 +116,7 @@ func (i *Interp) native(ctx context.Context, name string, args []evaluated, inpu
 		stdin = strings.NewReader(b.String())
 	}
 	lines := &lineWriter{emit: emit}
-	p := &program.Proc{Args: argv, Env: append([]string(nil), i.env...), Dir: i.dir, Stdin: stdin,
+	p := &program.Proc{Args: argv, Env: append([]string(nil), i.Env...), Dir: i.Dir, Stdin: stdin,
 		Stdout: lines, Stderr: i.p.Stderr, TTY: i.p.TTY, Sys: i.Sys}
 	code, err := i.Sys.Exec(ctx, p)
 	lines.Flush()
@@ -224,11 +224,11 @@ func (i *Interp) runFunction(ctx context.Context, f *lang.FunctionStmt, args []e
 // runScriptFile runs a .ps1 of the container's filesystem; its exit
 // code becomes $LASTEXITCODE.
 func (i *Interp) runScriptFile(ctx context.Context, path string, args []evaluated, emit func(any)) error {
-	b, err := i.readFile(path)
+	b, err := i.ReadFile(path)
 	if err != nil {
 		return i.fileError(err, path, "")
 	}
-	text := decodeText(b)
+	text := DecodeText(b)
 	list, err := lang.ParseStatements(text)
 	if err != nil {
 		return i.ParseFailure(err, text)

@@ -232,7 +232,7 @@ func (i *Interp) compareOne(op string, fold bool, l, r any) (bool, error) {
 			for k, s := range m {
 				h.Set(strconv.Itoa(k), s)
 			}
-			i.setVar("Matches", h)
+			i.SetVar("Matches", h)
 		}
 		return (m != nil) == (op == "match"), nil
 	}

@@ -98,7 +98,7 @@ func (i *Interp) withRedirects(ctx context.Context, rs []lang.Redirect, sink fun
 			var buf []any
 			w = func(v any) { buf = append(buf, v) }
 			appendTo := op == ">>"
-			files = append(files, func() error { return i.outFile(path, buf, appendTo, "") })
+			files = append(files, func() error { return i.OutFile(path, buf, appendTo, "") })
 		}
 		switch stream {
 		case "1":
@@ -122,9 +122,9 @@ func (i *Interp) withRedirects(ctx context.Context, rs []lang.Redirect, sink fun
 	return err
 }
 
-// outFile writes values as text to a file, as Out-File and > do:
+// OutFile writes values as text to a file, as Out-File and > do:
 // UTF-16 in Windows PowerShell, UTF-8 in PowerShell 7.
-func (i *Interp) outFile(path string, vals []any, appendTo bool, encoding string) error {
+func (i *Interp) OutFile(path string, vals []any, appendTo bool, encoding string) error {
 	var b bytes.Buffer
 	f := i.NewFormatter(&b)
 	f.errWriter = func(rec *values.ErrorRecord) { rec.Write(&b, i.Pwsh7) }
@@ -132,20 +132,20 @@ func (i *Interp) outFile(path string, vals []any, appendTo bool, encoding string
 		f.Write(v)
 	}
 	f.Flush()
-	data := i.encode(b.String(), encoding, appendTo && i.fileExists(path))
+	data := i.Encode(b.String(), encoding, appendTo && i.FileExists(path))
 	if err := i.WriteFile(path, data, appendTo); err != nil {
 		return i.fileError(err, path, "Out-File")
 	}
 	return nil
 }
 
-func (i *Interp) fileExists(path string) bool {
+func (i *Interp) FileExists(path string) bool {
 	_, err := i.Sys.FS.Stat(path)
 	return err == nil
 }
 
-// encode turns text into file bytes; the default is Out-File's.
-func (i *Interp) encode(s, encoding string, noBOM bool) []byte {
+// Encode turns text into file bytes; the default is Out-File's.
+func (i *Interp) Encode(s, encoding string, noBOM bool) []byte {
 	enc := strings.ToLower(encoding)
 	if enc == "" {
 		enc = "unicode"
@@ -171,8 +171,8 @@ func (i *Interp) encode(s, encoding string, noBOM bool) []byte {
 	return []byte(s)
 }
 
-// decodeText reads file bytes by their byte order mark.
-func decodeText(b []byte) string {
+// DecodeText reads file bytes by their byte order mark.
+func DecodeText(b []byte) string {
 	switch {
 	case len(b) >= 2 && b[0] == 0xff && b[1] == 0xfe:
 		u := make([]uint16, 0, len(b)/2)

@@ -35,12 +35,12 @@ func (i *Interp) RunCommand(ctx context.Context, script string) int {
 // RunFile runs -File: exit N, or 0 unless a terminating error ended it.
 func (i *Interp) RunFile(ctx context.Context, name string, args []string) int {
 	path := i.Abs(name)
-	b, err := i.readFile(path)
+	b, err := i.ReadFile(path)
 	if err != nil {
 		fmt.Fprintf(i.p.Stderr, "The argument '%s' to the -File parameter does not exist. Provide the path to an existing '.ps1' file as an argument to the -File parameter.%s", name, values.NL)
 		return 64
 	}
-	text := decodeText(b)
+	text := DecodeText(b)
 	list, err := lang.ParseStatements(text)
 	i.Src = []rune(text)
 	if err != nil {
@@ -94,7 +94,7 @@ func (i *Interp) Interact(ctx context.Context, noLogo bool) int {
 	for ctx.Err() == nil {
 		if i.p.TTY {
 			if pending == "" {
-				fmt.Fprintf(i.out, "PS %s> ", i.location())
+				fmt.Fprintf(i.out, "PS %s> ", i.Location())
 			} else {
 				io.WriteString(i.out, ">> ")
 			}

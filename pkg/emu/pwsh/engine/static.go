@@ -28,7 +28,7 @@ func (i *Interp) staticProperty(typ, name string) (any, error) {
 	case "environment::username":
 		return i.Sys.User.Account, nil
 	case "environment::currentdirectory":
-		return i.dir, nil
+		return i.Dir, nil
 	case "environment::osversion":
 		return i.osVersion(), nil
 	case "int::maxvalue", "int32::maxvalue":
@@ -104,7 +104,7 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 		if len(args) > 2 && !strings.EqualFold(arg(2), "Process") {
 			return nil, &values.NotEmulatedError{What: "[Environment]::SetEnvironmentVariable with target " + arg(2)}
 		}
-		i.setenv(arg(0), arg(1))
+		i.Setenv(arg(0), arg(1))
 		return nil, nil
 	case "environment::exit":
 		n, _ := values.ToInt(args[0])
@@ -150,11 +150,11 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 		fi, err := i.Sys.FS.Stat(i.Abs(arg(0)))
 		return err == nil && (t == "io.file" && !fi.IsDir() || t == "io.directory" && fi.IsDir() || t == "io.path"), nil
 	case "io.file::readalltext":
-		b, err := i.readFile(i.Abs(arg(0)))
+		b, err := i.ReadFile(i.Abs(arg(0)))
 		if err != nil {
 			return nil, opError(`Exception calling "ReadAllText": "Could not find file '`+i.Abs(arg(0))+`'."`, "FileNotFoundException")
 		}
-		return decodeText(b), nil
+		return DecodeText(b), nil
 	case "io.file::writealltext":
 		return nil, i.WriteFile(i.Abs(arg(0)), []byte(arg(1)), false)
 	case "io.directory::createdirectory":
@@ -169,7 +169,7 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 		s := arg(0)
 		return s[strings.LastIndexAny(s, `\/`)+1:], nil
 	case "io.path::gettemppath":
-		return i.getenvOr("TEMP", `C:\Windows\TEMP`) + `\`, nil
+		return i.GetenvOr("TEMP", `C:\Windows\TEMP`) + `\`, nil
 	case "convert::tobase64string":
 		return base64.StdEncoding.EncodeToString(BytesOf(args)), nil
 	case "convert::frombase64string":
@@ -208,7 +208,7 @@ func BytesOf(args []any) []byte {
 	return b
 }
 
-func (i *Interp) readFile(path string) ([]byte, error) {
+func (i *Interp) ReadFile(path string) ([]byte, error) {
 	f, err := i.Sys.FS.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err

@@ -269,7 +269,7 @@ func (w *streamWriter) Flush() error {
 	if w.buf.Len() == 0 {
 		return nil
 	}
-	b := w.enc.encode(w.buf.String())
+	b := w.enc.Encode(w.buf.String())
 	w.buf.Reset()
 	return w.s.Write(b)
 }

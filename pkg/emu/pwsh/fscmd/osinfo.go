@@ -1,10 +1,11 @@
-package engine
+package fscmd
 
 import (
 	"context"
 	"strconv"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
@@ -13,11 +14,11 @@ import (
 // key, Win32_OperatingSystem and Get-ComputerInfo.
 
 func init() {
-	Register("Get-ItemProperty", "gp", getItemProperty, P("Path", 0, "LiteralPath", "PSPath"), P("Name", 1))
-	Register("Get-ItemPropertyValue", "gpv", getItemPropertyValue, P("Path", 0, "LiteralPath", "PSPath"), P("Name", 1))
-	Register("Get-CimInstance", "gcim", getOSInstance("Get-CimInstance"), P("ClassName", 0, "Class"), N("Namespace"), N("Filter"))
-	Register("Get-WmiObject", "gwmi", getOSInstance("Get-WmiObject"), P("Class", 0, "ClassName"), N("Namespace"), N("Filter"))
-	Register("Get-ComputerInfo", "", getComputerInfo, P("Property", 0))
+	engine.Register("Get-ItemProperty", "gp", getItemProperty, engine.P("Path", 0, "LiteralPath", "PSPath"), engine.P("Name", 1))
+	engine.Register("Get-ItemPropertyValue", "gpv", getItemPropertyValue, engine.P("Path", 0, "LiteralPath", "PSPath"), engine.P("Name", 1))
+	engine.Register("Get-CimInstance", "gcim", engine.GetOSInstance("Get-CimInstance"), engine.P("ClassName", 0, "Class"), engine.N("Namespace"), engine.N("Filter"))
+	engine.Register("Get-WmiObject", "gwmi", engine.GetOSInstance("Get-WmiObject"), engine.P("Class", 0, "ClassName"), engine.N("Namespace"), engine.N("Filter"))
+	engine.Register("Get-ComputerInfo", "", engine.GetComputerInfo, engine.P("Property", 0))
 }
 
 // currentVersionKey is HKLM:\SOFTWARE\Microsoft\Windows NT\CurrentVersion.
@@ -26,7 +27,7 @@ const currentVersionKey = `HKEY_LOCAL_MACHINE\SOFTWARE\Microsoft\Windows NT\Curr
 // registryKey reads the one registry key the emulation has, named as a
 // PowerShell path (HKLM:\..., Registry::HKEY_LOCAL_MACHINE\...); ok is
 // false for any other path.
-func (i *Interp) registryKey(path string) (*values.Object, bool) {
+func registryKey(i *engine.Interp, path string) (*values.Object, bool) {
 	p := strings.TrimRight(path, `\`)
 	lower := strings.ToLower(p)
 	lower = strings.TrimPrefix(lower, "microsoft.powershell.core\\")
@@ -52,15 +53,15 @@ func (i *Interp) registryKey(path string) (*values.Object, bool) {
 	return o, true
 }
 
-func getItemProperty(_ context.Context, c *Call) error {
+func getItemProperty(_ context.Context, c *engine.Call) error {
 	for _, path := range c.Items("Path") {
-		key, err := c.key(values.ToStr(path))
+		key, err := key(c, values.ToStr(path))
 		if err != nil {
 			return err
 		} else if key == nil {
 			continue
 		}
-		names := c.names()
+		names := names(c)
 		if len(names) == 0 {
 			c.Emit(key)
 			continue
@@ -69,7 +70,7 @@ func getItemProperty(_ context.Context, c *Call) error {
 		for _, name := range append(names, "PSPath", "PSParentPath", "PSChildName", "PSDrive", "PSProvider") {
 			if v, ok := key.Get(name); ok {
 				o.Set(canonicalName(key, name), v)
-			} else if err := c.noProperty(name, values.ToStr(path)); err != nil {
+			} else if err := noProperty(c, name, values.ToStr(path)); err != nil {
 				return err
 			}
 		}
@@ -78,18 +79,18 @@ func getItemProperty(_ context.Context, c *Call) error {
 	return nil
 }
 
-func getItemPropertyValue(_ context.Context, c *Call) error {
+func getItemPropertyValue(_ context.Context, c *engine.Call) error {
 	for _, path := range c.Items("Path") {
-		key, err := c.key(values.ToStr(path))
+		key, err := key(c, values.ToStr(path))
 		if err != nil {
 			return err
 		} else if key == nil {
 			continue
 		}
-		for _, name := range c.names() {
+		for _, name := range names(c) {
 			if v, ok := key.Get(name); ok {
 				c.Emit(v)
-			} else if err := c.noProperty(name, values.ToStr(path)); err != nil {
+			} else if err := noProperty(c, name, values.ToStr(path)); err != nil {
 				return err
 			}
 		}
@@ -99,20 +100,20 @@ func getItemPropertyValue(_ context.Context, c *Call) error {
 
 // key is the registry key a path names; a file path is not emulated, a
 // missing key is PathNotFound.
-func (c *Call) key(path string) (*values.Object, error) {
-	if pp, ok := c.I.providerPath(path); ok && pp.drv != nil && pp.drv.provider == "Registry" {
+func key(c *engine.Call, path string) (*values.Object, error) {
+	if pp, ok := providerPath(c.I, path); ok && pp.drv != nil && pp.drv.provider == "Registry" {
 		path = pp.drv.name + `:\` + pp.rest // relative to a location on HKLM:
 	}
-	if key, ok := c.I.registryKey(path); ok {
+	if key, ok := registryKey(c.I, path); ok {
 		return key, nil
 	}
 	if l := strings.ToLower(path); strings.HasPrefix(l, "hk") || strings.HasPrefix(l, "registry::") {
-		return nil, c.notFound(path) // nil when the error is silenced
+		return nil, c.NotFound(path) // nil when the error is silenced
 	}
 	return nil, &values.NotEmulatedError{What: c.Cl.Name + " " + path}
 }
 
-func (c *Call) names() []string {
+func names(c *engine.Call) []string {
 	var out []string
 	for _, v := range values.ToList(c.Get("Name")) {
 		out = append(out, values.ToStr(v))
@@ -120,7 +121,7 @@ func (c *Call) names() []string {
 	return out
 }
 
-func (c *Call) noProperty(name, path string) error {
+func noProperty(c *engine.Call, name, path string) error {
 	return c.Fail("Property "+name+" does not exist at path "+registryPath(path)+".", "InvalidArgument", name,
 		"PSArgumentException", "System.Management.Automation.PSArgumentException")
 }

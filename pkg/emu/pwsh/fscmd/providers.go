@@ -1,4 +1,4 @@
-package engine
+package fscmd
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
@@ -68,7 +69,7 @@ func findDrive(name string) *drive {
 
 // providerPath tells whether a path is on a provider drive (or names a
 // drive that does not exist); FileSystem paths give ok false.
-func (i *Interp) providerPath(path string) (provPath, bool) {
+func providerPath(i *engine.Interp, path string) (provPath, bool) {
 	if k := strings.Index(path, ":"); k > 0 && !strings.ContainsAny(path[:k], `\/`) && !strings.HasPrefix(path[k:], "::") {
 		name := path[:k]
 		d := findDrive(name)
@@ -80,15 +81,15 @@ func (i *Interp) providerPath(path string) (provPath, bool) {
 		}
 		return provPath{drv: d, rest: strings.Trim(path[k+1:], `\/`)}, true
 	}
-	if i.loc == "" || strings.HasPrefix(path, `\\`) {
+	if i.Loc == "" || strings.HasPrefix(path, `\\`) {
 		return provPath{}, false
 	}
-	d := findDrive(strings.TrimSuffix(i.loc[:strings.Index(i.loc, ":")], ":"))
+	d := findDrive(strings.TrimSuffix(i.Loc[:strings.Index(i.Loc, ":")], ":"))
 	rest := strings.Trim(path, `\/`)
 	if rest == "." {
 		rest = ""
 	}
-	if cur := strings.Trim(i.loc[strings.Index(i.loc, ":")+1:], `\`); cur != "" && !strings.HasPrefix(path, `\`) && rest != "" {
+	if cur := strings.Trim(i.Loc[strings.Index(i.Loc, ":")+1:], `\`); cur != "" && !strings.HasPrefix(path, `\`) && rest != "" {
 		rest = cur + `\` + rest
 	} else if rest == "" && !strings.HasPrefix(path, `\`) {
 		rest = cur
@@ -99,7 +100,7 @@ func (i *Interp) providerPath(path string) (provPath, bool) {
 // providerCmdlets are the item cmdlets that reach the providers: each
 // takes the paths that name a provider drive and leaves the rest to the
 // FileSystem.
-var providerCmdlets = map[string]func(context.Context, *Call, provPath, any) error{
+var providerCmdlets = map[string]func(context.Context, *engine.Call, provPath, any) error{
 	"get-childitem": provGetChildItem,
 	"get-item":      provGetItem,
 	"test-path":     provTestPath,
@@ -111,23 +112,23 @@ var providerCmdlets = map[string]func(context.Context, *Call, provPath, any) err
 
 func init() {
 	for name, h := range providerCmdlets {
-		cl := Cmdlets[name]
+		cl := engine.Cmdlets[name]
 		if cl == nil {
 			panic("pwsh: no cmdlet " + name + " for the providers") // init order: cmdlets_fs.go registers first
 		}
-		fsRun, h := cl.run, h
-		cl.run = func(ctx context.Context, c *Call) error { return c.dispatch(ctx, fsRun, h) }
+		fsRun, h := cl.Run, h
+		cl.Run = func(ctx context.Context, c *engine.Call) error { return dispatch(c, ctx, fsRun, h) }
 	}
 	// Out-Default's views of the provider items and drives.
 	for _, t := range []string{dictEntryType, psVariableType, functionType, aliasType, psDriveType, "System.Management.Automation.ProviderInfo"} {
-		RegisterFormat(t, func(f *Formatter, o *values.Object) { f.providerRow(o) })
+		engine.RegisterFormat(t, func(f *engine.Formatter, o *values.Object) { providerRow(f, o) })
 	}
-	Register("Set-Item", "si", setItem, P("Path", 0, "LiteralPath", "PSPath"), P("Value", 1), Sw("Force"), Sw("PassThru"))
-	Register("Get-PSDrive", "gdr", getPSDrive, P("Name", 0), N("PSProvider"), N("Scope"))
-	Register("Get-PSProvider", "", getPSProvider, P("PSProvider", 0))
-	cl := Cmdlets["get-location"]
-	cl.run = func(_ context.Context, c *Call) error {
-		c.Emit(values.NewObject("System.Management.Automation.PathInfo", "Path", c.I.location()))
+	engine.Register("Set-Item", "si", setItem, engine.P("Path", 0, "LiteralPath", "PSPath"), engine.P("Value", 1), engine.Sw("Force"), engine.Sw("PassThru"))
+	engine.Register("Get-PSDrive", "gdr", getPSDrive, engine.P("Name", 0), engine.N("PSProvider"), engine.N("Scope"))
+	engine.Register("Get-PSProvider", "", getPSProvider, engine.P("PSProvider", 0))
+	cl := engine.Cmdlets["get-location"]
+	cl.Run = func(_ context.Context, c *engine.Call) error {
+		c.Emit(values.NewObject("System.Management.Automation.PathInfo", "Path", c.I.Location()))
 		return nil
 	}
 }
@@ -135,17 +136,17 @@ func init() {
 // dispatch runs a cmdlet's provider paths here and its FileSystem paths
 // (and a call with no path, unless the location is on a provider) on
 // the FileSystem.
-func (c *Call) dispatch(ctx context.Context, fsRun func(context.Context, *Call) error, h func(context.Context, *Call, provPath, any) error) error {
-	if c.Cl.Name == "Set-Location" && !c.Has("Path") && c.I.loc == "" {
+func dispatch(c *engine.Call, ctx context.Context, fsRun func(context.Context, *engine.Call) error, h func(context.Context, *engine.Call, provPath, any) error) error {
+	if c.Cl.Name == "Set-Location" && !c.Has("Path") && c.I.Loc == "" {
 		return fsRun(ctx, c)
 	}
 	names := c.Items("Path")
-	if len(names) == 0 && c.I.loc != "" && c.Cl.Name != "Set-Location" {
+	if len(names) == 0 && c.I.Loc != "" && c.Cl.Name != "Set-Location" {
 		names = []any{"."}
 	}
 	var fsNames []any
 	for _, n := range names {
-		pp, ok := c.I.providerPath(values.ToStr(n))
+		pp, ok := providerPath(c.I, values.ToStr(n))
 		if !ok {
 			fsNames = append(fsNames, n)
 			continue
@@ -165,20 +166,20 @@ func (c *Call) dispatch(ctx context.Context, fsRun func(context.Context, *Call) 
 		return nil
 	}
 	if len(names) > 0 {
-		c.named["path"] = values.FromList(fsNames)
+		c.Named["path"] = values.FromList(fsNames)
 	}
 	return fsRun(ctx, c)
 }
 
 // providerItems are what a drive holds, as its provider returns them.
-func (i *Interp) providerItems(d *drive) ([]*values.Object, bool) {
+func providerItems(i *engine.Interp, d *drive) ([]*values.Object, bool) {
 	var out []*values.Object
 	switch d.provider {
 	case "Environment":
-		for _, kv := range i.env {
+		for _, kv := range i.Env {
 			name, value, _ := strings.Cut(kv, "=")
 			if name != "" {
-				out = append(out, i.envEntry(name, value))
+				out = append(out, envEntry(i, name, value))
 			}
 		}
 	case "Variable":
@@ -187,23 +188,23 @@ func (i *Interp) providerItems(d *drive) ([]*values.Object, bool) {
 			for name := range i.Scopes[k] {
 				if !seen[name] {
 					seen[name] = true
-					v, _ := i.getVar(name)
+					v, _ := i.GetVar(name)
 					out = append(out, variableItem(name, v))
 				}
 			}
 		}
 		for _, name := range []string{"?", "ErrorActionPreference", "false", "HOME", "LASTEXITCODE", "null", "PID", "PSVersionTable", "PWD", "true"} {
 			if !seen[strings.ToLower(name)] {
-				v, _ := i.getVar(name)
+				v, _ := i.GetVar(name)
 				out = append(out, variableItem(name, v))
 			}
 		}
 	case "Function":
-		for _, f := range i.funcs {
+		for _, f := range i.Funcs {
 			out = append(out, functionItem(f.Name))
 		}
 	case "Alias":
-		for a := range Aliases {
+		for a := range engine.Aliases {
 			out = append(out, aliasItem(a))
 		}
 	default:
@@ -212,7 +213,7 @@ func (i *Interp) providerItems(d *drive) ([]*values.Object, bool) {
 	// SessionStateProviderBase and the Environment provider sort by name,
 	// ignoring case.
 	sort.SliceStable(out, func(a, b int) bool {
-		return strings.ToLower(values.ToStr(Property(out[a], "Name"))) < strings.ToLower(values.ToStr(Property(out[b], "Name")))
+		return strings.ToLower(values.ToStr(engine.Property(out[a], "Name"))) < strings.ToLower(values.ToStr(engine.Property(out[b], "Name")))
 	})
 	return out, true
 }
@@ -226,7 +227,7 @@ func withPS(o *values.Object, d *drive, name string) *values.Object {
 	return o
 }
 
-func (i *Interp) envEntry(name, value string) *values.Object {
+func envEntry(i *engine.Interp, name, value string) *values.Object {
 	return withPS(values.NewObject(dictEntryType, "Name", name, "Key", name, "Value", value), findDrive("Env"), name)
 }
 
@@ -239,15 +240,15 @@ func functionItem(name string) *values.Object {
 }
 
 func aliasItem(alias string) *values.Object {
-	target := Cmdlets[Aliases[alias]].Name
+	target := engine.Cmdlets[engine.Aliases[alias]].Name
 	return withPS(values.NewObject(aliasType, "CommandType", "Alias", "Name", alias+" -> "+target, "Version", "", "Source", "",
 		"DisplayName", alias+" -> "+target, "Definition", target, "ReferencedCommand", target), findDrive("Alias"), alias)
 }
 
 // Lookup finds the items a provider path names: the drive's items for
 // its root, or those whose name matches the path (a wildcard allowed).
-func (c *Call) Lookup(pp provPath) ([]*values.Object, error) {
-	items, ok := c.I.providerItems(pp.drv)
+func Lookup(c *engine.Call, pp provPath) ([]*values.Object, error) {
+	items, ok := providerItems(c.I, pp.drv)
 	if !ok {
 		return nil, &values.NotEmulatedError{What: c.Cl.Name + " on the " + pp.drv.name + ": drive"}
 	}
@@ -256,12 +257,12 @@ func (c *Call) Lookup(pp provPath) ([]*values.Object, error) {
 	}
 	var out []*values.Object
 	for _, it := range items {
-		key := values.ToStr(Property(it, "Name"))
+		key := values.ToStr(engine.Property(it, "Name"))
 		if pp.drv.provider == "Alias" {
-			key = values.ToStr(Property(it, "PSPath"))
+			key = values.ToStr(engine.Property(it, "PSPath"))
 			key = key[strings.Index(key, "::")+2:]
 		}
-		if strings.EqualFold(key, pp.rest) || strings.ContainsAny(pp.rest, "*?[") && Wildcard(pp.rest, key, true) {
+		if strings.EqualFold(key, pp.rest) || strings.ContainsAny(pp.rest, "*?[") && engine.Wildcard(pp.rest, key, true) {
 			out = append(out, it)
 		}
 	}
@@ -269,11 +270,11 @@ func (c *Call) Lookup(pp provPath) ([]*values.Object, error) {
 }
 
 // missing is a provider's "Cannot find path": the path under the drive.
-func (c *Call) missing(pp provPath) error {
+func missing(c *engine.Call, pp provPath) error {
 	return c.Fail("Cannot find path '"+pp.rest+"' because it does not exist.", "ObjectNotFound", pp.rest, "ItemNotFoundException", "PathNotFound")
 }
 
-func (c *Call) registry(pp provPath) bool { return pp.drv.provider == "Registry" }
+func registry(c *engine.Call, pp provPath) bool { return pp.drv.provider == "Registry" }
 
 // registryHas tells whether the emulated registry has a key: the
 // CurrentVersion key and the keys above it.
@@ -286,20 +287,20 @@ func registryHas(pp provPath) bool {
 	return rest == "" || rest == want || strings.HasPrefix(want, rest+`\`)
 }
 
-func provGetChildItem(_ context.Context, c *Call, pp provPath, _ any) error {
-	if c.registry(pp) || pp.drv.provider != "Environment" && pp.drv.provider != "Variable" && pp.drv.provider != "Function" && pp.drv.provider != "Alias" {
+func provGetChildItem(_ context.Context, c *engine.Call, pp provPath, _ any) error {
+	if registry(c, pp) || pp.drv.provider != "Environment" && pp.drv.provider != "Variable" && pp.drv.provider != "Function" && pp.drv.provider != "Alias" {
 		return &values.NotEmulatedError{What: "Get-ChildItem on the " + pp.drv.name + ": drive"}
 	}
-	items, err := c.Lookup(pp)
+	items, err := Lookup(c, pp)
 	if err != nil {
 		return err
 	}
 	if len(items) == 0 && !strings.ContainsAny(pp.rest, "*?[") {
-		return c.missing(pp)
+		return missing(c, pp)
 	}
 	for _, it := range items {
 		if c.Flag("Name") {
-			c.Emit(values.ToStr(Property(it, "PSPath"))[strings.Index(values.ToStr(Property(it, "PSPath")), "::")+2:])
+			c.Emit(values.ToStr(engine.Property(it, "PSPath"))[strings.Index(values.ToStr(engine.Property(it, "PSPath")), "::")+2:])
 		} else {
 			c.Emit(it)
 		}
@@ -307,19 +308,19 @@ func provGetChildItem(_ context.Context, c *Call, pp provPath, _ any) error {
 	return nil
 }
 
-func provGetItem(_ context.Context, c *Call, pp provPath, _ any) error {
-	if c.registry(pp) || pp.drv.provider == "Certificate" || pp.drv.provider == "WSMan" {
+func provGetItem(_ context.Context, c *engine.Call, pp provPath, _ any) error {
+	if registry(c, pp) || pp.drv.provider == "Certificate" || pp.drv.provider == "WSMan" {
 		return &values.NotEmulatedError{What: "Get-Item on the " + pp.drv.name + ": drive"}
 	}
 	if pp.rest == "" { // the drive's root is a container
 		return &values.NotEmulatedError{What: "Get-Item of the " + pp.drv.name + ": drive's root"}
 	}
-	items, err := c.Lookup(pp)
+	items, err := Lookup(c, pp)
 	if err != nil {
 		return err
 	}
 	if len(items) == 0 && !strings.ContainsAny(pp.rest, "*?[") {
-		return c.missing(pp)
+		return missing(c, pp)
 	}
 	for _, it := range items {
 		c.Emit(it)
@@ -327,19 +328,19 @@ func provGetItem(_ context.Context, c *Call, pp provPath, _ any) error {
 	return nil
 }
 
-func provTestPath(_ context.Context, c *Call, pp provPath, _ any) error {
-	if c.registry(pp) {
+func provTestPath(_ context.Context, c *engine.Call, pp provPath, _ any) error {
+	if registry(c, pp) {
 		c.Emit(registryHas(pp) && !strings.EqualFold(c.Str("PathType"), "Leaf"))
 		return nil
 	}
-	if _, ok := c.I.providerItems(pp.drv); !ok {
+	if _, ok := providerItems(c.I, pp.drv); !ok {
 		return &values.NotEmulatedError{What: "Test-Path on the " + pp.drv.name + ": drive"}
 	}
 	if pp.rest == "" {
 		c.Emit(!strings.EqualFold(c.Str("PathType"), "Leaf"))
 		return nil
 	}
-	found, err := c.Lookup(pp)
+	found, err := Lookup(c, pp)
 	if err != nil {
 		return err
 	}
@@ -348,43 +349,43 @@ func provTestPath(_ context.Context, c *Call, pp provPath, _ any) error {
 }
 
 // provGetContent is Get-Content of an item: its value.
-func provGetContent(_ context.Context, c *Call, pp provPath, _ any) error {
+func provGetContent(_ context.Context, c *engine.Call, pp provPath, _ any) error {
 	if pp.drv.provider != "Environment" && pp.drv.provider != "Variable" {
 		return &values.NotEmulatedError{What: "Get-Content on the " + pp.drv.name + ": drive"}
 	}
-	items, err := c.Lookup(pp)
+	items, err := Lookup(c, pp)
 	if err != nil {
 		return err
 	}
 	if len(items) == 0 || pp.rest == "" {
-		return c.missing(pp)
+		return missing(c, pp)
 	}
 	for _, it := range items {
-		c.Emit(Property(it, "Value"))
+		c.Emit(engine.Property(it, "Value"))
 	}
 	return nil
 }
 
 // settable is the part of a provider path Set-Item, New-Item and
 // Remove-Item change: a variable of the environment or the session.
-func (c *Call) settable(pp provPath) error {
+func settable(c *engine.Call, pp provPath) error {
 	if pp.drv.provider != "Environment" && pp.drv.provider != "Variable" {
 		return &values.NotEmulatedError{What: c.Cl.Name + " on the " + pp.drv.name + ": drive"}
 	}
 	return nil
 }
 
-func (c *Call) setValue(pp provPath, name string, v any) error {
+func setValue(c *engine.Call, pp provPath, name string, v any) error {
 	if pp.drv.provider == "Environment" {
-		c.I.setenv(name, values.ToStr(v))
+		c.I.Setenv(name, values.ToStr(v))
 		return nil
 	}
-	return c.I.setVar(name, v)
+	return c.I.SetVar(name, v)
 }
 
-func setItem(ctx context.Context, c *Call) error {
+func setItem(ctx context.Context, c *engine.Call) error {
 	for _, n := range c.Items("Path") {
-		pp, ok := c.I.providerPath(values.ToStr(n))
+		pp, ok := providerPath(c.I, values.ToStr(n))
 		switch {
 		case !ok:
 			return &values.NotEmulatedError{What: "Set-Item on the FileSystem"}
@@ -395,14 +396,14 @@ func setItem(ctx context.Context, c *Call) error {
 			}
 			continue
 		}
-		if err := c.settable(pp); err != nil {
+		if err := settable(c, pp); err != nil {
 			return err
 		}
-		if err := c.setValue(pp, pp.rest, c.Get("Value")); err != nil {
+		if err := setValue(c, pp, pp.rest, c.Get("Value")); err != nil {
 			return err
 		}
 		if c.Flag("PassThru") {
-			items, _ := c.Lookup(pp)
+			items, _ := Lookup(c, pp)
 			for _, it := range items {
 				c.Emit(it)
 			}
@@ -411,8 +412,8 @@ func setItem(ctx context.Context, c *Call) error {
 	return nil
 }
 
-func provNewItem(_ context.Context, c *Call, pp provPath, _ any) error {
-	if err := c.settable(pp); err != nil {
+func provNewItem(_ context.Context, c *engine.Call, pp provPath, _ any) error {
+	if err := settable(c, pp); err != nil {
 		return err
 	}
 	name := pp.rest
@@ -420,34 +421,34 @@ func provNewItem(_ context.Context, c *Call, pp provPath, _ any) error {
 		name = strings.Trim(strings.TrimPrefix(name+`\`+c.Str("Name"), `\`), `\`)
 	}
 	sub := provPath{drv: pp.drv, rest: name}
-	if found, _ := c.Lookup(sub); len(found) > 0 && !c.Flag("Force") {
+	if found, _ := Lookup(c, sub); len(found) > 0 && !c.Flag("Force") {
 		return &values.NotEmulatedError{What: "New-Item of an existing " + pp.drv.name + ": item"}
 	}
-	if err := c.setValue(sub, name, c.Get("Value")); err != nil {
+	if err := setValue(c, sub, name, c.Get("Value")); err != nil {
 		return err
 	}
-	items, _ := c.Lookup(sub)
+	items, _ := Lookup(c, sub)
 	for _, it := range items {
 		c.Emit(it)
 	}
 	return nil
 }
 
-func provRemoveItem(_ context.Context, c *Call, pp provPath, _ any) error {
-	if err := c.settable(pp); err != nil {
+func provRemoveItem(_ context.Context, c *engine.Call, pp provPath, _ any) error {
+	if err := settable(c, pp); err != nil {
 		return err
 	}
-	items, err := c.Lookup(pp)
+	items, err := Lookup(c, pp)
 	if err != nil {
 		return err
 	}
 	if len(items) == 0 && !strings.ContainsAny(pp.rest, "*?[") {
-		return c.missing(pp)
+		return missing(c, pp)
 	}
 	for _, it := range items {
-		name := values.ToStr(Property(it, "Name"))
+		name := values.ToStr(engine.Property(it, "Name"))
 		if pp.drv.provider == "Environment" {
-			c.I.setenv(name, "")
+			c.I.Setenv(name, "")
 		} else {
 			for k := range c.I.Scopes {
 				delete(c.I.Scopes[k], strings.ToLower(name))
@@ -457,26 +458,26 @@ func provRemoveItem(_ context.Context, c *Call, pp provPath, _ any) error {
 	return nil
 }
 
-func provSetLocation(_ context.Context, c *Call, pp provPath, _ any) error {
+func provSetLocation(_ context.Context, c *engine.Call, pp provPath, _ any) error {
 	switch {
-	case c.registry(pp):
+	case registry(c, pp):
 		if !registryHas(pp) {
-			return c.missing(provPath{drv: pp.drv, rest: pp.drv.name + `:\` + pp.rest})
+			return missing(c, provPath{drv: pp.drv, rest: pp.drv.name + `:\` + pp.rest})
 		}
 	case pp.drv.provider == "Certificate" || pp.drv.provider == "WSMan":
 		return &values.NotEmulatedError{What: "Set-Location to the " + pp.drv.name + ": drive"}
 	case pp.rest != "":
 		// Env:, Variable:, Function: and Alias: have no containers below the root.
-		return c.missing(provPath{drv: pp.drv, rest: pp.drv.name + `:\` + pp.rest})
+		return missing(c, provPath{drv: pp.drv, rest: pp.drv.name + `:\` + pp.rest})
 	}
-	c.I.loc = pp.drv.name + `:\` + pp.rest
-	if c.I.loc != pp.drv.name+`:\` {
-		c.I.loc = strings.TrimRight(c.I.loc, `\`)
+	c.I.Loc = pp.drv.name + `:\` + pp.rest
+	if c.I.Loc != pp.drv.name+`:\` {
+		c.I.Loc = strings.TrimRight(c.I.Loc, `\`)
 	}
 	return nil
 }
 
-func getPSDrive(_ context.Context, c *Call) error {
+func getPSDrive(_ context.Context, c *engine.Call) error {
 	var names []string
 	for _, n := range values.ToList(c.Get("Name")) {
 		names = append(names, values.ToStr(n))
@@ -485,7 +486,7 @@ func getPSDrive(_ context.Context, c *Call) error {
 	for _, n := range names {
 		found := false
 		for _, d := range drives {
-			found = found || Wildcard(n, d.name, true)
+			found = found || engine.Wildcard(n, d.name, true)
 		}
 		if !found && !strings.ContainsAny(n, "*?[") {
 			if err := c.Fail("Cannot find drive. A drive with the name '"+n+"' does not exist.", "ObjectNotFound", n,
@@ -496,36 +497,36 @@ func getPSDrive(_ context.Context, c *Call) error {
 	}
 	for k := range drives {
 		d := &drives[k]
-		if prov != "" && !Wildcard(prov, d.provider, true) {
+		if prov != "" && !engine.Wildcard(prov, d.provider, true) {
 			continue
 		}
 		match := len(names) == 0
 		for _, n := range names {
-			match = match || Wildcard(n, d.name, true)
+			match = match || engine.Wildcard(n, d.name, true)
 		}
 		if match {
-			c.Emit(c.I.driveInfo(d))
+			c.Emit(driveInfo(c.I, d))
 		}
 	}
 	return nil
 }
 
-func (i *Interp) driveInfo(d *drive) *values.Object {
+func driveInfo(i *engine.Interp, d *drive) *values.Object {
 	cur := ""
 	switch {
 	case d.name == "C":
-		cur = strings.TrimPrefix(i.dir, `C:\`)
-	case i.loc != "" && strings.HasPrefix(strings.ToLower(i.loc), strings.ToLower(d.name)+":"):
-		cur = strings.TrimLeft(i.loc[len(d.name)+1:], `\`)
+		cur = strings.TrimPrefix(i.Dir, `C:\`)
+	case i.Loc != "" && strings.HasPrefix(strings.ToLower(i.Loc), strings.ToLower(d.name)+":"):
+		cur = strings.TrimLeft(i.Loc[len(d.name)+1:], `\`)
 	}
 	return values.NewObject(psDriveType, "Name", d.name, "Used", nil, "Free", nil, "Provider", d.provider, "Root", d.root,
 		"CurrentLocation", cur, "Description", "")
 }
 
-func getPSProvider(_ context.Context, c *Call) error {
+func getPSProvider(_ context.Context, c *engine.Call) error {
 	seen := map[string]bool{}
 	for _, d := range []string{"Registry", "Alias", "Environment", "FileSystem", "Function", "Variable", "Certificate", "WSMan"} {
-		if seen[d] || c.Has("PSProvider") && !Wildcard(c.Str("PSProvider"), d, true) {
+		if seen[d] || c.Has("PSProvider") && !engine.Wildcard(c.Str("PSProvider"), d, true) {
 			continue
 		}
 		seen[d] = true
@@ -550,7 +551,7 @@ var providerCaps = map[string]string{
 
 // providerRow formats the provider items and drives as Out-Default
 // does; it reports false for other objects.
-func (f *Formatter) providerRow(o *values.Object) bool {
+func providerRow(f *engine.Formatter, o *values.Object) bool {
 	switch o.TypeName {
 	case dictEntryType, psVariableType:
 		kind := "dict"
@@ -564,20 +565,20 @@ func (f *Formatter) providerRow(o *values.Object) bool {
 			f.Line(fmt.Sprintf("%-30s %s", "Name", "Value"))
 			f.Line(fmt.Sprintf("%-30s %s", "----", "-----"))
 		}
-		name := values.ToStr(Property(o, "Name"))
+		name := values.ToStr(engine.Property(o, "Name"))
 		if len(name) > 30 {
 			name = name[:27] + "..."
 		}
-		f.Line(strings.TrimRight(fmt.Sprintf("%-30s %s", name, values.ToStr(Property(o, "Value"))), " "))
+		f.Line(strings.TrimRight(fmt.Sprintf("%-30s %s", name, values.ToStr(engine.Property(o, "Value"))), " "))
 	case functionType, aliasType:
-		f.tableRow("command", o, []column{{"CommandType", 15, false}, {"Name", 50, false}, {"Version", 10, false}, {"Source", 0, false}})
+		f.TableRow("command", o, []engine.Column{{Name: "CommandType", Width: 15, Right: false}, {Name: "Name", Width: 50, Right: false}, {Name: "Version", Width: 10, Right: false}, {Name: "Source", Width: 0, Right: false}})
 	case psDriveType:
 		// The drive view: Used and Free are blank where the provider
 		// reports no sizes; CurrentLocation fills a 120-column console.
-		f.tableRow("psdrive", o, []column{{"Name", 10, false}, {"Used (GB)", 13, true}, {"Free (GB)", 13, true},
-			{"Provider", 13, false}, {"Root", 35, false}, {"CurrentLocation", 31, true}})
+		f.TableRow("psdrive", o, []engine.Column{{Name: "Name", Width: 10, Right: false}, {Name: "Used (GB)", Width: 13, Right: true}, {Name: "Free (GB)", Width: 13, Right: true},
+			{Name: "Provider", Width: 13, Right: false}, {Name: "Root", Width: 35, Right: false}, {Name: "CurrentLocation", Width: 31, Right: true}})
 	case "System.Management.Automation.ProviderInfo":
-		f.tableRow("provider", o, []column{{"Name", 20, false}, {"Capabilities", 35, false}, {"Drives", 0, false}})
+		f.TableRow("provider", o, []engine.Column{{Name: "Name", Width: 20, Right: false}, {Name: "Capabilities", Width: 35, Right: false}, {Name: "Drives", Width: 0, Right: false}})
 	default:
 		return false
 	}

@@ -1,54 +1,61 @@
-package engine
+// Package fscmd is PowerShell's items and locations: the FileSystem
+// cmdlets (Get-ChildItem, Get-Content, Set-Content, Copy-Item, ...),
+// the providers that share them (Env:, Variable:, Function:, Alias:,
+// the Registry's HKLM:) with their drives, and the registry-backed
+// Get-ItemProperty and the CIM/WMI OS queries. It registers itself
+// with the engine when imported.
+package fscmd
 
 import (
 	"context"
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 	"github.com/winkube/winkube/pkg/emu/winexe/winutil"
 )
 
 func init() {
-	Register("Get-Content", "gc cat type", getContent, P("Path", 0, "FullName", "PSPath", "LiteralPath"), Sw("Raw"), N("TotalCount", "First", "Head"), N("Tail", "Last"), N("Encoding"), Sw("Wait"))
-	Register("Set-Content", "sc", setContent(false), P("Path", 0), P("Value", 1), Sw("NoNewline"), N("Encoding"), Sw("Force"))
-	Register("Add-Content", "ac", setContent(true), P("Path", 0), P("Value", 1), Sw("NoNewline"), N("Encoding"), Sw("Force"))
-	Register("Out-File", "", outFileCmd, P("FilePath", 0, "Path"), N("InputObject"), N("Encoding"), Sw("Append"), Sw("Force"), Sw("NoNewline"), N("Width"))
-	Register("New-Item", "ni", newItem, P("Path", 0), N("Name"), N("ItemType", "Type"), N("Value"), Sw("Force"))
-	Register("Remove-Item", "rm del erase rd rmdir ri", removeItem, P("Path", 0, "LiteralPath"), Sw("Recurse"), Sw("Force"), N("Include"), N("Exclude"))
-	Register("Test-Path", "", testPath, P("Path", 0, "LiteralPath"), N("PathType"), Sw("IsValid"))
-	Register("Get-ChildItem", "ls dir gci", getChildItem, P("Path", 0, "LiteralPath"), P("Filter", 1), Sw("Recurse"), Sw("Force"), Sw("Name"), Sw("File"), Sw("Directory"), N("Include"), N("Depth"))
-	Register("Get-Item", "gi", getItem, P("Path", 0, "LiteralPath"), Sw("Force"))
-	Register("Copy-Item", "cp copy cpi", copyItem, P("Path", 0), P("Destination", 1), Sw("Recurse"), Sw("Force"))
-	Register("Move-Item", "mv move mi", moveItem, P("Path", 0), P("Destination", 1), Sw("Force"))
-	Register("Rename-Item", "ren rni", renameItem, P("Path", 0), P("NewName", 1), Sw("Force"))
-	Register("Get-Location", "pwd gl", func(_ context.Context, c *Call) error {
-		c.Emit(values.NewObject("System.Management.Automation.PathInfo", "Path", c.I.dir))
+	engine.Register("Get-Content", "gc cat type", getContent, engine.P("Path", 0, "FullName", "PSPath", "LiteralPath"), engine.Sw("Raw"), engine.N("TotalCount", "First", "Head"), engine.N("Tail", "Last"), engine.N("Encoding"), engine.Sw("Wait"))
+	engine.Register("Set-Content", "sc", setContent(false), engine.P("Path", 0), engine.P("Value", 1), engine.Sw("NoNewline"), engine.N("Encoding"), engine.Sw("Force"))
+	engine.Register("Add-Content", "ac", setContent(true), engine.P("Path", 0), engine.P("Value", 1), engine.Sw("NoNewline"), engine.N("Encoding"), engine.Sw("Force"))
+	engine.Register("Out-File", "", outFileCmd, engine.P("FilePath", 0, "Path"), engine.N("InputObject"), engine.N("Encoding"), engine.Sw("Append"), engine.Sw("Force"), engine.Sw("NoNewline"), engine.N("Width"))
+	engine.Register("New-Item", "ni", newItem, engine.P("Path", 0), engine.N("Name"), engine.N("ItemType", "Type"), engine.N("Value"), engine.Sw("Force"))
+	engine.Register("Remove-Item", "rm del erase rd rmdir ri", removeItem, engine.P("Path", 0, "LiteralPath"), engine.Sw("Recurse"), engine.Sw("Force"), engine.N("Include"), engine.N("Exclude"))
+	engine.Register("Test-Path", "", testPath, engine.P("Path", 0, "LiteralPath"), engine.N("PathType"), engine.Sw("IsValid"))
+	engine.Register("Get-ChildItem", "ls dir gci", getChildItem, engine.P("Path", 0, "LiteralPath"), engine.P("Filter", 1), engine.Sw("Recurse"), engine.Sw("Force"), engine.Sw("Name"), engine.Sw("File"), engine.Sw("Directory"), engine.N("Include"), engine.N("Depth"))
+	engine.Register("Get-Item", "gi", getItem, engine.P("Path", 0, "LiteralPath"), engine.Sw("Force"))
+	engine.Register("Copy-Item", "cp copy cpi", copyItem, engine.P("Path", 0), engine.P("Destination", 1), engine.Sw("Recurse"), engine.Sw("Force"))
+	engine.Register("Move-Item", "mv move mi", moveItem, engine.P("Path", 0), engine.P("Destination", 1), engine.Sw("Force"))
+	engine.Register("Rename-Item", "ren rni", renameItem, engine.P("Path", 0), engine.P("NewName", 1), engine.Sw("Force"))
+	engine.Register("Get-Location", "pwd gl", func(_ context.Context, c *engine.Call) error {
+		c.Emit(values.NewObject("System.Management.Automation.PathInfo", "Path", c.I.Dir))
 		return nil
 	})
-	Register("Set-Location", "cd chdir sl", setLocation, P("Path", 0, "LiteralPath"))
-	Register("Join-Path", "", joinPath, P("Path", 0), P("ChildPath", 1))
-	Register("Split-Path", "", splitPath, P("Path", 0), Sw("Leaf"), Sw("Parent"))
+	engine.Register("Set-Location", "cd chdir sl", setLocation, engine.P("Path", 0, "LiteralPath"))
+	engine.Register("Join-Path", "", joinPath, engine.P("Path", 0), engine.P("ChildPath", 1))
+	engine.Register("Split-Path", "", splitPath, engine.P("Path", 0), engine.Sw("Leaf"), engine.Sw("Parent"))
 }
 
-func (c *Call) ioError(err error, path string) error {
+func ioError(c *engine.Call, err error, path string) error {
 	return c.Fail(program.ErrorText(err, true), "WriteError", path, "IOException", "System.IO.IOException")
 }
 
-func getContent(_ context.Context, c *Call) error {
+func getContent(_ context.Context, c *engine.Call) error {
 	if c.Flag("Wait") {
 		return &values.NotEmulatedError{What: "Get-Content -Wait"}
 	}
 	for _, name := range c.Items("Path") {
-		paths := c.I.resolve(values.ToStr(name))
+		paths := resolve(c.I, values.ToStr(name))
 		if len(paths) == 0 {
-			if err := c.notFound(c.I.Abs(values.ToStr(name))); err != nil {
+			if err := c.NotFound(c.I.Abs(values.ToStr(name))); err != nil {
 				return err
 			}
 			continue
 		}
 		for _, path := range paths {
-			if err := c.contentOf(path); err != nil {
+			if err := contentOf(c, path); err != nil {
 				return err
 			}
 		}
@@ -56,16 +63,16 @@ func getContent(_ context.Context, c *Call) error {
 	return nil
 }
 
-func (c *Call) contentOf(path string) error {
+func contentOf(c *engine.Call, path string) error {
 	if fi, err := c.I.Sys.FS.Stat(path); err == nil && fi.IsDir() {
 		return c.Fail("Unable to get content because it is a directory: '"+path+"'. Please use 'Get-ChildItem' instead.",
 			"InvalidOperation", path, "InvalidOperationException", "GetContentReaderDirectoryError")
 	}
-	b, err := c.I.readFile(path)
+	b, err := c.I.ReadFile(path)
 	if err != nil {
 		return c.Fail("Access to the path '"+path+"' is denied.", "PermissionDenied", path, "UnauthorizedAccessException", "GetContentReaderUnauthorizedAccessError")
 	}
-	text := decodeText(b)
+	text := engine.DecodeText(b)
 	if c.Flag("Raw") {
 		c.Emit(text)
 		return nil
@@ -90,8 +97,8 @@ func (c *Call) contentOf(path string) error {
 
 // setContent is Set-Content and Add-Content: the values as lines,
 // ANSI in Windows PowerShell, UTF-8 in PowerShell 7.
-func setContent(appendTo bool) func(context.Context, *Call) error {
-	return func(_ context.Context, c *Call) error {
+func setContent(appendTo bool) func(context.Context, *engine.Call) error {
+	return func(_ context.Context, c *engine.Call) error {
 		var b strings.Builder
 		for _, v := range c.Items("Value") {
 			b.WriteString(values.ToStr(v))
@@ -111,12 +118,12 @@ func setContent(appendTo bool) func(context.Context, *Call) error {
 				}
 				continue
 			}
-			data := c.I.encode(b.String(), enc, appendTo && c.I.fileExists(path))
+			data := c.I.Encode(b.String(), enc, appendTo && c.I.FileExists(path))
 			if err := c.I.WriteFile(path, data, appendTo); err != nil {
 				if winutil.IsNotExist(err) {
-					err = c.notFound(path)
+					err = c.NotFound(path)
 				} else {
-					err = c.ioError(err, path)
+					err = ioError(c, err, path)
 				}
 				if err != nil {
 					return err
@@ -127,16 +134,16 @@ func setContent(appendTo bool) func(context.Context, *Call) error {
 	}
 }
 
-func outFileCmd(_ context.Context, c *Call) error {
+func outFileCmd(_ context.Context, c *engine.Call) error {
 	path := c.I.Abs(c.Str("FilePath"))
-	err := c.I.outFile(path, c.Items("InputObject"), c.Flag("Append"), c.Str("Encoding"))
+	err := c.I.OutFile(path, c.Items("InputObject"), c.Flag("Append"), c.Str("Encoding"))
 	if re, ok := err.(*values.RuntimeError); ok {
 		return c.Fail(re.Rec.Msg, "OpenError", path, "DirectoryNotFoundException", "FileOpenFailure")
 	}
 	return err
 }
 
-func newItem(_ context.Context, c *Call) error {
+func newItem(_ context.Context, c *engine.Call) error {
 	path := c.I.Abs(c.Str("Path"))
 	if c.Has("Name") {
 		path = c.I.Sys.FS.Abs(path, c.Str("Name"))
@@ -150,7 +157,7 @@ func newItem(_ context.Context, c *Call) error {
 			return c.Fail("An item with the specified name "+path+" already exists.", "ResourceExists", path, "IOException", "DirectoryExist")
 		}
 		if err := c.I.Sys.FS.MkdirAll(path, 0o777); err != nil {
-			return c.ioError(err, path)
+			return ioError(c, err, path)
 		}
 	case kind == "" || kind == "file":
 		if exists && !c.Flag("Force") {
@@ -169,20 +176,20 @@ func newItem(_ context.Context, c *Call) error {
 		return &values.NotEmulatedError{What: "New-Item -ItemType " + c.Str("ItemType")}
 	}
 	if fi, err = c.I.Sys.FS.Stat(path); err == nil {
-		c.Emit(c.I.Item(path, fi))
+		c.Emit(Item(c.I, path, fi))
 	}
 	return nil
 }
 
-func removeItem(_ context.Context, c *Call) error {
+func removeItem(_ context.Context, c *engine.Call) error {
 	for _, name := range c.Items("Path") {
 		path := values.ToStr(name)
 		if o, ok := name.(*values.Object); ok {
-			path = values.ToStr(Property(o, "FullName"))
+			path = values.ToStr(engine.Property(o, "FullName"))
 		}
-		paths := c.I.resolve(path)
+		paths := resolve(c.I, path)
 		if len(paths) == 0 && !strings.ContainsAny(path, "*?") {
-			if err := c.notFound(c.I.Abs(path)); err != nil {
+			if err := c.NotFound(c.I.Abs(path)); err != nil {
 				return err
 			}
 		}
@@ -199,7 +206,7 @@ func removeItem(_ context.Context, c *Call) error {
 				continue
 			}
 			if err != nil {
-				if err := c.ioError(err, p); err != nil {
+				if err := ioError(c, err, p); err != nil {
 					return err
 				}
 			}
@@ -208,9 +215,9 @@ func removeItem(_ context.Context, c *Call) error {
 	return nil
 }
 
-func testPath(_ context.Context, c *Call) error {
+func testPath(_ context.Context, c *engine.Call) error {
 	for _, name := range c.Items("Path") {
-		paths := c.I.resolve(values.ToStr(name))
+		paths := resolve(c.I, values.ToStr(name))
 		ok := len(paths) > 0
 		if ok && c.Has("PathType") {
 			fi, _ := c.I.Sys.FS.Stat(paths[0])
@@ -222,21 +229,21 @@ func testPath(_ context.Context, c *Call) error {
 	return nil
 }
 
-func getChildItem(_ context.Context, c *Call) error {
+func getChildItem(_ context.Context, c *engine.Call) error {
 	names := c.Items("Path")
 	if len(names) == 0 {
 		names = []any{"."}
 	}
 	for _, name := range names {
-		paths := c.I.resolve(values.ToStr(name))
+		paths := resolve(c.I, values.ToStr(name))
 		if len(paths) == 0 {
-			if err := c.notFound(c.I.Abs(values.ToStr(name))); err != nil {
+			if err := c.NotFound(c.I.Abs(values.ToStr(name))); err != nil {
 				return err
 			}
 			continue
 		}
 		for _, p := range paths {
-			if err := c.list(p, "", strings.ContainsAny(values.ToStr(name), "*?")); err != nil {
+			if err := list(c, p, "", strings.ContainsAny(values.ToStr(name), "*?")); err != nil {
 				return err
 			}
 		}
@@ -247,23 +254,23 @@ func getChildItem(_ context.Context, c *Call) error {
 // list emits a directory's children (or a file itself); with -Recurse
 // the subdirectories follow, each after its parent's listing, and -Name
 // gives names relative to the listed directory (rel).
-func (c *Call) list(path, rel string, matched bool) error {
+func list(c *engine.Call, path, rel string, matched bool) error {
 	fi, err := c.I.Sys.FS.Stat(path)
 	if err != nil {
-		return c.notFound(path)
+		return c.NotFound(path)
 	}
 	var items []*values.Object
 	if !fi.IsDir() || matched {
-		items = []*values.Object{c.I.Item(path, fi)}
-	} else if items, err = c.I.children(path); err != nil {
-		return c.ioError(err, path)
+		items = []*values.Object{Item(c.I, path, fi)}
+	} else if items, err = children(c.I, path); err != nil {
+		return ioError(c, err, path)
 	}
 	var subdirs []*values.Object
 	for _, it := range items {
-		isDir := values.ToBool(Property(it, "PSIsContainer"))
-		name := values.ToStr(Property(it, "Name"))
+		isDir := values.ToBool(engine.Property(it, "PSIsContainer"))
+		name := values.ToStr(engine.Property(it, "Name"))
 		show := !(c.Flag("File") && isDir) && !(c.Flag("Directory") && !isDir) &&
-			(!c.Has("Filter") || Wildcard(c.Str("Filter"), name, true))
+			(!c.Has("Filter") || engine.Wildcard(c.Str("Filter"), name, true))
 		if show && c.Flag("Name") {
 			c.Emit(rel + name)
 		} else if show {
@@ -274,24 +281,24 @@ func (c *Call) list(path, rel string, matched bool) error {
 		}
 	}
 	for _, it := range subdirs {
-		if err := c.list(values.ToStr(Property(it, "FullName")), rel+values.ToStr(Property(it, "Name"))+`\`, false); err != nil {
+		if err := list(c, values.ToStr(engine.Property(it, "FullName")), rel+values.ToStr(engine.Property(it, "Name"))+`\`, false); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func getItem(_ context.Context, c *Call) error {
+func getItem(_ context.Context, c *engine.Call) error {
 	for _, name := range c.Items("Path") {
-		paths := c.I.resolve(values.ToStr(name))
+		paths := resolve(c.I, values.ToStr(name))
 		if len(paths) == 0 {
-			if err := c.notFound(c.I.Abs(values.ToStr(name))); err != nil {
+			if err := c.NotFound(c.I.Abs(values.ToStr(name))); err != nil {
 				return err
 			}
 		}
 		for _, p := range paths {
 			if fi, err := c.I.Sys.FS.Stat(p); err == nil {
-				c.Emit(c.I.Item(p, fi))
+				c.Emit(Item(c.I, p, fi))
 			}
 		}
 	}

@@ -1,24 +1,25 @@
-package engine
+package fscmd
 
 import (
 	"context"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
-func copyItem(_ context.Context, c *Call) error {
+func copyItem(_ context.Context, c *engine.Call) error {
 	dst := c.I.Abs(c.Str("Destination"))
 	for _, name := range c.Items("Path") {
-		paths := c.I.resolve(values.ToStr(name))
+		paths := resolve(c.I, values.ToStr(name))
 		if len(paths) == 0 {
-			if err := c.notFound(c.I.Abs(values.ToStr(name))); err != nil {
+			if err := c.NotFound(c.I.Abs(values.ToStr(name))); err != nil {
 				return err
 			}
 		}
 		for _, p := range paths {
-			if err := c.I.copyTree(p, c.I.into(p, dst), c.Flag("Recurse")); err != nil {
-				if err := c.ioError(err, p); err != nil {
+			if err := copyTree(c.I, p, into(c.I, p, dst), c.Flag("Recurse")); err != nil {
+				if err := ioError(c, err, p); err != nil {
 					return err
 				}
 			}
@@ -28,20 +29,20 @@ func copyItem(_ context.Context, c *Call) error {
 }
 
 // into is where src goes: inside dst when dst is a directory.
-func (i *Interp) into(src, dst string) string {
+func into(i *engine.Interp, src, dst string) string {
 	if fi, err := i.Sys.FS.Stat(dst); err == nil && fi.IsDir() {
 		return i.Sys.FS.Abs(dst, src[strings.LastIndex(src, `\`)+1:])
 	}
 	return dst
 }
 
-func (i *Interp) copyTree(src, dst string, recurse bool) error {
+func copyTree(i *engine.Interp, src, dst string, recurse bool) error {
 	fi, err := i.Sys.FS.Stat(src)
 	if err != nil {
 		return err
 	}
 	if !fi.IsDir() {
-		b, err := i.readFile(src)
+		b, err := i.ReadFile(src)
 		if err != nil {
 			return err
 		}
@@ -52,25 +53,25 @@ func (i *Interp) copyTree(src, dst string, recurse bool) error {
 	}
 	entries, err := i.Sys.FS.ReadDir(src)
 	for _, e := range entries {
-		if err := i.copyTree(i.Sys.FS.Abs(src, e.Name()), i.Sys.FS.Abs(dst, e.Name()), true); err != nil {
+		if err := copyTree(i, i.Sys.FS.Abs(src, e.Name()), i.Sys.FS.Abs(dst, e.Name()), true); err != nil {
 			return err
 		}
 	}
 	return err
 }
 
-func moveItem(_ context.Context, c *Call) error {
+func moveItem(_ context.Context, c *engine.Call) error {
 	dst := c.I.Abs(c.Str("Destination"))
 	for _, name := range c.Items("Path") {
-		paths := c.I.resolve(values.ToStr(name))
+		paths := resolve(c.I, values.ToStr(name))
 		if len(paths) == 0 {
-			if err := c.notFound(c.I.Abs(values.ToStr(name))); err != nil {
+			if err := c.NotFound(c.I.Abs(values.ToStr(name))); err != nil {
 				return err
 			}
 		}
 		for _, p := range paths {
-			if err := c.I.Sys.FS.Rename(p, c.I.into(p, dst)); err != nil {
-				if err := c.ioError(err, p); err != nil {
+			if err := c.I.Sys.FS.Rename(p, into(c.I, p, dst)); err != nil {
+				if err := ioError(c, err, p); err != nil {
 					return err
 				}
 			}
@@ -79,37 +80,37 @@ func moveItem(_ context.Context, c *Call) error {
 	return nil
 }
 
-func renameItem(_ context.Context, c *Call) error {
+func renameItem(_ context.Context, c *engine.Call) error {
 	path := c.I.Abs(c.Str("Path"))
 	if _, err := c.I.Sys.FS.Stat(path); err != nil {
-		return c.notFound(path)
+		return c.NotFound(path)
 	}
 	if err := c.I.Sys.FS.Rename(path, c.I.Sys.FS.Abs(path, `..\`+c.Str("NewName"))); err != nil {
-		return c.ioError(err, path)
+		return ioError(c, err, path)
 	}
 	return nil
 }
 
-func setLocation(_ context.Context, c *Call) error {
+func setLocation(_ context.Context, c *engine.Call) error {
 	target := c.Str("Path")
 	if !c.Has("Path") {
-		target = c.I.getenvOr("USERPROFILE", `C:\`)
+		target = c.I.GetenvOr("USERPROFILE", `C:\`)
 	}
 	path := c.I.Abs(target)
 	fi, err := c.I.Sys.FS.Stat(path)
 	if err != nil || !fi.IsDir() {
-		return c.notFound(path)
+		return c.NotFound(path)
 	}
-	c.I.dir, c.I.loc = path, ""
+	c.I.Dir, c.I.Loc = path, ""
 	return nil
 }
 
-func joinPath(_ context.Context, c *Call) error {
+func joinPath(_ context.Context, c *engine.Call) error {
 	c.Emit(strings.TrimRight(c.Str("Path"), `\/`) + `\` + strings.TrimLeft(c.Str("ChildPath"), `\/`))
 	return nil
 }
 
-func splitPath(_ context.Context, c *Call) error {
+func splitPath(_ context.Context, c *engine.Call) error {
 	path := c.Str("Path")
 	k := strings.LastIndexAny(path, `\/`)
 	switch {

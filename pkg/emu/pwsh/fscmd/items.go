@@ -1,15 +1,16 @@
-package engine
+package fscmd
 
 import (
 	"io/fs"
 	"sort"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 // Item is a file or directory as Get-Item returns it.
-func (i *Interp) Item(path string, fi fs.FileInfo) *values.Object {
+func Item(i *engine.Interp, path string, fi fs.FileInfo) *values.Object {
 	name := fi.Name()
 	if len(path) <= 3 {
 		name = path
@@ -52,7 +53,7 @@ func (i *Interp) Item(path string, fi fs.FileInfo) *values.Object {
 
 // resolve finds the paths a name stands for: itself, or the matches of
 // a wildcard in its last element.
-func (i *Interp) resolve(name string) []string {
+func resolve(i *engine.Interp, name string) []string {
 	path := i.Abs(name)
 	if !strings.ContainsAny(name, "*?") {
 		if _, err := i.Sys.FS.Stat(path); err != nil {
@@ -68,7 +69,7 @@ func (i *Interp) resolve(name string) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		if Wildcard(pat, e.Name(), true) {
+		if engine.Wildcard(pat, e.Name(), true) {
 			out = append(out, i.Sys.FS.Abs(dir, e.Name()))
 		}
 	}
@@ -77,7 +78,7 @@ func (i *Interp) resolve(name string) []string {
 
 // children are a directory's entries, sorted: directories first in
 // Get-ChildItem's listing, as the FileSystem provider returns them.
-func (i *Interp) children(dir string) ([]*values.Object, error) {
+func children(i *engine.Interp, dir string) ([]*values.Object, error) {
 	entries, err := i.Sys.FS.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -88,7 +89,7 @@ func (i *Interp) children(dir string) ([]*values.Object, error) {
 		if err != nil {
 			continue
 		}
-		it := i.Item(i.Sys.FS.Abs(dir, e.Name()), fi)
+		it := Item(i, i.Sys.FS.Abs(dir, e.Name()), fi)
 		if fi.IsDir() {
 			dirs = append(dirs, it)
 		} else {
@@ -97,7 +98,7 @@ func (i *Interp) children(dir string) ([]*values.Object, error) {
 	}
 	byName := func(l []*values.Object) {
 		sort.SliceStable(l, func(a, b int) bool {
-			return strings.ToLower(values.ToStr(Property(l[a], "Name"))) < strings.ToLower(values.ToStr(Property(l[b], "Name")))
+			return strings.ToLower(values.ToStr(engine.Property(l[a], "Name"))) < strings.ToLower(values.ToStr(engine.Property(l[b], "Name")))
 		})
 	}
 	byName(dirs)
