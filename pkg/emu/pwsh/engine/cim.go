@@ -5,9 +5,16 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
+
+func init() {
+	// Get-CimInstance Win32_OperatingSystem's table view.
+	RegisterFormat(cimOSType, func(f *Formatter, o *values.Object) {
+		f.TableRow("cimos", o, []Column{{"SystemDirectory", 19, false}, {"Organization", 12, false}, {"BuildNumber", 11, false},
+			{"RegisteredUser", 14, false}, {"SerialNumber", 12, false}, {"Version", 0, false}})
+	})
+}
 
 // win32OS is the Win32_OperatingSystem instance of the container's OS.
 func (i *Interp) win32OS(typeName string) *values.Object {
@@ -66,36 +73,4 @@ func GetComputerInfo(_ context.Context, c *Call) error {
 	}
 	c.Emit(out)
 	return nil
-}
-
-// aliasOf is the cmdlet an alias names (the name itself otherwise).
-func aliasOf(name string) string {
-	if a, ok := Aliases[name]; ok {
-		return a
-	}
-	return name
-}
-
-// cimClass notes a CIM or WMI query of a class the emulation lacks (or
-// names by a value known only when it runs).
-func (w *walker) cimClass(name string, args []lang.Arg) {
-	class, pending := "", ""
-	for _, a := range args {
-		switch {
-		case a.Param != "" && a.Value == nil:
-			pending = strings.ToLower(a.Param)
-			continue
-		case a.Param != "":
-			pending = strings.ToLower(a.Param)
-		case pending == "":
-			pending = "classname"
-		}
-		if lit, ok := a.Value.(*lang.LitExpr); ok && (pending == "class" || pending == "classname") {
-			class = values.ToStr(lit.V)
-		}
-		pending = ""
-	}
-	if !strings.EqualFold(class, "Win32_OperatingSystem") {
-		w.note("the cmdlet " + name + " (class " + class + ")")
-	}
 }

@@ -93,9 +93,6 @@ func (f *Formatter) object(o *values.Object) {
 	case "System.Diagnostics.Process":
 		f.TableRow("process", o, []Column{{"Handles", 7, true}, {"NPM(K)", 7, true}, {"PM(K)", 8, true}, {"WS(K)", 10, true},
 			{"CPU(s)", 10, true}, {"Id", 6, true}, {"SI", 3, true}, {"ProcessName", 0, false}})
-	case cimOSType:
-		f.TableRow("cimos", o, []Column{{"SystemDirectory", 19, false}, {"Organization", 12, false}, {"BuildNumber", 11, false},
-			{"RegisteredUser", 14, false}, {"SerialNumber", 12, false}, {"Version", 0, false}})
 	case "System.Management.Automation.PathInfo":
 		f.TableRow("path", o, []Column{{"Path", 0, false}})
 	default:

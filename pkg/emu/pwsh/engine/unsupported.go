@@ -233,3 +233,35 @@ func (w *walker) static(typ, name string, args []lang.Expr) {
 		}
 	}
 }
+
+// aliasOf is the cmdlet an alias names (the name itself otherwise).
+func aliasOf(name string) string {
+	if a, ok := Aliases[name]; ok {
+		return a
+	}
+	return name
+}
+
+// cimClass notes a CIM or WMI query of a class the emulation lacks (or
+// names by a value known only when it runs).
+func (w *walker) cimClass(name string, args []lang.Arg) {
+	class, pending := "", ""
+	for _, a := range args {
+		switch {
+		case a.Param != "" && a.Value == nil:
+			pending = strings.ToLower(a.Param)
+			continue
+		case a.Param != "":
+			pending = strings.ToLower(a.Param)
+		case pending == "":
+			pending = "classname"
+		}
+		if lit, ok := a.Value.(*lang.LitExpr); ok && (pending == "class" || pending == "classname") {
+			class = values.ToStr(lit.V)
+		}
+		pending = ""
+	}
+	if !strings.EqualFold(class, "Win32_OperatingSystem") {
+		w.note("the cmdlet " + name + " (class " + class + ")")
+	}
+}
