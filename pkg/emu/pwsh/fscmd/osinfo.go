@@ -16,9 +16,9 @@ import (
 func init() {
 	engine.Register("Get-ItemProperty", "gp", getItemProperty, engine.P("Path", 0, "LiteralPath", "PSPath"), engine.P("Name", 1))
 	engine.Register("Get-ItemPropertyValue", "gpv", getItemPropertyValue, engine.P("Path", 0, "LiteralPath", "PSPath"), engine.P("Name", 1))
-	engine.Register("Get-CimInstance", "gcim", engine.GetOSInstance("Get-CimInstance"), engine.P("ClassName", 0, "Class"), engine.N("Namespace"), engine.N("Filter"))
-	engine.Register("Get-WmiObject", "gwmi", engine.GetOSInstance("Get-WmiObject"), engine.P("Class", 0, "ClassName"), engine.N("Namespace"), engine.N("Filter"))
-	engine.Register("Get-ComputerInfo", "", engine.GetComputerInfo, engine.P("Property", 0))
+	engine.Register("Get-CimInstance", "gcim", getOSInstance("Get-CimInstance"), engine.P("ClassName", 0, "Class"), engine.N("Namespace"), engine.N("Filter"))
+	engine.Register("Get-WmiObject", "gwmi", getOSInstance("Get-WmiObject"), engine.P("Class", 0, "ClassName"), engine.N("Namespace"), engine.N("Filter"))
+	engine.Register("Get-ComputerInfo", "", getComputerInfo, engine.P("Property", 0))
 }
 
 // currentVersionKey is HKLM:\SOFTWARE\Microsoft\Windows NT\CurrentVersion.

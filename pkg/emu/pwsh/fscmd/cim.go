@@ -1,23 +1,24 @@
-package engine
+package fscmd
 
 import (
 	"context"
 	"strconv"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 func init() {
 	// Get-CimInstance Win32_OperatingSystem's table view.
-	RegisterFormat(cimOSType, func(f *Formatter, o *values.Object) {
-		f.TableRow("cimos", o, []Column{{"SystemDirectory", 19, false}, {"Organization", 12, false}, {"BuildNumber", 11, false},
-			{"RegisteredUser", 14, false}, {"SerialNumber", 12, false}, {"Version", 0, false}})
+	engine.RegisterFormat(cimOSType, func(f *engine.Formatter, o *values.Object) {
+		f.TableRow("cimos", o, []engine.Column{{Name: "SystemDirectory", Width: 19, Right: false}, {Name: "Organization", Width: 12, Right: false}, {Name: "BuildNumber", Width: 11, Right: false},
+			{Name: "RegisteredUser", Width: 14, Right: false}, {Name: "SerialNumber", Width: 12, Right: false}, {Name: "Version", Width: 0, Right: false}})
 	})
 }
 
 // win32OS is the Win32_OperatingSystem instance of the container's OS.
-func (i *Interp) win32OS(typeName string) *values.Object {
+func win32OS(i *engine.Interp, typeName string) *values.Object {
 	os := i.Sys.OS
 	return values.NewObject(typeName, "SystemDirectory", `C:\Windows\system32`, "Organization", "",
 		"BuildNumber", strconv.Itoa(os.Build), "RegisteredUser", "", "SerialNumber", "",
@@ -31,10 +32,10 @@ const (
 	wmiOSType = `System.Management.ManagementObject#root\cimv2\Win32_OperatingSystem`
 )
 
-// GetOSInstance is Get-CimInstance and Get-WmiObject for the one class
+// getOSInstance is Get-CimInstance and Get-WmiObject for the one class
 // the emulation has, Win32_OperatingSystem.
-func GetOSInstance(name string) func(context.Context, *Call) error {
-	return func(_ context.Context, c *Call) error {
+func getOSInstance(name string) func(context.Context, *engine.Call) error {
+	return func(_ context.Context, c *engine.Call) error {
 		class := c.Str("ClassName") + c.Str("Class")
 		if !strings.EqualFold(class, "Win32_OperatingSystem") || c.Has("Filter") {
 			return &values.NotEmulatedError{What: "the cmdlet " + name + " (class " + class + ")"}
@@ -43,13 +44,13 @@ func GetOSInstance(name string) func(context.Context, *Call) error {
 		if name == "Get-WmiObject" {
 			typ = wmiOSType
 		}
-		c.Emit(c.I.win32OS(typ))
+		c.Emit(win32OS(c.I, typ))
 		return nil
 	}
 }
 
-// GetComputerInfo is Get-ComputerInfo's OS and computer system properties.
-func GetComputerInfo(_ context.Context, c *Call) error {
+// getComputerInfo is Get-ComputerInfo's OS and computer system properties.
+func getComputerInfo(_ context.Context, c *engine.Call) error {
 	os, host := c.I.Sys.OS, strings.ToUpper(c.I.Sys.Hostname)
 	all := values.NewObject("Microsoft.PowerShell.Commands.ComputerInfo",
 		"WindowsCurrentVersion", "6.3", "WindowsEditionId", os.EditionID, "WindowsInstallationType", "Server Core",
@@ -66,7 +67,7 @@ func GetComputerInfo(_ context.Context, c *Call) error {
 	out := values.NewObject(all.TypeName)
 	for _, pat := range values.ToList(c.Get("Property")) {
 		for _, n := range all.Names {
-			if Wildcard(values.ToStr(pat), n, true) {
+			if engine.Wildcard(values.ToStr(pat), n, true) {
 				out.Set(n, all.Props[strings.ToLower(n)])
 			}
 		}
