@@ -16,6 +16,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/pwsh/check"
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 
@@ -182,5 +183,5 @@ func UnsupportedCommand(argv []string) string {
 	if err != nil || !inv.hasCommand || inv.command == "-" {
 		return ""
 	}
-	return engine.Unsupported(inv.command)
+	return check.Unsupported(inv.command)
 }

@@ -20,9 +20,9 @@ type evaluated struct {
 	value    any
 }
 
-// knownCmdlets are real cmdlets this interpreter does not follow: they
+// KnownCmdlets are real cmdlets this interpreter does not follow: they
 // are refused rather than reported as unknown.
-var knownCmdlets = map[string]bool{}
+var KnownCmdlets = map[string]bool{}
 
 func init() {
 	for _, n := range strings.Fields("start-job get-job wait-job receive-job " +
@@ -32,7 +32,7 @@ func init() {
 		"install-windowsfeature get-windowsfeature convertto-json convertfrom-json import-module " +
 		"set-executionpolicy get-counter enable-psremoting get-credential " +
 		"start-transcript stop-process wait-process") {
-		knownCmdlets[n] = true
+		KnownCmdlets[n] = true
 	}
 }
 
@@ -61,7 +61,7 @@ func (i *Interp) invoke(ctx context.Context, c *lang.Command, input []any, piped
 	if cl, ok := Cmdlets[lower]; ok {
 		return i.runCmdlet(ctx, lower, cl, c, args, input, piped, emit)
 	}
-	if knownCmdlets[lower] {
+	if KnownCmdlets[lower] {
 		return &values.NotEmulatedError{What: "the cmdlet " + name}
 	}
 	if strings.HasSuffix(lower, ".ps1") && i.FileExists(i.Abs(name)) {

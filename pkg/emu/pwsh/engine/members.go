@@ -301,7 +301,7 @@ func (i *Interp) Cast(typ string, v any) (any, error) {
 	bad := func() error {
 		return opError(fmt.Sprintf(`Cannot convert value "%s" to type "System.%s".`, values.ToStr(v), typ), "InvalidCastFromStringToInteger")
 	}
-	if o, ok := v.(values.NetObject); ok && canonicalType(o.NetType()) == lower {
+	if o, ok := v.(values.NetObject); ok && CanonicalType(o.NetType()) == lower {
 		return v, nil
 	}
 	switch lower {

@@ -11,8 +11,8 @@ func init() {
 	Register("New-Object", "", newObjectCmd, P("TypeName", 0), P("ArgumentList", 1, "Args"), N("Property"), N("ComObject", "Com"), Sw("Strict"))
 }
 
-// constructible are the types New-Object and [Type]::new() build.
-var constructible = map[string]bool{
+// Constructible are the types New-Object and [Type]::new() build.
+var Constructible = map[string]bool{
 	"net.httplistener": true, "io.streamreader": true, "io.streamwriter": true,
 	"text.utf8encoding": true, "text.asciiencoding": true, "text.unicodeencoding": true,
 	"byte[]": true, "psobject": true, "pscustomobject": true, "management.automation.psobject": true,
@@ -51,7 +51,7 @@ func RegisterConstructor(typ string, f func(i *Interp, args []any) (any, error))
 
 // construct builds a .NET object from its constructor's arguments.
 func (i *Interp) construct(typ string, args []any) (any, error) {
-	t := canonicalType(typ)
+	t := CanonicalType(typ)
 	if f, ok := constructors[t]; ok {
 		return f(i, args)
 	}

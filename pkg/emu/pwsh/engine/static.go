@@ -13,13 +13,13 @@ import (
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
-// canonicalType is a type name without System. and in lower case.
-func canonicalType(name string) string {
+// CanonicalType is a type name without System. and in lower case.
+func CanonicalType(name string) string {
 	return strings.TrimPrefix(strings.ToLower(name), "system.")
 }
 
 func (i *Interp) staticProperty(typ, name string) (any, error) {
-	t, n := canonicalType(typ), strings.ToLower(name)
+	t, n := CanonicalType(typ), strings.ToLower(name)
 	switch t + "::" + n {
 	case "environment::machinename":
 		return strings.ToUpper(i.Sys.Hostname), nil
@@ -65,7 +65,7 @@ func RegisterStatic(typ string, f func(i *Interp, name string, args []any) (v an
 }
 
 func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any) (any, error) {
-	t := canonicalType(typ)
+	t := CanonicalType(typ)
 	arg := func(k int) string {
 		if k < len(args) {
 			return values.ToStr(args[k])
@@ -79,7 +79,7 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 		}
 		return 0
 	}
-	if name == "new" && constructible[t] {
+	if name == "new" && Constructible[t] {
 		return i.construct(typ, args)
 	}
 	switch t + "::" + name {

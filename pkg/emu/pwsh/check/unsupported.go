@@ -1,9 +1,15 @@
-package engine
+// Package check reads a script without running it and says what in it
+// the emulation cannot follow (Unsupported), so that a node can report
+// it once, in an event, before the container runs. It consults the
+// engine's cmdlet table, which the cmdlet families fill when imported
+// (package pwsh imports them all).
+package check
 
 import (
 	"errors"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
@@ -70,13 +76,13 @@ func (w *walker) stmt(s lang.Stmt) {
 			}
 			if lit, ok := el.Cmd.Name.(*lang.LitExpr); ok {
 				name := strings.ToLower(values.ToStr(lit.V))
-				if knownCmdlets[name] {
+				if engine.KnownCmdlets[name] {
 					w.note("the cmdlet " + values.ToStr(lit.V))
 				}
 				if name == "new-object" {
 					w.newObject(el.Cmd.Args)
 				}
-				if cl, ok := Cmdlets[aliasOf(name)]; ok && (cl.Name == "Get-CimInstance" || cl.Name == "Get-WmiObject") {
+				if cl, ok := engine.Cmdlets[aliasOf(name)]; ok && (cl.Name == "Get-CimInstance" || cl.Name == "Get-WmiObject") {
 					w.cimClass(cl.Name, el.Cmd.Args)
 				}
 				if name == "get-content" || name == "gc" || name == "cat" || name == "type" {
@@ -187,7 +193,7 @@ func (w *walker) expr(e lang.Expr) {
 }
 
 func (w *walker) typ(name string) {
-	if !emulatedTypes[canonicalType(name)] {
+	if !emulatedTypes[engine.CanonicalType(name)] {
 		w.note("the type [" + name + "]")
 	}
 }
@@ -214,7 +220,7 @@ func (w *walker) newObject(args []lang.Arg) {
 	switch {
 	case !ok:
 		w.note("New-Object of a computed type")
-	case !constructible[canonicalType(values.ToStr(lit.V))]:
+	case !engine.Constructible[engine.CanonicalType(values.ToStr(lit.V))]:
 		w.note("New-Object " + values.ToStr(lit.V))
 	}
 }
@@ -222,7 +228,7 @@ func (w *walker) newObject(args []lang.Arg) {
 // static notes a machine- or user-wide environment variable, which a
 // container's processes cannot share through the emulation.
 func (w *walker) static(typ, name string, args []lang.Expr) {
-	t, n := canonicalType(typ), strings.ToLower(name)
+	t, n := engine.CanonicalType(typ), strings.ToLower(name)
 	target := 1
 	if n == "setenvironmentvariable" {
 		target = 2
@@ -236,7 +242,7 @@ func (w *walker) static(typ, name string, args []lang.Expr) {
 
 // aliasOf is the cmdlet an alias names (the name itself otherwise).
 func aliasOf(name string) string {
-	if a, ok := Aliases[name]; ok {
+	if a, ok := engine.Aliases[name]; ok {
 		return a
 	}
 	return name
