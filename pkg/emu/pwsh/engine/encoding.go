@@ -9,6 +9,38 @@ import (
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
+func init() {
+	for _, t := range []string{"text.utf8encoding", "text.asciiencoding", "text.unicodeencoding"} {
+		RegisterConstructor(t, func(_ *Interp, typ string, _ []any) (any, error) {
+			e, _ := encodingNamed(strings.TrimSuffix(strings.TrimPrefix(CanonicalType(typ), "text."), "encoding"))
+			return e, nil
+		})
+	}
+	RegisterStaticProperty("text.encoding", func(_ *Interp, name string) (any, bool) {
+		e, ok := encodingNamed(name)
+		return e, ok
+	})
+	RegisterStatic("text.encoding", getEncoding)
+}
+
+// getEncoding is [Text.Encoding]::GetEncoding(name).
+func getEncoding(_ *Interp, name string, args []any) (any, bool, error) {
+	if name != "getencoding" {
+		return nil, false, nil
+	}
+	arg0 := ""
+	if len(args) > 0 {
+		arg0 = values.ToStr(args[0])
+	}
+	if e, ok := encodingNamed(strings.ReplaceAll(strings.ToLower(arg0), "-", "")); ok {
+		return e, true, nil
+	}
+	if strings.EqualFold(arg0, "us-ascii") {
+		return Encodings["ascii"], true, nil
+	}
+	return nil, true, &values.NotEmulatedError{What: "the encoding " + arg0}
+}
+
 // encoding is a System.Text.Encoding: [Text.Encoding]::UTF8 and its
 // kin. Byte arrays are []any of ints, as everywhere in the interpreter.
 type encoding struct {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
@@ -40,12 +39,12 @@ func newObjectCmd(_ context.Context, c *Call) error {
 
 // constructors build the .NET types a cmdlet family adds, by canonical
 // type name.
-var constructors = map[string]func(i *Interp, args []any) (any, error){}
+var constructors = map[string]func(i *Interp, typ string, args []any) (any, error){}
 
 // RegisterConstructor makes New-Object and [typ]::new build typ (a
-// canonical type name: lower case, without System.) with f. Families call
-// it from init.
-func RegisterConstructor(typ string, f func(i *Interp, args []any) (any, error)) {
+// canonical type name: lower case, without System.) with f, which is
+// given the type as the script spells it. Families call it from init.
+func RegisterConstructor(typ string, f func(i *Interp, typ string, args []any) (any, error)) {
 	constructors[typ] = f
 }
 
@@ -53,27 +52,9 @@ func RegisterConstructor(typ string, f func(i *Interp, args []any) (any, error))
 func (i *Interp) construct(typ string, args []any) (any, error) {
 	t := CanonicalType(typ)
 	if f, ok := constructors[t]; ok {
-		return f(i, args)
+		return f(i, typ, args)
 	}
 	switch t {
-	case "io.streamreader", "io.streamwriter":
-		s, ok := firstArg(args).(stream)
-		if !ok {
-			return nil, &values.NotEmulatedError{What: "a " + typ + " over anything but an HttpListener stream"}
-		}
-		enc := Encodings["utf8"]
-		if len(args) > 1 {
-			if e, ok := args[1].(*encoding); ok {
-				enc = e
-			}
-		}
-		if t == "io.streamreader" {
-			return newStreamReader(s, enc), nil
-		}
-		return newStreamWriter(s, enc), nil
-	case "text.utf8encoding", "text.asciiencoding", "text.unicodeencoding":
-		e, _ := encodingNamed(strings.TrimSuffix(strings.TrimPrefix(t, "text."), "encoding"))
-		return e, nil
 	case "byte[]":
 		n, ok := values.ToInt(firstArg(args))
 		if !ok || n < 0 {

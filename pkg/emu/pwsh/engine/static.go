@@ -18,6 +18,17 @@ func CanonicalType(name string) string {
 	return strings.TrimPrefix(strings.ToLower(name), "system.")
 }
 
+// staticProps are the static properties of the types a family adds, by
+// canonical type name and lower-case property name; ok false means no
+// such property.
+var staticProps = map[string]func(i *Interp, name string) (v any, ok bool){}
+
+// RegisterStaticProperty makes [typ]::Name read f for typ (a canonical
+// type name). Families call it from init.
+func RegisterStaticProperty(typ string, f func(i *Interp, name string) (v any, ok bool)) {
+	staticProps[typ] = f
+}
+
 func (i *Interp) staticProperty(typ, name string) (any, error) {
 	t, n := CanonicalType(typ), strings.ToLower(name)
 	switch t + "::" + n {
@@ -46,9 +57,9 @@ func (i *Interp) staticProperty(typ, name string) (any, error) {
 	case "net.httplistener::issupported":
 		return true, nil
 	}
-	if t == "text.encoding" {
-		if e, ok := encodingNamed(n); ok {
-			return e, nil
+	if prop, ok := staticProps[t]; ok {
+		if v, ok := prop(i, n); ok {
+			return v, nil
 		}
 	}
 	return nil, &values.NotEmulatedError{What: "[" + typ + "]::" + name}
@@ -83,14 +94,6 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 		return i.construct(typ, args)
 	}
 	switch t + "::" + name {
-	case "text.encoding::getencoding":
-		if e, ok := encodingNamed(strings.ReplaceAll(strings.ToLower(arg(0)), "-", "")); ok {
-			return e, nil
-		}
-		if strings.EqualFold(arg(0), "us-ascii") {
-			return Encodings["ascii"], nil
-		}
-		return nil, &values.NotEmulatedError{What: "the encoding " + arg(0)}
 	case "environment::getenvironmentvariable":
 		if len(args) > 1 && !strings.EqualFold(arg(1), "Process") {
 			return nil, &values.NotEmulatedError{What: "[Environment]::GetEnvironmentVariable with target " + arg(1)}

@@ -9,6 +9,27 @@ import (
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
+func init() {
+	for _, t := range []string{"io.streamreader", "io.streamwriter"} {
+		RegisterConstructor(t, func(_ *Interp, typ string, args []any) (any, error) {
+			s, ok := firstArg(args).(stream)
+			if !ok {
+				return nil, &values.NotEmulatedError{What: "a " + typ + " over anything but an HttpListener stream"}
+			}
+			enc := Encodings["utf8"]
+			if len(args) > 1 {
+				if e, ok := args[1].(*encoding); ok {
+					enc = e
+				}
+			}
+			if CanonicalType(typ) == "io.streamreader" {
+				return newStreamReader(s, enc), nil
+			}
+			return newStreamWriter(s, enc), nil
+		})
+	}
+}
+
 // stream is a System.IO.Stream the interpreter can read or write: a
 // request's InputStream, a response's OutputStream.
 type stream interface {

@@ -27,7 +27,7 @@ type httpListener struct {
 }
 
 func init() {
-	engine.RegisterConstructor("net.httplistener", func(i *engine.Interp, _ []any) (any, error) { return newHTTPListener(i), nil })
+	engine.RegisterConstructor("net.httplistener", func(i *engine.Interp, _ string, _ []any) (any, error) { return newHTTPListener(i), nil })
 }
 
 // newHTTPListener is New-Object System.Net.HttpListener.
