@@ -56,7 +56,7 @@ func (i *Interp) construct(typ string, args []any) (any, error) {
 	}
 	switch t {
 	case "byte[]":
-		n, ok := values.ToInt(firstArg(args))
+		n, ok := values.ToInt(FirstArg(args))
 		if !ok || n < 0 {
 			return nil, values.Exception("OverflowException", "Arithmetic operation resulted in an overflow.")
 		}
@@ -71,7 +71,7 @@ func (i *Interp) construct(typ string, args []any) (any, error) {
 	return nil, &values.NotEmulatedError{What: "New-Object " + typ}
 }
 
-func firstArg(args []any) any {
+func FirstArg(args []any) any {
 	if len(args) == 0 {
 		return nil
 	}

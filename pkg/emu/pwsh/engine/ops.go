@@ -45,7 +45,7 @@ func (i *Interp) binary(op string, l, r any) (any, error) {
 		b, _ := values.ToInt(r)
 		return map[string]int{"band": a & b, "bor": a | b, "bxor": a ^ b}[op], nil
 	case "f":
-		return formatOp(values.ToStr(l), values.ToList(r)), nil
+		return FormatOp(values.ToStr(l), values.ToList(r)), nil
 	case "join", "ijoin", "cjoin":
 		return JoinValues(values.ToList(l), values.ToStr(r)), nil
 	case "is", "isnot":

@@ -65,8 +65,8 @@ func JoinValues(list []any, sep string) string {
 	return strings.Join(parts, sep)
 }
 
-// formatOp is "{0} {1:N2}" -f a, b (alignment and a few formats).
-func formatOp(f string, args []any) string {
+// FormatOp is "{0} {1:N2}" -f a, b (alignment and a few formats).
+func FormatOp(f string, args []any) string {
 	re := regexp.MustCompile(`\{(\d+)(,-?\d+)?(:[^}]*)?\}`)
 	return re.ReplaceAllStringFunc(f, func(m string) string {
 		sub := re.FindStringSubmatch(m)

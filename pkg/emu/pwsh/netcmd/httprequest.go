@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
+	"github.com/winkube/winkube/pkg/emu/pwsh/streams"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
@@ -49,14 +50,14 @@ func newListenerRequest(ex *exchange) *values.Record {
 	}
 	return values.NewRecord("System.Net.HttpListenerRequest", "",
 		"AcceptTypes", splitList(req.Header.Get("Accept")),
-		"ContentEncoding", engine.Encodings["utf8"],
+		"ContentEncoding", streams.Encodings["utf8"],
 		"ContentLength64", int(max(req.ContentLength, 0)),
 		"ContentType", contentType,
 		"Cookies", []any{},
 		"HasEntityBody", len(ex.body) > 0,
 		"Headers", headers,
 		"HttpMethod", req.Method,
-		"InputStream", &engine.MemStream{Dotnet: values.Dotnet{Typ: "System.Net.HttpRequestStream"}, Data: ex.body},
+		"InputStream", &streams.MemStream{Dotnet: values.Dotnet{Typ: "System.Net.HttpRequestStream"}, Data: ex.body},
 		"IsAuthenticated", false,
 		"IsLocal", ex.remote.IP.IsLoopback(),
 		"IsSecureConnection", false,

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
+	"github.com/winkube/winkube/pkg/emu/pwsh/streams"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
@@ -261,5 +262,5 @@ func (s *outputStream) GetProp(name string) (any, bool) {
 }
 
 func (s *outputStream) CallMethod(ctx context.Context, name string, args []any) (any, bool, error) {
-	return engine.StreamMethod(s, name, args)
+	return streams.StreamMethod(s, name, args)
 }

@@ -1,4 +1,4 @@
-package engine
+package streams
 
 import (
 	"context"
@@ -6,25 +6,26 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 func init() {
 	for _, t := range []string{"text.utf8encoding", "text.asciiencoding", "text.unicodeencoding"} {
-		RegisterConstructor(t, func(_ *Interp, typ string, _ []any) (any, error) {
-			e, _ := encodingNamed(strings.TrimSuffix(strings.TrimPrefix(CanonicalType(typ), "text."), "encoding"))
+		engine.RegisterConstructor(t, func(_ *engine.Interp, typ string, _ []any) (any, error) {
+			e, _ := encodingNamed(strings.TrimSuffix(strings.TrimPrefix(engine.CanonicalType(typ), "text."), "encoding"))
 			return e, nil
 		})
 	}
-	RegisterStaticProperty("text.encoding", func(_ *Interp, name string) (any, bool) {
+	engine.RegisterStaticProperty("text.encoding", func(_ *engine.Interp, name string) (any, bool) {
 		e, ok := encodingNamed(name)
 		return e, ok
 	})
-	RegisterStatic("text.encoding", getEncoding)
+	engine.RegisterStatic("text.encoding", getEncoding)
 }
 
 // getEncoding is [Text.Encoding]::GetEncoding(name).
-func getEncoding(_ *Interp, name string, args []any) (any, bool, error) {
+func getEncoding(_ *engine.Interp, name string, args []any) (any, bool, error) {
 	if name != "getencoding" {
 		return nil, false, nil
 	}
@@ -91,7 +92,7 @@ func (e *encoding) CallMethod(_ context.Context, name string, args []any) (any, 
 		}
 		return len(e.Encode(values.ToStr(args[0]))), true, nil
 	case "getstring":
-		b := BytesOf(args[:min(len(args), 1)])
+		b := engine.BytesOf(args[:min(len(args), 1)])
 		if len(args) >= 3 {
 			from, _ := values.ToInt(args[1])
 			n, _ := values.ToInt(args[2])

@@ -1,4 +1,8 @@
-package engine
+// Package streams is .NET's System.IO stream readers and writers and
+// System.Text's encodings as scripts use them ([Text.Encoding]::UTF8,
+// New-Object IO.StreamReader over a request's InputStream). It
+// registers the types with the engine when imported.
+package streams
 
 import (
 	"context"
@@ -6,13 +10,14 @@ import (
 	"io"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 func init() {
 	for _, t := range []string{"io.streamreader", "io.streamwriter"} {
-		RegisterConstructor(t, func(_ *Interp, typ string, args []any) (any, error) {
-			s, ok := firstArg(args).(stream)
+		engine.RegisterConstructor(t, func(_ *engine.Interp, typ string, args []any) (any, error) {
+			s, ok := engine.FirstArg(args).(stream)
 			if !ok {
 				return nil, &values.NotEmulatedError{What: "a " + typ + " over anything but an HttpListener stream"}
 			}
@@ -22,7 +27,7 @@ func init() {
 					enc = e
 				}
 			}
-			if CanonicalType(typ) == "io.streamreader" {
+			if engine.CanonicalType(typ) == "io.streamreader" {
 				return newStreamReader(s, enc), nil
 			}
 			return newStreamWriter(s, enc), nil
@@ -52,7 +57,7 @@ func StreamMethod(s stream, name string, args []any) (any, bool, error) {
 		}
 		return nil, true, s.Write(b[off : off+n])
 	case "writebyte":
-		return nil, true, s.Write(BytesOf(args[:1]))
+		return nil, true, s.Write(engine.BytesOf(args[:1]))
 	case "read":
 		if len(args) != 3 {
 			return nil, true, overloadError("Read", len(args))
@@ -100,7 +105,7 @@ func bufferArgs(args []any) ([]byte, int, int, error) {
 	if args[0] == nil {
 		return nil, 0, 0, values.Exception("ArgumentNullException", "Value cannot be null.%s", values.ParamName("buffer"))
 	}
-	b := BytesOf(args[:1])
+	b := engine.BytesOf(args[:1])
 	off, _ := values.ToInt(args[1])
 	n, _ := values.ToInt(args[2])
 	if off < 0 || n < 0 || off+n > len(b) {
@@ -301,7 +306,7 @@ func (w *streamWriter) CallMethod(_ context.Context, name string, args []any) (a
 		text = values.ToStr(args[0])
 	}
 	if len(args) > 1 {
-		text = formatOp(text, args[1:])
+		text = engine.FormatOp(text, args[1:])
 	}
 	switch name {
 	case "write", "writeline":
