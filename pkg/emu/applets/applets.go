@@ -4,6 +4,10 @@
 // Output and error wording follow busybox 1.37, as the e2e images ship it.
 // Output streams: an applet writes as it goes and never builds a whole
 // output in memory.
+//
+// This package is busybox's table and the busybox multi-call program; the
+// applets are in fileapplets, textapplets and sysapplets, over the shared
+// kit.
 package applets
 
 import (

@@ -4,6 +4,12 @@
 // lexer, a recursive-descent parser and an evaluator with the common
 // cmdlets; what it cannot follow it says so (Unsupported, and a
 // "not emulated" message with exit code 1), never skipping it.
+//
+// This package is the command line; the interpreter is in layers below
+// it: lang (the language), values, engine (the evaluator and the
+// registries), the cmdlet families that register into the engine
+// (utilcmd, fscmd, netcmd, eventcmd, streams), and check (Unsupported).
+// Importing pwsh imports every family.
 package pwsh
 
 import (
