@@ -9,10 +9,10 @@ import (
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
-// param is a cmdlet parameter: its name, aliases, whether it is a
+// Param is a cmdlet parameter: its name, aliases, whether it is a
 // switch, and its position (-1: named only; rest: takes all remaining
 // positional values).
-type param struct {
+type Param struct {
 	name    string
 	aliases []string
 	sw      bool
@@ -20,16 +20,17 @@ type param struct {
 	rest    bool
 }
 
-type cmdlet struct {
+// Cmdlet is a registered cmdlet: its canonical name, parameters and body.
+type Cmdlet struct {
 	Name   string // the canonical spelling: Get-Content
-	params []param
+	params []Param
 	Run    func(ctx context.Context, c *Call) error
 }
 
 // Call is one invocation of a cmdlet.
 type Call struct {
 	I        *Interp
-	Cl       *cmdlet
+	Cl       *Cmdlet
 	Cmd      *lang.Command
 	Named    map[string]any // by parameter name, lower-case
 	Input    []any
@@ -40,28 +41,38 @@ type Call struct {
 	HadError bool
 }
 
-var Cmdlets = map[string]*cmdlet{}
+// Cmdlets are the registered cmdlets by lower-case name.
+var Cmdlets = map[string]*Cmdlet{}
 
 // Aliases map lower-case aliases to lower-case cmdlet names.
 var Aliases = map[string]string{}
 
-func Register(name string, als string, run func(context.Context, *Call) error, params ...param) {
-	cl := &cmdlet{Name: name, params: params, Run: run}
+// Register adds a cmdlet: its canonical name, its aliases (space
+// separated, lower case), its body and its parameters. Families call it
+// from init.
+func Register(name string, als string, run func(context.Context, *Call) error, params ...Param) {
+	cl := &Cmdlet{Name: name, params: params, Run: run}
 	Cmdlets[strings.ToLower(name)] = cl
 	for _, a := range strings.Fields(als) {
 		Aliases[a] = strings.ToLower(name)
 	}
 }
 
-// P is a positional parameter, n a named one, sw a switch.
-func P(name string, pos int, aliases ...string) param {
-	return param{name: name, pos: pos, aliases: aliases}
+// P is a positional parameter (with its aliases).
+func P(name string, pos int, aliases ...string) Param {
+	return Param{name: name, pos: pos, aliases: aliases}
 }
-func N(name string, aliases ...string) param { return param{name: name, pos: -1, aliases: aliases} }
-func Sw(name string, aliases ...string) param {
-	return param{name: name, pos: -1, sw: true, aliases: aliases}
+
+// N is a named-only parameter.
+func N(name string, aliases ...string) Param { return Param{name: name, pos: -1, aliases: aliases} }
+
+// Sw is a switch parameter.
+func Sw(name string, aliases ...string) Param {
+	return Param{name: name, pos: -1, sw: true, aliases: aliases}
 }
-func Rest(name string) param { return param{name: name, pos: 0, rest: true} }
+
+// Rest is a parameter that takes every remaining positional value.
+func Rest(name string) Param { return Param{name: name, pos: 0, rest: true} }
 
 func (c *Call) Has(name string) bool { _, ok := c.Named[strings.ToLower(name)]; return ok }
 
@@ -76,7 +87,7 @@ func className(name string) string {
 	return "Microsoft.PowerShell.Commands." + strings.ReplaceAll(name, "-", "") + "Command"
 }
 
-func (i *Interp) runCmdlet(ctx context.Context, lower string, cl *cmdlet, cmd *lang.Command, args []evaluated, input []any, piped bool, emit func(any)) error {
+func (i *Interp) runCmdlet(ctx context.Context, lower string, cl *Cmdlet, cmd *lang.Command, args []evaluated, input []any, piped bool, emit func(any)) error {
 	c := &Call{I: i, Cl: cl, Cmd: cmd, Named: map[string]any{}, Input: input, Piped: piped, Emit: emit, Stop: i.stop}
 	if err := c.bind(args); err != nil {
 		return err
@@ -175,9 +186,9 @@ func (c *Call) common(a evaluated) bool {
 	return false
 }
 
-func (c *Call) match(name string) *param {
+func (c *Call) match(name string) *Param {
 	lower := strings.ToLower(name)
-	var found *param
+	var found *Param
 	for k := range c.Cl.params {
 		spec := &c.Cl.params[k]
 		if strings.ToLower(spec.name) == lower {
@@ -198,7 +209,7 @@ func (c *Call) match(name string) *param {
 	return found
 }
 
-func (c *Call) positional(pos int) *param {
+func (c *Call) positional(pos int) *Param {
 	for k := range c.Cl.params {
 		if c.Cl.params[k].pos == pos {
 			return &c.Cl.params[k]

@@ -20,6 +20,8 @@ type Formatter struct {
 	cols      []Column
 }
 
+// Column is one column of a table view: its header, width (0: the
+// rest of the line) and alignment.
 type Column struct {
 	Name  string
 	Width int

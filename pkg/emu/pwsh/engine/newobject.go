@@ -71,6 +71,7 @@ func (i *Interp) construct(typ string, args []any) (any, error) {
 	return nil, &values.NotEmulatedError{What: "New-Object " + typ}
 }
 
+// FirstArg is args[0], or nil when there is none.
 func FirstArg(args []any) any {
 	if len(args) == 0 {
 		return nil

@@ -71,6 +71,8 @@ func sign(n int) int {
 	return 1
 }
 
+// Arith applies an arithmetic operator (+ - * / %) with PowerShell's
+// conversions, the left operand deciding.
 func Arith(op string, l, r any) (any, error) {
 	switch x := l.(type) {
 	case string:
@@ -239,6 +241,7 @@ func (i *Interp) compareOne(op string, fold bool, l, r any) (bool, error) {
 	return false, opError("The operator -"+op+" is not supported.", "OperatorNotSupported")
 }
 
+// Equal is -eq between two scalars; fold compares strings without case.
 func Equal(l, r any, fold bool) bool {
 	if l == nil || r == nil {
 		return l == nil && r == nil

@@ -57,6 +57,7 @@ func splitString(s, pattern string, fold bool) (any, error) {
 	return out, nil
 }
 
+// JoinValues is -join: the values as strings, separated by sep.
 func JoinValues(list []any, sep string) string {
 	parts := make([]string, len(list))
 	for k, e := range list {

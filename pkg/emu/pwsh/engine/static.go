@@ -202,6 +202,8 @@ func flatten(args []any) []any {
 	return out
 }
 
+// BytesOf is a byte array argument ([byte[]] or a list of numbers) as
+// bytes.
 func BytesOf(args []any) []byte {
 	var b []byte
 	for _, a := range flatten(args) {

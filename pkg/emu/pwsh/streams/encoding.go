@@ -42,16 +42,18 @@ func getEncoding(_ *engine.Interp, name string, args []any) (any, bool, error) {
 	return nil, true, &values.NotEmulatedError{What: "the encoding " + arg0}
 }
 
-// encoding is a System.Text.Encoding: [Text.Encoding]::UTF8 and its
+// Encoding is a System.Text.Encoding: [Text.Encoding]::UTF8 and its
 // kin. Byte arrays are []any of ints, as everywhere in the interpreter.
-type encoding struct {
+type Encoding struct {
 	values.Dotnet
 	name     string // UTF8, ASCII, Unicode
 	webName  string
 	codePage int
 }
 
-var Encodings = map[string]*encoding{
+// Encodings are System.Text's encodings by short name (utf8, ascii,
+// unicode, ...).
+var Encodings = map[string]*Encoding{
 	"utf8":    {values.Dotnet{Typ: "System.Text.UTF8Encoding"}, "UTF8", "utf-8", 65001},
 	"ascii":   {values.Dotnet{Typ: "System.Text.ASCIIEncoding"}, "ASCII", "us-ascii", 20127},
 	"unicode": {values.Dotnet{Typ: "System.Text.UnicodeEncoding"}, "Unicode", "utf-16", 1200},
@@ -59,7 +61,7 @@ var Encodings = map[string]*encoding{
 
 // encodingNamed is a static property of [System.Text.Encoding]. Default
 // is taken as UTF-8: the same bytes for the ASCII text scripts send.
-func encodingNamed(name string) (*encoding, bool) {
+func encodingNamed(name string) (*Encoding, bool) {
 	if name == "default" {
 		name = "utf8"
 	}
@@ -67,7 +69,7 @@ func encodingNamed(name string) (*encoding, bool) {
 	return e, ok
 }
 
-func (e *encoding) GetProp(name string) (any, bool) {
+func (e *Encoding) GetProp(name string) (any, bool) {
 	switch name {
 	case "webname", "bodyname", "headername":
 		return e.webName, true
@@ -79,7 +81,7 @@ func (e *encoding) GetProp(name string) (any, bool) {
 	return nil, false
 }
 
-func (e *encoding) CallMethod(_ context.Context, name string, args []any) (any, bool, error) {
+func (e *Encoding) CallMethod(_ context.Context, name string, args []any) (any, bool, error) {
 	switch name {
 	case "getbytes":
 		if len(args) == 0 {
@@ -108,7 +110,7 @@ func (e *encoding) CallMethod(_ context.Context, name string, args []any) (any, 
 	return nil, false, nil
 }
 
-func (e *encoding) Encode(s string) []byte {
+func (e *Encoding) Encode(s string) []byte {
 	switch e.name {
 	case "ASCII":
 		b := make([]byte, 0, len(s))
@@ -129,7 +131,7 @@ func (e *encoding) Encode(s string) []byte {
 	return []byte(s)
 }
 
-func (e *encoding) decode(b []byte) string {
+func (e *Encoding) decode(b []byte) string {
 	switch e.name {
 	case "ASCII":
 		r := make([]rune, len(b))

@@ -23,7 +23,7 @@ func init() {
 			}
 			enc := Encodings["utf8"]
 			if len(args) > 1 {
-				if e, ok := args[1].(*encoding); ok {
+				if e, ok := args[1].(*Encoding); ok {
 					enc = e
 				}
 			}
@@ -179,12 +179,12 @@ func (s *MemStream) CallMethod(_ context.Context, name string, args []any) (any,
 type streamReader struct {
 	values.Dotnet
 	s    stream
-	enc  *encoding
+	enc  *Encoding
 	text []rune // decoded and not yet read; read fills it at once
 	read bool
 }
 
-func newStreamReader(s stream, enc *encoding) *streamReader {
+func newStreamReader(s stream, enc *Encoding) *streamReader {
 	return &streamReader{Dotnet: values.Dotnet{Typ: "System.IO.StreamReader"}, s: s, enc: enc}
 }
 
@@ -255,13 +255,13 @@ func (r *streamReader) CallMethod(_ context.Context, name string, _ []any) (any,
 type streamWriter struct {
 	values.Dotnet
 	s         stream
-	enc       *encoding
+	enc       *Encoding
 	buf       strings.Builder
 	autoFlush bool
 	newLine   string
 }
 
-func newStreamWriter(s stream, enc *encoding) *streamWriter {
+func newStreamWriter(s stream, enc *Encoding) *streamWriter {
 	return &streamWriter{Dotnet: values.Dotnet{Typ: "System.IO.StreamWriter"}, s: s, enc: enc, newLine: "\r\n"}
 }
 

@@ -37,6 +37,7 @@ type Record struct {
 	text  string
 }
 
+// NewRecord is a read-only .NET object of type typ that prints as text.
 func NewRecord(typ, text string, kv ...any) *Record {
 	return &Record{Dotnet: Dotnet{typ}, props: NewObject(typ, kv...), text: text}
 }
@@ -76,6 +77,7 @@ type DotnetException struct {
 
 func (e *DotnetException) Error() string { return e.Msg }
 
+// Exception is a .NET exception of type typ with a formatted message.
 func Exception(typ, format string, a ...any) error {
 	return &DotnetException{Typ: typ, Msg: fmt.Sprintf(format, a...)}
 }
@@ -94,12 +96,14 @@ func SetterError(prop string, e *DotnetException) error {
 		Category: "NotSpecified", Reason: "SetValueInvocationException", Fqid: "ExceptionWhenSetting"}}
 }
 
+// NoSetter is the error of assigning a property the object lacks.
 func NoSetter(name string) error {
 	return &RuntimeError{Rec: &ErrorRecord{
 		Msg:      "The property '" + name + "' cannot be found on this object. Verify that the property exists and can be set.",
 		Category: "InvalidOperation", Reason: "RuntimeException", Fqid: "PropertyNotFound"}}
 }
 
+// ReadOnly is the error of assigning a read-only property.
 func ReadOnly(name string) error {
 	return &RuntimeError{Rec: &ErrorRecord{Msg: "'" + name + "' is a ReadOnly property.",
 		Category: "InvalidOperation", Reason: "RuntimeException", Fqid: "PropertyAssignmentException"}}
@@ -115,6 +119,8 @@ type NameValues struct {
 	web   bool
 }
 
+// NewNameValues is an empty NameValueCollection; web makes it the
+// WebHeaderCollection.
 func NewNameValues(web bool) *NameValues {
 	typ := "System.Collections.Specialized.NameValueCollection"
 	if web {

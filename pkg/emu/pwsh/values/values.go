@@ -24,6 +24,8 @@ type Object struct {
 	Props    map[string]any // by lower-case name
 }
 
+// NewObject is an object of typeName with the properties kv (name,
+// value, name, value, ...), in order.
 func NewObject(typeName string, kv ...any) *Object {
 	o := &Object{TypeName: typeName, Props: map[string]any{}}
 	for i := 0; i+1 < len(kv); i += 2 {
@@ -51,6 +53,7 @@ type Hashtable struct {
 	Vals map[string]any
 }
 
+// NewHashtable is an empty @{}.
 func NewHashtable() *Hashtable { return &Hashtable{Vals: map[string]any{}} }
 
 func (h *Hashtable) Set(k string, v any) {
@@ -81,11 +84,13 @@ func (h *Hashtable) Get(k string) (any, bool) {
 	return v, ok
 }
 
+// ScriptBlock is { ... }: its statements and source text.
 type ScriptBlock struct {
 	Stmts []lang.Stmt
 	Src   string
 }
 
+// TypeRef is a type literal's value, [Name].
 type TypeRef struct{ Name string }
 
 // ToStr is a value as PowerShell turns it into a string.
@@ -215,6 +220,7 @@ func ToNumber(v any) (any, bool) {
 	return nil, false
 }
 
+// ToFloat is a number (int or float64) as a float64; 0 otherwise.
 func ToFloat(v any) float64 {
 	switch x := v.(type) {
 	case int:
@@ -225,6 +231,7 @@ func ToFloat(v any) float64 {
 	return 0
 }
 
+// ToInt is v as an int, converted as PowerShell converts it.
 func ToInt(v any) (int, bool) {
 	n, ok := ToNumber(v)
 	if !ok {
