@@ -1,4 +1,7 @@
-package podworker
+// Package backoff is the kubelet's timings that the pod worker follows:
+// the image pull and crash loop back-off, the retry after a failed sync
+// and the PLEG's relist period.
+package backoff
 
 import (
 	"math/rand/v2"
@@ -21,48 +24,48 @@ const (
 	// (kubelet.go backOffPeriod), jittered by half (pod_workers.go
 	// workerBackOffPeriodJitterFactor): the next sync comes 10–15 s later.
 	syncRetry = 10 * time.Second
-	// plegRelist is the generic PLEG's relist period: a new sandbox or an
+	// PLEGRelist is the generic PLEG's relist period: a new sandbox or an
 	// exited container triggers a sync at most this long after it happens.
-	plegRelist = time.Second
+	PLEGRelist = time.Second
 )
 
-// backoff is one entry of the kubelet's flowcontrol.Backoff: a window that
+// Backoff is one entry of the kubelet's flowcontrol.Backoff: a window that
 // starts at 10 s, doubles to 5 min and starts again after 10 quiet minutes.
-type backoff struct {
-	window     time.Duration
+type Backoff struct {
+	Window     time.Duration
 	lastUpdate time.Time
 }
 
-// next opens or doubles the window. event is when the failure happened
+// Next opens or doubles the window. event is when the failure happened
 // (a container's finish time) and decides whether the entry is stale.
-func (b *backoff) next(event, now time.Time) time.Duration {
+func (b *Backoff) Next(event, now time.Time) time.Duration {
 	if b.stale(event) {
-		b.window = backoffInitial
+		b.Window = backoffInitial
 	} else {
-		b.window = min(2*b.window, backoffMax)
+		b.Window = min(2*b.Window, backoffMax)
 	}
 	b.lastUpdate = now
-	return b.window
+	return b.Window
 }
 
-func (b *backoff) stale(event time.Time) bool {
-	return b.window == 0 || event.Sub(b.lastUpdate) > backoffReset
+func (b *Backoff) stale(event time.Time) bool {
+	return b.Window == 0 || event.Sub(b.lastUpdate) > backoffReset
 }
 
-// inBackOffSince reports whether less than the window has passed since
+// InBackOffSince reports whether less than the window has passed since
 // event (flowcontrol IsInBackOffSince, used for crash loops).
-func (b *backoff) inBackOffSince(event, now time.Time) bool {
-	return !b.stale(event) && now.Sub(event) < b.window
+func (b *Backoff) InBackOffSince(event, now time.Time) bool {
+	return !b.stale(event) && now.Sub(event) < b.Window
 }
 
-// inBackOffSinceUpdate reports whether less than the window has passed
+// InBackOffSinceUpdate reports whether less than the window has passed
 // since the last failure (flowcontrol IsInBackOffSinceUpdate, used for
 // image pulls).
-func (b *backoff) inBackOffSinceUpdate(now time.Time) bool {
-	return !b.stale(now) && now.Sub(b.lastUpdate) < b.window
+func (b *Backoff) InBackOffSinceUpdate(now time.Time) bool {
+	return !b.stale(now) && now.Sub(b.lastUpdate) < b.Window
 }
 
-// syncRetryAt is when the pod worker syncs again after a failed sync.
-func syncRetryAt(now time.Time) time.Time {
+// SyncRetryAt is when the pod worker syncs again after a failed sync.
+func SyncRetryAt(now time.Time) time.Time {
 	return now.Add(syncRetry + rand.N(syncRetry/2))
 }
