@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/winkube/winkube/pkg/emu/agnhost/kit"
 	"github.com/winkube/winkube/pkg/emu/dnsutils"
 	"github.com/winkube/winkube/pkg/emu/netapplets"
 	"github.com/winkube/winkube/pkg/emu/program"
@@ -52,14 +53,8 @@ func nc(ctx context.Context, p *program.Proc) int {
 	return netapplets.NcOpenBSD(ctx, p)
 }
 
-// app is one run of agnhost.
-type app struct {
-	p   *program.Proc
-	log *klogger
-}
-
 func run(ctx context.Context, p *program.Proc) int {
-	a := &app{p: p, log: newKlogger(p)}
+	a := &kit.App{P: p, Log: kit.NewKlogger(p)}
 	root, runs := newRoot(p)
 	args := p.Args[1:]
 	root.InitDefaultHelpCmd()
@@ -77,8 +72,8 @@ func run(ctx context.Context, p *program.Proc) int {
 
 // execute is cobra's Command.execute with cli.Run's error printing,
 // calling agnhost's own function instead of cobra's Run.
-func execute(ctx context.Context, a *app, root, cmd *cobra.Command, flags []string, runs map[*cobra.Command]runner) int {
-	p := a.p
+func execute(ctx context.Context, a *kit.App, root, cmd *cobra.Command, flags []string, runs map[*cobra.Command]runner) int {
+	p := a.P
 	cmd.InitDefaultHelpFlag()
 	cmd.InitDefaultVersionFlag()
 	if err := cmd.ParseFlags(flags); err != nil {
@@ -126,7 +121,7 @@ func execute(ctx context.Context, a *app, root, cmd *cobra.Command, flags []stri
 // runner is a subcommand's body; raw ones get argv untouched (the
 // commands this emulation refuses).
 type runner struct {
-	fn  func(ctx context.Context, a *app, args []string) int
+	fn  func(ctx context.Context, a *kit.App, args []string) int
 	raw bool
 }
 
@@ -194,9 +189,9 @@ func (v *stringValue) Type() string       { return v.typ }
 func (v *stringValue) Set(s string) error { v.v = s; return nil }
 
 // notEmulated is the body of the subcommands winkube does not model.
-func notEmulated(name string) func(context.Context, *app, []string) int {
-	return func(_ context.Context, a *app, _ []string) int {
-		fmt.Fprintf(a.p.Stderr, "agnhost %s is not emulated by winkube\n", name)
+func notEmulated(name string) func(context.Context, *kit.App, []string) int {
+	return func(_ context.Context, a *kit.App, _ []string) int {
+		fmt.Fprintf(a.P.Stderr, "agnhost %s is not emulated by winkube\n", name)
 		return 1
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/winkube/winkube/pkg/emu/agnhost/kit"
 )
 
 func TestCommandLine(t *testing.T) {
@@ -72,7 +74,7 @@ func TestPauseStopsWithContext(t *testing.T) {
 	if e.stdout.String() != want {
 		t.Errorf("stdout %q, want %q", e.stdout, want)
 	}
-	data, err := readFile(e.p, "/dev/termination-log")
+	data, err := kit.ReadFile(e.p, "/dev/termination-log")
 	if err != nil || string(data) != "exiting because of signal \"terminated\"\n" {
 		t.Errorf("termination log %q, %v", data, err)
 	}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/winkube/winkube/pkg/emu/agnhost/kit"
+	"github.com/winkube/winkube/pkg/emu/agnhost/netcmds"
 	jose "gopkg.in/go-jose/go-jose.v2"
 	"gopkg.in/go-jose/go-jose.v2/jwt"
 	certutil "k8s.io/client-go/util/cert"
@@ -77,11 +79,11 @@ func fakeIssuer(t *testing.T, pn *pipeNet, audience string) (ca []byte, token st
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	pl, _ := pn.Listen(ctx, "tcp", 443)
-	l := tls.NewListener(&listener{l: pl, port: 443}, &tls.Config{Certificates: []tls.Certificate{pair}})
+	l := tls.NewListener(&kit.Listener{L: pl, Port: 443}, &tls.Config{Certificates: []tls.Certificate{pair}})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		serveHTTP(ctx, l, mux, io.Discard, nil)
+		kit.ServeHTTP(ctx, l, mux, io.Discard, nil)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return cert, token, func() []string {
@@ -96,8 +98,8 @@ func discoveryEnv(t *testing.T, audience string) (*env, *pipeNet, func() []strin
 	ca, token, auths := fakeIssuer(t, pn, "oidc-discovery-test")
 	fsys := newMemFS().
 		add("/var/run/secrets/tokens/sa-token", token, 0o600).
-		add(serviceAccountDir+"token", "sa-default\n", 0o600).
-		add(serviceAccountDir+"ca.crt", string(ca), 0o644)
+		add(netcmds.ServiceAccountDir+"token", "sa-default\n", 0o600).
+		add(netcmds.ServiceAccountDir+"ca.crt", string(ca), 0o644)
 	e := newEnv(fsys, "/agnhost", "test-service-account-issuer-discovery", "--token-path", "/var/run/secrets/tokens/sa-token", "--audience", audience)
 	e.p.Env = []string{"KUBERNETES_SERVICE_HOST=10.96.0.1", "KUBERNETES_SERVICE_PORT=443"}
 	e.p.Sys.Net = pn
@@ -159,7 +161,7 @@ func TestIssuerDiscoveryErrors(t *testing.T) {
 	if code := e.run(t, context.Background()); code != 1 || !strings.HasSuffix(e.stderr.String(), "log.go:245] unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined\n") {
 		t.Errorf("status %d stderr %q", code, e.stderr)
 	}
-	e = newEnv(newMemFS().add("/t", "not a jwt", 0o644).add(serviceAccountDir+"token", "x", 0o600), "/agnhost", "test-service-account-issuer-discovery", "--token-path=/t")
+	e = newEnv(newMemFS().add("/t", "not a jwt", 0o644).add(netcmds.ServiceAccountDir+"token", "x", 0o600), "/agnhost", "test-service-account-issuer-discovery", "--token-path=/t")
 	e.p.Env = []string{"KUBERNETES_SERVICE_HOST=10.96.0.1", "KUBERNETES_SERVICE_PORT=443"}
 	if code := e.run(t, context.Background()); code != 1 || !strings.HasSuffix(e.stderr.String(), "log.go:245] go-jose/go-jose: compact JWS format must have three parts\n") {
 		t.Errorf("status %d stderr %q", code, e.stderr)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/winkube/winkube/pkg/emu/agnhost/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/vfs"
 )
@@ -42,7 +43,7 @@ type mounttestFlags struct {
 	breakOnExpected                       bool
 }
 
-func mounttestSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int {
+func mounttestSetup(fs *pflag.FlagSet) func(context.Context, *kit.App, []string) int {
 	f := &mounttestFlags{}
 	fs.StringVar(&f.fsType, "fs_type", "", "Path to print the fs type for")
 	fs.StringVar(&f.fileMode, "file_mode", "", "Path to print the mode bits of")
@@ -56,7 +57,7 @@ func mounttestSetup(fs *pflag.FlagSet) func(context.Context, *app, []string) int
 	fs.StringVar(&f.contentInLoop, "file_content_in_loop", "", "Path to read the file content in loop from")
 	fs.IntVar(&f.retry, "retry_time", 180, "Retry time during the loop")
 	fs.BoolVar(&f.breakOnExpected, "break_on_expected_content", true, "Break out of loop on expected content, (use with --file_content_in_loop flag only)")
-	return func(ctx context.Context, a *app, _ []string) int { return mounttest(ctx, &mt{p: a.p}, f) }
+	return func(ctx context.Context, a *kit.App, _ []string) int { return mounttest(ctx, &mt{p: a.P}, f) }
 }
 
 // mt is one mounttest run; failed records that a step failed.
@@ -84,7 +85,7 @@ func mounttest(ctx context.Context, m *mt, f *mounttestFlags) int {
 	return 0
 }
 
-func (m *mt) printf(format string, args ...any) { fmt.Fprintf(m.p.Stdout, format, args...) }
+func (m *mt) Printf(format string, args ...any) { fmt.Fprintf(m.p.Stdout, format, args...) }
 
 func (m *mt) abs(path string) string { return m.p.Sys.FS.Abs(m.p.Dir, path) }
 
@@ -103,7 +104,7 @@ func (m *mt) fsType(path string) {
 		return
 	}
 	if _, err := m.p.Sys.FS.Stat(m.abs(path)); err != nil {
-		m.printf("error from statfs(%q): %v\n", path, errnoText(err))
+		m.Printf("error from statfs(%q): %v\n", path, errnoText(err))
 		m.failed = true
 		return
 	}
@@ -112,14 +113,14 @@ func (m *mt) fsType(path string) {
 		typ = typer.MountType(m.abs(path))
 	}
 	if typ == vfs.Tmpfs {
-		m.printf("mount type of %q: tmpfs\n", path)
+		m.Printf("mount type of %q: tmpfs\n", path)
 		return
 	}
 	magic, ok := fsMagic[typ]
 	if !ok {
 		magic = fsMagic["ext4"]
 	}
-	m.printf("mount type of %q: %s\n", path, strconv.FormatInt(magic, 10))
+	m.Printf("mount type of %q: %s\n", path, strconv.FormatInt(magic, 10))
 }
 
 // newFile writes initialContent with perm under a cleared umask, then
@@ -130,8 +131,8 @@ func (m *mt) newFile(path string, perm fs.FileMode) {
 		return
 	}
 	_, statErr := m.p.Sys.FS.Stat(m.abs(path))
-	if err := writeFile(m.p, path, []byte(initialContent), perm); err != nil {
-		m.printf("error writing new file %q: %v\n", path, goError(m.p, err))
+	if err := kit.WriteFile(m.p, path, []byte(initialContent), perm); err != nil {
+		m.Printf("error writing new file %q: %v\n", path, kit.GoError(m.p, err))
 		m.failed = true
 		return
 	}
@@ -152,15 +153,15 @@ func (m *mt) mode(path, what string) {
 	}
 	info, err := m.p.Sys.FS.Stat(m.abs(path))
 	if err != nil {
-		m.printf("error from Stat(%q): %v\n", path, goError(m.p, err))
+		m.Printf("error from Stat(%q): %v\n", path, kit.GoError(m.p, err))
 		m.failed = true
 		return
 	}
 	if what == "perms" {
-		m.printf("perms of file %q: %v\n", path, info.Mode().Perm())
+		m.Printf("perms of file %q: %v\n", path, info.Mode().Perm())
 		return
 	}
-	m.printf("mode of file %q: %v\n", path, info.Mode())
+	m.Printf("mode of file %q: %v\n", path, info.Mode())
 }
 
 // windowsMode is the Windows tool's mode and perms alike: a PowerShell
@@ -169,11 +170,11 @@ func (m *mt) mode(path, what string) {
 // inherit.
 func (m *mt) windowsMode(path, what string) {
 	if _, err := m.p.Sys.FS.Stat(m.abs(path)); err != nil {
-		m.printf("error from PowerShell Script: exit status 1, Get-Acl : Cannot find path '%s' because it does not exist.\n", m.abs(path))
+		m.Printf("error from PowerShell Script: exit status 1, Get-Acl : Cannot find path '%s' because it does not exist.\n", m.abs(path))
 		m.failed = true
 		return
 	}
-	m.printf("%s of Windows file %q: %v\n", what, path, aclMode(volumeFileACL))
+	m.Printf("%s of Windows file %q: %v\n", what, path, aclMode(volumeFileACL))
 }
 
 // owner prints the owning uid and gid; Windows prints nothing.
@@ -183,7 +184,7 @@ func (m *mt) owner(path string) {
 	}
 	info, err := m.p.Sys.FS.Stat(m.abs(path))
 	if err != nil {
-		m.printf("error from stat(%q): %v\n", path, errnoText(err))
+		m.Printf("error from stat(%q): %v\n", path, errnoText(err))
 		m.failed = true
 		return
 	}
@@ -191,21 +192,21 @@ func (m *mt) owner(path string) {
 	if o, ok := info.Sys().(program.FileOwner); ok {
 		uid, gid = o.Owner()
 	}
-	m.printf("owner UID of %q: %v\n", path, uid)
-	m.printf("owner GID of %q: %v\n", path, gid)
+	m.Printf("owner UID of %q: %v\n", path, uid)
+	m.Printf("owner GID of %q: %v\n", path, gid)
 }
 
 func (m *mt) content(path string) {
 	if path == "" {
 		return
 	}
-	data, err := readFile(m.p, path)
+	data, err := kit.ReadFile(m.p, path)
 	if err != nil {
-		m.printf("error reading file content for %q: %v\n", path, goError(m.p, err))
+		m.Printf("error reading file content for %q: %v\n", path, kit.GoError(m.p, err))
 		m.failed = true
 		return
 	}
-	m.printf("content of file %q: %v\n", path, string(data))
+	m.Printf("content of file %q: %v\n", path, string(data))
 }
 
 // loop reads path every 2s for retry seconds, until it holds
@@ -218,17 +219,17 @@ func (m *mt) loop(ctx context.Context, path string, retry int, breakOnExpected b
 	var err error
 	for start := clock.Now(); clock.Now().Sub(start) < time.Duration(retry)*time.Second; {
 		var data []byte
-		data, err = readFile(m.p, path)
+		data, err = kit.ReadFile(m.p, path)
 		switch {
 		case err != nil:
-			m.printf("Error reading file %s: %v, retrying\n", path, goError(m.p, err))
+			m.Printf("Error reading file %s: %v, retrying\n", path, kit.GoError(m.p, err))
 		case !breakOnExpected:
-			m.printf("content of file %q: %v\n", path, string(data))
+			m.Printf("content of file %q: %v\n", path, string(data))
 		case string(data) != initialContent:
-			m.printf("content of file %q: %v\n", path, string(data))
-			m.printf("Unexpected content. Expected: %s. Retrying\n", initialContent)
+			m.Printf("content of file %q: %v\n", path, string(data))
+			m.Printf("Unexpected content. Expected: %s. Retrying\n", initialContent)
 		default:
-			m.printf("content of file %q: %v\n", path, string(data))
+			m.Printf("content of file %q: %v\n", path, string(data))
 			return
 		}
 		if !m.p.Sys.Sleep(ctx, 2*time.Second) {

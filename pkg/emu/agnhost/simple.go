@@ -2,32 +2,29 @@ package agnhost
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"syscall"
 
-	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/agnhost/kit"
 	"github.com/winkube/winkube/pkg/emu/winexe/winutil"
 )
 
 // entrypointTester prints the whole argv, as the real one prints
 // os.Args: the entrypoint tests compare it with the command they set
 // ("[/agnhost-2 entrypoint-tester override arguments]").
-func entrypointTester(_ context.Context, a *app, _ []string) int {
-	fmt.Fprintf(a.p.Stdout, "%v\n", a.p.Args)
+func entrypointTester(_ context.Context, a *kit.App, _ []string) int {
+	fmt.Fprintf(a.P.Stdout, "%v\n", a.P.Args)
 	return 0
 }
 
 // nonewprivs prints the effective uid (-1 on Windows, as Go reports it).
-func nonewprivs(_ context.Context, a *app, _ []string) int {
-	uid := a.p.Sys.User.UID
-	if a.p.Sys.Windows {
+func nonewprivs(_ context.Context, a *kit.App, _ []string) int {
+	uid := a.P.Sys.User.UID
+	if a.P.Sys.Windows {
 		uid = -1
 	}
-	fmt.Fprintf(a.p.Stdout, "Effective uid: %d\n", uid)
+	fmt.Fprintf(a.P.Stdout, "Effective uid: %d\n", uid)
 	return 0
 }
 
@@ -35,8 +32,8 @@ func nonewprivs(_ context.Context, a *app, _ []string) int {
 // SIGTERM, writes `exiting because of signal "terminated"` to the
 // termination message file and stdout, and exits 2; a stopped program
 // cannot tell TERM from KILL here, so it takes the usual TERM path.
-func pause(ctx context.Context, a *app, _ []string) int {
-	p := a.p
+func pause(ctx context.Context, a *kit.App, _ []string) int {
+	p := a.P
 	fmt.Fprintln(p.Stdout, "Paused")
 	fmt.Fprintln(p.Stdout, "Signals registered")
 	<-ctx.Done()
@@ -45,35 +42,35 @@ func pause(ctx context.Context, a *app, _ []string) int {
 	if path == "" {
 		path = "/dev/termination-log"
 	}
-	_ = writeFile(p, path, []byte(msg), 0o644)
+	_ = kit.WriteFile(p, path, []byte(msg), 0o644)
 	io.WriteString(p.Stdout, msg)
 	return 2
 }
 
 // etcHosts prints the hosts file (Windows: the drivers\etc copy the
 // kubelet manages) and a newline, as fmt.Println does.
-func etcHosts(_ context.Context, a *app, _ []string) int {
+func etcHosts(_ context.Context, a *kit.App, _ []string) int {
 	name := "/etc/hosts"
-	if a.p.Sys.Windows {
+	if a.P.Sys.Windows {
 		name = "C:/Windows/System32/drivers/etc/hosts"
 	}
-	data, err := readFile(a.p, name)
+	data, err := kit.ReadFile(a.P, name)
 	if err != nil {
-		return goPanic(a.p, goError(a.p, err))
+		return kit.GoPanic(a.P, kit.GoError(a.P, err))
 	}
-	fmt.Fprintln(a.p.Stdout, string(data))
+	fmt.Fprintln(a.P.Stdout, string(data))
 	return 0
 }
 
 // dnsSuffix prints the search list of resolv.conf, comma-separated. The
 // Windows image asks the registry instead; the emulation reads the
 // resolv.conf the node writes for both.
-func dnsSuffix(_ context.Context, a *app, _ []string) int {
-	if a.p.Sys.Windows {
+func dnsSuffix(_ context.Context, a *kit.App, _ []string) int {
+	if a.P.Sys.Windows {
 		// dns_windows.go reads the SearchList values of the TCP/IP
 		// registry keys: the pod adapter's suffixes.
-		_, search := winutil.DNS(a.p.Sys)
-		fmt.Fprintln(a.p.Stdout, strings.Join(search, ","))
+		_, search := winutil.DNS(a.P.Sys)
+		fmt.Fprintln(a.P.Stdout, strings.Join(search, ","))
 		return 0
 	}
 	return printResolvConf(a, "search")
@@ -81,20 +78,20 @@ func dnsSuffix(_ context.Context, a *app, _ []string) int {
 
 // dnsServerList prints the nameservers (Linux: the first nameserver
 // line's; Windows: every server of the adapter's list).
-func dnsServerList(_ context.Context, a *app, _ []string) int {
-	if a.p.Sys.Windows {
+func dnsServerList(_ context.Context, a *kit.App, _ []string) int {
+	if a.P.Sys.Windows {
 		// dns_windows.go asks GetNetworkParams: the adapter's servers.
-		servers, _ := winutil.DNS(a.p.Sys)
-		fmt.Fprintln(a.p.Stdout, strings.Join(servers, ","))
+		servers, _ := winutil.DNS(a.P.Sys)
+		fmt.Fprintln(a.P.Stdout, strings.Join(servers, ","))
 		return 0
 	}
 	return printResolvConf(a, "nameserver")
 }
 
-func printResolvConf(a *app, key string) int {
-	data, err := readFile(a.p, "/etc/resolv.conf")
+func printResolvConf(a *kit.App, key string) int {
+	data, err := kit.ReadFile(a.P, "/etc/resolv.conf")
 	if err != nil {
-		return goPanic(a.p, goError(a.p, err))
+		return kit.GoPanic(a.P, kit.GoError(a.P, err))
 	}
 	var list []string
 	for _, line := range strings.Split(string(data), "\n") {
@@ -103,82 +100,19 @@ func printResolvConf(a *app, key string) int {
 		}
 		// the real one drops the first space-separated word.
 		words := strings.Split(line, " ")[1:]
-		if !a.p.Sys.Windows {
+		if !a.P.Sys.Windows {
 			list = words
 			break
 		}
 		for _, w := range words {
-			if w != "" && !contains(list, w) {
+			if w != "" && !kit.Contains(list, w) {
 				list = append(list, w)
 			}
 		}
 	}
-	if list == nil && !a.p.Sys.Windows {
-		return goPanic(a.p, "Could not find DNS search list!")
+	if list == nil && !a.P.Sys.Windows {
+		return kit.GoPanic(a.P, "Could not find DNS search list!")
 	}
-	fmt.Fprintln(a.p.Stdout, strings.Join(list, ","))
+	fmt.Fprintln(a.P.Stdout, strings.Join(list, ","))
 	return 0
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// goPanic prints what an unrecovered Go panic prints first and exits
-// with the runtime's status.
-func goPanic(p *program.Proc, msg string) int {
-	fmt.Fprintf(p.Stderr, "panic: %s\n\ngoroutine 1 [running]:\n", msg)
-	return 2
-}
-
-// readFile reads a file of the container.
-func readFile(p *program.Proc, name string) ([]byte, error) {
-	f, err := p.Sys.FS.OpenFile(p.Sys.FS.Abs(p.Dir, name), os.O_RDONLY, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
-}
-
-// readNamed is os.ReadFile: unlike the container FS, which would read
-// the working directory, it fails on an empty name.
-func readNamed(p *program.Proc, name string) ([]byte, error) {
-	if name == "" {
-		return nil, &os.PathError{Op: "open", Err: syscall.ENOENT}
-	}
-	return readFile(p, name)
-}
-
-// writeFile is os.WriteFile on the container's FS.
-func writeFile(p *program.Proc, name string, data []byte, perm os.FileMode) error {
-	f, err := p.Sys.FS.OpenFile(p.Sys.FS.Abs(p.Dir, name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// goError words an FS error as Go's os package does on the container's
-// OS: "open /x: no such file or directory", or on Windows
-// "open C:\x: The system cannot find the file specified.".
-func goError(p *program.Proc, err error) string {
-	var pe *os.PathError
-	if !errors.As(err, &pe) {
-		return err.Error()
-	}
-	text := pe.Err.Error()
-	if p.Sys.Windows {
-		text = program.ErrorText(pe.Err, true)
-	}
-	return pe.Op + " " + pe.Path + ": " + text
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/winkube/winkube/pkg/emu/agnhost/netcmds"
 	certutil "k8s.io/client-go/util/cert"
 )
 
@@ -198,7 +199,7 @@ func TestWebhookKeyPairErrors(t *testing.T) {
 func TestCRDConversionWebhookConverts(t *testing.T) {
 	base := runtimeGoroutines()
 	fsys, roots := tlsFS(t)
-	fsys.add(serviceAccountDir+"token", "tok", 0o644)
+	fsys.add(netcmds.ServiceAccountDir+"token", "tok", 0o644)
 	pn := &pipeNet{}
 	e := newEnv(fsys, "/agnhost", "crd-conversion-webhook", "--tls-cert-file=/certs/tls.crt", "--tls-private-key-file=/certs/tls.key", "--port=9443")
 	e.p.Env = []string{"KUBERNETES_SERVICE_HOST=10.96.0.1", "KUBERNETES_SERVICE_PORT=443"}

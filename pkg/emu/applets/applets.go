@@ -4,17 +4,21 @@
 // Output and error wording follow busybox 1.37, as the e2e images ship it.
 // Output streams: an applet writes as it goes and never builds a whole
 // output in memory.
+//
+// This package is busybox's table and the busybox multi-call program; the
+// applets are in fileapplets, textapplets and sysapplets, over the shared
+// kit.
 package applets
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"sort"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/applets/fileapplets"
+	"github.com/winkube/winkube/pkg/emu/applets/sysapplets"
+	"github.com/winkube/winkube/pkg/emu/applets/textapplets"
 	"github.com/winkube/winkube/pkg/emu/netapplets"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
@@ -33,20 +37,20 @@ var table map[string]program.Main
 
 func init() {
 	table = map[string]program.Main{
-		"cat": cat, "echo": echo, "printf": printfMain, "env": env, "printenv": printenv,
-		"id": id, "whoami": whoami, "hostname": hostname, "ls": ls, "stat": stat,
-		"test": test, "[": test, "sleep": sleep, "touch": touch, "mkdir": mkdir,
-		"rm": rm, "rmdir": rmdir, "cp": cp, "mv": mv, "ln": ln, "chmod": chmod,
-		"chown": chown, "grep": grep, "egrep": grep, "fgrep": grep, "head": head,
-		"tail": tail, "wc": wc, "date": date, "true": trueMain, "false": falseMain,
-		"kill": kill, "pwd": pwd, "basename": basename, "dirname": dirname,
-		"uname": uname, "cut": cut, "tr": tr, "sort": sortMain, "uniq": uniq,
-		"seq": seq, "tee": tee, "yes": yes, "xargs": xargs, "readlink": readlink,
-		"realpath": realpath, "find": find, "sed": sed, "awk": awk,
-		"md5sum": md5sum, "sha256sum": sha256sum, "base64": base64Main,
-		"wget": netapplets.Wget, "timeout": netapplets.Timeout, "nslookup": nslookup, "ping": ping, "nc": netapplets.Nc,
-		"which": which, "mount": mount, "stty": stty, "expr": expr, "sysctl": sysctl,
-		"ip": ip,
+		"cat": fileapplets.Cat, "echo": textapplets.Echo, "printf": textapplets.Printf, "env": sysapplets.Env, "printenv": sysapplets.Printenv,
+		"id": sysapplets.ID, "whoami": sysapplets.Whoami, "hostname": sysapplets.Hostname, "ls": fileapplets.Ls, "stat": fileapplets.Stat,
+		"test": fileapplets.Test, "[": fileapplets.Test, "sleep": fileapplets.Sleep, "touch": fileapplets.Touch, "mkdir": fileapplets.Mkdir,
+		"rm": fileapplets.Rm, "rmdir": fileapplets.Rmdir, "cp": fileapplets.Cp, "mv": fileapplets.Mv, "ln": fileapplets.Ln, "chmod": fileapplets.Chmod,
+		"chown": fileapplets.Chown, "grep": textapplets.Grep, "egrep": textapplets.Grep, "fgrep": textapplets.Grep, "head": fileapplets.Head,
+		"tail": fileapplets.Tail, "wc": fileapplets.Wc, "date": sysapplets.Date, "true": trueMain, "false": falseMain,
+		"kill": sysapplets.Kill, "pwd": sysapplets.Pwd, "basename": fileapplets.Basename, "dirname": fileapplets.Dirname,
+		"uname": sysapplets.Uname, "cut": textapplets.Cut, "tr": textapplets.Tr, "sort": textapplets.Sort, "uniq": textapplets.Uniq,
+		"seq": textapplets.Seq, "tee": fileapplets.Tee, "yes": textapplets.Yes, "xargs": fileapplets.Xargs, "readlink": fileapplets.Readlink,
+		"realpath": fileapplets.Realpath, "find": fileapplets.Find, "sed": textapplets.Sed, "awk": textapplets.Awk,
+		"md5sum": textapplets.Md5sum, "sha256sum": textapplets.Sha256sum, "base64": textapplets.Base64,
+		"wget": netapplets.Wget, "timeout": netapplets.Timeout, "nslookup": sysapplets.Nslookup, "ping": sysapplets.Ping, "nc": netapplets.Nc,
+		"which": sysapplets.Which, "mount": sysapplets.Mount, "stty": sysapplets.Stty, "expr": textapplets.Expr, "sysctl": sysapplets.Sysctl,
+		"ip": sysapplets.IP,
 	}
 }
 
@@ -85,90 +89,6 @@ func busybox(ctx context.Context, p *program.Proc) int {
 	q := *p
 	q.Args = p.Args[1:]
 	return m(ctx, &q)
-}
-
-// name is the applet's name as busybox prints it in messages.
-func name(p *program.Proc) string { return program.Name(p.Args[0]) }
-
-func errorf(p *program.Proc, format string, args ...any) {
-	fmt.Fprintf(p.Stderr, name(p)+": "+format+"\n", args...)
-}
-
-// errText is strerror's wording of an FS error.
-func errText(err error) string { return program.ErrorText(err, false) }
-
-func abs(p *program.Proc, n string) string { return p.Sys.FS.Abs(p.Dir, n) }
-
-// openIn opens an input operand: "-" is stdin. The closer is a no-op for
-// stdin.
-func openIn(p *program.Proc, n string) (io.ReadCloser, error) {
-	if n == "-" {
-		return io.NopCloser(p.Stdin), nil
-	}
-	f, err := p.Sys.FS.OpenFile(abs(p, n), os.O_RDONLY, 0)
-	if err != nil {
-		return nil, err
-	}
-	if info, err := f.Stat(); err == nil && info.IsDir() {
-		f.Close()
-		return nil, &os.PathError{Op: "read", Path: n, Err: errIsDir}
-	}
-	return f, nil
-}
-
-// eachInput calls fn with each operand's reader (stdin when none),
-// reporting "can't open" as busybox does; it returns 1 if any failed.
-func eachInput(p *program.Proc, names []string, fn func(n string, r io.Reader) error) int {
-	if len(names) == 0 {
-		names = []string{"-"}
-	}
-	status := 0
-	for _, n := range names {
-		r, err := openIn(p, n)
-		if err != nil {
-			if isDirErr(err) {
-				errorf(p, "read error: Is a directory")
-			} else {
-				errorf(p, "can't open '%s': %s", n, errText(err))
-			}
-			status = 1
-			continue
-		}
-		err = fn(n, r)
-		r.Close()
-		if err != nil {
-			if err == errStop {
-				return status
-			}
-			if err != errOutput {
-				errorf(p, "%s: %s", n, errText(err))
-			}
-			status = 1
-			if err == errOutput {
-				return status
-			}
-		}
-	}
-	return status
-}
-
-// lines calls fn with each line of r, its newline included when present.
-func lines(r io.Reader, fn func(line string) error) error {
-	br := bufio.NewReaderSize(r, 64*1024)
-	for {
-		line, err := br.ReadString('\n')
-		if line != "" {
-			if ferr := fn(line); ferr != nil {
-				return ferr
-			}
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
 }
 
 func trueMain(context.Context, *program.Proc) int  { return 0 }

@@ -9,6 +9,8 @@ import (
 
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/winkube/winkube/pkg/emu/applets/kit"
+	"github.com/winkube/winkube/pkg/emu/applets/textapplets"
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/vfs/vfstest"
 )
@@ -167,7 +169,7 @@ func TestText(t *testing.T) {
 func TestYesStopsWithReader(t *testing.T) {
 	e := newEnv()
 	p := &program.Proc{Args: []string{"yes"}, Dir: "/", Stdin: strings.NewReader(""), Stdout: &failAfter{n: 3}, Stderr: &bytes.Buffer{}, Sys: e.sys}
-	if code := yes(context.Background(), p); code != 1 {
+	if code := textapplets.Yes(context.Background(), p); code != 1 {
 		t.Fatalf("yes = %d, want 1 once the reader is gone", code)
 	}
 }
@@ -176,7 +178,7 @@ type failAfter struct{ n int }
 
 func (f *failAfter) Write(b []byte) (int, error) {
 	if f.n--; f.n < 0 {
-		return 0, errOutput
+		return 0, kit.ErrOutput
 	}
 	return len(b), nil
 }

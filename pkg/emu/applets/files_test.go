@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/winkube/winkube/pkg/emu/applets/fileapplets"
 	"github.com/winkube/winkube/pkg/emu/program"
 )
 
@@ -132,7 +133,7 @@ func TestTailFollow(t *testing.T) {
 	r, w := io.Pipe()
 	p := &program.Proc{Args: []string{"tail", "-f", "/log"}, Dir: "/", Stdin: strings.NewReader(""), Stdout: w, Stderr: io.Discard, Sys: e.sys}
 	done := make(chan int)
-	go func() { done <- tail(ctx, p); w.Close() }()
+	go func() { done <- fileapplets.Tail(ctx, p); w.Close() }()
 	buf := make([]byte, 64)
 	n, _ := r.Read(buf)
 	if string(buf[:n]) != "a\n" {

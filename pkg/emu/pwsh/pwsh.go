@@ -4,10 +4,15 @@
 // lexer, a recursive-descent parser and an evaluator with the common
 // cmdlets; what it cannot follow it says so (Unsupported, and a
 // "not emulated" message with exit code 1), never skipping it.
+//
+// This package is the command line; the interpreter is in layers below
+// it: lang (the language), values, engine (the evaluator and the
+// registries), the cmdlet families that register into the engine
+// (utilcmd, fscmd, netcmd, eventcmd, streams), and check (Unsupported).
+// Importing pwsh imports every family.
 package pwsh
 
 import (
-	"bufio"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -17,6 +22,17 @@ import (
 	"unicode/utf16"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/pwsh/check"
+	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
+
+	// The cmdlet families register their cmdlets and types with the
+	// engine when imported.
+	_ "github.com/winkube/winkube/pkg/emu/pwsh/eventcmd"
+	_ "github.com/winkube/winkube/pkg/emu/pwsh/fscmd"
+	_ "github.com/winkube/winkube/pkg/emu/pwsh/netcmd"
+	_ "github.com/winkube/winkube/pkg/emu/pwsh/streams"
+	_ "github.com/winkube/winkube/pkg/emu/pwsh/utilcmd"
 )
 
 // Main is powershell.exe and pwsh (told apart by the name invoked).
@@ -24,29 +40,29 @@ func Main(ctx context.Context, p *program.Proc) int {
 	pwsh7 := program.Name(p.Args[0]) == "pwsh"
 	inv, err := parseCLI(p.Args[1:], pwsh7)
 	if err != nil {
-		fmt.Fprint(p.Stderr, err.Error()+nl)
+		fmt.Fprint(p.Stderr, err.Error()+values.NL)
 		return 64
 	}
-	i := newInterp(p, pwsh7)
-	defer i.release()
+	i := engine.NewInterp(p, pwsh7)
+	defer i.Release()
 	switch {
 	case inv.file != "":
-		return i.runFile(ctx, inv.file, inv.fileArgs)
+		return i.RunFile(ctx, inv.file, inv.fileArgs)
 	case inv.command == "-":
 		b, _ := io.ReadAll(p.Stdin)
-		return i.runCommand(ctx, string(b))
+		return i.RunCommand(ctx, string(b))
 	case inv.hasCommand:
-		return i.runCommand(ctx, inv.command)
+		return i.RunCommand(ctx, inv.command)
 	}
-	return i.interact(ctx, inv.noLogo)
+	return i.Interact(ctx, inv.noLogo)
 }
 
 // Run runs a script as powershell -Command does and returns the exit
 // code.
 func Run(ctx context.Context, p *program.Proc, script string) int {
-	i := newInterp(p, program.Name(p.Args[0]) == "pwsh")
-	defer i.release()
-	return i.runCommand(ctx, script)
+	i := engine.NewInterp(p, program.Name(p.Args[0]) == "pwsh")
+	defer i.Release()
+	return i.RunCommand(ctx, script)
 }
 
 // invocation is what the command line asks for.
@@ -60,9 +76,6 @@ type invocation struct {
 
 // cliParams are powershell.exe's parameters; any unique prefix works,
 // after - or /.
-// pwsh7Version is the PowerShell 7 the pwsh images ship.
-const pwsh7Version = "7.4.6"
-
 var cliParams = []string{"command", "encodedcommand", "file", "noprofile", "noninteractive", "nologo", "noexit",
 	"executionpolicy", "inputformat", "outputformat", "windowstyle", "sta", "mta", "version", "configurationname",
 	"workingdirectory", "login", "settingsfile", "custompipename", "help", "?"}
@@ -155,122 +168,27 @@ func decodeCommand(s string) (string, error) {
 	return string(utf16.Decode(u)), nil
 }
 
-// runCommand runs -Command text: the exit code is that of exit, else 0
-// or 1 as the last statement succeeded.
-func (i *interp) runCommand(ctx context.Context, script string) int {
-	list, err := parseStatements(script)
-	i.src = []rune(script)
-	if err != nil {
-		return i.parseError(err, script)
+// UnsupportedCommand is Unsupported for the script of a powershell or
+// pwsh command line (-Command, -EncodedCommand); "" when argv runs no
+// such script or the script is fully emulated.
+func UnsupportedCommand(argv []string) string {
+	if len(argv) == 0 {
+		return ""
 	}
-	code, exited, err := i.runScript(ctx, list)
-	switch {
-	case i.reportNotEmulated(err):
-		return 1
-	case exited:
-		return code
-	case code != 0 || !i.ok:
-		return 1
-	}
-	return 0
-}
-
-// runFile runs -File: exit N, or 0 unless a terminating error ended it.
-func (i *interp) runFile(ctx context.Context, name string, args []string) int {
-	path := i.abs(name)
-	b, err := i.readFile(path)
-	if err != nil {
-		fmt.Fprintf(i.p.Stderr, "The argument '%s' to the -File parameter does not exist. Provide the path to an existing '.ps1' file as an argument to the -File parameter.%s", name, nl)
-		return 64
-	}
-	text := decodeText(b)
-	list, err := parseStatements(text)
-	i.src = []rune(text)
-	if err != nil {
-		return i.parseError(err, text)
-	}
-	plain := make([]any, len(args))
-	for k, a := range args {
-		plain[k] = a
-	}
-	i.scopes[0]["args"] = plain
-	code, _, err := i.runScript(ctx, list)
-	if i.reportNotEmulated(err) {
-		return 1
-	}
-	return code
-}
-
-func (i *interp) reportNotEmulated(err error) bool {
-	var ne *notEmulatedError
-	if errors.As(err, &ne) {
-		fmt.Fprintf(i.p.Stderr, "winkube: %s%s", ne.Error(), nl)
-		return true
-	}
-	return err != nil
-}
-
-// parseError reports a script that does not parse; nothing of it runs.
-func (i *interp) parseError(err error, text string) int {
-	var re *runtimeError
-	if errors.As(i.parseFailure(err, text), &re) {
-		re.rec.cmdName = ""
-		re.rec.reason = "ParseException"
-		i.errOut(re.rec)
-		return 1
-	}
-	i.reportNotEmulated(i.parseFailure(err, text))
-	return 1
-}
-
-// interact reads statements from stdin, with a prompt on a terminal.
-func (i *interp) interact(ctx context.Context, noLogo bool) int {
-	if i.p.TTY && !noLogo {
-		if i.pwsh7 {
-			fmt.Fprintf(i.out, "PowerShell %s%s", pwsh7Version, nl)
-		} else {
-			fmt.Fprintf(i.out, "Windows PowerShell%sCopyright (C) Microsoft Corporation. All rights reserved.%s%sInstall the latest PowerShell for new features and improvements! https://aka.ms/PSWindows%s%s", nl, nl, nl, nl, nl)
+	name := program.Name(argv[0])
+	if name == "logmonitor" {
+		// LogMonitor.exe [/CONFIG name] runs the rest as its child.
+		if len(argv) >= 3 && strings.EqualFold(argv[1], "/config") {
+			return UnsupportedCommand(argv[3:])
 		}
+		return UnsupportedCommand(argv[1:])
 	}
-	r := bufio.NewReader(i.p.Stdin)
-	pending := ""
-	for ctx.Err() == nil {
-		if i.p.TTY {
-			if pending == "" {
-				fmt.Fprintf(i.out, "PS %s> ", i.location())
-			} else {
-				io.WriteString(i.out, ">> ")
-			}
-		}
-		line, err := r.ReadString('\n')
-		text := pending + strings.TrimRight(line, "\r\n") + "\n"
-		list, perr := parseStatements(text)
-		if perr != nil && err == nil && incomplete(perr, text) {
-			pending = text
-			continue
-		}
-		pending = ""
-		i.src = []rune(text)
-		if perr != nil {
-			i.parseError(perr, text)
-		} else if code, exited, rerr := i.runScript(ctx, list); exited {
-			return code
-		} else if i.reportNotEmulated(rerr) {
-			return 1
-		}
-		if err != nil {
-			break
-		}
+	if name != "powershell" && name != "pwsh" {
+		return ""
 	}
-	if i.ok {
-		return 0
+	inv, err := parseCLI(argv[1:], name == "pwsh")
+	if err != nil || !inv.hasCommand || inv.command == "-" {
+		return ""
 	}
-	return 1
-}
-
-// incomplete tells a statement cut by the end of a line (an open brace
-// or string) from a real syntax error.
-func incomplete(err error, text string) bool {
-	var se *syntaxError
-	return errors.As(err, &se) && se.pos >= len([]rune(strings.TrimRight(text, "\n")))
+	return check.Unsupported(inv.command)
 }

@@ -9,6 +9,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/pwsh/check"
 	"github.com/winkube/winkube/pkg/emu/winexe/wintest"
 )
 
@@ -168,11 +169,11 @@ func TestUnsupported(t *testing.T) {
 		"[System.Net.WebClient]::new().DownloadString($u)":               "the type [System.Net.WebClient]",
 		"foreach ($n in 1..8) { Start-Job -ScriptBlock { 1 } }; get-job": "the cmdlet Start-Job",
 	} {
-		if got := Unsupported(script); got != want {
+		if got := check.Unsupported(script); got != want {
 			t.Errorf("Unsupported(%q) = %q, want %q", script, got, want)
 		}
 	}
-	if got := Unsupported("if ("); !strings.HasPrefix(got, "a script that does not parse") {
+	if got := check.Unsupported("if ("); !strings.HasPrefix(got, "a script that does not parse") {
 		t.Errorf("a syntax error: %q", got)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/winkube/winkube/pkg/network/cni"
 	"github.com/winkube/winkube/pkg/node/internal/cri"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
+	"github.com/winkube/winkube/pkg/node/internal/podworker/rootfs"
 	winos "github.com/winkube/winkube/pkg/node/internal/windows"
 	"github.com/winkube/winkube/pkg/windows"
 )
@@ -85,7 +86,7 @@ func (w *Worker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled cr
 		// mount and tells it where that is.
 		l.spec.env = append(l.spec.env, sandboxMountVar+"="+sandboxMount)
 		if l.spec.dir == "" {
-			l.spec.dir = hostProcessMount
+			l.spec.dir = rootfs.HostProcessMount
 		}
 	}
 	if l.spec.dir == "" {
@@ -205,7 +206,7 @@ func (w *Worker) podIPs() []string {
 // hcsshim's job containers set it and expand it in the command line.
 const (
 	sandboxMountVar = "CONTAINER_SANDBOX_MOUNT_POINT"
-	sandboxMount    = hostProcessMount + `\`
+	sandboxMount    = rootfs.HostProcessMount + `\`
 )
 
 // expandSandboxMount replaces %CONTAINER_SANDBOX_MOUNT_POINT% and
@@ -232,7 +233,7 @@ func (w *Worker) socketView(pod *corev1.Pod, mounts []kubeletenv.Mount, win, hpc
 		v.Mounts = append(v.Mounts, unixsock.Mount{Path: `C:\`, NS: w.node.Sockets, Dir: `C:\`})
 	}
 	for _, m := range mounts {
-		vol, ok := findVolume(pod, m.Volume)
+		vol, ok := rootfs.FindVolume(pod, m.Volume)
 		if !ok {
 			continue
 		}

@@ -3,8 +3,9 @@
 // pulls, init, regular, sidecar and ephemeral containers, probes and hooks,
 // restarts and back-offs, in-place resize, the status it writes and
 // termination), and the container OS each run gets: its filesystem
-// (fsbuild.go, volumefs.go), its process (process.go) and what exec,
-// attach, port-forward and logs reach (exec.go, portforward.go).
+// (fsbuild.go, volumefs.go, and package rootfs for the layout it starts
+// from), its process (process.go) and what exec, attach, port-forward and
+// logs reach (exec.go, portforward.go).
 //
 // A Worker owns no goroutine: pkg/node's pod queue calls Step and queues
 // the worker again for the time Step returns. Everything a worker uses of

@@ -1,19 +1,15 @@
 package podworker
 
 import (
-	"io/fs"
-	"os"
 	"path"
 	"strings"
-	"sync"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/winkube/winkube/pkg/certs"
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
+	"github.com/winkube/winkube/pkg/node/internal/podworker/rootfs"
 )
 
 // pathRules are filesystems used only for their path syntax (Abs).
@@ -67,7 +63,7 @@ func (w *Worker) lazyFS(p fsPlan) program.FS {
 func (w *Worker) buildFS(p fsPlan) program.FS {
 	ctx := w.node.RunCtx
 	opts := vfs.Options{
-		Windows: p.win, ReadOnlyRoot: readOnlyRoot(p.pod, &p.c.spec),
+		Windows: p.win, ReadOnlyRoot: rootfs.ReadOnlyRoot(p.pod, &p.c.spec),
 		UID: p.id.UID, GID: p.id.GID, Groups: p.id.Groups, Clock: w.clock,
 	}
 	var f *vfs.FS
@@ -77,57 +73,32 @@ func (w *Worker) buildFS(p fsPlan) program.FS {
 		f = vfs.New(opts)
 		root := f.Privileged()
 		if p.win {
-			windowsLayout(root, p.id.Account, p.busybox)
+			rootfs.WindowsLayout(root, p.id.Account, p.busybox)
 		} else {
-			linuxLayout(root)
+			rootfs.LinuxLayout(root)
 			cgroupFiles(root, p.pod, p.c, w.node.KubeletNode())
-			sysctlFiles(root, p.pod)
+			rootfs.SysctlFiles(root, p.pod)
 		}
 		writeImage(root, "", p)
 	}
 	w.managedFiles(f, p)
 	for _, m := range p.mounts {
-		if lazyMount(p.pod, m) {
+		if rootfs.LazyMount(p.pod, m) {
 			open := func() *vfs.Volume {
 				v, _ := w.podVolume(ctx, w.latest(), m.Volume)
 				return v
 			}
-			for _, at := range mountPoints(f, m.Path, p.hostProcess) {
+			for _, at := range rootfs.MountPoints(f, m.Path, p.hostProcess) {
 				_ = f.MountLazy(at, open, m.ReadOnly)
 			}
 		} else if v, base := w.podVolume(ctx, p.pod, m.Volume); v != nil {
-			for _, at := range mountPoints(f, m.Path, p.hostProcess) {
+			for _, at := range rootfs.MountPoints(f, m.Path, p.hostProcess) {
 				_ = f.Mount(at, v, path.Join(base, m.SubPath), m.ReadOnly)
 			}
 		}
 	}
 	return f
 }
-
-// lazyMount reports whether a mount can wait for the container's first
-// look under it: a whole volume other than a hostPath (which may be a
-// file) is always a directory, so nothing is needed to make its mount
-// point. The volume itself may cost an API request (a service account
-// token, a ConfigMap), which a container that never reads it never makes.
-func lazyMount(pod *corev1.Pod, m kubeletenv.Mount) bool {
-	vol, ok := findVolume(pod, m.Volume)
-	return ok && m.SubPath == "" && vol.HostPath == nil
-}
-
-// mountPoints are where a volume shows: its mount path, and for a
-// HostProcess container also under its image's mount
-// ($CONTAINER_SANDBOX_MOUNT_POINT\etc\config for /etc/config), as
-// containerd 1.7 mounts it there and binds it at the path itself.
-func mountPoints(f *vfs.FS, mountPath string, hostProcess bool) []string {
-	if !hostProcess {
-		return []string{mountPath}
-	}
-	return []string{mountPath, f.Abs(hostProcessMount, hostRel(mountPath))}
-}
-
-// hostProcessMount is where a HostProcess container sees its image, as
-// containerd 1.7 mounts it ($CONTAINER_SANDBOX_MOUNT_POINT).
-const hostProcessMount = `C:\hpc`
 
 // hostProcessFS is a HostProcess container's filesystem: the node's disk
 // as its root, shared with every other HostProcess container of the node,
@@ -138,14 +109,14 @@ func (w *Worker) hostProcessFS(p fsPlan, opts vfs.Options) *vfs.FS {
 	f := vfs.On(w.node.Disk(), opts)
 	img := vfs.NewVolume()
 	writeImage(img.FS(), "/", p)
-	_ = f.Mount(hostProcessMount, img, "", false)
+	_ = f.Mount(rootfs.HostProcessMount, img, "", false)
 	return f
 }
 
 // writeImage lays the files the catalog says the image ships under dir.
 func writeImage(root *vfs.FS, dir string, p fsPlan) {
 	for _, name := range p.imageFiles {
-		writeFile(root, imagePath(root, dir, name), imageFileContent(name), 0o755)
+		rootfs.WriteFile(root, rootfs.ImagePath(root, dir, name), rootfs.ImageFileContent(name), 0o755)
 	}
 	for name, text := range p.imageText {
 		if p.win && strings.HasPrefix(name, "/etc/") {
@@ -153,66 +124,8 @@ func writeImage(root *vfs.FS, dir string, p fsPlan) {
 			// have no /etc: its os-release is the Linux variants'.
 			continue
 		}
-		writeFile(root, imagePath(root, dir, name), []byte(text), 0o644)
+		rootfs.WriteFile(root, rootfs.ImagePath(root, dir, name), []byte(text), 0o644)
 	}
-}
-
-// imagePath is an image file's path in a tree rooted at dir ("" is the
-// container's root, where names are used as they are).
-func imagePath(root *vfs.FS, dir, name string) string {
-	if dir == "" {
-		return name
-	}
-	return root.Abs(dir, hostRel(name))
-}
-
-// readOnlyRoot is securityContext.readOnlyRootFilesystem.
-func readOnlyRoot(_ *corev1.Pod, c *corev1.Container) bool {
-	return c.SecurityContext != nil && c.SecurityContext.ReadOnlyRootFilesystem != nil && *c.SecurityContext.ReadOnlyRootFilesystem
-}
-
-// linuxMounts is /proc/mounts of a containerd container on a cgroup v2
-// host: what mount lists (the e2e framework tells cgroup v1 from v2 by
-// `mount -t cgroup2`).
-const linuxMounts = `overlay / overlay rw,relatime,lowerdir=/var/lib/containerd/io.containerd.snapshotter.v1.overlayfs/snapshots/1/fs 0 0
-proc /proc proc rw,nosuid,nodev,noexec,relatime 0 0
-tmpfs /dev tmpfs rw,nosuid,size=65536k,mode=755 0 0
-devpts /dev/pts devpts rw,nosuid,noexec,relatime,gid=5,mode=620,ptmxmode=666 0 0
-mqueue /dev/mqueue mqueue rw,nosuid,nodev,noexec,relatime 0 0
-sysfs /sys sysfs ro,nosuid,nodev,noexec,relatime 0 0
-cgroup /sys/fs/cgroup cgroup2 ro,nosuid,nodev,noexec,relatime 0 0
-shm /dev/shm tmpfs rw,nosuid,nodev,noexec,relatime,size=65536k 0 0
-`
-
-// linuxLayout is the skeleton of a busybox-like image.
-func linuxLayout(root *vfs.FS) {
-	for _, d := range []string{"/bin", "/etc", "/home", "/proc", "/root", "/sys/fs/cgroup", "/usr/bin", "/var", "/dev"} {
-		_ = root.MkdirAll(d, 0o755)
-	}
-	_ = root.Mkdir("/tmp", 0o777)
-	_ = root.Chmod("/tmp", fs.ModeSticky|0o777)
-	for _, d := range []string{"null", "zero", "urandom", "random"} {
-		kind := d
-		if d == "random" {
-			kind = "urandom"
-		}
-		_ = root.Device("/dev/"+d, kind)
-	}
-	writeFile(root, "/proc/mounts", []byte(linuxMounts), 0o444)
-	writeFile(root, "/etc/passwd", kubeletenv.BusyboxPasswd, 0o644)
-	writeFile(root, "/etc/group", kubeletenv.BusyboxGroup, 0o644)
-}
-
-// windowsLayout is the skeleton of a Windows Server Core or Nano Server
-// image, with C:\tmp where a busybox layer adds it.
-func windowsLayout(root *vfs.FS, account string, busybox bool) {
-	for _, d := range []string{`C:\Windows\System32\drivers\etc`, `C:\Program Files`, `C:\ProgramData`, `C:\Users\Public`, `C:\Users\` + account} {
-		_ = root.MkdirAll(d, 0o755)
-	}
-	if busybox {
-		_ = root.MkdirAll(`C:\tmp`, 0o777)
-	}
-	writeFile(root, `C:\Windows\System32\drivers\etc\hosts`, []byte("# Copyright (c) 1993-2009 Microsoft Corp.\r\n"), 0o644)
 }
 
 // managedFiles mounts the files the kubelet and the runtime add
@@ -231,24 +144,10 @@ func (w *Worker) managedFiles(f *vfs.FS, p fsPlan) {
 	}
 }
 
-// sysctlFiles are the kernel parameters the pod sets (securityContext
-// .sysctls), under /proc/sys where the container reads them; the kernel
-// refuses writes to them from an unprivileged container.
-func sysctlFiles(root *vfs.FS, pod *corev1.Pod) {
-	sc := pod.Spec.SecurityContext
-	if sc == nil {
-		return
-	}
-	for _, s := range sc.Sysctls {
-		name := "/proc/sys/" + strings.ReplaceAll(s.Name, ".", "/")
-		writeFile(root, name, []byte(s.Value+"\n"), 0o644)
-	}
-}
-
 // cgroupFiles are the container's cgroup v2 limits under /sys/fs/cgroup.
 func cgroupFiles(root *vfs.FS, pod *corev1.Pod, c *ctr, node kubeletenv.Node) {
 	for name, data := range kubeletenv.CgroupFiles(pod, &c.spec, node) {
-		writeFile(root, name, data, 0o644)
+		rootfs.WriteFile(root, name, data, 0o644)
 	}
 }
 
@@ -269,41 +168,4 @@ func (w *Worker) refreshCgroups(pod *corev1.Pod, c *ctr) {
 		return
 	}
 	cgroupFiles(vf.Privileged(), pod, c, w.node.KubeletNode())
-}
-
-// imageFileContent stands in for a file the catalog names without its
-// content: a binary's is not modelled, only that it is there; a
-// certificate or key (agnhost's /localhost.crt) is a real PEM pair.
-func imageFileContent(name string) []byte {
-	switch {
-	case strings.HasSuffix(name, ".crt"):
-		return localhostPair().cert
-	case strings.HasSuffix(name, ".key"):
-		return localhostPair().key
-	}
-	return []byte("\x7fELF")
-}
-
-type pemPair struct{ cert, key []byte }
-
-// localhostPair is one self-signed certificate for "localhost", made once.
-var localhostPair = sync.OnceValue(func() pemPair {
-	p, err := certs.SelfSigned(certs.Spec{CommonName: "localhost", DNSNames: []string{"localhost"}, Server: true, Validity: 10 * 365 * 24 * time.Hour})
-	if err != nil {
-		return pemPair{}
-	}
-	return pemPair{cert: p.CertPEM, key: p.KeyPEM}
-})
-
-func writeFile(root *vfs.FS, name string, data []byte, perm fs.FileMode) {
-	dir := name[:strings.LastIndexAny(name, `/\`)]
-	if dir != "" {
-		_ = root.MkdirAll(dir, 0o755)
-	}
-	fh, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
-	if err != nil {
-		return
-	}
-	_, _ = fh.Write(data)
-	_ = fh.Close()
 }

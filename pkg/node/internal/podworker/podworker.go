@@ -17,10 +17,11 @@ import (
 	"github.com/winkube/winkube/pkg/emu/vnet"
 	"github.com/winkube/winkube/pkg/node/internal/admission"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
+	"github.com/winkube/winkube/pkg/node/internal/podworker/backoff"
 	winos "github.com/winkube/winkube/pkg/node/internal/windows"
 )
 
-// Emulation timing; the kubelet's own timings are in backoff.go.
+// Emulation timing; the kubelet's own timings are in package backoff.
 const (
 	defaultRunSeconds = 2.0
 	initRunSeconds    = 1.0
@@ -129,8 +130,8 @@ type ctr struct {
 	retryAt  time.Time
 	readyAt  time.Time
 	pullErr  string
-	pullBO   backoff
-	crashBO  backoff
+	pullBO   backoff.Backoff
+	crashBO  backoff.Backoff
 	// live is the current run's OS, process and logs, read by exec,
 	// attach and logs outside the worker's steps.
 	live      atomic.Pointer[liveCtr]

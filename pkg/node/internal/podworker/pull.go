@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/winkube/winkube/pkg/node/internal/cri"
+	"github.com/winkube/winkube/pkg/node/internal/podworker/backoff"
 )
 
 // ensureImage applies the pull policy and pulls with the kubelet's events,
@@ -33,15 +34,15 @@ func (w *Worker) ensureImage(ctx context.Context, pod *corev1.Pod, c *ctr) (cri.
 		rec.Event(ref, corev1.EventTypeWarning, "ErrImageNeverPull", msg)
 		rec.Event(ref, corev1.EventTypeWarning, "Failed", "Error: ErrImageNeverPull")
 		c.status.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImageNeverPull", Message: msg}}
-		c.retryAt = syncRetryAt(now)
+		c.retryAt = backoff.SyncRetryAt(now)
 		return cri.Pulled{}, false
-	case c.pullErr != "" && c.pullBO.inBackOffSinceUpdate(now):
+	case c.pullErr != "" && c.pullBO.InBackOffSinceUpdate(now):
 		rec.Eventf(ref, corev1.EventTypeNormal, "BackOff", "Back-off pulling image %q", image)
 		rec.Event(ref, corev1.EventTypeWarning, "Failed", "Error: ImagePullBackOff")
 		c.status.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
 			Reason: "ImagePullBackOff", Message: fmt.Sprintf("Back-off pulling image %q: ErrImagePull: %s", image, c.pullErr),
 		}}
-		c.retryAt = syncRetryAt(now)
+		c.retryAt = backoff.SyncRetryAt(now)
 		return cri.Pulled{}, false
 	}
 	if !w.pulling() { // the step that ends the pull comes back here
@@ -78,8 +79,8 @@ func (w *Worker) pullFailed(pod *corev1.Pod, c *ctr, err error) {
 	c.pullErr = err.Error()
 	c.status.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImagePull", Message: err.Error()}}
 	now := w.clock.Now()
-	c.pullBO.next(now, now)
-	c.retryAt = syncRetryAt(now)
+	c.pullBO.Next(now, now)
+	c.retryAt = backoff.SyncRetryAt(now)
 }
 
 // pullTime is how long the emulated pull takes; failures fail fast.

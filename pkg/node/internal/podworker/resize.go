@@ -8,6 +8,7 @@ import (
 	"time"
 	"weak"
 
+	"github.com/winkube/winkube/pkg/node/internal/podworker/backoff"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -169,7 +170,7 @@ func (w *Worker) allocate(pod *corev1.Pod, st *resizeState, now time.Time) {
 	}
 	st.pending = nil
 	st.inProgress = resizeCondition(corev1.PodResizeInProgress, nil, "", "", pod.Generation, now)
-	st.actuateAt = now.Add(plegRelist)
+	st.actuateAt = now.Add(backoff.PLEGRelist)
 	w.node.Recorder.Eventf(pod, corev1.EventTypeNormal, EventResizeStarted, "%s", resizeMessage(w.allocatedPod(pod), "Pod resize started", ""))
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/node/internal/cri"
+	"github.com/winkube/winkube/pkg/node/internal/podworker/backoff"
 	winos "github.com/winkube/winkube/pkg/node/internal/windows"
 )
 
@@ -96,7 +97,7 @@ func (w *Worker) wantsRestart(pod *corev1.Pod, c *ctr) bool {
 // the exit: its PLEG relists every second.
 func (w *Worker) scheduleRestart(pod *corev1.Pod, c *ctr, now time.Time) {
 	if w.wantsRestart(pod, c) {
-		c.retryAt = now.Add(plegRelist)
+		c.retryAt = now.Add(backoff.PLEGRelist)
 	}
 }
 
@@ -116,11 +117,11 @@ func lastExit(c *ctr) *corev1.ContainerStateTerminated {
 func (w *Worker) startOrBackOff(ctx context.Context, pod *corev1.Pod, c *ctr, now time.Time) {
 	if t := lastExit(c); t != nil {
 		finished := t.FinishedAt.Time
-		if c.crashBO.inBackOffSince(finished, now) {
-			w.crashLoopBackOff(pod, c, t, finished.Add(c.crashBO.window))
+		if c.crashBO.InBackOffSince(finished, now) {
+			w.crashLoopBackOff(pod, c, t, finished.Add(c.crashBO.Window))
 			return
 		}
-		c.crashBO.next(finished, now)
+		c.crashBO.Next(finished, now)
 	}
 	w.startContainer(ctx, pod, c)
 }
@@ -131,7 +132,7 @@ func (w *Worker) crashLoopBackOff(pod *corev1.Pod, c *ctr, t *corev1.ContainerSt
 	c.status.LastTerminationState = corev1.ContainerState{Terminated: t}
 	c.status.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
 		Reason:  "CrashLoopBackOff",
-		Message: fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", c.crashBO.window, c.spec.Name, format.Pod(pod)),
+		Message: fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", c.crashBO.Window, c.spec.Name, format.Pod(pod)),
 	}}
 	w.node.Recorder.Eventf(containerRef(pod, c), corev1.EventTypeWarning, "BackOff",
 		"Back-off restarting failed container %s in pod %s", c.spec.Name, format.Pod(pod))
@@ -165,7 +166,7 @@ func (w *Worker) startContainer(ctx context.Context, pod *corev1.Pod, c *ctr) {
 		w.node.Recorder.Eventf(ref, corev1.EventTypeWarning, "Failed", "Error: %s", replaceID(err.Error(), id, c.spec.Name))
 		w.node.countStart(pod, c, "CreateContainerError")
 		c.status.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CreateContainerError", Message: err.Error()}}
-		c.retryAt = syncRetryAt(w.clock.Now())
+		c.retryAt = backoff.SyncRetryAt(w.clock.Now())
 		return
 	}
 	w.node.Recorder.Event(ref, corev1.EventTypeNormal, "Created", "Container created")
@@ -221,7 +222,7 @@ func (w *Worker) configFailed(pod *corev1.Pod, c *ctr, err error) {
 	w.node.countStart(pod, c, "CreateContainerConfigError")
 	w.node.Recorder.Eventf(containerRef(pod, c), corev1.EventTypeWarning, "Failed", "Error: %v", err)
 	c.status.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CreateContainerConfigError", Message: err.Error()}}
-	c.retryAt = syncRetryAt(w.clock.Now())
+	c.retryAt = backoff.SyncRetryAt(w.clock.Now())
 }
 
 // containerConfigOK runs the checks the kubelet makes while it builds the
@@ -270,7 +271,7 @@ func (w *Worker) startFailed(pod *corev1.Pod, c *ctr, id string, err error, now 
 	}
 	c.status.LastTerminationState = corev1.ContainerState{Terminated: term}
 	c.status.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "RunContainerError", Message: msg}}
-	c.retryAt = now.Add(plegRelist)
+	c.retryAt = now.Add(backoff.PLEGRelist)
 }
 
 // exit records a container's process ending by itself.

@@ -16,6 +16,7 @@ import (
 	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/node/internal/cri"
 	"github.com/winkube/winkube/pkg/node/internal/podnet"
+	"github.com/winkube/winkube/pkg/node/internal/podworker/backoff"
 )
 
 // createSandbox starts the pod sandbox: the pause image must run on the
@@ -40,7 +41,7 @@ func (w *Worker) createSandbox(ctx context.Context, pod *corev1.Pod) bool {
 	}
 	if err != nil {
 		w.node.Recorder.Eventf(pod, corev1.EventTypeWarning, "FailedCreatePodSandBox", "Failed to create pod sandbox: %v", err)
-		w.sandboxRetryAt = syncRetryAt(now)
+		w.sandboxRetryAt = backoff.SyncRetryAt(now)
 		return false
 	}
 	if m != nil {
@@ -48,7 +49,7 @@ func (w *Worker) createSandbox(ctx context.Context, pod *corev1.Pod) bool {
 		if err != nil {
 			msg := fmt.Sprintf("rpc error: code = Unknown desc = failed to setup network for sandbox %q: plugin type=\"host-local\" failed (add): failed to allocate for range 0: %v", sandboxID, err)
 			w.node.Recorder.Eventf(pod, corev1.EventTypeWarning, "FailedCreatePodSandBox", "Failed to create pod sandbox: %s", msg)
-			w.sandboxRetryAt = syncRetryAt(now)
+			w.sandboxRetryAt = backoff.SyncRetryAt(now)
 			return false
 		}
 		w.ip = ip
@@ -56,7 +57,7 @@ func (w *Worker) createSandbox(ctx context.Context, pod *corev1.Pod) bool {
 	w.sandboxReady = true
 	// The PLEG sees the new sandbox at its next relist and syncs the pod
 	// again, which is when a failed pull first shows ImagePullBackOff.
-	w.resyncAt = now.Add(plegRelist)
+	w.resyncAt = now.Add(backoff.PLEGRelist)
 	w.annotate(pod)
 	return true
 }

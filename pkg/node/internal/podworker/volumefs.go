@@ -3,7 +3,6 @@ package podworker
 import (
 	"context"
 	"path"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/node/internal/atomicwrite"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
+	"github.com/winkube/winkube/pkg/node/internal/podworker/rootfs"
 )
 
 // podVolume is the content of one of the pod's volumes, made once per pod
@@ -20,7 +20,7 @@ import (
 // the node; a claim's volume shared by every pod that mounts it; an
 // image volume's files.
 func (w *Worker) podVolume(ctx context.Context, pod *corev1.Pod, name string) (*vfs.Volume, string) {
-	vol, ok := findVolume(pod, name)
+	vol, ok := rootfs.FindVolume(pod, name)
 	if !ok {
 		return nil, ""
 	}
@@ -105,21 +105,12 @@ func (n *Node) imageVolume(ref string) *vfs.Volume {
 	return v
 }
 
-func findVolume(pod *corev1.Pod, name string) (corev1.Volume, bool) {
-	for _, v := range pod.Spec.Volumes {
-		if v.Name == name {
-			return v, true
-		}
-	}
-	return corev1.Volume{}, false
-}
-
 // hostPath is the node's own filesystem and the path in it a hostPath
 // volume mounts, made as its type asks (a file for FileOrCreate, else a
 // directory).
 func (n *Node) hostPath(src *corev1.HostPathVolumeSource) (*vfs.Volume, string) {
 	root := n.Disk()
-	rel := hostRel(src.Path)
+	rel := rootfs.HostRel(src.Path)
 	if _, err := root.FS().Stat(root.FS().Abs("/", rel)); err != nil {
 		if src.Type != nil && *src.Type == corev1.HostPathFileOrCreate {
 			_ = root.MkdirAll(path.Dir(rel), 0o755)
@@ -129,14 +120,4 @@ func (n *Node) hostPath(src *corev1.HostPathVolumeSource) (*vfs.Volume, string) 
 		}
 	}
 	return root, rel
-}
-
-// hostRel is a host path relative to the node's root: C:\ and either
-// separator on Windows nodes, / on Linux ones.
-func hostRel(p string) string {
-	p = strings.ReplaceAll(p, `\`, "/")
-	if len(p) >= 2 && p[1] == ':' {
-		p = p[2:]
-	}
-	return strings.TrimPrefix(path.Clean("/"+p), "/")
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/node/internal/atomicwrite"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
+	"github.com/winkube/winkube/pkg/node/internal/podworker/rootfs"
 )
 
 // VolumeSyncPeriod is the kubelet's syncFrequency (its /configz says
@@ -77,7 +78,7 @@ func (w *Worker) syncVolumes(ctx context.Context, pod *corev1.Pod) {
 // that cannot be read (a non-optional ConfigMap deleted) leaves the last
 // content in place, as the kubelet's failed remount does.
 func (w *Worker) rewriteVolume(ctx context.Context, pod *corev1.Pod, name string) {
-	vol, ok := findVolume(pod, name)
+	vol, ok := rootfs.FindVolume(pod, name)
 	if !ok {
 		return
 	}

@@ -1,0 +1,277 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
+)
+
+// ExecList runs statements. A statement-terminating error is reported
+// and the next statement runs, unless a try is waiting for it.
+func (i *Interp) ExecList(ctx context.Context, list []lang.Stmt, emit func(any)) error {
+	for _, s := range list {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := i.exec(ctx, s, emit)
+		var re *values.RuntimeError
+		if errors.As(err, &re) && !re.Script && i.TryDepth == 0 {
+			i.ErrOut(re.Rec)
+			i.ok = false
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (i *Interp) exec(ctx context.Context, s lang.Stmt, emit func(any)) error {
+	switch s := s.(type) {
+	case *lang.PipelineStmt:
+		return i.runPipeline(ctx, s, emit)
+	case *lang.AssignStmt:
+		return i.assign(ctx, s)
+	case *lang.IfStmt:
+		for k, c := range s.Conds {
+			v, err := i.value(ctx, c)
+			if err != nil {
+				return err
+			}
+			if values.ToBool(v) {
+				return i.ExecList(ctx, s.Bodies[k], emit)
+			}
+		}
+		return i.ExecList(ctx, s.Els, emit)
+	case *lang.WhileStmt:
+		return i.loop(ctx, nil, s.Cond, nil, s.Body, emit, false)
+	case *lang.ForStmt:
+		if s.Init != nil {
+			if err := i.exec(ctx, s.Init, func(any) {}); err != nil {
+				return err
+			}
+		}
+		return i.loop(ctx, nil, s.Cond, s.Iter, s.Body, emit, false)
+	case *lang.DoStmt:
+		return i.loop(ctx, s, s.Cond, nil, s.Body, emit, s.Until)
+	case *lang.ForeachStmt:
+		return i.foreach(ctx, s, emit)
+	case *lang.TryStmt:
+		return i.try(ctx, s, emit)
+	case *lang.FlowStmt:
+		return i.flow(ctx, s)
+	case *lang.FunctionStmt:
+		i.Funcs[strings.ToLower(s.Name)] = s
+		return nil
+	}
+	return nil
+}
+
+// value runs a statement and collects its output as one value.
+func (i *Interp) value(ctx context.Context, s lang.Stmt) (any, error) {
+	if s == nil {
+		return nil, nil
+	}
+	var out []any
+	err := i.exec(ctx, s, func(v any) { out = append(out, v) })
+	return values.FromList(out), err
+}
+
+// loop is while, for and do: body runs while cond holds (until: while
+// it does not); do runs the body first.
+func (i *Interp) loop(ctx context.Context, do *lang.DoStmt, cond, iter lang.Stmt, body []lang.Stmt, emit func(any), until bool) error {
+	first := do != nil
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !first && cond != nil {
+			v, err := i.value(ctx, cond)
+			if err != nil {
+				return err
+			}
+			if values.ToBool(v) == until {
+				return nil
+			}
+		}
+		first = false
+		err := i.ExecList(ctx, body, emit)
+		switch {
+		case errors.As(err, new(values.BreakFlow)):
+			return nil
+		case err != nil && !errors.As(err, new(values.ContinueFlow)):
+			return err
+		}
+		if iter != nil {
+			if err := i.exec(ctx, iter, func(any) {}); err != nil {
+				return err
+			}
+		}
+		if do != nil && cond == nil {
+			return nil
+		}
+	}
+}
+
+func (i *Interp) foreach(ctx context.Context, s *lang.ForeachStmt, emit func(any)) error {
+	coll, err := i.value(ctx, s.Coll)
+	if err != nil {
+		return err
+	}
+	for _, item := range values.ToList(coll) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		i.SetVar(s.V, item)
+		err := i.ExecList(ctx, s.Body, emit)
+		switch {
+		case errors.As(err, new(values.BreakFlow)):
+			return nil
+		case err != nil && !errors.As(err, new(values.ContinueFlow)):
+			return err
+		}
+	}
+	return nil
+}
+
+// try runs the body; a terminating error goes to the first catch, with
+// $_ the error. finally always runs.
+func (i *Interp) try(ctx context.Context, s *lang.TryStmt, emit func(any)) error {
+	i.TryDepth++
+	err := i.ExecList(ctx, s.Body, emit)
+	i.TryDepth--
+	var re *values.RuntimeError
+	if errors.As(err, &re) && len(s.Catches) > 0 {
+		i.Scopes = append(i.Scopes, map[string]any{"_": re.Rec, "psitem": re.Rec})
+		err = i.ExecList(ctx, s.Catches[0], emit)
+		i.Scopes = i.Scopes[:len(i.Scopes)-1]
+	}
+	if s.Finally != nil {
+		if ferr := i.ExecList(context.WithoutCancel(ctx), s.Finally, emit); ferr != nil {
+			return ferr
+		}
+	}
+	return err
+}
+
+func (i *Interp) flow(ctx context.Context, s *lang.FlowStmt) error {
+	v, err := i.value(ctx, s.Value)
+	if err != nil {
+		return err
+	}
+	switch s.Kind {
+	case "exit":
+		code := 0
+		if v != nil {
+			n, ok := values.ToInt(v)
+			if !ok {
+				return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: `Cannot convert value "` + values.ToStr(v) + `" to type "System.Int32". Error: "Input string was not in a correct format."`,
+					Category: "InvalidArgument", Target: "", Reason: "RuntimeException", Fqid: "InvalidCastFromStringToInteger", Src: i.Src, Pos: s.Pos, End: s.End}}
+			}
+			code = n
+		}
+		return values.ExitFlow{Code: code}
+	case "return":
+		return values.ReturnFlow{}
+	case "break":
+		return values.BreakFlow{}
+	case "continue":
+		return values.ContinueFlow{}
+	}
+	msg := "ScriptHalted"
+	if v != nil {
+		msg = values.ToStr(v)
+	}
+	if rec, ok := v.(*values.ErrorRecord); ok {
+		return &values.RuntimeError{Rec: rec, Script: true}
+	}
+	return &values.RuntimeError{Script: true, Rec: &values.ErrorRecord{Msg: msg, Category: "OperationStopped", Target: msg,
+		Reason: "RuntimeException", Fqid: msg, Src: i.Src, Pos: s.Pos, End: s.End}}
+}
+
+// assign is $x = ..., $x += ..., $env:X = ..., $a[i] = ..., $o.P = ...
+func (i *Interp) assign(ctx context.Context, s *lang.AssignStmt) error {
+	v, err := i.value(ctx, s.Value)
+	if err != nil {
+		return err
+	}
+	i.ok = true
+	target := s.Target
+	if c, ok := target.(*lang.CastExpr); ok {
+		if v, err = i.Cast(c.Typ, v); err != nil {
+			return err
+		}
+		target = c.X
+	}
+	if s.Op != "=" {
+		old, err := i.eval(ctx, target)
+		if err != nil {
+			return err
+		}
+		if v, err = i.binary(strings.TrimSuffix(s.Op, "="), old, v); err != nil {
+			return err
+		}
+	}
+	switch t := target.(type) {
+	case *lang.VarExpr:
+		return i.SetVar(t.Name, v)
+	case *lang.IndexExpr:
+		return i.setIndex(ctx, t, v)
+	case *lang.MemberExpr:
+		obj, err := i.eval(ctx, t.X)
+		if err != nil {
+			return err
+		}
+		name, err := i.eval(ctx, t.Name)
+		if err != nil {
+			return err
+		}
+		switch o := obj.(type) {
+		case *values.Hashtable:
+			o.Set(values.ToStr(name), v)
+			return nil
+		case *values.Object:
+			o.Set(values.ToStr(name), v)
+			return nil
+		case values.NetObject:
+			return setMember(o, values.ToStr(name), v)
+		}
+	}
+	return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: "The assignment expression is not valid. The input to an assignment operator must be an object that is able to accept assignments, such as a variable or a property.",
+		Category: "ParserError", Reason: "ParentContainsErrorRecordException", Fqid: "InvalidLeftHandSide", Src: i.Src, Pos: s.Pos}}
+}
+
+func (i *Interp) setIndex(ctx context.Context, t *lang.IndexExpr, v any) error {
+	obj, err := i.eval(ctx, t.X)
+	if err != nil {
+		return err
+	}
+	idx, err := i.eval(ctx, t.Idx)
+	if err != nil {
+		return err
+	}
+	switch o := obj.(type) {
+	case *values.Hashtable:
+		o.Set(values.ToStr(idx), v)
+		return nil
+	case values.Indexer:
+		return o.SetItem(idx, v)
+	case []any:
+		n, ok := values.ToInt(idx)
+		if n < 0 {
+			n += len(o)
+		}
+		if ok && n >= 0 && n < len(o) {
+			o[n] = v
+			return nil
+		}
+		return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: "Index was outside the bounds of the array.", Category: "OperationStopped",
+			Reason: "IndexOutOfRangeException", Fqid: "System.IndexOutOfRangeException"}}
+	}
+	return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: "Unable to index into an object of type " + typeName(obj) + ".",
+		Category: "InvalidOperation", Reason: "RuntimeException", Fqid: "CannotIndex"}}
+}

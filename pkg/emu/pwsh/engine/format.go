@@ -1,0 +1,216 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
+)
+
+// Formatter is Out-Default: it turns pipeline output into console text.
+// Consecutive objects of one kind share a table (a Get-ChildItem
+// listing of one directory) or a list.
+type Formatter struct {
+	w         io.Writer
+	Kind      string // the open table or list, "" when none
+	pwsh7     bool
+	errWriter func(*values.ErrorRecord)
+	cols      []Column
+}
+
+// Column is one column of a table view: its header, width (0: the
+// rest of the line) and alignment.
+type Column struct {
+	Name  string
+	Width int
+	Right bool
+}
+
+func (i *Interp) NewFormatter(w io.Writer) *Formatter { return &Formatter{w: w, pwsh7: i.Pwsh7} }
+
+func (f *Formatter) Line(s string) { io.WriteString(f.w, s+values.NL) }
+
+func (f *Formatter) Write(v any) {
+	switch x := v.(type) {
+	case nil:
+		return
+	case *values.ErrorRecord:
+		f.End()
+		if f.errWriter != nil {
+			f.errWriter(x)
+		} else {
+			x.Write(f.w, f.pwsh7)
+		}
+	case *values.Object:
+		f.object(x)
+	case *values.Hashtable:
+		f.hashtable(x)
+	case time.Time:
+		f.End()
+		f.Line(x.Format("Monday, January 2, 2006 3:04:05 PM"))
+	case []any:
+		for _, e := range x {
+			f.Write(e)
+		}
+	default:
+		f.End()
+		f.Line(values.ToStr(v))
+	}
+}
+
+// End closes an open table or list.
+func (f *Formatter) End() {
+	if f.Kind != "" {
+		f.Line("")
+		f.Line("")
+		f.Kind = ""
+	}
+}
+
+func (f *Formatter) Flush() { f.End() }
+
+// rowFormats are the tables of the object types a cmdlet family adds,
+// by type name.
+var rowFormats = map[string]func(f *Formatter, o *values.Object){}
+
+// RegisterFormat makes Out-Default show objects of typeName with row
+// (a table row, or whatever the type's format.ps1xml view says).
+// Families call it from init.
+func RegisterFormat(typeName string, row func(f *Formatter, o *values.Object)) {
+	rowFormats[typeName] = row
+}
+
+func (f *Formatter) object(o *values.Object) {
+	if row, ok := rowFormats[o.TypeName]; ok {
+		row(f, o)
+		return
+	}
+	switch o.TypeName {
+	case "System.IO.FileInfo", "System.IO.DirectoryInfo":
+		f.fileRow(o)
+	case "Microsoft.DnsClient.Commands.DnsRecord":
+		f.TableRow("dns", o, []Column{{"Name", 46, false}, {"Type", 6, false}, {"TTL", 5, false}, {"Section", 10, false}, {"IPAddress", 0, false}})
+	case "System.Diagnostics.Process":
+		f.TableRow("process", o, []Column{{"Handles", 7, true}, {"NPM(K)", 7, true}, {"PM(K)", 8, true}, {"WS(K)", 10, true},
+			{"CPU(s)", 10, true}, {"Id", 6, true}, {"SI", 3, true}, {"ProcessName", 0, false}})
+	case "System.Management.Automation.PathInfo":
+		f.TableRow("path", o, []Column{{"Path", 0, false}})
+	default:
+		if len(o.Names) <= 4 && o.TypeName == "System.Management.Automation.PSCustomObject" {
+			cols := make([]Column, len(o.Names))
+			for k, name := range o.Names {
+				cols[k] = Column{name, max(len(name), len(values.ToStr(o.Props[strings.ToLower(name)]))), false}
+			}
+			cols[len(cols)-1].Width = 0
+			f.TableRow("custom:"+strings.Join(o.Names, ","), o, cols)
+			return
+		}
+		f.listEntry(o)
+	}
+}
+
+// fileRow is a line of Get-ChildItem's table, headed by its directory.
+func (f *Formatter) fileRow(o *values.Object) {
+	parent := values.ToStr(Property(o, "PSParentPath"))
+	layout := "%-6s %26s %14s %s"
+	stamp := func(t time.Time) string { return fmt.Sprintf("%10s  %8s", t.Format("1/2/2006"), t.Format("3:04 PM")) }
+	if f.pwsh7 {
+		layout = "%-5s %28s %14s %s"
+		stamp = func(t time.Time) string { return fmt.Sprintf("%10s %8s", t.Format("1/2/2006"), t.Format("3:04 PM")) }
+	}
+	if f.Kind != "dir:"+parent {
+		f.End()
+		f.Kind = "dir:" + parent
+		f.Line("")
+		f.Line("    Directory: " + parent)
+		f.Line("")
+		if !f.pwsh7 {
+			f.Line("")
+		}
+		f.Line(fmt.Sprintf(layout, "Mode", "LastWriteTime", "Length", "Name"))
+		f.Line(fmt.Sprintf(layout, "----", "-------------", "------", "----"))
+	}
+	t, _ := Property(o, "LastWriteTime").(time.Time)
+	f.Line(fmt.Sprintf(layout, values.ToStr(Property(o, "Mode")), stamp(t), values.ToStr(Property(o, "Length")), values.ToStr(Property(o, "Name"))))
+}
+
+// TableRow prints an object as a row of a table with fixed columns.
+func (f *Formatter) TableRow(kind string, o *values.Object, cols []Column) {
+	cell := func(c Column, s string, last bool) string {
+		switch {
+		case last && !c.Right:
+			return s
+		case c.Right:
+			return fmt.Sprintf("%*s", c.Width, s)
+		}
+		return fmt.Sprintf("%-*s", c.Width, s)
+	}
+	row := func(get func(Column) string) string {
+		parts := make([]string, len(cols))
+		for k, c := range cols {
+			parts[k] = cell(c, get(c), k == len(cols)-1)
+		}
+		return strings.TrimRight(strings.Join(parts, " "), " ")
+	}
+	if f.Kind != kind {
+		f.End()
+		f.Kind = kind
+		f.Line("")
+		f.Line(row(func(c Column) string { return c.Name }))
+		f.Line(row(func(c Column) string { return strings.Repeat("-", len(c.Name)) }))
+	}
+	f.Line(row(func(c Column) string {
+		v, _ := o.Get(c.Name)
+		if x, ok := v.(float64); ok {
+			return fmt.Sprintf("%.2f", x)
+		}
+		return values.ToStr(v)
+	}))
+}
+
+// listEntry prints an object as Name : Value lines.
+func (f *Formatter) listEntry(o *values.Object) {
+	if f.Kind != "list" {
+		f.End()
+		f.Kind = "list"
+	}
+	f.Line("")
+	width := 0
+	for _, n := range o.Names {
+		if n != "HeadersText" {
+			width = max(width, len(n))
+		}
+	}
+	for _, n := range o.Names {
+		if n == "HeadersText" {
+			continue
+		}
+		v := o.Props[strings.ToLower(n)]
+		text := values.ToStr(v)
+		if h, ok := v.(*values.Hashtable); ok && n == "Headers" {
+			text = values.ToStr(o.Props["headerstext"])
+			_ = h
+		}
+		lines := strings.Split(strings.TrimRight(strings.ReplaceAll(text, "\r\n", "\n"), "\n"), "\n")
+		f.Line(strings.TrimRight(fmt.Sprintf("%-*s : %s", width, n, lines[0]), " "))
+		for _, l := range lines[1:] {
+			f.Line(strings.Repeat(" ", width+3) + l)
+		}
+	}
+}
+
+func (f *Formatter) hashtable(h *values.Hashtable) {
+	if f.Kind != "hash" {
+		f.End()
+		f.Kind = "hash"
+		f.Line("")
+		f.Line(fmt.Sprintf("%-30s %s", "Name", "Value"))
+		f.Line(fmt.Sprintf("%-30s %s", "----", "-----"))
+	}
+	for _, k := range h.Keys {
+		v, _ := h.Get(k)
+		f.Line(strings.TrimRight(fmt.Sprintf("%-30s %s", k, values.ToStr(v)), " "))
+	}
+}

@@ -1,0 +1,386 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
+)
+
+// typeName is the short .NET type name of a value, lower-case.
+func typeName(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case int:
+		return "int32"
+	case float64:
+		return "double"
+	case []any:
+		return "object[]"
+	case *values.Hashtable:
+		return "collections.hashtable"
+	case time.Time:
+		return "datetime"
+	case *values.ScriptBlock:
+		return "management.automation.scriptblock"
+	case *values.Object:
+		return strings.ToLower(strings.TrimPrefix(x.TypeName, "System."))
+	case values.NetObject:
+		return strings.ToLower(strings.TrimPrefix(x.NetType(), "System."))
+	}
+	return "object"
+}
+
+func (i *Interp) member(ctx context.Context, e *lang.MemberExpr) (any, error) {
+	obj, err := i.eval(ctx, e.X)
+	if err != nil {
+		return nil, err
+	}
+	nv, err := i.eval(ctx, e.Name)
+	if err != nil {
+		return nil, err
+	}
+	name := values.ToStr(nv)
+	if t, ok := obj.(*values.TypeRef); ok && e.Static {
+		return i.staticProperty(t.Name, name)
+	}
+	if list, ok := obj.([]any); ok {
+		switch strings.ToLower(name) {
+		case "length", "count":
+			return len(list), nil
+		}
+		var out []any // member enumeration
+		for _, item := range list {
+			if v := Property(item, name); v != nil {
+				out = append(out, v)
+			}
+		}
+		return values.FromList(out), nil
+	}
+	return Property(obj, name), nil
+}
+
+// Property is a property of one value ($null when it has none).
+func Property(obj any, name string) any {
+	lower := strings.ToLower(name)
+	switch x := obj.(type) {
+	case string:
+		if lower == "length" {
+			return len([]rune(x))
+		}
+	case *values.Object:
+		v, _ := x.Get(name)
+		return v
+	case values.NetObject:
+		v, _ := x.GetProp(lower)
+		return v
+	case *values.Hashtable:
+		switch lower {
+		case "count":
+			return len(x.Keys)
+		case "keys":
+			out := make([]any, len(x.Keys))
+			for k, key := range x.Keys {
+				out[k] = key
+			}
+			return out
+		}
+		v, _ := x.Get(name)
+		return v
+	case time.Time:
+		switch lower {
+		case "year":
+			return x.Year()
+		case "month":
+			return int(x.Month())
+		case "day":
+			return x.Day()
+		case "hour":
+			return x.Hour()
+		case "minute":
+			return x.Minute()
+		case "second":
+			return x.Second()
+		case "dayofweek":
+			return x.Weekday().String()
+		case "ticks":
+			return int(x.Sub(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)) / 100)
+		}
+	case *values.ErrorRecord:
+		switch lower {
+		case "exception":
+			return values.NewObject("System.Exception", "Message", x.Msg)
+		case "categoryinfo":
+			return x.Category
+		case "fullyqualifiederrorid":
+			return x.Fqid
+		}
+	}
+	if lower == "count" || lower == "length" {
+		if obj == nil {
+			return 0
+		}
+		return 1
+	}
+	return nil
+}
+
+func (i *Interp) call(ctx context.Context, e *lang.CallExpr) (any, error) {
+	obj, err := i.eval(ctx, e.M.X)
+	if err != nil {
+		return nil, err
+	}
+	nv, err := i.eval(ctx, e.M.Name)
+	if err != nil {
+		return nil, err
+	}
+	args := make([]any, len(e.Args))
+	for k, a := range e.Args {
+		if args[k], err = i.eval(ctx, a); err != nil {
+			return nil, err
+		}
+	}
+	name := strings.ToLower(values.ToStr(nv))
+	if t, ok := obj.(*values.TypeRef); ok && e.M.Static {
+		v, err := i.staticMethod(ctx, t.Name, name, args)
+		if e, ok := err.(*values.DotnetException); ok {
+			return nil, values.MethodError(values.ToStr(nv), len(args), e)
+		}
+		return v, err
+	}
+	if v, ok, err := i.method(obj, name, args); ok || err != nil {
+		return v, err
+	}
+	if o, ok := obj.(values.NetObject); ok {
+		v, ok, err := o.CallMethod(ctx, name, args)
+		if e, isEx := err.(*values.DotnetException); isEx {
+			return nil, values.MethodError(values.ToStr(nv), len(args), e)
+		}
+		if ok || err != nil {
+			return v, err
+		}
+	}
+	if obj == nil {
+		return nil, opError("You cannot call a method on a null-valued expression.", "InvokeMethodOnNull")
+	}
+	return nil, &values.NotEmulatedError{What: fmt.Sprintf("the method %s() of [%s]", values.ToStr(nv), typeName(obj))}
+}
+
+// method calls one of the common instance methods.
+func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
+	arg := func(k int) string {
+		if k < len(args) {
+			return values.ToStr(args[k])
+		}
+		return ""
+	}
+	if name == "tostring" {
+		return values.ToStr(obj), true, nil
+	}
+	if o, ok := obj.(values.NetObject); ok && name == "gettype" {
+		full := o.NetType()
+		return values.NewObject("System.RuntimeType", "Name", full[strings.LastIndex(full, ".")+1:], "FullName", full), true, nil
+	}
+	if name == "gettype" {
+		return values.NewObject("System.RuntimeType", "Name", typeName(obj), "FullName", "System."+typeName(obj)), true, nil
+	}
+	switch x := obj.(type) {
+	case string:
+		switch name {
+		case "trim":
+			if len(args) > 0 {
+				return strings.Trim(x, arg(0)), true, nil
+			}
+			return strings.TrimSpace(x), true, nil
+		case "trimstart":
+			return strings.TrimLeft(x, " \t\r\n"+arg(0)), true, nil
+		case "trimend":
+			if len(args) > 0 {
+				return strings.TrimRight(x, arg(0)), true, nil
+			}
+			return strings.TrimRight(x, " \t\r\n"), true, nil
+		case "toupper", "toupperinvariant":
+			return strings.ToUpper(x), true, nil
+		case "tolower", "tolowerinvariant":
+			return strings.ToLower(x), true, nil
+		case "contains":
+			return strings.Contains(x, arg(0)), true, nil
+		case "startswith":
+			return strings.HasPrefix(x, arg(0)), true, nil
+		case "endswith":
+			return strings.HasSuffix(x, arg(0)), true, nil
+		case "indexof":
+			return strings.Index(x, arg(0)), true, nil
+		case "replace":
+			return strings.ReplaceAll(x, arg(0), arg(1)), true, nil
+		case "split":
+			var out []any
+			for _, p := range strings.FieldsFunc(x, func(r rune) bool { return strings.ContainsRune(arg(0), r) }) {
+				out = append(out, p)
+			}
+			return out, true, nil
+		case "substring":
+			r := []rune(x)
+			a, _ := values.ToInt(args[0])
+			b := len(r) - a
+			if len(args) > 1 {
+				b, _ = values.ToInt(args[1])
+			}
+			if a < 0 || a+b > len(r) || b < 0 {
+				return nil, true, opError("Exception calling \"Substring\": \"Index and length must refer to a location within the string.\"", "ArgumentOutOfRangeException")
+			}
+			return string(r[a : a+b]), true, nil
+		}
+	case []any:
+		if name == "contains" && len(args) == 1 {
+			for _, e := range x {
+				if Equal(e, args[0], false) {
+					return true, true, nil
+				}
+			}
+			return false, true, nil
+		}
+	case *values.Hashtable:
+		switch name {
+		case "containskey":
+			_, ok := x.Get(arg(0))
+			return ok, true, nil
+		case "get_item", "item":
+			// The indexer's accessor methods: $h.Get_Item(k), $h.Item(k).
+			v, _ := x.Get(arg(0))
+			return v, true, nil
+		case "set_item":
+			x.Set(arg(0), args[1])
+			return nil, true, nil
+		case "add":
+			x.Set(arg(0), args[1])
+			return nil, true, nil
+		case "remove":
+			x.Remove(arg(0))
+			return nil, true, nil
+		case "clear":
+			x.Keys, x.Vals = nil, map[string]any{}
+			return nil, true, nil
+		}
+	case time.Time:
+		switch name {
+		case "tostring":
+			return DotnetTime(x, arg(0)), true, nil
+		case "adddays":
+			n, _ := values.ToNumber(args[0])
+			return x.Add(time.Duration(values.ToFloat(n) * 24 * float64(time.Hour))), true, nil
+		case "addseconds":
+			n, _ := values.ToNumber(args[0])
+			return x.Add(time.Duration(values.ToFloat(n) * float64(time.Second))), true, nil
+		}
+	}
+	return nil, false, nil
+}
+
+// DotnetTime formats a time with a few .NET custom format strings.
+func DotnetTime(t time.Time, f string) string {
+	if f == "" {
+		return values.ToStr(t)
+	}
+	r := strings.NewReplacer("yyyy", "2006", "MM", "01", "dd", "02", "HH", "15", "mm", "04", "ss", "05", "fff", "000")
+	return t.Format(r.Replace(f))
+}
+
+// Cast converts a value to a type written [type].
+func (i *Interp) Cast(typ string, v any) (any, error) {
+	lower := strings.TrimPrefix(strings.ToLower(typ), "system.")
+	bad := func() error {
+		return opError(fmt.Sprintf(`Cannot convert value "%s" to type "System.%s".`, values.ToStr(v), typ), "InvalidCastFromStringToInteger")
+	}
+	if o, ok := v.(values.NetObject); ok && CanonicalType(o.NetType()) == lower {
+		return v, nil
+	}
+	switch lower {
+	case "int", "int32", "int64", "long", "byte", "int16", "uint32", "uint64":
+		n, ok := values.ToInt(v)
+		if !ok {
+			return nil, bad()
+		}
+		return n, nil
+	case "double", "float", "single", "decimal":
+		n, ok := values.ToNumber(v)
+		if !ok {
+			return nil, bad()
+		}
+		return values.ToFloat(n), nil
+	case "string":
+		return values.ToStr(v), nil
+	case "bool", "boolean", "switch":
+		return values.ToBool(v), nil
+	case "array", "object[]", "string[]", "int[]", "byte[]":
+		list := append([]any{}, values.ToList(v)...)
+		for k, e := range list {
+			switch lower {
+			case "string[]":
+				list[k] = values.ToStr(e)
+			case "byte[]":
+				n, ok := values.ToInt(e)
+				if !ok || n < 0 || n > 255 {
+					return nil, bad()
+				}
+				list[k] = n
+			}
+		}
+		return list, nil
+	case "void":
+		return nil, nil
+	case "object", "psobject":
+		return v, nil
+	case "hashtable", "ordered":
+		if _, ok := v.(*values.Hashtable); ok {
+			return v, nil
+		}
+		return nil, bad()
+	case "pscustomobject":
+		if h, ok := v.(*values.Hashtable); ok {
+			o := values.NewObject("System.Management.Automation.PSCustomObject")
+			for _, k := range h.Keys {
+				val, _ := h.Get(k)
+				o.Set(k, val)
+			}
+			return o, nil
+		}
+		return v, nil
+	case "char":
+		if s, ok := v.(string); ok && len([]rune(s)) == 1 {
+			return s, nil
+		}
+		n, ok := values.ToInt(v)
+		if !ok {
+			return nil, bad()
+		}
+		return string(rune(n)), nil
+	case "datetime":
+		if t, ok := v.(time.Time); ok {
+			return t, nil
+		}
+		for _, layout := range []string{"01/02/2006 15:04:05", "2006-01-02T15:04:05Z07:00", "2006-01-02 15:04:05", "2006-01-02", "01/02/2006"} {
+			if t, err := time.Parse(layout, values.ToStr(v)); err == nil {
+				return t, nil
+			}
+		}
+		return nil, bad()
+	case "regex", "scriptblock":
+		return v, nil
+	}
+	return nil, &values.NotEmulatedError{What: "the type [" + typ + "]"}
+}
+
+func parseIntArg(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}

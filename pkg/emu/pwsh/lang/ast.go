@@ -1,0 +1,197 @@
+// Package lang is the PowerShell language as the emulator reads it: a
+// context-aware lexer, a recursive-descent parser and the syntax tree it
+// builds. It evaluates nothing; the engine walks the tree.
+package lang
+
+// The syntax tree of a script. Statements and expressions are plain
+// structs; the evaluator switches on their types.
+
+// Stmt is a statement: one of the *...Stmt types below.
+type Stmt interface{}
+
+// Expr is an expression: one of the *...Expr types below.
+type Expr interface{}
+
+// PipelineStmt is elements joined by |; the first may be an expression,
+// the others are commands.
+type PipelineStmt struct {
+	Elems    []*Element
+	Pos, End int
+}
+
+// Element is one stage of a pipeline: an expression or a command, with
+// its redirections.
+type Element struct {
+	Expr   Expr // an expression element
+	Cmd    *Command
+	Redirs []Redirect
+}
+
+// Command is a command invocation: a name (or expression) and its
+// arguments.
+type Command struct {
+	Invoke   string // "", "&" or "."
+	Name     Expr
+	Args     []Arg
+	Pos, End int
+}
+
+// Arg is one command argument: a -Parameter, a value, or both.
+type Arg struct {
+	Param    string // -Name, or "" for a positional value
+	Value    Expr   // nil for a switch
+	pos, end int
+}
+
+// Redirect is an output redirection such as 2>&1 or > file.
+type Redirect struct {
+	Op     string // > >> 2> 2>&1 *> ...
+	Target Expr
+}
+
+// AssignStmt is target = value, or a compound assignment (+= ...).
+type AssignStmt struct {
+	Target Expr
+	Op     string
+	Value  Stmt
+	Pos    int
+}
+
+// IfStmt is if/elseif/else: Conds[k] guards Bodies[k]; Els runs when
+// none holds.
+type IfStmt struct {
+	Conds  []Stmt
+	Bodies [][]Stmt
+	Els    []Stmt
+}
+
+// WhileStmt is while (Cond) { Body }.
+type WhileStmt struct {
+	Cond Stmt
+	Body []Stmt
+}
+
+// DoStmt is do { Body } while/until (Cond).
+type DoStmt struct {
+	Body  []Stmt
+	Cond  Stmt
+	Until bool
+}
+
+// ForStmt is for (Init; Cond; Iter) { Body }.
+type ForStmt struct {
+	Init, Cond, Iter Stmt
+	Body             []Stmt
+}
+
+// ForeachStmt is foreach ($Var in Coll) { Body }.
+type ForeachStmt struct {
+	V    string
+	Coll Stmt
+	Body []Stmt
+}
+
+// TryStmt is try { Body } catch { ... } finally { ... }.
+type TryStmt struct {
+	Body    []Stmt
+	Catches [][]Stmt
+	Finally []Stmt
+}
+
+// FlowStmt is exit, return, throw, break or continue.
+type FlowStmt struct {
+	Kind  string
+	Value Stmt
+	Pos   int
+	End   int
+}
+
+// FunctionStmt defines a function.
+type FunctionStmt struct {
+	Name   string
+	Params []string
+	Body   []Stmt
+}
+
+// LitExpr is a literal value: a number or a single-quoted string.
+type LitExpr struct{ V any }
+
+// XstrExpr is an expandable "double-quoted" string.
+type XstrExpr struct{ Parts []StrPart }
+
+// VarExpr is a variable reference: $name, $env:NAME, ${...}.
+type VarExpr struct{ Name string }
+
+// SubExpr is $(...) or @(...).
+type SubExpr struct {
+	Stmts []Stmt
+	Array bool
+}
+
+// ParenExpr is (statement).
+type ParenExpr struct{ S Stmt }
+
+// HashExpr is a hashtable literal @{ key = value }.
+type HashExpr struct {
+	Keys []Expr
+	Vals []Stmt
+}
+
+// BlockExpr is a script block { ... }, with its source text.
+type BlockExpr struct {
+	Stmts []Stmt
+	Src   string
+}
+
+// TypeExpr is a type literal [Name].
+type TypeExpr struct{ Name string }
+
+// CastExpr is [Typ]X.
+type CastExpr struct {
+	Typ string
+	X   Expr
+}
+
+// UnaryExpr is a prefix operator applied to X.
+type UnaryExpr struct {
+	Op string
+	X  Expr
+}
+
+// BinExpr is L Op R.
+type BinExpr struct {
+	Op   string
+	L, R Expr
+}
+
+// ArrayExpr is a comma-separated list.
+type ArrayExpr struct{ Items []Expr }
+
+// MemberExpr is X.Name, or [Type]::Name when Static.
+type MemberExpr struct {
+	X      Expr
+	Name   Expr
+	Static bool
+}
+
+// CallExpr is a method call X.Name(Args).
+type CallExpr struct {
+	M    *MemberExpr
+	Args []Expr
+}
+
+// IndexExpr is X[Idx].
+type IndexExpr struct {
+	X, Idx Expr
+}
+
+// IncExpr is ++ or -- before or after a variable.
+type IncExpr struct {
+	Op   string
+	X    Expr
+	Post bool
+}
+
+// CompositeExpr is a command argument made of adjacent pieces:
+// $env:ROOT\bin\x.exe.
+type CompositeExpr struct{ Parts []Expr }

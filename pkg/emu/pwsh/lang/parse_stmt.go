@@ -1,0 +1,180 @@
+package lang
+
+import "strings"
+
+// condition reads ( pipeline ).
+func (p *parser) condition() Stmt {
+	p.expect("(")
+	p.skipNewlines()
+	s := p.statement()
+	p.expect(")")
+	return s
+}
+
+// peekKeyword looks past newlines for one of the words; it takes them
+// (and the word) only when it is there.
+func (p *parser) peekKeyword(words ...string) string {
+	save := p.lx.pos
+	p.skipNewlines()
+	t := p.peek(true)
+	for _, w := range words {
+		if isWord(t, w) {
+			p.next(true)
+			return w
+		}
+	}
+	p.lx.pos = save
+	return ""
+}
+
+func (p *parser) ifStatement(token) Stmt {
+	s := &IfStmt{}
+	s.Conds = append(s.Conds, p.condition())
+	s.Bodies = append(s.Bodies, p.block())
+	for p.err == nil {
+		switch p.peekKeyword("elseif", "else") {
+		case "elseif":
+			s.Conds = append(s.Conds, p.condition())
+			s.Bodies = append(s.Bodies, p.block())
+		case "else":
+			s.Els = p.block()
+			return s
+		default:
+			return s
+		}
+	}
+	return s
+}
+
+func (p *parser) whileStatement(token) Stmt {
+	cond := p.condition()
+	return &WhileStmt{Cond: cond, Body: p.block()}
+}
+
+func (p *parser) doStatement(t token) Stmt {
+	body := p.block()
+	s := &DoStmt{Body: body}
+	switch p.peekKeyword("while", "until") {
+	case "while":
+	case "until":
+		s.Until = true
+	default:
+		p.fail(p.lx.pos, "Missing while or until keyword in do loop.")
+		return nil
+	}
+	s.Cond = p.condition()
+	return s
+}
+
+// forStatement is for (init; cond; iter) { }.
+func (p *parser) forStatement(token) Stmt {
+	p.expect("(")
+	s := &ForStmt{}
+	parts := [3]Stmt{}
+	for i := 0; i < 3 && p.err == nil; i++ {
+		p.lx.skip()
+		t := p.peek(false)
+		if t.kind != tNewline && !isPunct(t, ")") {
+			parts[i] = p.statement()
+		}
+		if i < 2 {
+			if t := p.peek(false); t.kind == tNewline {
+				p.next(false)
+			}
+		}
+	}
+	p.expect(")")
+	s.Init, s.Cond, s.Iter = parts[0], parts[1], parts[2]
+	s.Body = p.block()
+	return s
+}
+
+func (p *parser) foreachStatement(t token) Stmt {
+	p.expect("(")
+	v := p.next(false)
+	if v.kind != tVar {
+		p.fail(v.pos, "Missing variable name after foreach.")
+		return nil
+	}
+	if in := p.next(true); !isWord(in, "in") {
+		p.fail(in.pos, "Missing 'in' after variable in foreach loop.")
+		return nil
+	}
+	p.skipNewlines()
+	coll := p.statement()
+	p.expect(")")
+	return &ForeachStmt{V: v.text, Coll: coll, Body: p.block()}
+}
+
+func (p *parser) tryStatement(token) Stmt {
+	s := &TryStmt{Body: p.block()}
+	for p.err == nil {
+		switch p.peekKeyword("catch", "finally") {
+		case "catch":
+			for p.err == nil && isPunct(p.peek(false), "[") { // catch [Type]: every error is caught
+				p.typeOrCast()
+				if isPunct(p.peek(false), ",") {
+					p.next(false)
+					p.skipNewlines()
+				}
+			}
+			s.Catches = append(s.Catches, p.block())
+		case "finally":
+			s.Finally = p.block()
+			if s.Finally == nil {
+				s.Finally = []Stmt{}
+			}
+			return s
+		default:
+			if len(s.Catches) == 0 {
+				p.fail(p.lx.pos, "The Try statement is missing its Catch or Finally block.")
+			}
+			return s
+		}
+	}
+	return s
+}
+
+// functionStatement is function Name [(params)] { body }; a param()
+// block in the body is refused by statement.
+func (p *parser) functionStatement(t token) Stmt {
+	name := p.next(true)
+	if name.kind != tWord {
+		p.fail(name.pos, "Missing function name after function keyword.")
+		return nil
+	}
+	s := &FunctionStmt{Name: name.text}
+	if isPunct(p.peek(false), "(") {
+		p.next(false)
+		for p.err == nil {
+			p.skipNewlines()
+			t := p.next(false)
+			if isPunct(t, ")") {
+				break
+			}
+			if t.kind == tVar {
+				s.Params = append(s.Params, t.text)
+				continue
+			}
+			if !isPunct(t, ",") {
+				p.refuse(t.pos, "typed or default function parameters")
+				return nil
+			}
+		}
+	}
+	s.Body = p.block()
+	return s
+}
+
+func (p *parser) flowStatement(t token) Stmt {
+	s := &FlowStmt{Kind: strings.ToLower(t.text), Pos: t.pos}
+	p.lx.skip()
+	n := p.peek(false)
+	if s.Kind != "break" && s.Kind != "continue" && n.kind != tNewline && n.kind != tEOF && !isPunct(n, "}") && !isPunct(n, ")") {
+		s.Value = p.statement()
+	} else if (s.Kind == "break" || s.Kind == "continue") && n.kind == tWord {
+		p.refuse(n.pos, s.Kind+" to a label")
+	}
+	s.End = p.lx.pos
+	return s
+}

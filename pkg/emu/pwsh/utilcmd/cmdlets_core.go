@@ -1,0 +1,387 @@
+// Package utilcmd is PowerShell's everyday cmdlets: the Write-* and
+// Out-* streams, ForEach-Object, Where-Object, Select-, Sort- and
+// Measure-Object, Start-Sleep, Get-Date, Invoke-Expression, Get-Process
+// and the session's own (Get-Command, Get-Alias, $PSVersionTable's
+// kin). It registers itself with the engine when imported.
+package utilcmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
+)
+
+func init() {
+	engine.Register("Write-Host", "", writeHost, engine.Rest("Object"), engine.Sw("NoNewline"), engine.N("Separator"), engine.N("ForegroundColor", "fore"), engine.N("BackgroundColor"))
+	engine.Register("Write-Output", "echo write", writeOutput, engine.Rest("InputObject"), engine.Sw("NoEnumerate"))
+	engine.Register("Write-Error", "", writeError, engine.P("Message", 0), engine.N("Category"), engine.N("ErrorId"))
+	engine.Register("Write-Warning", "", writeStream("WARNING: "), engine.P("Message", 0))
+	engine.Register("Write-Verbose", "", writeStream(""), engine.P("Message", 0))
+	engine.Register("Write-Debug", "", writeStream(""), engine.P("Message", 0))
+	engine.Register("Write-Information", "", writeStream("+"), engine.P("MessageData", 0))
+	engine.Register("Out-Null", "", func(context.Context, *engine.Call) error { return nil }, engine.N("InputObject"))
+	engine.Register("Out-Default", "", passThrough, engine.N("InputObject"))
+	engine.Register("Out-Host", "oh", passThrough, engine.N("InputObject"))
+	engine.Register("Out-String", "", outString, engine.N("InputObject"), engine.Sw("Stream"), engine.N("Width"))
+	engine.Register("ForEach-Object", "% foreach", forEachObject, engine.P("Process", 0), engine.N("Begin"), engine.N("End"), engine.P("MemberName", 1))
+	engine.Register("Where-Object", "? where", whereObject, engine.P("FilterScript", 0), engine.P("Value", 1))
+	engine.Register("Select-Object", "select", selectObject, engine.P("Property", 0), engine.N("First"), engine.N("Last"), engine.N("Skip"), engine.N("ExpandProperty"), engine.Sw("Unique"))
+	engine.Register("Measure-Object", "measure", measureObject, engine.P("Property", 0), engine.Sw("Sum"), engine.Sw("Line"))
+	engine.Register("Sort-Object", "sort", sortObject, engine.P("Property", 0), engine.Sw("Descending"), engine.Sw("Unique"))
+	engine.Register("Start-Sleep", "sleep", startSleep, engine.P("Seconds", 0, "s"), engine.N("Milliseconds", "ms", "m"), engine.N("Duration"))
+	engine.Register("Get-Date", "", getDate, engine.P("Date", 0), engine.N("Format"), engine.N("UFormat"))
+	engine.Register("Invoke-Expression", "iex", invokeExpression, engine.P("Command", 0))
+	engine.Register("Get-Process", "ps gps", getProcess, engine.P("Name", 0), engine.N("Id"))
+	engine.Register("Get-Command", "gcm", getCommand, engine.P("Name", 0))
+	engine.Register("Get-Host", "", getHost)
+	engine.Register("Clear-Host", "cls clear", func(_ context.Context, c *engine.Call) error {
+		io.WriteString(c.I.HostOut, "\x1b[2J\x1b[H")
+		return nil
+	})
+}
+
+func passThrough(_ context.Context, c *engine.Call) error {
+	for _, v := range c.Items("InputObject") {
+		c.Emit(v)
+	}
+	return nil
+}
+
+// writeHost prints to the console (the information stream), not to the
+// pipeline.
+func writeHost(_ context.Context, c *engine.Call) error {
+	sep := " "
+	if c.Has("Separator") {
+		sep = c.Str("Separator")
+	}
+	var parts []string
+	for _, v := range values.ToList(c.Get("Object")) {
+		if list, ok := v.([]any); ok {
+			parts = append(parts, engine.JoinValues(list, sep))
+		} else {
+			parts = append(parts, values.ToStr(v))
+		}
+	}
+	text := strings.Join(parts, sep)
+	if !c.Flag("NoNewline") {
+		text += values.NL
+	}
+	io.WriteString(c.I.HostOut, text)
+	return nil
+}
+
+func writeOutput(_ context.Context, c *engine.Call) error {
+	for _, v := range c.Items("InputObject") {
+		if list, ok := v.([]any); ok && !c.Flag("NoEnumerate") {
+			for _, e := range list {
+				c.Emit(e)
+			}
+			continue
+		}
+		c.Emit(v)
+	}
+	return nil
+}
+
+// writeError reports a non-terminating error; the statement's text is
+// its prefix, as when Windows PowerShell runs a -Command.
+func writeError(_ context.Context, c *engine.Call) error {
+	msg := c.Str("Message")
+	if c.Piped && !c.Has("Message") {
+		msg = values.ToStr(values.FromList(c.Input))
+	}
+	c.HadError = true
+	rec := &values.ErrorRecord{Msg: msg, CmdName: "Write-Error", Category: "NotSpecified", Reason: "WriteErrorException",
+		Fqid: "Microsoft.PowerShell.Commands.WriteErrorException", NoPos: true}
+	if c.I.Src != nil {
+		rec.Invoked = strings.TrimSpace(string(c.I.Src[c.Cmd.Pos:min(c.Cmd.End, len(c.I.Src))]))
+	}
+	if c.Stop {
+		return &values.RuntimeError{Rec: rec, Script: c.I.TryDepth == 0}
+	}
+	if !c.Silent {
+		c.I.ErrOut(rec)
+	}
+	return nil
+}
+
+// writeStream is Write-Warning and friends; only warnings show by
+// default.
+func writeStream(prefix string) func(context.Context, *engine.Call) error {
+	return func(_ context.Context, c *engine.Call) error {
+		if prefix == "WARNING: " {
+			io.WriteString(c.I.HostOut, prefix+c.Str("Message")+values.NL)
+		}
+		return nil
+	}
+}
+
+func outString(_ context.Context, c *engine.Call) error {
+	var b strings.Builder
+	f := c.I.NewFormatter(&b)
+	for _, v := range c.Items("InputObject") {
+		f.Write(v)
+	}
+	f.Flush()
+	if c.Flag("Stream") {
+		for _, line := range strings.Split(strings.TrimSuffix(b.String(), values.NL), values.NL) {
+			c.Emit(line)
+		}
+		return nil
+	}
+	c.Emit(b.String())
+	return nil
+}
+
+// eachInput runs a script block once per input object, with $_ set.
+func eachInput(c *engine.Call, ctx context.Context, sb *values.ScriptBlock, item any, emit func(any)) error {
+	// The block runs in the caller's scope, as PowerShell runs the
+	// blocks of ForEach-Object and Where-Object: what it assigns
+	// ($count += 1) stays after it; only $_ is the item's meanwhile.
+	top := c.I.Scopes[len(c.I.Scopes)-1]
+	saved := map[string]any{}
+	for _, name := range []string{"_", "psitem"} {
+		if v, ok := top[name]; ok {
+			saved[name] = v
+		}
+		top[name] = item
+	}
+	defer func() {
+		for _, name := range []string{"_", "psitem"} {
+			if v, ok := saved[name]; ok {
+				top[name] = v
+			} else {
+				delete(top, name)
+			}
+		}
+	}()
+	return c.I.ExecList(ctx, sb.Stmts, emit)
+}
+
+func forEachObject(ctx context.Context, c *engine.Call) error {
+	if sb, ok := c.Get("Begin").(*values.ScriptBlock); ok {
+		if err := c.I.ExecList(ctx, sb.Stmts, c.Emit); err != nil {
+			return err
+		}
+	}
+	proc := c.Get("Process")
+	for _, item := range c.Input {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		switch sb := proc.(type) {
+		case *values.ScriptBlock:
+			if err := eachInput(c, ctx, sb, item, c.Emit); err != nil {
+				return err
+			}
+		default: // % Name: a property
+			if v := engine.Property(item, values.ToStr(sb)); v != nil {
+				c.Emit(v)
+			}
+		}
+	}
+	if sb, ok := c.Get("End").(*values.ScriptBlock); ok {
+		return c.I.ExecList(ctx, sb.Stmts, c.Emit)
+	}
+	return nil
+}
+
+func whereObject(ctx context.Context, c *engine.Call) error {
+	for _, item := range c.Input {
+		sb, ok := c.Get("FilterScript").(*values.ScriptBlock)
+		if !ok {
+			if values.ToBool(engine.Property(item, c.Str("FilterScript"))) {
+				c.Emit(item)
+			}
+			continue
+		}
+		var out []any
+		if err := eachInput(c, ctx, sb, item, func(v any) { out = append(out, v) }); err != nil {
+			return err
+		}
+		if values.ToBool(values.FromList(out)) {
+			c.Emit(item)
+		}
+	}
+	return nil
+}
+
+func selectObject(_ context.Context, c *engine.Call) error {
+	items := c.Input
+	if c.Has("Skip") {
+		k, _ := values.ToInt(c.Get("Skip"))
+		items = items[min(k, len(items)):]
+	}
+	if c.Has("First") {
+		k, _ := values.ToInt(c.Get("First"))
+		items = items[:min(k, len(items))]
+	}
+	if c.Has("Last") {
+		k, _ := values.ToInt(c.Get("Last"))
+		items = items[max(0, len(items)-k):]
+	}
+	for _, item := range items {
+		switch {
+		case c.Has("ExpandProperty"):
+			for _, v := range values.ToList(engine.Property(item, c.Str("ExpandProperty"))) {
+				c.Emit(v)
+			}
+		case c.Has("Property"):
+			o := values.NewObject("System.Management.Automation.PSCustomObject")
+			for _, name := range values.ToList(c.Get("Property")) {
+				o.Set(values.ToStr(name), engine.Property(item, values.ToStr(name)))
+			}
+			c.Emit(o)
+		default:
+			c.Emit(item)
+		}
+	}
+	return nil
+}
+
+func measureObject(_ context.Context, c *engine.Call) error {
+	o := values.NewObject("Microsoft.PowerShell.Commands.GenericMeasureInfo", "Count", len(c.Input), "Average", nil, "Sum", nil,
+		"Maximum", nil, "Minimum", nil, "Property", nil)
+	if c.Flag("Sum") {
+		var sum any = 0
+		for _, v := range c.Input {
+			if c.Has("Property") {
+				v = engine.Property(v, c.Str("Property"))
+			}
+			sum, _ = engine.Arith("+", sum, v)
+		}
+		o.Set("Sum", sum)
+	}
+	c.Emit(o)
+	return nil
+}
+
+func sortObject(_ context.Context, c *engine.Call) error {
+	items := append([]any{}, c.Input...)
+	key := func(v any) any {
+		if c.Has("Property") {
+			return engine.Property(v, c.Str("Property"))
+		}
+		return v
+	}
+	sort.SliceStable(items, func(a, b int) bool {
+		r := engine.Compare(key(items[a]), key(items[b]), true)
+		if c.Flag("Descending") {
+			return r > 0
+		}
+		return r < 0
+	})
+	for k, v := range items {
+		if c.Flag("Unique") && k > 0 && engine.Equal(v, items[k-1], true) {
+			continue
+		}
+		c.Emit(v)
+	}
+	return nil
+}
+
+// startSleep waits on the container's clock.
+func startSleep(ctx context.Context, c *engine.Call) error {
+	var d time.Duration
+	switch {
+	case c.Has("Milliseconds"):
+		n, ok := values.ToNumber(c.Get("Milliseconds"))
+		if !ok {
+			return sleepError(c, c.Str("Milliseconds"))
+		}
+		d = time.Duration(values.ToFloat(n) * float64(time.Millisecond))
+	case c.Has("Seconds"):
+		n, ok := values.ToNumber(c.Get("Seconds"))
+		if !ok {
+			return sleepError(c, c.Str("Seconds"))
+		}
+		d = time.Duration(values.ToFloat(n) * float64(time.Second))
+	default:
+		return c.BindError("Cannot process command because of one or more missing mandatory parameters: Seconds.", "MissingMandatoryParameter")
+	}
+	if !c.I.Sys.Sleep(ctx, d) {
+		return ctx.Err()
+	}
+	return nil
+}
+
+func sleepError(c *engine.Call, v string) error {
+	return c.BindError(fmt.Sprintf(`Cannot bind parameter 'Seconds'. Cannot convert value "%s" to type "System.Double". Error: "Input string was not in a correct format."`, v), "CannotConvertArgumentNoMessage")
+}
+
+func getDate(_ context.Context, c *engine.Call) error {
+	t := c.I.Sys.Clock.Now().Local()
+	if c.Has("Date") {
+		v, err := c.I.Cast("datetime", c.Get("Date"))
+		if err != nil {
+			return err
+		}
+		t = v.(time.Time)
+	}
+	switch {
+	case c.Has("Format"):
+		c.Emit(engine.DotnetTime(t, c.Str("Format")))
+	case c.Has("UFormat"):
+		c.Emit(strings.NewReplacer("%Y", t.Format("2006"), "%m", t.Format("01"), "%d", t.Format("02"), "%H", t.Format("15"),
+			"%M", t.Format("04"), "%S", t.Format("05"), "%s", fmt.Sprint(t.Unix())).Replace(c.Str("UFormat")))
+	default:
+		c.Emit(t)
+	}
+	return nil
+}
+
+func invokeExpression(ctx context.Context, c *engine.Call) error {
+	list, err := lang.ParseStatements(c.Str("Command"))
+	if err != nil {
+		return c.I.ParseFailure(err, c.Str("Command"))
+	}
+	return c.I.ExecList(ctx, list, c.Emit)
+}
+
+// getProcess lists the container's one process, the shell itself.
+func getProcess(_ context.Context, c *engine.Call) error {
+	name := "powershell"
+	if c.I.Pwsh7 {
+		name = "pwsh"
+	}
+	if c.Has("Name") && !strings.EqualFold(c.Str("Name"), name) {
+		return c.Fail("Cannot find a process with the name \""+c.Str("Name")+"\". Verify the process name and call the cmdlet again.",
+			"ObjectNotFound", c.Str("Name"), "ProcessCommandException", "NoProcessFoundForGivenName")
+	}
+	c.Emit(values.NewObject("System.Diagnostics.Process", "Handles", 512, "NPM(K)", 30, "PM(K)", 60000, "WS(K)", 70000,
+		"CPU(s)", 0.5, "Id", 1, "SI", 1, "ProcessName", name))
+	return nil
+}
+
+func getCommand(_ context.Context, c *engine.Call) error {
+	name := c.Str("Name")
+	lower := strings.ToLower(name)
+	if a, ok := engine.Aliases[lower]; ok {
+		lower = a
+	}
+	if cl, ok := engine.Cmdlets[lower]; ok {
+		c.Emit(values.NewObject("System.Management.Automation.CmdletInfo", "CommandType", "Cmdlet", "Name", cl.Name, "Version", "3.1.0.0", "Source", "Microsoft.PowerShell.Management"))
+		return nil
+	}
+	if _, err := c.I.Sys.Lookup(name); err == nil {
+		c.Emit(values.NewObject("System.Management.Automation.ApplicationInfo", "CommandType", "Application", "Name", name, "Version", "0.0.0.0", "Source", name))
+		return nil
+	}
+	return c.Fail(values.NotFoundRecord(name, c.I.Pwsh7).Msg, "ObjectNotFound", name, "CommandNotFoundException", "CommandNotFoundException")
+}
+
+func getHost(_ context.Context, c *engine.Call) error {
+	v := c.I.Sys.OS.PSVersion
+	if c.I.Pwsh7 {
+		v = engine.Pwsh7Version
+	}
+	c.Emit(values.NewObject("System.Management.Automation.Internal.Host.InternalHost", "Name", "ConsoleHost", "Version", v))
+	return nil
+}

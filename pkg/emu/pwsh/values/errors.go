@@ -1,0 +1,134 @@
+package values
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ErrorRecord is an error as PowerShell reports it.
+type ErrorRecord struct {
+	Msg      string
+	CmdName  string // the command that failed ("" for throw)
+	Category string // ObjectNotFound, InvalidArgument, ...
+	Target   string
+	Reason   string // the exception's short type name
+	Fqid     string
+	Src      []rune // the script, for the At line: lines
+	Pos, End int
+	NoPos    bool   // Write-Error: no position lines
+	Invoked  string // Write-Error: the statement, shown as the prefix
+	// noActivity leaves the [command] of CategoryInfo empty, as for a
+	// command that was not found.
+	noActivity bool
+}
+
+// RuntimeError carries an error record up the interpreter; script is
+// set for errors that end the script (throw, -ErrorAction Stop).
+type RuntimeError struct {
+	Rec    *ErrorRecord
+	Script bool
+}
+
+func (e *RuntimeError) Error() string { return e.Rec.Msg }
+
+// NotEmulatedError ends the script: the interpreter cannot follow it.
+type NotEmulatedError struct{ What string }
+
+func (e *NotEmulatedError) Error() string { return "PowerShell construct not emulated: " + e.What }
+
+// Flow of control, carried as errors up to the statement that handles
+// it.
+type (
+	ExitFlow     struct{ Code int }
+	BreakFlow    struct{}
+	ContinueFlow struct{}
+	ReturnFlow   struct{}
+)
+
+func (ExitFlow) Error() string     { return "exit" }
+func (BreakFlow) Error() string    { return "break" }
+func (ContinueFlow) Error() string { return "continue" }
+func (ReturnFlow) Error() string   { return "return" }
+
+// position is line and column (1-based) of a rune offset, with the
+// text of its line.
+func position(src []rune, pos int) (line, col int, text string) {
+	line, start := 1, 0
+	for i := 0; i < pos && i < len(src); i++ {
+		if src[i] == '\n' {
+			line++
+			start = i + 1
+		}
+	}
+	end := start
+	for end < len(src) && src[end] != '\n' && src[end] != '\r' {
+		end++
+	}
+	return line, pos - start + 1, string(src[start:end])
+}
+
+// Write prints the record as Windows PowerShell 5.1 does, or in the
+// short form of PowerShell 7.
+func (r *ErrorRecord) Write(w io.Writer, pwsh7 bool) {
+	if pwsh7 {
+		name := r.CmdName
+		if name == "" {
+			name = r.Reason
+			if name == "RuntimeException" {
+				name = "Exception"
+			}
+		}
+		fmt.Fprintf(w, "%s: %s%s", name, strings.ReplaceAll(r.Msg, "\n", NL), NL)
+		return
+	}
+	var b strings.Builder
+	switch {
+	case r.Invoked != "":
+		b.WriteString(r.Invoked + " : ")
+	case r.CmdName != "":
+		b.WriteString(r.CmdName + " : ")
+	}
+	b.WriteString(strings.ReplaceAll(r.Msg, "\n", NL) + NL)
+	if !r.NoPos && r.Src != nil {
+		line, col, text := position(r.Src, r.Pos)
+		n := r.End - r.Pos
+		if n < 1 || col-1+n > len([]rune(text)) {
+			n = max(1, len([]rune(text))-(col-1))
+		}
+		fmt.Fprintf(&b, "At line:%d char:%d%s+ %s%s+ %s%s%s", line, col, NL, text, NL, strings.Repeat(" ", col-1), strings.Repeat("~", n), NL)
+	}
+	activity := r.CmdName
+	if r.noActivity {
+		activity = ""
+	}
+	fmt.Fprintf(&b, "    + CategoryInfo          : %s: (%s) [%s], %s%s", r.Category, r.targetText(), activity, r.Reason, NL)
+	fmt.Fprintf(&b, "    + FullyQualifiedErrorId : %s%s", r.Fqid, NL)
+	fmt.Fprint(&b, " "+NL)
+	io.WriteString(w, b.String())
+}
+
+func (r *ErrorRecord) targetText() string {
+	if r.Target == "" {
+		return ":"
+	}
+	if strings.Contains(r.Target, ":") && !strings.Contains(r.Target, `\`) {
+		return r.Target // already Value:Type
+	}
+	return r.Target + ":String"
+}
+
+// NotFoundRecord is the error of a command that does not exist.
+func NotFoundRecord(name string, pwsh7 bool) *ErrorRecord {
+	msg := "The term '" + name + "' is not recognized as the name of a cmdlet, function, script file, or operable program. " +
+		"Check the spelling of the name, or if a path was included, verify that the path is correct and try again."
+	if pwsh7 {
+		msg = "The term '" + name + "' is not recognized as a name of a cmdlet, function, script file, or executable program.\n" +
+			"Check the spelling of the name, or if a path was included, verify that the path is correct and try again."
+	}
+	return &ErrorRecord{Msg: msg, CmdName: name, Category: "ObjectNotFound", Target: name,
+		Reason: "CommandNotFoundException", Fqid: "CommandNotFoundException", noActivity: true}
+}
+
+// NL ends PowerShell's lines, as on Windows.
+const NL = "\r\n"
