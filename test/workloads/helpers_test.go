@@ -406,3 +406,23 @@ func (c *cluster) validate(t *testing.T, obj load.Object) []string {
 	}
 	return resp.Warnings
 }
+
+// handlerRefusedOn2019: the one pod of selector lands on a Windows Server
+// 2019 node (its RuntimeClass's nodeSelector, SCH-4) and its sandbox
+// fails there as containerd words it for handler (KLT-11), retried at
+// every sync while the pod waits in ContainerCreating.
+func (c *cluster) handlerRefusedOn2019(t *testing.T, selector, handler string) {
+	t.Helper()
+	pods := c.settledPods(t, "default", selector, 1, func(p corev1.Pod) bool { return p.Spec.NodeName != "" })
+	p := pods[0]
+	if !strings.HasPrefix(p.Spec.NodeName, "win2019-") {
+		t.Errorf("%s on %s, want a Windows Server 2019 node (the RuntimeClass's nodeSelector)", p.Name, p.Spec.NodeName)
+	}
+	msg := c.event(t, "default", p.Name, "FailedCreatePodSandBox", "no runtime for")
+	if want := `Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "` + handler + `" is configured`; msg != want {
+		t.Errorf("FailedCreatePodSandBox = %q, want %q", msg, want)
+	}
+	if got := c.waitPod(t, "default", p.Name, func(corev1.Pod) bool { return true }); podState(got) != "ContainerCreating" || got.Status.Phase != corev1.PodPending {
+		t.Errorf("%s is %s (%s), want Pending and ContainerCreating", p.Name, got.Status.Phase, podState(got))
+	}
+}

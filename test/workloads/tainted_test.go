@@ -118,21 +118,8 @@ func seedRuntimeClass(t *testing.T, c *cluster) {
 	if err := c.applyObjects(t, fixed); err != nil {
 		t.Fatalf("applying %s with its selector indented: %v", rel, err)
 	}
-	pods := c.settledPods(t, "default", "app=iis-2019", 1, func(p corev1.Pod) bool { return p.Spec.NodeName != "" })
-	p := pods[0]
-	// rule: SCH-4 — the RuntimeClass's scheduling puts it on a 2019 node.
-	if !strings.HasPrefix(p.Spec.NodeName, "win2019-") {
-		t.Errorf("%s on %s, want a Windows Server 2019 node (the RuntimeClass's nodeSelector)", p.Name, p.Spec.NodeName)
-	}
-	// rule: KLT-11
-	msg := c.event(t, "default", p.Name, "FailedCreatePodSandBox", "no runtime for")
-	if want := `Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "docker" is configured`; msg != want {
-		t.Errorf("FailedCreatePodSandBox = %q, want %q", msg, want)
-	}
-	// The kubelet retries the sandbox at every sync; the pod waits.
-	if got := c.waitPod(t, "default", p.Name, func(corev1.Pod) bool { return true }); podState(got) != "ContainerCreating" || got.Status.Phase != corev1.PodPending {
-		t.Errorf("%s is %s (%s), want Pending and ContainerCreating", p.Name, got.Status.Phase, podState(got))
-	}
+	// rule: SCH-4, KLT-11
+	c.handlerRefusedOn2019(t, "app=iis-2019", "docker")
 }
 
 // aspnetSampleTainted: no toleration, so Pending on tainted nodes.
