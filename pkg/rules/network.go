@@ -76,7 +76,8 @@ var kpRules = []Rule{
 	{ID: "KP-7", Title: "NodePort on Windows Server 2022 overlay nodes breaks unless externalTrafficPolicy is Local",
 		Text: "Two known problems on Windows Server 2022 (microsoft/Windows-Containers issue 204). First, on overlay networks a NodePort (or LoadBalancer) Service fails when the *destination* node, " +
 			"the one running the backend pod the traffic is sent to, runs Windows Server 2022, unless the Service sets `externalTrafficPolicy: Local` (which keeps the traffic on the node that received it, and needs DSR, LIM-12). " +
-			"`winkube lint` decides it per Service from the nodes its backends can land on, `winkube doctor` from the nodes its live backend pods run on, in the same words. " +
+			"`winkube lint` decides it per Service from the nodes its backends can land on, `winkube doctor` from the nodes its live backend pods run on, in the same words; " +
+			"`winkube net` and the emulated nodes' traffic fail NodePort traffic load-balanced to such a backend, whichever node it entered. " +
 			"Second, with KB5005619 or later, pod-to-pod traffic on l2bridge fails unless WinDSR is turned off; that one is the node's own.",
 		Commands: []string{Lint, Net, Doctor}},
 	{ID: "KP-8", Title: "hostname-override must equal the node name",

@@ -29,23 +29,35 @@ func (p *Proxier) buildService(svc *corev1.Service, slices []*discoveryv1.Endpoi
 	for _, sp := range svc.Spec.Ports {
 		p.buildPort(svc, sp, &o, ServiceEndpoints(svc, sp, slices), st)
 	}
-	p.overlayNodePortIssue(svc, &o, st)
+	p.overlayNodePortIssue(svc, &o, slices, st)
 	return st
 }
 
-// overlayNodePortIssue: KP-7's first known issue. On Windows Server 2022
-// overlay nodes NodePort traffic breaks unless externalTrafficPolicy is
-// Local; HNS still holds the load balancer.
-func (p *Proxier) overlayNodePortIssue(svc *corev1.Service, o *svcOptions, st *serviceState) {
+// overlayNodePortIssue: KP-7's first known issue, at the destination
+// node. NodePort traffic to the Service's pods on this Windows Server
+// 2022 overlay node breaks unless externalTrafficPolicy is Local; HNS
+// still holds the load balancer.
+func (p *Proxier) overlayNodePortIssue(svc *corev1.Service, o *svcOptions, slices []*discoveryv1.EndpointSlice, st *serviceState) {
 	if !p.cfg.Overlay || p.cfg.Build.Build != windows.Build2022 || svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal {
 		return
 	}
 	for _, sp := range svc.Spec.Ports {
-		if sp.NodePort != 0 {
-			msg := fmt.Sprintf("known issue: NodePort %d of Service %s does not work on this Windows Server 2022 overlay node unless the Service sets externalTrafficPolicy: Local", sp.NodePort, o.name)
-			st.addFinding(rules.New("KP-7", "", msg).WithFix(p.nodePortFix()))
+		if sp.NodePort == 0 || !hasLocalEndpoint(p, ServiceEndpoints(svc, sp, slices)) {
+			continue
+		}
+		msg := fmt.Sprintf("known issue: NodePort %d of Service %s: traffic to its pods on this Windows Server 2022 overlay node breaks unless the Service sets externalTrafficPolicy: Local", sp.NodePort, o.name)
+		st.addFinding(rules.New("KP-7", "", msg).WithFix(p.nodePortFix()))
+	}
+}
+
+// hasLocalEndpoint reports whether one of eps is a pod of this node.
+func hasLocalEndpoint(p *Proxier, eps []Endpoint) bool {
+	for _, ep := range eps {
+		if p.isLocal(ep) {
+			return true
 		}
 	}
+	return false
 }
 
 // nodePortFix says how to get around KP-7's NodePort issue without running

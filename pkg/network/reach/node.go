@@ -73,23 +73,40 @@ func (c *Checker) toNodePort(w *walk, src *source, n *network.Node, svc *corev1.
 	c.serviceFrom(w, from, n, svc, sp, hns.KindNodePort, n.InternalIP.String())
 }
 
-// nodePortWorks applies the Windows NodePort rules that no load balancer
-// shows: Windows Server 2022 overlay nodes break NodePorts unless the
-// policy is Local (KP-7). A Local policy without --enable-dsr is what the
-// docs call unsupported (LIM-12); kube-proxy (winkernel) still keeps that
-// traffic on local endpoints with DSR where the build has it, and the
-// walk follows kube-proxy.
+// nodePortWorks applies the Windows NodePort rule no load balancer shows:
+// a Local policy without --enable-dsr is what the docs call unsupported
+// (LIM-12); kube-proxy (winkernel) still keeps that traffic on local
+// endpoints with DSR where the build has it, and the walk follows
+// kube-proxy. (KP-7's overlay issue is the backend's node's:
+// nodePortReachesBackend.)
 func (c *Checker) nodePortWorks(w *walk, n *network.Node, svc *corev1.Service) bool {
 	local := svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
 	if local && !n.Proxy.EnableDSR {
 		w.hop(n.Name, "externalTrafficPolicy Local without --enable-dsr: unsupported per the Windows docs; kube-proxy keeps the traffic on local endpoints")
 		w.rule("LIM-12")
 	}
-	if !local && n.Mode == "overlay" && n.Build.Build == windows.Build2022 {
-		w.fail(fmt.Sprintf("known issue: NodePort traffic to %s (Windows Server 2022, overlay) breaks unless the Service sets externalTrafficPolicy: Local", n.Name), "KP-7")
-		return false
-	}
 	return true
+}
+
+// nodePortReachesBackend applies KP-7's overlay issue where the seed puts
+// it, at the destination node: NodePort traffic load-balanced to a
+// backend on a Windows Server 2022 overlay node breaks unless the Service
+// sets externalTrafficPolicy: Local (windows.OverlayNodePortIssue, which
+// lint and doctor ask, says the same of the Service).
+func (c *Checker) nodePortReachesBackend(w *walk, svc *corev1.Service, backend netip.AddrPort) bool {
+	if svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal {
+		return true
+	}
+	p, ok := c.podsByIP[backend.Addr()]
+	if !ok {
+		return true
+	}
+	n := c.m.Node(p.Spec.NodeName)
+	if n == nil || n.OS != "windows" || n.Mode != "overlay" || n.Build.Build != windows.Build2022 {
+		return true
+	}
+	w.fail(fmt.Sprintf("known issue: NodePort traffic to pod %s/%s on %s (Windows Server 2022, overlay) breaks unless the Service sets externalTrafficPolicy: Local", p.Namespace, p.Name, n.Name), "KP-7")
+	return false
 }
 
 // leavePodNetwork takes a packet from src's pod out of the pod network to

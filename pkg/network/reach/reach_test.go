@@ -112,11 +112,21 @@ func TestWindowsNodeToPod(t *testing.T) {
 }
 
 // rule: KP-7
-// Windows Server 2022 overlay nodes break NodePort traffic unless the
-// Service keeps it local.
+// NodePort traffic to a backend on a Windows Server 2022 overlay node (the
+// destination node) breaks, whichever node it enters, unless the Service
+// keeps it local; entering a 2022 node for backends on 2019 works.
 func TestNodePortOn2022Overlay(t *testing.T) {
-	c := newFixture().build()
-	expect(t, check(t, c, "external", "node/win2022-1", 30080, TCP), false, "KP-7")
+	f := newFixture()
+	f.pod("default", "api-a", "win2022-1", "10.244.3.4", map[string]string{"app": "api"})
+	api := f.service("default", "api", "10.96.10.11", corev1.ServiceTypeNodePort, 80, 80, 30081, "app", "api")
+	c := f.build()
+	expect(t, check(t, c, "external", "node/win2022-1", 30080, TCP), true, "KP-3")
+	for _, entry := range []string{"node/linux-1", "node/win2019-1", "node/win2022-1"} {
+		expect(t, check(t, c, "external", entry, 30081, TCP), false, "KP-7")
+	}
+	api.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+	c = f.build()
+	expect(t, check(t, c, "external", "node/win2022-1", 30081, TCP), true, "LIM-12")
 }
 
 // rule: LIM-12

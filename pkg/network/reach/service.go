@@ -75,6 +75,9 @@ func (c *Checker) serviceFrom(w *walk, src *source, n *network.Node, svc *corev1
 		return
 	}
 	w.rule("KP-3")
+	if kind == hns.KindNodePort && !c.nodePortReachesBackend(w, svc, backend) {
+		return
+	}
 	c.toBackend(w, src, n, backend)
 }
 
