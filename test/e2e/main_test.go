@@ -4,10 +4,11 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/winkube/winkube/internal/testbin"
 )
 
 // winkube is the path of the binary built once for the whole package.
@@ -23,19 +24,12 @@ func TestMain(m *testing.M) {
 func run(m *testing.M) int {
 	_, file, _, _ := runtime.Caller(0)
 	repoRoot = filepath.Join(filepath.Dir(file), "..", "..")
-	dir, err := os.MkdirTemp("", "winkube-e2e-")
+	bin, remove, err := testbin.Build(repoRoot, "winkube-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
-	winkube = filepath.Join(dir, "winkube")
-	build := exec.Command("go", "build", "-o", winkube, "./cmd/winkube")
-	build.Dir = repoRoot
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building winkube:", err)
-		return 1
-	}
+	defer remove()
+	winkube = bin
 	return m.Run()
 }
