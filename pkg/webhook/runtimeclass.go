@@ -33,7 +33,6 @@ func (h *Handler) handlerFinding(t *template) *finding {
 	if some {
 		kase = "some-nodes"
 	}
-	v := rules.VerdictOf("KLT-11", kase)
-	return &finding{rule: "KLT-11", message: t.path.Child("runtimeClassName").String() + ": " + msg, fix: fix,
-		advice: v.Severity == rules.SeverityInfo, warning: v.Severity == rules.SeverityWarning}
+	return violationFinding(windows.Violation{Rule: "KLT-11", Path: t.path.Child("runtimeClassName").String(),
+		Message: msg, Fix: fix, Severity: rules.VerdictOf("KLT-11", kase).Severity})
 }
