@@ -216,21 +216,19 @@ func copyMap(m map[string]string) map[string]string {
 	return out
 }
 
-// describeNodes names up to four nodes and counts the rest.
+// describeNodes names up to four nodes and counts the rest, as the rule
+// book names hosts (windows.DescribeHosts).
 func describeNodes(nodes []*Node) string {
-	const shown = 4
-	names := make([]string, 0, shown)
+	return windows.DescribeHosts(hostsOf(nodes))
+}
+
+// hostsOf are the nodes as the rule book reads them.
+func hostsOf(nodes []*Node) []windows.Host {
+	hosts := make([]windows.Host, len(nodes))
 	for i, n := range nodes {
-		if i == shown {
-			break
-		}
-		names = append(names, n.Describe())
+		hosts[i] = n.Host()
 	}
-	s := joinList(names)
-	if len(nodes) > shown {
-		s += fmt.Sprintf(" and %d more", len(nodes)-shown)
-	}
-	return s
+	return hosts
 }
 
 func joinList(items []string) string {

@@ -47,11 +47,7 @@ func (r *run) checkRuntimeClass(c *runtimeClass) {
 // selects has no runtime for (KLT-11): every pod using the class fails
 // its sandbox there. Nodes of an unknown runtime are not judged.
 func (r *run) checkHandler(c *runtimeClass, nodes []*Node) {
-	hosts := make([]windows.Host, len(nodes))
-	for i, n := range nodes {
-		hosts[i] = n.Host()
-	}
-	msg, fix, some, ok := windows.HandlerRefusal(hosts, c.rc.Name, c.rc.Handler)
+	msg, fix, some, ok := windows.HandlerRefusal(hostsOf(nodes), c.rc.Name, c.rc.Handler)
 	if !ok {
 		return
 	}

@@ -68,13 +68,8 @@ func (n *Node) Host() windows.Host {
 // IsWindows reports whether the node runs Windows.
 func (n *Node) IsWindows() bool { return n.OS == v1alpha1.OSWindows }
 
-// Describe renders "win2019-1 (windows 10.0.17763)".
-func (n *Node) Describe() string {
-	if n.IsWindows() && !n.Build.IsZero() {
-		return fmt.Sprintf("%s (windows %s)", n.Name, n.Build.Label())
-	}
-	return fmt.Sprintf("%s (%s)", n.Name, n.OS)
-}
+// Describe renders "win2019-1 (windows 10.0.17763)" (windows.Host.Describe).
+func (n *Node) Describe() string { return n.Host().Describe() }
 
 // HasWindows reports whether any node runs Windows.
 func (t *Target) HasWindows() bool {
