@@ -228,11 +228,7 @@ func describeNodes(nodes []*node) string {
 			parts = append(parts, fmt.Sprintf("and %d more", len(nodes)-shown))
 			break
 		}
-		d := n.OS
-		if !n.Build.IsZero() {
-			d += " " + n.Build.Label()
-		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", n.Name, d))
+		parts = append(parts, n.Describe())
 	}
 	return strings.Join(parts, ", ")
 }
