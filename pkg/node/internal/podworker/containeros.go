@@ -31,8 +31,8 @@ import (
 // filesystem is made only when a program first touches it.
 func (w *Worker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled cri.Pulled) (*launchSpec, error) {
 	win := w.node.Host.Runtime().OS == "windows"
-	img, known := imageConfig(c.spec.Image, win, pulled.Config)
-	cmd, _ := imageinfo.DefaultCommand(c.spec.Image)
+	cmd, known := imageinfo.DefaultCommand(c.spec.Image)
+	img := imageConfig(c.spec.Image, cmd, win, pulled.Config)
 	node := w.node.KubeletNode()
 	env, err := kubeletenv.Env(ctx, w.objects(), pod, &c.spec, node, img, w.podIPs())
 	if err != nil {
@@ -158,12 +158,11 @@ func (w *Worker) netns(pod *corev1.Pod) *program.Netns {
 
 // imageConfig is the runtime's view of an image's config: the config the
 // pull found (an imported image's), else the catalog's default command
-// and the user of the Windows base images. known says whether winkube
-// knows the image's contents (the catalog's images): a config alone says
-// what to run, not that the image's programs can be followed.
-func imageConfig(ref string, win bool, cfg *imageinfo.Config) (kubeletenv.Image, bool) {
+// cmd and the user of the Windows base images. (Whether winkube knows
+// the image's contents is the catalog's to say: a config alone says what
+// to run, not that the image's programs can be followed.)
+func imageConfig(ref string, cmd imageinfo.Command, win bool, cfg *imageinfo.Config) kubeletenv.Image {
 	img := kubeletenv.Image{Windows: win}
-	cmd, known := imageinfo.DefaultCommand(ref)
 	img.Entrypoint, img.Cmd = cmd.Entrypoint, cmd.Cmd
 	if win {
 		img.User = winos.ImageUser(ref)
@@ -172,7 +171,7 @@ func imageConfig(ref string, win bool, cfg *imageinfo.Config) (kubeletenv.Image,
 		img.Entrypoint, img.Cmd, img.Env, img.User = cfg.Entrypoint, cfg.Cmd, cfg.Env, cfg.User
 	}
 	img.NanoServer = win && img.User == "ContainerUser"
-	return img, known
+	return img
 }
 
 // podIPs are the pod's addresses (the node's on the host network).
