@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"os"
 	"os/exec"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/winkube/winkube/internal/mdblock"
 	"github.com/winkube/winkube/internal/syncbuf"
 )
 
@@ -140,30 +140,16 @@ func TestDocs(t *testing.T) {
 // shLines are the lines of a page's ```sh blocks, in order.
 func shLines(t *testing.T, path string) []string {
 	t.Helper()
-	f, err := os.Open(path)
+	block, open, err := mdblock.Lines(path, "sh")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var lines []string
-	in := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case !in && line == "```sh":
-			in = true
-		case in && line == "```":
-			in = false
-		case in:
-			lines = append(lines, line)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if in || len(lines) == 0 {
+	if open || len(block) == 0 {
 		t.Fatalf("%s: no closed ```sh block", path)
+	}
+	lines := make([]string, len(block))
+	for i, l := range block {
+		lines[i] = l.Text
 	}
 	return lines
 }

@@ -1,8 +1,6 @@
 package app
 
 import (
-	"bufio"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -10,6 +8,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/winkube/winkube/internal/mdblock"
 	"github.com/winkube/winkube/pkg/cmd"
 )
 
@@ -67,32 +66,18 @@ func checkCall(args []string) error {
 // literal (a variable, a command substitution) stands as "X".
 func docCalls(t *testing.T, page string) []docCall {
 	t.Helper()
-	f, err := os.Open(page)
+	lines, _, err := mdblock.Lines(page, "sh", "bash")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	var calls []docCall
-	in, lineNo := false, 0
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		lineNo++
-		line := sc.Text()
-		switch {
-		case !in && (line == "```sh" || line == "```bash"):
-			in = true
-			continue
-		case in && line == "```":
-			in = false
-			continue
-		case !in:
-			continue
+	for i := 0; i < len(lines); i++ {
+		line := lines[i].Text
+		for strings.HasSuffix(line, "\\") && i+1 < len(lines) && lines[i+1].No == lines[i].No+1 {
+			i++
+			line = strings.TrimSuffix(line, "\\") + " " + lines[i].Text
 		}
-		for strings.HasSuffix(line, "\\") && sc.Scan() {
-			lineNo++
-			line = strings.TrimSuffix(line, "\\") + " " + sc.Text()
-		}
-		where := filepath.Base(page) + ":" + strconv.Itoa(lineNo)
+		where := filepath.Base(page) + ":" + strconv.Itoa(lines[i].No)
 		file, err := syntax.NewParser().Parse(strings.NewReader(line), where)
 		if err != nil {
 			// A line that opens a here-doc or a loop goes on in the
@@ -110,9 +95,6 @@ func docCalls(t *testing.T, page string) []docCall {
 			}
 			return true
 		})
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return calls
 }
