@@ -46,10 +46,12 @@ func TestInstallOnEmulatedCluster(t *testing.T) {
 	waitServing(t, ctx, cs)
 	checkServingLog(t, ctx, cs)
 
-	pod, err := cs.CoreV1().Pods("default").Create(ctx, &corev1.Pod{
+	iis := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "iis"},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "iis", Image: "mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022"}}},
-	}, metav1.CreateOptions{})
+	}
+	waitAdmitting(t, ctx, cs, iis)
+	pod, err := cs.CoreV1().Pods("default").Create(ctx, iis, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,6 +78,21 @@ func waitServing(t *testing.T, ctx context.Context, cs kubernetes.Interface) {
 			t.Logf("pod %s on %q: %+v", p.Name, p.Spec.NodeName, p.Status.ContainerStatuses)
 		}
 		t.Fatalf("the webhook's Deployment never became ready: %v", err)
+	}
+}
+
+// waitAdmitting waits until kube-apiserver's admission call reaches the
+// webhook: a Ready pod is not yet an endpoint of its Service until the
+// EndpointSlice controller has seen it, and with failurePolicy Ignore a
+// create in between is admitted unplaced. Dry-run creates probe the path.
+func waitAdmitting(t *testing.T, ctx context.Context, cs kubernetes.Interface, pod *corev1.Pod) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		got, err := cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err == nil && got.Annotations[webhook.PlacedByAnnotation] != "", nil
+	})
+	if err != nil {
+		t.Fatalf("kube-apiserver's admission calls never reached the webhook: %v", err)
 	}
 }
 
