@@ -247,6 +247,10 @@ func measureWorkload(ctx context.Context, o *options, client kubernetes.Interfac
 	if err != nil {
 		return err
 	}
+	written, err := apiWrites(ctx, client)
+	if err != nil {
+		return err
+	}
 	stopProfile := prof.cpu(ctx, "running")
 	deps := deployments(ps, o.image, o.command)
 	for _, d := range deps {
@@ -268,6 +272,9 @@ func measureWorkload(ctx context.Context, o *options, client kubernetes.Interfac
 	}
 	r.PodsRunning = running.Sub(before.at).Seconds()
 	r.CreateCPU = cpuSeconds(before, after)
+	if r.CreateWrites, err = writesSince(ctx, client, written, o.pods); err != nil {
+		return err
+	}
 	progress("   %d pods Running in %s", o.pods, running.Sub(before.at).Round(time.Millisecond))
 
 	idle, err = idleCPU(ctx, o, procs, nil, "")
@@ -280,6 +287,9 @@ func measureWorkload(ctx context.Context, o *options, client kubernetes.Interfac
 
 	before, err = takeSample(procs)
 	if err != nil {
+		return err
+	}
+	if written, err = apiWrites(ctx, client); err != nil {
 		return err
 	}
 	stopProfile = prof.cpu(ctx, "deleting")
@@ -303,6 +313,9 @@ func measureWorkload(ctx context.Context, o *options, client kubernetes.Interfac
 	}
 	r.PodsDeleted = gone.Sub(before.at).Seconds()
 	r.DeleteCPU = cpuSeconds(before, after)
+	if r.DeleteWrites, err = writesSince(ctx, client, written, o.pods); err != nil {
+		return err
+	}
 	r.PeakRSS = mebibytes(after, true)
 	progress("   %d pods deleted in %s", o.pods, gone.Sub(before.at).Round(time.Millisecond))
 	return nil

@@ -21,6 +21,10 @@ type result struct {
 	DeleteCPU    map[string]float64 `json:"cpuSecondsPodsDeleted"`
 	RSS          map[string]float64 `json:"rssMiBNodesAndPods"`
 	PeakRSS      map[string]float64 `json:"peakRSSMiB"`
+	// CreateWrites and DeleteWrites are kube-apiserver's mutating
+	// requests per pod by kind, until the pods were Running and deleted.
+	CreateWrites map[string]float64 `json:"apiWritesPerPodRunning"`
+	DeleteWrites map[string]float64 `json:"apiWritesPerPodDeleted"`
 }
 
 // procOrder is the order of the per-process rows. In the kwok setup the
@@ -39,6 +43,7 @@ var (
 	percent = unit{" %", 1}
 	cpuSecs = unit{" s", 1}
 	mib     = unit{" MiB", 0}
+	perPod  = unit{"", 2}
 )
 
 func (u unit) format(v float64) string {
@@ -81,6 +86,8 @@ func rows(nodes, pods int, wk, kw result) []row {
 	out = append(out, procRows("CPU time until all pods deleted", cpuSecs, wk.DeleteCPU, kw.DeleteCPU)...)
 	out = append(out, procRows(fmt.Sprintf("RSS, %d nodes + %d pods", nodes, pods), mib, wk.RSS, kw.RSS)...)
 	out = append(out, procRows("peak RSS", mib, wk.PeakRSS, kw.PeakRSS)...)
+	out = append(out, writeRows("API writes per pod until all pods Running", wk.CreateWrites, kw.CreateWrites)...)
+	out = append(out, writeRows("API writes per pod until all pods deleted", wk.DeleteWrites, kw.DeleteWrites)...)
 	return out
 }
 
