@@ -23,10 +23,13 @@ func Cat(ctx context.Context, p *program.Proc) int {
 		return 1
 	}
 	number := o.Has('n') || o.Has('b')
+	// -t and -e are "-v and ...", -A is -vte, as busybox's catv has it.
+	visible := o.Has('v') || o.Has('t') || o.Has('e') || o.Has('A')
+	tabs, ends := o.Has('t') || o.Has('A'), o.Has('e') || o.Has('A')
 	w := kit.NewOut(p.Stdout)
 	n := 0
 	status := kit.EachInput(p, o.Args, func(_ string, r io.Reader) error {
-		if !number {
+		if !number && !visible {
 			// Straight copy, flushed as it goes: cat of a terminal or a
 			// pipe shows output as soon as it arrives.
 			if err := w.Flush(); err != nil {
@@ -39,7 +42,10 @@ func Cat(ctx context.Context, p *program.Proc) int {
 			return nil
 		}
 		return kit.Lines(r, func(line string) error {
-			if o.Has('b') && line == "\n" {
+			if visible {
+				line = showNonprinting(line, tabs, ends)
+			}
+			if !number || o.Has('b') && strings.TrimPrefix(line, "$") == "\n" {
 				return w.WriteString(line)
 			}
 			n++
@@ -50,6 +56,36 @@ func Cat(ctx context.Context, p *program.Proc) int {
 		return 1
 	}
 	return status
+}
+
+// showNonprinting is busybox's catv: a byte above 126 is M- and the
+// byte less 128 (DEL is ^?), a control byte is ^ and the byte plus '@';
+// tabs stay unless tabs, and each newline gets a '$' first when ends.
+func showNonprinting(line string, tabs, ends bool) string {
+	var b strings.Builder
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if c > 126 {
+			if c == 127 {
+				b.WriteString("^?")
+				continue
+			}
+			b.WriteString("M-")
+			c -= 128
+		}
+		switch {
+		case c == '\n':
+			if ends {
+				b.WriteByte('$')
+			}
+		case c == '\t' && !tabs:
+		case c < 32:
+			b.WriteByte('^')
+			c += '@'
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // Tee is the tee applet.
