@@ -160,22 +160,16 @@ func Head(ctx context.Context, p *program.Proc) int {
 	if !ok {
 		return 1
 	}
-	n, bytes := int64(10), false
-	if v, set := o.Val['n']; set {
-		k, _, good := count(v)
-		if !good {
-			kit.Errorf(p, "invalid number '%s'", v)
-			return 1
+	n, bytes, allBut := int64(10), false, false
+	for _, c := range []byte("nc") {
+		if v, set := o.Val[c]; set {
+			k, sign, good := count(v)
+			if !good {
+				kit.Errorf(p, "invalid number '%s'", v)
+				return 1
+			}
+			n, bytes, allBut = k, c == 'c', sign == '-'
 		}
-		n = k
-	}
-	if v, set := o.Val['c']; set {
-		k, _, good := count(v)
-		if !good {
-			kit.Errorf(p, "invalid number '%s'", v)
-			return 1
-		}
-		n, bytes = k, true
 	}
 	w := kit.NewOut(p.Stdout)
 	headers := (len(o.Args) > 1 && !o.Has('q')) || o.Has('v')
@@ -190,6 +184,9 @@ func Head(ctx context.Context, p *program.Proc) int {
 			if err := w.WriteString(fmt.Sprintf("%s==> %s <==\n", sep, displayName(name))); err != nil {
 				return err
 			}
+		}
+		if allBut {
+			return headAllBut(w, r, n, bytes)
 		}
 		if bytes {
 			_, err := io.CopyN(w, r, n)
@@ -220,6 +217,41 @@ func Head(ctx context.Context, p *program.Proc) int {
 		return 1
 	}
 	return status
+}
+
+// headAllBut is head -n -N / -c -N: everything but the last n lines or
+// bytes, holding back only those n.
+func headAllBut(w *kit.Out, r io.Reader, n int64, bytes bool) error {
+	if bytes {
+		held := make([]byte, 0, min(n, 1<<20)+32*1024)
+		buf := make([]byte, 32*1024)
+		for {
+			k, err := r.Read(buf)
+			held = append(held, buf[:k]...)
+			if extra := int64(len(held)) - n; extra > 0 {
+				if _, werr := w.Write(held[:extra]); werr != nil {
+					return werr
+				}
+				held = append(held[:0], held[extra:]...)
+			}
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	var held []string
+	return kit.Lines(r, func(line string) error {
+		held = append(held, line)
+		if int64(len(held)) <= n {
+			return nil
+		}
+		out := held[0]
+		held = held[1:]
+		return w.WriteString(out)
+	})
 }
 
 func displayName(n string) string {
