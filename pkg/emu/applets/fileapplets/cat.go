@@ -103,7 +103,8 @@ func Tee(ctx context.Context, p *program.Proc) int {
 	for _, n := range o.Args {
 		f, err := p.Sys.FS.OpenFile(kit.Abs(p, n), flag, 0o666)
 		if err != nil {
-			kit.Errorf(p, "can't open '%s': %s", n, kit.ErrText(err))
+			// busybox's tee opens with fopen_or_warn: "NAME: error".
+			kit.Errorf(p, "%s: %s", n, kit.ErrText(err))
 			status = 1
 			continue
 		}
@@ -174,7 +175,7 @@ func Head(ctx context.Context, p *program.Proc) int {
 	w := kit.NewOut(p.Stdout)
 	headers := (len(o.Args) > 1 && !o.Has('q')) || o.Has('v')
 	first := true
-	status := kit.EachInput(p, o.Args, func(name string, r io.Reader) error {
+	status := kit.EachFile(p, o.Args, func(name string, r io.Reader) error {
 		if headers {
 			sep := "\n"
 			if first {

@@ -49,8 +49,19 @@ func OpenIn(p *program.Proc, n string) (io.ReadCloser, error) {
 }
 
 // EachInput calls fn with each operand's reader (stdin when none),
-// reporting "can't open" as busybox does; it returns 1 if any failed.
+// reporting "can't open 'NAME'" as busybox's open_or_warn does (cat,
+// tail, md5sum); it returns 1 if any failed.
 func EachInput(p *program.Proc, names []string, fn func(n string, r io.Reader) error) int {
+	return eachInput(p, names, true, fn)
+}
+
+// EachFile is EachInput for the applets that open their operands with
+// busybox's fopen_or_warn (head, wc, cut): a failure reads "NAME: error".
+func EachFile(p *program.Proc, names []string, fn func(n string, r io.Reader) error) int {
+	return eachInput(p, names, false, fn)
+}
+
+func eachInput(p *program.Proc, names []string, canOpen bool, fn func(n string, r io.Reader) error) int {
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
@@ -58,9 +69,12 @@ func EachInput(p *program.Proc, names []string, fn func(n string, r io.Reader) e
 	for _, n := range names {
 		r, err := OpenIn(p, n)
 		if err != nil {
-			if isDirErr(err) {
+			switch {
+			case isDirErr(err):
 				Errorf(p, "read error: Is a directory")
-			} else {
+			case !canOpen:
+				Errorf(p, "%s: %s", n, ErrText(err))
+			default:
 				Errorf(p, "can't open '%s': %s", n, ErrText(err))
 			}
 			status = 1
