@@ -262,14 +262,15 @@ func displayName(n string) string {
 	return n
 }
 
-// Wc is the wc applet.
+// Wc is the wc applet: columns in busybox's order, lines, words,
+// characters (-m), bytes (-c) and the longest line's width (-L).
 func Wc(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "lwcmL")
 	if !ok {
 		return 1
 	}
 	cols := []byte{}
-	for _, c := range []byte("lwcm") {
+	for _, c := range []byte("lwmcL") {
 		if o.Has(c) {
 			cols = append(cols, c)
 		}
@@ -295,35 +296,15 @@ func Wc(ctx context.Context, p *program.Proc) int {
 		}
 		fmt.Fprintln(p.Stdout, b.String())
 	}
-	files := 0
-	status := kit.EachInput(p, o.Args, func(name string, r io.Reader) error {
-		counts := map[byte]int64{}
-		inWord := false
-		buf := make([]byte, 32*1024)
-		for {
-			k, err := r.Read(buf)
-			for _, b := range buf[:k] {
-				counts['c']++
-				if b&0xC0 != 0x80 {
-					counts['m']++
-				}
-				if b == '\n' {
-					counts['l']++
-				}
-				space := b == ' ' || b == '\n' || b == '\t' || b == '\r' || b == '\v' || b == '\f'
-				if !space && !inWord {
-					counts['w']++
-				}
-				inWord = !space
-			}
-			if err != nil {
-				break
-			}
-		}
+	status := kit.EachFile(p, o.Args, func(name string, r io.Reader) error {
+		counts := wcCount(r)
 		for c, v := range counts {
-			total[c] += v
+			if c == 'L' {
+				total[c] = max(total[c], v)
+			} else {
+				total[c] += v
+			}
 		}
-		files++
 		label := name
 		if name == "-" {
 			label = ""
@@ -331,8 +312,51 @@ func Wc(ctx context.Context, p *program.Proc) int {
 		print(counts, label)
 		return nil
 	})
-	if files > 1 {
+	// Busybox counts an operand it could not open towards the total line.
+	if len(o.Args) > 1 {
 		print(total, "total")
 	}
 	return status
+}
+
+// wcCount counts r: a tab moves the line position to the next multiple
+// of 8; a newline, carriage return or form feed ends a line's width.
+func wcCount(r io.Reader) map[byte]int64 {
+	counts := map[byte]int64{}
+	inWord := false
+	var pos int64
+	buf := make([]byte, 32*1024)
+	for {
+		k, err := r.Read(buf)
+		for _, b := range buf[:k] {
+			counts['c']++
+			if b&0xC0 != 0x80 {
+				counts['m']++
+			}
+			switch {
+			case b == '\n' || b == '\r' || b == '\f':
+				if b == '\n' {
+					counts['l']++
+				}
+				counts['L'] = max(counts['L'], pos)
+				pos = 0
+			case b == '\t':
+				pos = pos | 7 + 1
+			case b == ' ' || b == '\v':
+				pos++
+			case b&0xC0 != 0x80:
+				pos++
+			}
+			space := b == ' ' || b == '\n' || b == '\t' || b == '\r' || b == '\v' || b == '\f'
+			if !space && !inWord {
+				counts['w']++
+			}
+			inWord = !space
+		}
+		if err != nil {
+			break
+		}
+	}
+	counts['L'] = max(counts['L'], pos)
+	return counts
 }
