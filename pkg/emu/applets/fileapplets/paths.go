@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/winkube/winkube/pkg/emu/applets/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
@@ -169,6 +171,14 @@ func Touch(ctx context.Context, p *program.Proc) int {
 		}
 		now = t
 	}
+	if stamp, set := o.Val['t']; set {
+		t, ok := touchStamp(stamp, now)
+		if !ok {
+			kit.Errorf(p, "invalid date '%s'", stamp)
+			return 1
+		}
+		now = t
+	}
 	status := 0
 	for _, n := range o.Args {
 		name := kit.Abs(p, n)
@@ -190,6 +200,43 @@ func Touch(ctx context.Context, p *program.Proc) int {
 		}
 	}
 	return status
+}
+
+// touchStamp reads touch -t's [[CC]YY]MMDDhhmm[.ss] (UTC, the
+// container's zone): without a century YY 69-99 is 19YY, else 20YY;
+// without a year it is now's.
+func touchStamp(s string, now time.Time) (time.Time, bool) {
+	digits, sec, hasSec := strings.Cut(s, ".")
+	if hasSec && (len(sec) != 2 || !allDigits(sec)) || !allDigits(digits) {
+		return now, false
+	}
+	switch len(digits) {
+	case 8:
+		digits = strconv.Itoa(now.UTC().Year()) + digits
+	case 10:
+		century := "20"
+		if digits[:2] >= "69" {
+			century = "19"
+		}
+		digits = century + digits
+	case 12:
+	default:
+		return now, false
+	}
+	if !hasSec {
+		sec = "00"
+	}
+	t, err := time.Parse("200601021504.05", digits+"."+sec)
+	return t, err == nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // Mkdir is the mkdir applet.
