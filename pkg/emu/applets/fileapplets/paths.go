@@ -76,7 +76,7 @@ func resolve(p *program.Proc, name string) (string, error) {
 		next := path.Join(resolved, part)
 		info, err := fsys.Lstat(next)
 		if err != nil {
-			if len(parts) > 0 {
+			if len(parts) > 0 || !errors.Is(err, fs.ErrNotExist) {
 				return "", err
 			}
 			return next, nil
@@ -130,14 +130,13 @@ func Readlink(ctx context.Context, p *program.Proc) int {
 	return status
 }
 
-// Realpath is the realpath applet.
+// Realpath is the realpath applet. Like coreutils' realpath (and
+// busybox's xmalloc_realpath_coreutils), the last component may be
+// missing; every directory before it must exist.
 func Realpath(ctx context.Context, p *program.Proc) int {
 	status := 0
 	for _, n := range p.Args[1:] {
 		s, err := resolve(p, n)
-		if err == nil {
-			_, err = p.Sys.FS.Stat(s)
-		}
 		if err != nil {
 			kit.Errorf(p, "%s: %s", n, kit.ErrText(err))
 			status = 1
