@@ -78,3 +78,8 @@ func (e *env) check(t *testing.T, cases []tc) {
 }
 
 func args(s string) []string { return strings.Fields(s) }
+
+// proc is argv as a process of e, with discarded output.
+func (e *env) proc(argv []string) *program.Proc {
+	return &program.Proc{Args: argv, Dir: "/", Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Sys: e.sys}
+}
