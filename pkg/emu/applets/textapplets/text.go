@@ -74,13 +74,17 @@ func Cut(ctx context.Context, p *program.Proc) int {
 	}
 	delim := "\t"
 	if d, set := o.Val['d']; set {
+		if len(d) > 1 {
+			kit.Errorf(p, "the delimiter must be a single character")
+			return 1
+		}
 		delim = d
 		if delim == "" {
 			delim = "\x00"
 		}
 	}
 	w := kit.NewOut(p.Stdout)
-	status := kit.EachInput(p, o.Args, func(_ string, in io.Reader) error {
+	status := kit.EachFile(p, o.Args, func(_ string, in io.Reader) error {
 		return kit.Lines(in, func(line string) error {
 			text := strings.TrimSuffix(line, "\n")
 			var outLine string
