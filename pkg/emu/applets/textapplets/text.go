@@ -180,6 +180,15 @@ func Tr(ctx context.Context, p *program.Proc) int {
 	var squeeze [256]bool
 	if len(o.Args) > 1 && !o.Has('d') {
 		from, to := trSet(o.Args[0]), trSet(o.Args[1])
+		if o.Has('c') || o.Has('C') {
+			// -c translates every byte not in STRING1, in byte order.
+			from = from[:0]
+			for c := range in {
+				if in[c] {
+					from = append(from, byte(c))
+				}
+			}
+		}
 		for i, c := range from {
 			if len(to) > 0 {
 				mapping[c] = int(to[min(i, len(to)-1)])
