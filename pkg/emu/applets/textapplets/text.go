@@ -414,7 +414,18 @@ func Uniq(ctx context.Context, p *program.Proc) int {
 	if !ok {
 		return 1
 	}
-	w := kit.NewOut(p.Stdout)
+	var out io.Writer = p.Stdout
+	if len(o.Args) > 1 {
+		// uniq [INPUT [OUTPUT]]: the second operand is the file to write.
+		f, err := kit.OpenOut(p, o.Args[1])
+		if err != nil {
+			kit.Errorf(p, "can't open '%s': %s", o.Args[1], kit.ErrText(err))
+			return 1
+		}
+		defer f.Close()
+		out = f
+	}
+	w := kit.NewOut(out)
 	var prev string
 	n := 0
 	flush := func() {
