@@ -194,7 +194,7 @@ func (l *wrapWriter) Write(b []byte) (int, error) {
 	return total, nil
 }
 
-var awkPrint = regexp.MustCompile(`^\s*\{\s*print\s*((?:\$[0-9]+|NF|\$NF|"[^"]*")(?:\s*,?\s*(?:\$[0-9]+|\$NF|"[^"]*"))*)?\s*;?\s*\}\s*$`)
+var awkPrint = regexp.MustCompile(`^\s*\{\s*print\s*((?:\$[0-9]+|NF|\$NF|"[^"]*")(?:\s*,?\s*(?:\$[0-9]+|\$NF|NF|"[^"]*"))*)?\s*;?\s*\}\s*$`)
 
 // Awk runs only `{print $N, ...}` (with -F); anything else is refused:
 // a real awk interpreter is out of the emulation's scope.
