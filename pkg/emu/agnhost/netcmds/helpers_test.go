@@ -167,3 +167,8 @@ func (r *running) logged(t *testing.T, s string) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// noFlags is the setup of a subcommand that has no flags.
+func noFlags(m func(context.Context, *kit.App, []string) int) func(*pflag.FlagSet) func(context.Context, *kit.App, []string) int {
+	return func(*pflag.FlagSet) func(context.Context, *kit.App, []string) int { return m }
+}
