@@ -26,7 +26,8 @@ import (
 // A pod on the emulated pod network (vnet): its programs serve on the
 // pod's ports, and the tests reach them over the pod's own loopback,
 // 127.0.0.1, as a container next to them would. Other addresses are
-// unreachable.
+// unreachable; localhost and the guestbook's Service names resolve to
+// 127.0.0.1.
 type pod struct {
 	fs     *vfstest.FS
 	clock  *clocktesting.FakeClock
@@ -41,7 +42,9 @@ func (loopbackOnly) Route(_ vnet.Host, _ string, _ netip.AddrPort) (netip.AddrPo
 }
 
 func (loopbackOnly) Lookup(_ context.Context, _ vnet.Host, name string) ([]netip.Addr, error) {
-	if name == "localhost" {
+	// The guestbook frontend's hard-coded Service names, here served by
+	// the pod itself.
+	if name == "localhost" || name == "agnhost-primary" || name == "agnhost-replica" {
 		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 	}
 	return nil, &net.DNSError{Err: "no such host", Name: name, IsNotFound: true}
