@@ -143,3 +143,20 @@ func TestAwkPrint(t *testing.T) {
 		{argv: []string{"awk", "BEGIN {x=1}"}, err: "awk: unsupported program (winkube emulation)", code: 1},
 	})
 }
+
+// expr's errors: busybox's wording and status 2; a null or zero result
+// is status 1.
+func TestExprErrors(t *testing.T) {
+	e := newEnv()
+	e.check(t, []tc{
+		{argv: a("expr 1 / 0"), err: "expr: division by zero", code: 2},
+		{argv: a("expr 5 % 0"), err: "expr: division by zero", code: 2},
+		{argv: a("expr a + 1"), err: "expr: non-numeric argument", code: 2},
+		{argv: []string{"expr", "x", ":", "("}, err: "expr: syntax error", code: 2},
+		{argv: a("expr ( 1"), err: "expr: syntax error", code: 2},
+		{argv: []string{"expr", ""}, out: "\n", code: 1},
+		{argv: a("expr 7 - 10"), out: "-3\n"},
+		{argv: a("expr abc < abd"), out: "1\n"},
+		{argv: a("expr 2 != 2"), out: "0\n", code: 1},
+	})
+}
