@@ -153,6 +153,9 @@ func Touch(ctx context.Context, p *program.Proc) int {
 	if !ok {
 		return 1
 	}
+	if len(o.Args) == 0 {
+		return kit.Usage(p, "touch [-c] [-d DATE] [-t DATE] [-r FILE] FILE...")
+	}
 	now := p.Sys.Clock.Now()
 	if ref, set := o.Val['r']; set {
 		info, err := p.Sys.FS.Stat(kit.Abs(p, ref))
@@ -244,6 +247,9 @@ func Mkdir(ctx context.Context, p *program.Proc) int {
 	if !ok {
 		return 1
 	}
+	if len(o.Args) == 0 {
+		return kit.Usage(p, "mkdir [-m MODE] [-p] DIRECTORY...")
+	}
 	perm := fs.FileMode(0o777)
 	if m, set := o.Val['m']; set {
 		v, good := parseMode(m, 0o777, false)
@@ -279,6 +285,9 @@ func Rmdir(ctx context.Context, p *program.Proc) int {
 	if !ok {
 		return 1
 	}
+	if len(o.Args) == 0 {
+		return kit.Usage(p, "rmdir [-p] DIRECTORY...")
+	}
 	status := 0
 	for _, n := range o.Args {
 		for {
@@ -312,6 +321,9 @@ func Rm(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "rRfiv")
 	if !ok {
 		return 1
+	}
+	if len(o.Args) == 0 && !o.Has('f') {
+		return kit.Usage(p, "rm [-irf] FILE...")
 	}
 	recursive := o.Has('r') || o.Has('R')
 	status := 0

@@ -50,6 +50,12 @@ func TestMkdirRmdirRm(t *testing.T) {
 		{argv: args("rm -- /f")},
 		{argv: args("rm /f"), err: "rm: can't remove '/f': No such file or directory", code: 1},
 		{argv: args("rm -z /f"), err: "rm: invalid option -- 'z'", code: 1},
+		// No operand: busybox's usage and status 1 (rm -f alone is fine).
+		{argv: args("mkdir -p"), err: "multi-call binary.\n\nUsage: mkdir [-m MODE] [-p] DIRECTORY...\n", code: 1},
+		{argv: args("rmdir"), err: "Usage: rmdir [-p] DIRECTORY...", code: 1},
+		{argv: args("rm"), err: "Usage: rm [-irf] FILE...", code: 1},
+		{argv: args("rm -f")},
+		{argv: args("touch"), err: "Usage: touch ", code: 1},
 	})
 }
 

@@ -25,6 +25,16 @@ func Errorf(p *program.Proc, format string, args ...any) {
 	fmt.Fprintf(p.Stderr, Name(p)+": "+format+"\n", args...)
 }
 
+// Banner is the first line of busybox's usage messages.
+const Banner = "BusyBox v1.37.0 (2024-09-26 21:31:42 UTC) multi-call binary."
+
+// Usage is bb_show_usage: the banner and the applet's usage line on
+// stderr, status 1 (what busybox does when operands are missing).
+func Usage(p *program.Proc, usage string) int {
+	fmt.Fprintf(p.Stderr, "%s\n\nUsage: %s\n", Banner, usage)
+	return 1
+}
+
 // ErrText is strerror's wording of an FS error.
 func ErrText(err error) string { return program.ErrorText(err, false) }
 
