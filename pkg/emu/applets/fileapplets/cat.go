@@ -23,10 +23,13 @@ func Cat(ctx context.Context, p *program.Proc) int {
 		return 1
 	}
 	number := o.Has('n') || o.Has('b')
+	// -t and -e are "-v and ...", -A is -vte, as busybox's catv has it.
+	visible := o.Has('v') || o.Has('t') || o.Has('e') || o.Has('A')
+	tabs, ends := o.Has('t') || o.Has('A'), o.Has('e') || o.Has('A')
 	w := kit.NewOut(p.Stdout)
 	n := 0
 	status := kit.EachInput(p, o.Args, func(_ string, r io.Reader) error {
-		if !number {
+		if !number && !visible {
 			// Straight copy, flushed as it goes: cat of a terminal or a
 			// pipe shows output as soon as it arrives.
 			if err := w.Flush(); err != nil {
@@ -39,7 +42,10 @@ func Cat(ctx context.Context, p *program.Proc) int {
 			return nil
 		}
 		return kit.Lines(r, func(line string) error {
-			if o.Has('b') && line == "\n" {
+			if visible {
+				line = showNonprinting(line, tabs, ends)
+			}
+			if !number || o.Has('b') && strings.TrimPrefix(line, "$") == "\n" {
 				return w.WriteString(line)
 			}
 			n++
@@ -50,6 +56,36 @@ func Cat(ctx context.Context, p *program.Proc) int {
 		return 1
 	}
 	return status
+}
+
+// showNonprinting is busybox's catv: a byte above 126 is M- and the
+// byte less 128 (DEL is ^?), a control byte is ^ and the byte plus '@';
+// tabs stay unless tabs, and each newline gets a '$' first when ends.
+func showNonprinting(line string, tabs, ends bool) string {
+	var b strings.Builder
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if c > 126 {
+			if c == 127 {
+				b.WriteString("^?")
+				continue
+			}
+			b.WriteString("M-")
+			c -= 128
+		}
+		switch {
+		case c == '\n':
+			if ends {
+				b.WriteByte('$')
+			}
+		case c == '\t' && !tabs:
+		case c < 32:
+			b.WriteByte('^')
+			c += '@'
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // Tee is the tee applet.
@@ -67,7 +103,8 @@ func Tee(ctx context.Context, p *program.Proc) int {
 	for _, n := range o.Args {
 		f, err := p.Sys.FS.OpenFile(kit.Abs(p, n), flag, 0o666)
 		if err != nil {
-			kit.Errorf(p, "can't open '%s': %s", n, kit.ErrText(err))
+			// busybox's tee opens with fopen_or_warn: "NAME: error".
+			kit.Errorf(p, "%s: %s", n, kit.ErrText(err))
 			status = 1
 			continue
 		}
@@ -124,27 +161,21 @@ func Head(ctx context.Context, p *program.Proc) int {
 	if !ok {
 		return 1
 	}
-	n, bytes := int64(10), false
-	if v, set := o.Val['n']; set {
-		k, _, good := count(v)
-		if !good {
-			kit.Errorf(p, "invalid number '%s'", v)
-			return 1
+	n, bytes, allBut := int64(10), false, false
+	for _, c := range []byte("nc") {
+		if v, set := o.Val[c]; set {
+			k, sign, good := count(v)
+			if !good {
+				kit.Errorf(p, "invalid number '%s'", v)
+				return 1
+			}
+			n, bytes, allBut = k, c == 'c', sign == '-'
 		}
-		n = k
-	}
-	if v, set := o.Val['c']; set {
-		k, _, good := count(v)
-		if !good {
-			kit.Errorf(p, "invalid number '%s'", v)
-			return 1
-		}
-		n, bytes = k, true
 	}
 	w := kit.NewOut(p.Stdout)
 	headers := (len(o.Args) > 1 && !o.Has('q')) || o.Has('v')
 	first := true
-	status := kit.EachInput(p, o.Args, func(name string, r io.Reader) error {
+	status := kit.EachFile(p, o.Args, func(name string, r io.Reader) error {
 		if headers {
 			sep := "\n"
 			if first {
@@ -154,6 +185,9 @@ func Head(ctx context.Context, p *program.Proc) int {
 			if err := w.WriteString(fmt.Sprintf("%s==> %s <==\n", sep, displayName(name))); err != nil {
 				return err
 			}
+		}
+		if allBut {
+			return headAllBut(w, r, n, bytes)
 		}
 		if bytes {
 			_, err := io.CopyN(w, r, n)
@@ -186,6 +220,41 @@ func Head(ctx context.Context, p *program.Proc) int {
 	return status
 }
 
+// headAllBut is head -n -N / -c -N: everything but the last n lines or
+// bytes, holding back only those n.
+func headAllBut(w *kit.Out, r io.Reader, n int64, bytes bool) error {
+	if bytes {
+		held := make([]byte, 0, min(n, 1<<20)+32*1024)
+		buf := make([]byte, 32*1024)
+		for {
+			k, err := r.Read(buf)
+			held = append(held, buf[:k]...)
+			if extra := int64(len(held)) - n; extra > 0 {
+				if _, werr := w.Write(held[:extra]); werr != nil {
+					return werr
+				}
+				held = append(held[:0], held[extra:]...)
+			}
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	var held []string
+	return kit.Lines(r, func(line string) error {
+		held = append(held, line)
+		if int64(len(held)) <= n {
+			return nil
+		}
+		out := held[0]
+		held = held[1:]
+		return w.WriteString(out)
+	})
+}
+
 func displayName(n string) string {
 	if n == "-" {
 		return "standard input"
@@ -193,14 +262,15 @@ func displayName(n string) string {
 	return n
 }
 
-// Wc is the wc applet.
+// Wc is the wc applet: columns in busybox's order, lines, words,
+// characters (-m), bytes (-c) and the longest line's width (-L).
 func Wc(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "lwcmL")
 	if !ok {
 		return 1
 	}
 	cols := []byte{}
-	for _, c := range []byte("lwcm") {
+	for _, c := range []byte("lwmcL") {
 		if o.Has(c) {
 			cols = append(cols, c)
 		}
@@ -226,35 +296,15 @@ func Wc(ctx context.Context, p *program.Proc) int {
 		}
 		fmt.Fprintln(p.Stdout, b.String())
 	}
-	files := 0
-	status := kit.EachInput(p, o.Args, func(name string, r io.Reader) error {
-		counts := map[byte]int64{}
-		inWord := false
-		buf := make([]byte, 32*1024)
-		for {
-			k, err := r.Read(buf)
-			for _, b := range buf[:k] {
-				counts['c']++
-				if b&0xC0 != 0x80 {
-					counts['m']++
-				}
-				if b == '\n' {
-					counts['l']++
-				}
-				space := b == ' ' || b == '\n' || b == '\t' || b == '\r' || b == '\v' || b == '\f'
-				if !space && !inWord {
-					counts['w']++
-				}
-				inWord = !space
-			}
-			if err != nil {
-				break
-			}
-		}
+	status := kit.EachFile(p, o.Args, func(name string, r io.Reader) error {
+		counts := wcCount(r)
 		for c, v := range counts {
-			total[c] += v
+			if c == 'L' {
+				total[c] = max(total[c], v)
+			} else {
+				total[c] += v
+			}
 		}
-		files++
 		label := name
 		if name == "-" {
 			label = ""
@@ -262,8 +312,51 @@ func Wc(ctx context.Context, p *program.Proc) int {
 		print(counts, label)
 		return nil
 	})
-	if files > 1 {
+	// Busybox counts an operand it could not open towards the total line.
+	if len(o.Args) > 1 {
 		print(total, "total")
 	}
 	return status
+}
+
+// wcCount counts r: a tab moves the line position to the next multiple
+// of 8; a newline, carriage return or form feed ends a line's width.
+func wcCount(r io.Reader) map[byte]int64 {
+	counts := map[byte]int64{}
+	inWord := false
+	var pos int64
+	buf := make([]byte, 32*1024)
+	for {
+		k, err := r.Read(buf)
+		for _, b := range buf[:k] {
+			counts['c']++
+			if b&0xC0 != 0x80 {
+				counts['m']++
+			}
+			switch {
+			case b == '\n' || b == '\r' || b == '\f':
+				if b == '\n' {
+					counts['l']++
+				}
+				counts['L'] = max(counts['L'], pos)
+				pos = 0
+			case b == '\t':
+				pos = pos | 7 + 1
+			case b == ' ' || b == '\v':
+				pos++
+			case b&0xC0 != 0x80:
+				pos++
+			}
+			space := b == ' ' || b == '\n' || b == '\t' || b == '\r' || b == '\v' || b == '\f'
+			if !space && !inWord {
+				counts['w']++
+			}
+			inWord = !space
+		}
+		if err != nil {
+			break
+		}
+	}
+	counts['L'] = max(counts['L'], pos)
+	return counts
 }

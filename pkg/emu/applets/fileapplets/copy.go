@@ -292,11 +292,9 @@ func Chown(ctx context.Context, p *program.Proc) int {
 
 // Chmod is the chmod applet.
 func Chmod(ctx context.Context, p *program.Proc) int {
-	args := p.Args[1:]
-	recursive := false
-	for len(args) > 0 && (args[0] == "-R" || args[0] == "-f" || args[0] == "-v" || args[0] == "-c") {
-		recursive = recursive || args[0] == "-R"
-		args = args[1:]
+	args, recursive, ok := chmodFlags(p, p.Args[1:])
+	if !ok {
+		return 1
 	}
 	if len(args) < 2 {
 		kit.Errorf(p, "missing operand")
@@ -323,6 +321,30 @@ func Chmod(ctx context.Context, p *program.Proc) int {
 		})
 	}
 	return status
+}
+
+// chmodFlags takes chmod's leading [-Rcvf] clusters and "--", as
+// busybox's getopt32 does; an argument like -x or -rw is the mode (busybox
+// keeps getopt from taking "-rwxXst" ones).
+func chmodFlags(p *program.Proc, args []string) (rest []string, recursive, ok bool) {
+	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' {
+		a := args[0]
+		if a == "--" {
+			return args[1:], recursive, true
+		}
+		if strings.IndexByte("rwxXst", a[1]) >= 0 {
+			break
+		}
+		for _, c := range []byte(a[1:]) {
+			if strings.IndexByte("Rcvf", c) < 0 {
+				kit.Errorf(p, "invalid option -- '%c'", c)
+				return nil, false, false
+			}
+			recursive = recursive || c == 'R'
+		}
+		args = args[1:]
+	}
+	return args, recursive, true
 }
 
 // walk calls fn on name and, when recursive, everything under it

@@ -35,7 +35,7 @@ func Find(ctx context.Context, p *program.Proc) int {
 			continue
 		}
 		if i+1 >= len(args) {
-			kit.Errorf(p, "%s: requires an argument", a)
+			kit.Errorf(p, "%s requires an argument", a) // bb_msg_requires_arg
 			return 1
 		}
 		v := args[i+1]

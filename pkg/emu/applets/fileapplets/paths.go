@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/winkube/winkube/pkg/emu/applets/kit"
 	"github.com/winkube/winkube/pkg/emu/program"
@@ -74,7 +76,7 @@ func resolve(p *program.Proc, name string) (string, error) {
 		next := path.Join(resolved, part)
 		info, err := fsys.Lstat(next)
 		if err != nil {
-			if len(parts) > 0 {
+			if len(parts) > 0 || !errors.Is(err, fs.ErrNotExist) {
 				return "", err
 			}
 			return next, nil
@@ -128,14 +130,13 @@ func Readlink(ctx context.Context, p *program.Proc) int {
 	return status
 }
 
-// Realpath is the realpath applet.
+// Realpath is the realpath applet. Like coreutils' realpath (and
+// busybox's xmalloc_realpath_coreutils), the last component may be
+// missing; every directory before it must exist.
 func Realpath(ctx context.Context, p *program.Proc) int {
 	status := 0
 	for _, n := range p.Args[1:] {
 		s, err := resolve(p, n)
-		if err == nil {
-			_, err = p.Sys.FS.Stat(s)
-		}
 		if err != nil {
 			kit.Errorf(p, "%s: %s", n, kit.ErrText(err))
 			status = 1
@@ -152,6 +153,9 @@ func Touch(ctx context.Context, p *program.Proc) int {
 	if !ok {
 		return 1
 	}
+	if len(o.Args) == 0 {
+		return kit.Usage(p, "touch [-c] [-d DATE] [-t DATE] [-r FILE] FILE...")
+	}
 	now := p.Sys.Clock.Now()
 	if ref, set := o.Val['r']; set {
 		info, err := p.Sys.FS.Stat(kit.Abs(p, ref))
@@ -165,6 +169,14 @@ func Touch(ctx context.Context, p *program.Proc) int {
 		t, err := kit.ParseDate(d, now)
 		if err != nil {
 			kit.Errorf(p, "invalid date '%s'", d)
+			return 1
+		}
+		now = t
+	}
+	if stamp, set := o.Val['t']; set {
+		t, ok := touchStamp(stamp, now)
+		if !ok {
+			kit.Errorf(p, "invalid date '%s'", stamp)
 			return 1
 		}
 		now = t
@@ -192,11 +204,51 @@ func Touch(ctx context.Context, p *program.Proc) int {
 	return status
 }
 
+// touchStamp reads touch -t's [[CC]YY]MMDDhhmm[.ss] (UTC, the
+// container's zone): without a century YY 69-99 is 19YY, else 20YY;
+// without a year it is now's.
+func touchStamp(s string, now time.Time) (time.Time, bool) {
+	digits, sec, hasSec := strings.Cut(s, ".")
+	if hasSec && (len(sec) != 2 || !allDigits(sec)) || !allDigits(digits) {
+		return now, false
+	}
+	switch len(digits) {
+	case 8:
+		digits = strconv.Itoa(now.UTC().Year()) + digits
+	case 10:
+		century := "20"
+		if digits[:2] >= "69" {
+			century = "19"
+		}
+		digits = century + digits
+	case 12:
+	default:
+		return now, false
+	}
+	if !hasSec {
+		sec = "00"
+	}
+	t, err := time.Parse("200601021504.05", digits+"."+sec)
+	return t, err == nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // Mkdir is the mkdir applet.
 func Mkdir(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "pm:v")
 	if !ok {
 		return 1
+	}
+	if len(o.Args) == 0 {
+		return kit.Usage(p, "mkdir [-m MODE] [-p] DIRECTORY...")
 	}
 	perm := fs.FileMode(0o777)
 	if m, set := o.Val['m']; set {
@@ -233,6 +285,9 @@ func Rmdir(ctx context.Context, p *program.Proc) int {
 	if !ok {
 		return 1
 	}
+	if len(o.Args) == 0 {
+		return kit.Usage(p, "rmdir [-p] DIRECTORY...")
+	}
 	status := 0
 	for _, n := range o.Args {
 		for {
@@ -266,6 +321,9 @@ func Rm(ctx context.Context, p *program.Proc) int {
 	o, ok := kit.Getopt(p, p.Args[1:], "rRfiv")
 	if !ok {
 		return 1
+	}
+	if len(o.Args) == 0 && !o.Has('f') {
+		return kit.Usage(p, "rm [-irf] FILE...")
 	}
 	recursive := o.Has('r') || o.Has('R')
 	status := 0

@@ -25,6 +25,16 @@ func Errorf(p *program.Proc, format string, args ...any) {
 	fmt.Fprintf(p.Stderr, Name(p)+": "+format+"\n", args...)
 }
 
+// Banner is the first line of busybox's usage messages.
+const Banner = "BusyBox v1.37.0 (2024-09-26 21:31:42 UTC) multi-call binary."
+
+// Usage is bb_show_usage: the banner and the applet's usage line on
+// stderr, status 1 (what busybox does when operands are missing).
+func Usage(p *program.Proc, usage string) int {
+	fmt.Fprintf(p.Stderr, "%s\n\nUsage: %s\n", Banner, usage)
+	return 1
+}
+
 // ErrText is strerror's wording of an FS error.
 func ErrText(err error) string { return program.ErrorText(err, false) }
 
@@ -49,8 +59,19 @@ func OpenIn(p *program.Proc, n string) (io.ReadCloser, error) {
 }
 
 // EachInput calls fn with each operand's reader (stdin when none),
-// reporting "can't open" as busybox does; it returns 1 if any failed.
+// reporting "can't open 'NAME'" as busybox's open_or_warn does (cat,
+// tail, md5sum); it returns 1 if any failed.
 func EachInput(p *program.Proc, names []string, fn func(n string, r io.Reader) error) int {
+	return eachInput(p, names, true, fn)
+}
+
+// EachFile is EachInput for the applets that open their operands with
+// busybox's fopen_or_warn (head, wc, cut): a failure reads "NAME: error".
+func EachFile(p *program.Proc, names []string, fn func(n string, r io.Reader) error) int {
+	return eachInput(p, names, false, fn)
+}
+
+func eachInput(p *program.Proc, names []string, canOpen bool, fn func(n string, r io.Reader) error) int {
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
@@ -58,9 +79,12 @@ func EachInput(p *program.Proc, names []string, fn func(n string, r io.Reader) e
 	for _, n := range names {
 		r, err := OpenIn(p, n)
 		if err != nil {
-			if isDirErr(err) {
+			switch {
+			case isDirErr(err):
 				Errorf(p, "read error: Is a directory")
-			} else {
+			case !canOpen:
+				Errorf(p, "%s: %s", n, ErrText(err))
+			default:
 				Errorf(p, "can't open '%s': %s", n, ErrText(err))
 			}
 			status = 1

@@ -286,33 +286,52 @@ func Which(ctx context.Context, p *program.Proc) int {
 	dirs := strings.Split(path, ":")
 	status := 0
 	for _, n := range o.Args {
-		if found := whichOne(p, dirs, n); found != "" {
-			fmt.Fprintln(p.Stdout, found)
-		} else {
+		found := whichAll(p, dirs, n, o.Has('a'))
+		for _, f := range found {
+			fmt.Fprintln(p.Stdout, f)
+		}
+		if len(found) == 0 {
 			status = 1
 		}
 	}
 	return status
 }
 
-func whichOne(p *program.Proc, dirs []string, n string) string {
-	if strings.Contains(n, "/") {
-		if info, err := p.Sys.FS.Stat(kit.Abs(p, n)); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
-			return n
-		}
-		return ""
+// whichAll is where n is found along dirs: the first place, or every
+// place with -a.
+func whichAll(p *program.Proc, dirs []string, n string, all bool) []string {
+	executable := func(name string) bool {
+		info, err := p.Sys.FS.Stat(kit.Abs(p, name))
+		return err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0
 	}
-	for _, d := range dirs {
-		if info, err := p.Sys.FS.Stat(kit.Abs(p, d+"/"+n)); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
-			return strings.TrimSuffix(d, "/") + "/" + n
+	if strings.Contains(n, "/") {
+		if executable(n) {
+			return []string{n}
 		}
+		return nil
+	}
+	var found []string
+	for _, d := range dirs {
+		if f := strings.TrimSuffix(d, "/") + "/" + n; executable(f) {
+			found = append(found, f)
+			if !all {
+				return found
+			}
+		}
+	}
+	if len(found) > 0 {
+		return found
 	}
 	if _, err := p.Sys.Lookup(n); err != nil {
-		return ""
+		return nil
 	}
+	// A program of the image shows in the first usual directory $PATH
+	// has; the order of $PATH itself is left as it is for the next
+	// operand.
 	prefer := []string{"/bin", "/usr/bin", "/sbin", "/usr/sbin"}
-	sort.SliceStable(dirs, func(i, j int) bool { return rank(prefer, dirs[i]) < rank(prefer, dirs[j]) })
-	return strings.TrimSuffix(dirs[0], "/") + "/" + n
+	sorted := append([]string(nil), dirs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return rank(prefer, sorted[i]) < rank(prefer, sorted[j]) })
+	return []string{strings.TrimSuffix(sorted[0], "/") + "/" + n}
 }
 
 func rank(list []string, s string) int {

@@ -33,8 +33,22 @@ func Sysctl(_ context.Context, p *program.Proc) int {
 	return status
 }
 
+// sysctlPath is where name lives: dots are slashes, unless name already
+// has slashes (then its dots are part of a key, as in eth0.100).
 func sysctlPath(p *program.Proc, name string) string {
-	return p.Sys.FS.Abs("/", "/proc/sys/"+strings.ReplaceAll(name, ".", "/"))
+	if !strings.Contains(name, "/") {
+		name = strings.ReplaceAll(name, ".", "/")
+	}
+	return p.Sys.FS.Abs("/", "/proc/sys/"+name)
+}
+
+// sysctlName is a key as busybox prints it: its path under /proc/sys
+// with slashes as dots.
+func sysctlName(name string) string {
+	if strings.Contains(name, "/") {
+		return strings.ReplaceAll(strings.Trim(name, "/"), "/", ".")
+	}
+	return name
 }
 
 func sysctlRead(p *program.Proc, name string, valueOnly bool) bool {
@@ -49,7 +63,7 @@ func sysctlRead(p *program.Proc, name string, valueOnly bool) bool {
 	if valueOnly {
 		fmt.Fprintln(p.Stdout, v)
 	} else {
-		fmt.Fprintf(p.Stdout, "%s = %s\n", name, v)
+		fmt.Fprintf(p.Stdout, "%s = %s\n", sysctlName(name), v)
 	}
 	return true
 }
@@ -63,6 +77,6 @@ func sysctlWrite(p *program.Proc, kv string) bool {
 	}
 	defer f.Close()
 	fmt.Fprintln(f, value)
-	fmt.Fprintf(p.Stdout, "%s = %s\n", name, value)
+	fmt.Fprintf(p.Stdout, "%s = %s\n", sysctlName(name), value)
 	return true
 }

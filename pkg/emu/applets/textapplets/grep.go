@@ -9,6 +9,7 @@ import (
 	"io"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/applets/kit"
@@ -65,6 +66,21 @@ func Grep(ctx context.Context, p *program.Proc) int {
 		res = append(res, re)
 	}
 	g := &grepper{p: p, o: o, res: res, w: kit.NewOut(p.Stdout)}
+	for _, c := range []byte("CAB") {
+		if v, set := o.Val[c]; set {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				kit.Errorf(p, "invalid number '%s'", v)
+				return 2
+			}
+			if c != 'B' {
+				g.after = n
+			}
+			if c != 'A' {
+				g.before = n
+			}
+		}
+	}
 	if o.Has('r') || o.Has('R') {
 		if len(args) == 0 {
 			args = []string{"."}
@@ -72,9 +88,6 @@ func Grep(ctx context.Context, p *program.Proc) int {
 		args = g.expand(args)
 	}
 	g.label = (len(args) > 1 || o.Has('r') || o.Has('R') || o.Has('H')) && !o.Has('h')
-	if o.Has('A') || o.Has('B') || o.Has('C') {
-		// context lines are accepted and not shown
-	}
 	status := eachInputQuiet(p, args, o.Has('s'), func(n string, r io.Reader) error {
 		return g.file(n, r)
 	})
@@ -97,6 +110,20 @@ type grepper struct {
 	w       *kit.Out
 	label   bool
 	matched bool
+
+	// Context (-A, -B, -C): lines kept for before, lines still owed
+	// after, and the last line printed, to place busybox's "--" between
+	// groups that do not touch.
+	after, before int
+	held          []heldLine
+	owed          int
+	lastLine      int
+	printedAny    bool
+}
+
+type heldLine struct {
+	n    int
+	text string
 }
 
 func (g *grepper) match(line string) [][]int {
@@ -119,6 +146,7 @@ func (g *grepper) file(n string, r io.Reader) error {
 		shown = "(standard input)"
 	}
 	count, lineNo := 0, 0
+	g.held, g.owed, g.lastLine = g.held[:0], 0, -1 // a new file starts a new group
 	limit := -1
 	if m, set := g.o.Val['m']; set {
 		fmt.Sscan(m, &limit)
@@ -129,6 +157,7 @@ func (g *grepper) file(n string, r io.Reader) error {
 		ms := g.match(text)
 		hit := len(ms) > 0 != g.o.Has('v')
 		if !hit {
+			g.context(shown, lineNo, text)
 			return nil
 		}
 		g.matched = true
@@ -141,7 +170,12 @@ func (g *grepper) file(n string, r io.Reader) error {
 			return kit.ErrStop
 		}
 		if !g.o.Has('c') && !g.o.Has('L') {
-			g.print(shown, lineNo, text, ms)
+			for _, h := range g.held {
+				g.print(shown, h.n, h.text, nil, '-')
+			}
+			g.held = g.held[:0]
+			g.print(shown, lineNo, text, ms, ':')
+			g.owed = g.after
 		}
 		if limit >= 0 && count >= limit {
 			return kit.ErrStop
@@ -167,13 +201,38 @@ func (g *grepper) file(n string, r io.Reader) error {
 	return err
 }
 
-func (g *grepper) print(shown string, lineNo int, text string, ms [][]int) {
+// context prints a line that did not match as owed -A context, or holds
+// it for -B.
+func (g *grepper) context(shown string, lineNo int, text string) {
+	switch {
+	case g.o.Has('c') || g.o.Has('l') || g.o.Has('L') || g.o.Has('q'):
+	case g.owed > 0:
+		g.owed--
+		g.print(shown, lineNo, text, nil, '-')
+	case g.before > 0:
+		if len(g.held) == g.before {
+			g.held = append(g.held[:0], g.held[1:]...)
+		}
+		g.held = append(g.held, heldLine{lineNo, text})
+	}
+}
+
+// print prints a matching line (sep ':') or a context line (sep '-'),
+// after a "--" when context is on and the line does not follow the last
+// one printed.
+func (g *grepper) print(shown string, lineNo int, text string, ms [][]int, sep byte) {
+	if g.after > 0 || g.before > 0 {
+		if g.printedAny && lineNo != g.lastLine+1 {
+			g.w.WriteString("--\n")
+		}
+		g.printedAny, g.lastLine = true, lineNo
+	}
 	prefix := ""
 	if g.label {
-		prefix = shown + ":"
+		prefix = shown + string(sep)
 	}
 	if g.o.Has('n') {
-		prefix += fmt.Sprintf("%d:", lineNo)
+		prefix += strconv.Itoa(lineNo) + string(sep)
 	}
 	if g.o.Has('o') && !g.o.Has('v') {
 		for _, m := range ms {

@@ -93,6 +93,7 @@ type sedAddr struct {
 type sedCmd struct {
 	from, to sedAddr
 	ranged   bool
+	negate   bool // addr!cmd: the lines the address does not select
 	active   bool
 	op       byte
 	re       *regexp.Regexp
@@ -124,6 +125,10 @@ func parseSed(src string, extended bool) (sedProg, error) {
 			}
 		}
 		s = strings.TrimLeft(s, " \t")
+		if strings.HasPrefix(s, "!") {
+			c.negate = true
+			s = strings.TrimLeft(s[1:], " \t")
+		}
 		if s == "" {
 			return nil, errors.New("missing command")
 		}
@@ -290,7 +295,7 @@ func (prog sedProg) run(r io.Reader, w *kit.Out, quiet, _ bool) {
 			}
 		}
 		for _, c := range prog {
-			if !c.selects(n, last, text) {
+			if c.selects(n, last, text) == c.negate {
 				continue
 			}
 			switch c.op {

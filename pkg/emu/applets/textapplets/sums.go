@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"hash"
 	"io"
 	"regexp"
@@ -29,8 +30,7 @@ func sum(p *program.Proc, h func() hash.Hash) int {
 		return 1
 	}
 	if o.Has('c') {
-		kit.Errorf(p, "-c: unsupported (winkube emulation)")
-		return 1
+		return checkSums(p, o, h)
 	}
 	return kit.EachInput(p, o.Args, func(n string, r io.Reader) error {
 		d := h()
@@ -43,6 +43,55 @@ func sum(p *program.Proc, h func() hash.Hash) int {
 		}
 		return nil
 	})
+}
+
+// checkSums is -c: each "HASH  NAME" (or "HASH *NAME") line of the list
+// is checked and reported "NAME: OK" or "NAME: FAILED" (-s: status
+// only; -w: warn of a line in no such format), as busybox does.
+func checkSums(p *program.Proc, o kit.Opts, h func() hash.Hash) int {
+	total, failed := 0, 0
+	status := kit.EachInput(p, o.Args[:min(len(o.Args), 1)], func(_ string, list io.Reader) error {
+		return kit.Lines(list, func(line string) error {
+			line = strings.TrimSuffix(line, "\n")
+			total++
+			want, name, found := strings.Cut(line, "  ")
+			if !found {
+				want, name, found = strings.Cut(line, " *")
+			}
+			if !found {
+				if o.Has('w') {
+					kit.Errorf(p, "invalid format")
+				}
+				failed++
+				return nil
+			}
+			got := ""
+			kit.EachInput(p, []string{name}, func(_ string, r io.Reader) error {
+				d := h()
+				if _, err := io.Copy(d, r); err != nil {
+					return err
+				}
+				got = hex.EncodeToString(d.Sum(nil))
+				return nil
+			})
+			verdict := "OK"
+			if got == "" || got != want {
+				verdict = "FAILED"
+				failed++
+			}
+			if !o.Has('s') {
+				fmt.Fprintf(p.Stdout, "%s: %s\n", name, verdict)
+			}
+			return nil
+		})
+	})
+	if failed > 0 && !o.Has('s') {
+		kit.Errorf(p, "WARNING: %d of %d computed checksums did NOT match", failed, total)
+	}
+	if failed > 0 {
+		return 1
+	}
+	return status
 }
 
 // Base64 is the base64 applet.
@@ -145,7 +194,7 @@ func (l *wrapWriter) Write(b []byte) (int, error) {
 	return total, nil
 }
 
-var awkPrint = regexp.MustCompile(`^\s*\{\s*print\s*((?:\$[0-9]+|NF|\$NF|"[^"]*")(?:\s*,?\s*(?:\$[0-9]+|\$NF|"[^"]*"))*)?\s*;?\s*\}\s*$`)
+var awkPrint = regexp.MustCompile(`^\s*\{\s*print\s*((?:\$[0-9]+|NF|\$NF|"[^"]*")(?:\s*,?\s*(?:\$[0-9]+|\$NF|NF|"[^"]*"))*)?\s*;?\s*\}\s*$`)
 
 // Awk runs only `{print $N, ...}` (with -F); anything else is refused:
 // a real awk interpreter is out of the emulation's scope.

@@ -74,13 +74,17 @@ func Cut(ctx context.Context, p *program.Proc) int {
 	}
 	delim := "\t"
 	if d, set := o.Val['d']; set {
+		if len(d) > 1 {
+			kit.Errorf(p, "the delimiter must be a single character")
+			return 1
+		}
 		delim = d
 		if delim == "" {
 			delim = "\x00"
 		}
 	}
 	w := kit.NewOut(p.Stdout)
-	status := kit.EachInput(p, o.Args, func(_ string, in io.Reader) error {
+	status := kit.EachFile(p, o.Args, func(_ string, in io.Reader) error {
 		return kit.Lines(in, func(line string) error {
 			text := strings.TrimSuffix(line, "\n")
 			var outLine string
@@ -176,6 +180,15 @@ func Tr(ctx context.Context, p *program.Proc) int {
 	var squeeze [256]bool
 	if len(o.Args) > 1 && !o.Has('d') {
 		from, to := trSet(o.Args[0]), trSet(o.Args[1])
+		if o.Has('c') || o.Has('C') {
+			// -c translates every byte not in STRING1, in byte order.
+			from = from[:0]
+			for c := range in {
+				if in[c] {
+					from = append(from, byte(c))
+				}
+			}
+		}
 		for i, c := range from {
 			if len(to) > 0 {
 				mapping[c] = int(to[min(i, len(to)-1)])
@@ -237,49 +250,33 @@ func Sort(ctx context.Context, p *program.Proc) int {
 			return nil
 		})
 	})
-	key := func(s string) string {
-		if k, set := o.Val['k']; set {
-			n, _ := strconv.Atoi(strings.SplitN(strings.SplitN(k, ",", 2)[0], ".", 2)[0])
-			var fields []string
-			if d, set := o.Val['t']; set {
-				fields = strings.Split(s, d)
-			} else {
-				fields = strings.Fields(s)
-			}
-			if n >= 1 && n <= len(fields) {
-				s = strings.Join(fields[n-1:], " ")
-			} else {
-				s = ""
-			}
-		}
-		if o.Has('b') {
-			s = strings.TrimLeft(s, " \t")
-		}
-		if o.Has('f') {
-			s = strings.ToUpper(s)
-		}
-		return s
+	keys, good := sortKeys(o)
+	if !good {
+		kit.Errorf(p, "bad field specification")
+		return 1
 	}
-	less := func(a, b string) bool {
-		ka, kb := key(a), key(b)
-		if o.Has('n') {
-			na, nb := leadingNum(ka), leadingNum(kb)
-			if na != nb {
-				return na < nb
+	delim, _ := o.Val['t']
+	// cmp compares by each key in turn; lines equal on every key compare
+	// whole (reversed with -r) unless -s, as sort's last resort.
+	keyCmp := func(a, b string) int {
+		for _, k := range keys {
+			if c := k.compare(a, b, delim); c != 0 {
+				return c
 			}
-			return a < b
 		}
-		if ka != kb {
-			return ka < kb
-		}
-		return !o.Has('s') && a < b
+		return 0
 	}
-	sort.SliceStable(all, func(i, j int) bool {
+	cmp := func(a, b string) int {
+		if c := keyCmp(a, b); c != 0 || o.Has('s') {
+			return c
+		}
+		c := strings.Compare(a, b)
 		if o.Has('r') {
-			return less(all[j], all[i])
+			c = -c
 		}
-		return less(all[i], all[j])
-	})
+		return c
+	}
+	sort.SliceStable(all, func(i, j int) bool { return cmp(all[i], all[j]) < 0 })
 	var w io.Writer = p.Stdout
 	if dst, set := o.Val['o']; set {
 		f, err := kit.OpenOut(p, dst)
@@ -292,7 +289,7 @@ func Sort(ctx context.Context, p *program.Proc) int {
 	}
 	ow := kit.NewOut(w)
 	for i, l := range all {
-		if o.Has('u') && i > 0 && key(all[i-1]) == key(l) {
+		if o.Has('u') && i > 0 && keyCmp(all[i-1], l) == 0 {
 			continue
 		}
 		ow.WriteString(l + "\n")
@@ -301,6 +298,104 @@ func Sort(ctx context.Context, p *program.Proc) int {
 		return 1
 	}
 	return status
+}
+
+// sortKey is one -k START[,END] (fields from 1; END 0 is the line's
+// end) with its own ordering letters, or sort's global ones when it has
+// none, as POSIX has it.
+type sortKey struct {
+	start, end int
+	opts       string
+}
+
+func sortKeys(o kit.Opts) ([]sortKey, bool) {
+	global := ""
+	for _, c := range []byte("nrfb") {
+		if o.Has(c) {
+			global += string(c)
+		}
+	}
+	if len(o.Vals['k']) == 0 {
+		return []sortKey{{start: 1, opts: global}}, true
+	}
+	var keys []sortKey
+	for _, spec := range o.Vals['k'] {
+		from, to, _ := strings.Cut(spec, ",")
+		var k sortKey
+		var ok bool
+		if k.start, k.opts, ok = sortPos(from); !ok || k.start < 1 {
+			return nil, false
+		}
+		if to != "" {
+			var opts string
+			if k.end, opts, ok = sortPos(to); !ok || k.end < 1 {
+				return nil, false
+			}
+			k.opts += opts
+		}
+		if k.opts == "" {
+			k.opts = global
+		}
+		keys = append(keys, k)
+	}
+	return keys, true
+}
+
+// sortPos reads F[.C][OPTS]; the character offset is not used.
+func sortPos(s string) (field int, opts string, ok bool) {
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+		i++
+	}
+	num, _, _ := strings.Cut(s[:i], ".")
+	n, err := strconv.Atoi(num)
+	return n, s[i:], err == nil && strings.Trim(s[i:], "nrfbdg") == ""
+}
+
+func (k sortKey) field(s, delim string) string {
+	var fields []string
+	sep := " "
+	if delim != "" {
+		fields, sep = strings.Split(s, delim), delim
+	} else {
+		fields = strings.Fields(s)
+	}
+	if k.start > len(fields) {
+		return ""
+	}
+	end := len(fields)
+	if k.end > 0 {
+		end = min(end, k.end)
+	}
+	if end < k.start {
+		return ""
+	}
+	return strings.Join(fields[k.start-1:end], sep)
+}
+
+func (k sortKey) compare(a, b, delim string) int {
+	ka, kb := k.field(a, delim), k.field(b, delim)
+	if strings.Contains(k.opts, "b") {
+		ka, kb = strings.TrimLeft(ka, " \t"), strings.TrimLeft(kb, " \t")
+	}
+	if strings.Contains(k.opts, "f") {
+		ka, kb = strings.ToUpper(ka), strings.ToUpper(kb)
+	}
+	var c int
+	if strings.ContainsAny(k.opts, "ng") {
+		switch na, nb := leadingNum(ka), leadingNum(kb); {
+		case na < nb:
+			c = -1
+		case na > nb:
+			c = 1
+		}
+	} else {
+		c = strings.Compare(ka, kb)
+	}
+	if strings.Contains(k.opts, "r") {
+		c = -c
+	}
+	return c
 }
 
 func leadingNum(s string) float64 {
@@ -319,7 +414,18 @@ func Uniq(ctx context.Context, p *program.Proc) int {
 	if !ok {
 		return 1
 	}
-	w := kit.NewOut(p.Stdout)
+	var out io.Writer = p.Stdout
+	if len(o.Args) > 1 {
+		// uniq [INPUT [OUTPUT]]: the second operand is the file to write.
+		f, err := kit.OpenOut(p, o.Args[1])
+		if err != nil {
+			kit.Errorf(p, "can't open '%s': %s", o.Args[1], kit.ErrText(err))
+			return 1
+		}
+		defer f.Close()
+		out = f
+	}
+	w := kit.NewOut(out)
 	var prev string
 	n := 0
 	flush := func() {
