@@ -19,7 +19,7 @@ import (
 	"github.com/winkube/winkube/pkg/network/cni"
 	"github.com/winkube/winkube/pkg/node/internal/cri"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
-	"github.com/winkube/winkube/pkg/node/internal/podworker/rootfs"
+	"github.com/winkube/winkube/pkg/node/internal/rootfs"
 	winos "github.com/winkube/winkube/pkg/node/internal/windows"
 	"github.com/winkube/winkube/pkg/windows"
 )

@@ -9,7 +9,7 @@ import (
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
-	"github.com/winkube/winkube/pkg/node/internal/podworker/rootfs"
+	"github.com/winkube/winkube/pkg/node/internal/rootfs"
 )
 
 // pathRules are filesystems used only for their path syntax (Abs).

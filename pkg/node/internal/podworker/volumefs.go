@@ -10,7 +10,7 @@ import (
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/node/internal/atomicwrite"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
-	"github.com/winkube/winkube/pkg/node/internal/podworker/rootfs"
+	"github.com/winkube/winkube/pkg/node/internal/rootfs"
 )
 
 // podVolume is the content of one of the pod's volumes, made once per pod

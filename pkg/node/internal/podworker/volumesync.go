@@ -17,7 +17,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/node/internal/atomicwrite"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
-	"github.com/winkube/winkube/pkg/node/internal/podworker/rootfs"
+	"github.com/winkube/winkube/pkg/node/internal/rootfs"
 )
 
 // VolumeSyncPeriod is the kubelet's syncFrequency (its /configz says
