@@ -18,6 +18,7 @@ import (
 	"github.com/winkube/winkube/pkg/node/internal/admission"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
 	"github.com/winkube/winkube/pkg/node/internal/podworker/backoff"
+	"github.com/winkube/winkube/pkg/node/internal/volume"
 	winos "github.com/winkube/winkube/pkg/node/internal/windows"
 )
 
@@ -112,7 +113,7 @@ type Worker struct {
 	wroteStatus *corev1.PodStatus // the same as server
 	caughtUp    bool
 	drifted     bool
-	volumes     volumeWait // see volumes.go
+	volumes     volume.Wait // the volume manager's mount wait
 	// deadlineHit marks a pod stopped for its activeDeadlineSeconds
 	// (deadline.go).
 	deadlineHit bool
@@ -148,6 +149,7 @@ type ctr struct {
 // New makes the worker of a pod bound to node n; the agent queues it.
 func New(n *Node, pod *corev1.Pod) *Worker {
 	w := &Worker{node: n, clock: n.Clock, pod: pod}
+	w.volumes = volume.Wait{Recorder: n.Recorder, Issues: n.VolumeIssues}
 	for _, c := range pod.Spec.InitContainers {
 		w.initCtrs = append(w.initCtrs, newCtr(c, true))
 	}
@@ -311,7 +313,7 @@ func (w *Worker) nextWake() time.Time {
 	if !w.sandboxReady {
 		consider(w.sandboxRetryAt)
 		consider(w.clock.Now().Add(networkRetry))
-		consider(w.volumes.wake())
+		consider(w.volumes.Wake())
 	}
 	for _, c := range w.containers() {
 		switch {
@@ -352,7 +354,7 @@ func (w *Worker) syncPod(ctx context.Context, pod *corev1.Pod) {
 	}
 	w.applyResize(pod, now)
 	// The kubelet mounts the pod's volumes before it creates the sandbox.
-	if !w.sandboxReady && !w.volumesReady(ctx, pod) {
+	if !w.sandboxReady && !w.volumes.Ready(ctx, pod) {
 		return
 	}
 	if !w.sandboxReady && !w.createSandbox(ctx, pod) {
