@@ -12,11 +12,9 @@ import (
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
-	"github.com/winkube/winkube/pkg/emu/unixsock"
-	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/emu/vnet"
 	"github.com/winkube/winkube/pkg/node/internal/admission"
-	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
+	"github.com/winkube/winkube/pkg/node/internal/podfs"
 	"github.com/winkube/winkube/pkg/node/internal/podworker/backoff"
 	"github.com/winkube/winkube/pkg/node/internal/volume"
 	winos "github.com/winkube/winkube/pkg/node/internal/windows"
@@ -79,19 +77,9 @@ type Worker struct {
 	initCtrs  []*ctr
 	ctrs      []*ctr
 	ephCtrs   []*ctr // appended under mu (ephemeral.go)
-	// vols are the pod's volumes as its containers see them (guarded by
-	// mu: a program's first file access makes them).
-	vols map[string]*vfs.Volume
-	// sockets are the Unix socket namespaces of the pod's emptyDir
-	// volumes (guarded by mu; containeros.go).
-	sockets map[string]*unixsock.Namespace
-	// volFiles is what the atomic writer last wrote in each of vols made
-	// from API objects (guarded by mu); volumeSync (volumesync.go)
-	// compares the objects' current content with it.
-	volFiles   map[string]kubeletenv.Files
-	volumeSync volumeSync
-	// tokens are the pod's service account tokens (volumesync.go).
-	tokens tokenCache
+	// fs is the pod's files: its volumes as its containers see them,
+	// their resync, its emptyDirs' sockets, its containers' filesystems.
+	fs *podfs.Pod
 	// written is the last status this worker wrote, server what the API
 	// returned for it (the base of the next patch), and unwritten a
 	// status whose write failed and is to be tried again.
@@ -150,6 +138,13 @@ type ctr struct {
 func New(n *Node, pod *corev1.Pod) *Worker {
 	w := &Worker{node: n, clock: n.Clock, pod: pod}
 	w.volumes = volume.Wait{Recorder: n.Recorder, Issues: n.VolumeIssues}
+	w.fs = podfs.New(podfs.Config{
+		Windows: n.Host.OS() == "windows", Clock: n.Clock, Ctx: n.RunCtx, Recorder: n.Recorder,
+		Client: n.Client, Objects: n.Objects, KubeletNode: n.KubeletNode,
+		Disk: n.Disk, ClaimVolume: n.ClaimVolume, Sockets: n.Sockets,
+		LayerDir: n.LayerDir, SyncPeriod: n.SyncPeriod,
+		Pod: w.latest, PodIPs: w.podIPs,
+	})
 	for _, c := range pod.Spec.InitContainers {
 		w.initCtrs = append(w.initCtrs, newCtr(c, true))
 	}
@@ -233,7 +228,7 @@ func (w *Worker) step(ctx context.Context) time.Time {
 		return w.retryUnwritten(ctx)
 	}
 	w.syncPod(ctx, pod)
-	w.syncVolumes(ctx, pod)
+	w.fs.Sync(ctx, pod)
 	w.dropAbandonedPause()
 	if w.paused() {
 		// As the blocking sleep did, a pause holds the status back until
@@ -330,7 +325,7 @@ func (w *Worker) nextWake() time.Time {
 	consider(w.resyncAt)
 	consider(w.activeDeadline())
 	consider(w.resizeWake())
-	consider(w.volumeSyncWake())
+	consider(w.fs.SyncWake())
 	return next
 }
 

@@ -85,7 +85,7 @@ func (w *Worker) startProcess(c *ctr, sys *program.Sys, spec procSpec) (*process
 		} else if lf, ok := sys.FS.(*vfs.Lazy); ok && lf.Drop() {
 			// A server that only read its files holds no tree, nor
 			// the volumes it read them from.
-			w.dropAPIVolumes()
+			w.fs.DropAPIVolumes()
 		}
 	}()
 	select {

@@ -1,4 +1,4 @@
-package podworker
+package podfs
 
 import (
 	"path"
@@ -15,28 +15,34 @@ import (
 // pathRules are filesystems used only for their path syntax (Abs).
 var pathRules = map[bool]*vfs.FS{false: vfs.New(vfs.Options{}), true: vfs.New(vfs.Options{Windows: true})}
 
-// fsPlan is what a container's filesystem is made of.
-type fsPlan struct {
-	pod    *corev1.Pod
-	c      *ctr
-	mounts []kubeletenv.Mount
-	id     kubeletenv.Identity
-	win    bool
-	// hostProcess: the container is a Windows HostProcess container.
-	hostProcess bool
-	// busybox: a Windows image with a busybox layer, which has C:\tmp.
-	busybox bool
-	// imageFiles are files the catalog says the image ships; imageText
+// Plan is what a container's filesystem is made of.
+type Plan struct {
+	pod *corev1.Pod
+	// Container is the container's spec (the pod worker's, which an
+	// in-place resize updates); RunningID its container ID when it was
+	// adopted Running (a kept layer's name); Ref the reference of its
+	// events.
+	Container *corev1.Container
+	RunningID string
+	Ref       func(pod *corev1.Pod) *corev1.ObjectReference
+	Mounts    []kubeletenv.Mount
+	Identity  kubeletenv.Identity
+	Windows   bool
+	// HostProcess: the container is a Windows HostProcess container.
+	HostProcess bool
+	// Busybox: a Windows image with a busybox layer, which has C:\tmp.
+	Busybox bool
+	// ImageFiles are files the catalog says the image ships; ImageText
 	// its text files with their content.
-	imageFiles []string
-	imageText  map[string]string
+	ImageFiles []string
+	ImageText  map[string]string
 }
 
-// lazyFS is the container's filesystem, made at first use.
-func (w *Worker) lazyFS(p fsPlan) program.FS {
+// LazyFS is the container's filesystem, made at first use.
+func (pf *Pod) LazyFS(p Plan) program.FS {
 	layer := ""
-	if !p.hostProcess { // its root is the node's disk
-		layer = w.savedLayer(p.c)
+	if !p.HostProcess { // its root is the node's disk
+		layer = pf.savedLayer(p.RunningID)
 	}
 	lf := vfs.NewLazy(func() program.FS {
 		// The plan holds no pod, before the build or after it (the
@@ -44,13 +50,13 @@ func (w *Worker) lazyFS(p fsPlan) program.FS {
 		// as long as the container runs, while the latest has the same
 		// spec.
 		b := p
-		b.pod = w.latest()
-		f := w.buildFS(b)
+		b.pod = pf.cfg.Pod()
+		f := pf.buildFS(b)
 		if layer != "" {
-			w.loadLayer(f, p.c, layer)
+			pf.loadLayer(f, p, layer)
 		}
 		return f
-	}, pathRules[p.win].Abs)
+	}, pathRules[p.Windows].Abs)
 	if layer != "" {
 		lf.Keep()
 	}
@@ -60,39 +66,39 @@ func (w *Worker) lazyFS(p fsPlan) program.FS {
 // buildFS lays out the image's directories, the files the kubelet and the
 // runtime add (hosts, resolv.conf, the termination log) and the pod's
 // volumes at their mount paths.
-func (w *Worker) buildFS(p fsPlan) program.FS {
-	ctx := w.node.RunCtx
+func (pf *Pod) buildFS(p Plan) program.FS {
+	ctx := pf.cfg.Ctx
 	opts := vfs.Options{
-		Windows: p.win, ReadOnlyRoot: rootfs.ReadOnlyRoot(p.pod, &p.c.spec),
-		UID: p.id.UID, GID: p.id.GID, Groups: p.id.Groups, Clock: w.clock,
+		Windows: p.Windows, ReadOnlyRoot: rootfs.ReadOnlyRoot(p.pod, p.Container),
+		UID: p.Identity.UID, GID: p.Identity.GID, Groups: p.Identity.Groups, Clock: pf.cfg.Clock,
 	}
 	var f *vfs.FS
-	if p.hostProcess {
-		f = w.hostProcessFS(p, opts)
+	if p.HostProcess {
+		f = pf.hostProcessFS(p, opts)
 	} else {
 		f = vfs.New(opts)
 		root := f.Privileged()
-		if p.win {
-			rootfs.WindowsLayout(root, p.id.Account, p.busybox)
+		if p.Windows {
+			rootfs.WindowsLayout(root, p.Identity.Account, p.Busybox)
 		} else {
 			rootfs.LinuxLayout(root)
-			cgroupFiles(root, p.pod, p.c, w.node.KubeletNode())
+			cgroupFiles(root, p.pod, p.Container, pf.cfg.KubeletNode())
 			rootfs.SysctlFiles(root, p.pod)
 		}
 		writeImage(root, "", p)
 	}
-	w.managedFiles(f, p)
-	for _, m := range p.mounts {
+	pf.managedFiles(f, p)
+	for _, m := range p.Mounts {
 		if rootfs.LazyMount(p.pod, m) {
 			open := func() *vfs.Volume {
-				v, _ := w.podVolume(ctx, w.latest(), m.Volume)
+				v, _ := pf.podVolume(ctx, pf.cfg.Pod(), m.Volume)
 				return v
 			}
-			for _, at := range rootfs.MountPoints(f, m.Path, p.hostProcess) {
+			for _, at := range rootfs.MountPoints(f, m.Path, p.HostProcess) {
 				_ = f.MountLazy(at, open, m.ReadOnly)
 			}
-		} else if v, base := w.podVolume(ctx, p.pod, m.Volume); v != nil {
-			for _, at := range rootfs.MountPoints(f, m.Path, p.hostProcess) {
+		} else if v, base := pf.podVolume(ctx, p.pod, m.Volume); v != nil {
+			for _, at := range rootfs.MountPoints(f, m.Path, p.HostProcess) {
 				_ = f.Mount(at, v, path.Join(base, m.SubPath), m.ReadOnly)
 			}
 		}
@@ -104,9 +110,9 @@ func (w *Worker) buildFS(p fsPlan) program.FS {
 // as its root, shared with every other HostProcess container of the node,
 // and its image at C:\hpc; buildFS adds the volumes (seen by this
 // container alone, as bind links in its silo are).
-func (w *Worker) hostProcessFS(p fsPlan, opts vfs.Options) *vfs.FS {
+func (pf *Pod) hostProcessFS(p Plan, opts vfs.Options) *vfs.FS {
 	opts.ReadOnlyRoot = false
-	f := vfs.On(w.node.Disk(), opts)
+	f := vfs.On(pf.cfg.Disk(), opts)
 	img := vfs.NewVolume()
 	writeImage(img.FS(), "/", p)
 	_ = f.Mount(rootfs.HostProcessMount, img, "", false)
@@ -114,12 +120,12 @@ func (w *Worker) hostProcessFS(p fsPlan, opts vfs.Options) *vfs.FS {
 }
 
 // writeImage lays the files the catalog says the image ships under dir.
-func writeImage(root *vfs.FS, dir string, p fsPlan) {
-	for _, name := range p.imageFiles {
+func writeImage(root *vfs.FS, dir string, p Plan) {
+	for _, name := range p.ImageFiles {
 		rootfs.WriteFile(root, rootfs.ImagePath(root, dir, name), rootfs.ImageFileContent(name), 0o755)
 	}
-	for name, text := range p.imageText {
-		if p.win && strings.HasPrefix(name, "/etc/") {
+	for name, text := range p.ImageText {
+		if p.Windows && strings.HasPrefix(name, "/etc/") {
 			// The Windows variants of images built on Alpine (agnhost)
 			// have no /etc: its os-release is the Linux variants'.
 			continue
@@ -132,8 +138,8 @@ func writeImage(root *vfs.FS, dir string, p fsPlan) {
 // (hosts, hostname, resolv.conf, the termination log): each a one-file
 // volume, so a read-only root leaves them writable as their bind mounts
 // are.
-func (w *Worker) managedFiles(f *vfs.FS, p fsPlan) {
-	files, err := kubeletenv.ManagedFiles(w.node.RunCtx, p.pod, &p.c.spec, w.node.KubeletNode(), w.podIPs())
+func (pf *Pod) managedFiles(f *vfs.FS, p Plan) {
+	files, err := kubeletenv.ManagedFiles(pf.cfg.Ctx, p.pod, p.Container, pf.cfg.KubeletNode(), pf.cfg.PodIPs())
 	if err != nil {
 		return
 	}
@@ -145,21 +151,18 @@ func (w *Worker) managedFiles(f *vfs.FS, p fsPlan) {
 }
 
 // cgroupFiles are the container's cgroup v2 limits under /sys/fs/cgroup.
-func cgroupFiles(root *vfs.FS, pod *corev1.Pod, c *ctr, node kubeletenv.Node) {
-	for name, data := range kubeletenv.CgroupFiles(pod, &c.spec, node) {
+func cgroupFiles(root *vfs.FS, pod *corev1.Pod, c *corev1.Container, node kubeletenv.Node) {
+	for name, data := range kubeletenv.CgroupFiles(pod, c, node) {
 		rootfs.WriteFile(root, name, data, 0o644)
 	}
 }
 
-// refreshCgroups rewrites a running container's cgroup files once the
-// runtime has applied an in-place resize, as the container then reads the
-// new limits. A filesystem not made yet gets them when it is.
-func (w *Worker) refreshCgroups(pod *corev1.Pod, c *ctr) {
-	live := c.live.Load()
-	if live == nil || live.sys == nil {
-		return
-	}
-	lf, ok := live.sys.FS.(*vfs.Lazy)
+// RefreshCgroups rewrites a running container's cgroup files (fs is its
+// filesystem) once the runtime has applied an in-place resize, as the
+// container then reads the new limits. A filesystem not made yet gets
+// them when it is.
+func RefreshCgroups(fs program.FS, pod *corev1.Pod, c *corev1.Container, node func() kubeletenv.Node) {
+	lf, ok := fs.(*vfs.Lazy)
 	if !ok {
 		return
 	}
@@ -167,5 +170,5 @@ func (w *Worker) refreshCgroups(pod *corev1.Pod, c *ctr) {
 	if !ok || vf.Windows() {
 		return
 	}
-	cgroupFiles(vf.Privileged(), pod, c, w.node.KubeletNode())
+	cgroupFiles(vf.Privileged(), pod, c, node())
 }
