@@ -18,6 +18,7 @@ import (
 	"github.com/winkube/winkube/pkg/node/internal/cri"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
 	"github.com/winkube/winkube/pkg/node/internal/podfs"
+	"github.com/winkube/winkube/pkg/node/internal/process"
 	"github.com/winkube/winkube/pkg/node/internal/rootfs"
 	winos "github.com/winkube/winkube/pkg/node/internal/windows"
 	"github.com/winkube/winkube/pkg/windows"
@@ -87,17 +88,17 @@ func (w *Worker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled cr
 		Mounts: mounts, Identity: id, Windows: win, HostProcess: hpc, Busybox: userland.E2ETestImage(c.spec.Image),
 		ImageFiles: cmd.Files, ImageText: cmd.Text,
 	})
-	l := &launchSpec{sys: sys, spec: procSpec{env: env.Process, dir: kubeletenv.WorkingDir(&c.spec, img)}}
+	l := &launchSpec{sys: sys, spec: process.Spec{Env: env.Process, Dir: kubeletenv.WorkingDir(&c.spec, img)}}
 	if hpc {
 		// containerd 1.7 starts a HostProcess container in its image's
 		// mount and tells it where that is.
-		l.spec.env = append(l.spec.env, sandboxMountVar+"="+sandboxMount)
-		if l.spec.dir == "" {
-			l.spec.dir = rootfs.HostProcessMount
+		l.spec.Env = append(l.spec.Env, sandboxMountVar+"="+sandboxMount)
+		if l.spec.Dir == "" {
+			l.spec.Dir = rootfs.HostProcessMount
 		}
 	}
-	if l.spec.dir == "" {
-		l.spec.dir = sys.FS.Abs("/", "/")
+	if l.spec.Dir == "" {
+		l.spec.Dir = sys.FS.Abs("/", "/")
 	}
 	if !c.init && steeredByAnnotations(pod) {
 		l.steered = true
@@ -113,7 +114,7 @@ func (w *Worker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled cr
 	if hpc {
 		argv = expandSandboxMount(argv)
 	}
-	l.spec.argv = argv
+	l.spec.Argv = argv
 	if what := pwsh.UnsupportedCommand(argv); what != "" {
 		// Honest where it cannot follow: says so once.
 		return cannotFollow(pod, c, l, "the script: its PowerShell does not emulate "+what)

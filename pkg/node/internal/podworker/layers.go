@@ -22,10 +22,10 @@ func (w *Worker) SaveLayers() {
 	}
 	for _, c := range w.containers() {
 		live := c.live.Load()
-		if live == nil || live.sys == nil {
+		if live == nil || live.Sys == nil {
 			continue
 		}
-		lf, ok := live.sys.FS.(*vfs.Lazy)
+		lf, ok := live.Sys.FS.(*vfs.Lazy)
 		if !ok || !lf.Written() {
 			continue
 		}
@@ -33,7 +33,7 @@ func (w *Worker) SaveLayers() {
 		if !ok {
 			continue // kept in a file of the layer dir already, not loaded
 		}
-		if err := podfs.SaveLayer(w.node.LayerDir, f, podfs.LayerID(live.id)); err != nil {
+		if err := podfs.SaveLayer(w.node.LayerDir, f, podfs.LayerID(live.ID)); err != nil {
 			w.node.Recorder.Eventf(containerRef(pod, c), corev1.EventTypeWarning, podfs.ReasonLayerNotKept,
 				"winkube cannot keep the files container %s wrote for its next start: %v", c.spec.Name, err)
 		}
@@ -46,7 +46,7 @@ func (w *Worker) LiveIDs() []string {
 	var out []string
 	for _, c := range w.containers() {
 		if live := c.live.Load(); live != nil {
-			if id := podfs.LayerID(live.id); id != "" {
+			if id := podfs.LayerID(live.ID); id != "" {
 				out = append(out, id)
 			}
 		}

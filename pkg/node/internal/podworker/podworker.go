@@ -16,6 +16,7 @@ import (
 	"github.com/winkube/winkube/pkg/node/internal/admission"
 	"github.com/winkube/winkube/pkg/node/internal/podfs"
 	"github.com/winkube/winkube/pkg/node/internal/podworker/backoff"
+	"github.com/winkube/winkube/pkg/node/internal/process"
 	"github.com/winkube/winkube/pkg/node/internal/volume"
 	winos "github.com/winkube/winkube/pkg/node/internal/windows"
 )
@@ -123,7 +124,7 @@ type ctr struct {
 	crashBO  backoff.Backoff
 	// live is the current run's OS, process and logs, read by exec,
 	// attach and logs outside the worker's steps.
-	live      atomic.Pointer[liveCtr]
+	live      atomic.Pointer[process.Live]
 	probes    probeStates
 	ephemeral bool
 	// toldWhy: the event saying the emulation does not run this

@@ -51,7 +51,7 @@ func (w *Worker) netProbe(c *ctr, p *corev1.Probe) (res probe.Result, out string
 	if p.Exec != nil {
 		return probe.Unknown, "", false
 	}
-	if live := c.live.Load(); live != nil && live.steered && !live.standIn {
+	if live := c.live.Load(); live != nil && live.Steered && !live.StandIn {
 		return probe.Success, "", true
 	}
 	timeout := time.Duration(max(p.TimeoutSeconds, 1)) * time.Second

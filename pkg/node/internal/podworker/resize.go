@@ -190,8 +190,8 @@ func (w *Worker) actuate(pod *corev1.Pod, st *resizeState, now time.Time) bool {
 		}
 		if c.status.State.Running == nil || c.status.ContainerID != a.containerID || !needsRestart(c, a.resources) {
 			delete(st.actual, c.spec.Name)
-			if live := c.live.Load(); live != nil && live.sys != nil {
-				podfs.RefreshCgroups(live.sys.FS, pod, &c.spec, w.node.KubeletNode)
+			if live := c.live.Load(); live != nil && live.Sys != nil {
+				podfs.RefreshCgroups(live.Sys.FS, pod, &c.spec, w.node.KubeletNode)
 			}
 		}
 	}

@@ -108,7 +108,7 @@ const minimumGracePeriod = 2 * time.Second
 func (w *Worker) signalStop(running []*ctr) {
 	for _, c := range stopOrder(running) {
 		if live := c.live.Load(); live != nil {
-			live.proc.stop(w.clock.Now())
+			live.Proc.Stop(w.clock.Now())
 		}
 	}
 }
