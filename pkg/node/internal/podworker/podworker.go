@@ -15,6 +15,7 @@ import (
 	"github.com/winkube/winkube/pkg/emu/vnet"
 	"github.com/winkube/winkube/pkg/node/internal/admission"
 	"github.com/winkube/winkube/pkg/node/internal/podfs"
+	"github.com/winkube/winkube/pkg/node/internal/podstatus"
 	"github.com/winkube/winkube/pkg/node/internal/podworker/backoff"
 	"github.com/winkube/winkube/pkg/node/internal/process"
 	"github.com/winkube/winkube/pkg/node/internal/volume"
@@ -28,10 +29,7 @@ const (
 	gracefulStopTime  = 150 * time.Millisecond
 	// networkRetry is the kubelet's backOffOnTransientErrorPeriod: a pod
 	// whose network is not ready is synced again after a second.
-	networkRetry = time.Second
-	// statusRetryPeriod is how soon a failed status write is tried again
-	// (the status manager's syncPeriod).
-	statusRetryPeriod  = 10 * time.Second
+	networkRetry       = time.Second
 	defaultGracePeriod = 30
 )
 
@@ -81,28 +79,10 @@ type Worker struct {
 	// fs is the pod's files: its volumes as its containers see them,
 	// their resync, its emptyDirs' sockets, its containers' filesystems.
 	fs *podfs.Pod
-	// written is the last status this worker wrote, server what the API
-	// returned for it (the base of the next patch), and unwritten a
-	// status whose write failed and is to be tried again.
-	written *corev1.PodStatus
-	// shown is written, for readers outside the steps (logs): the
-	// kubelet answers from its own status, not from a watch that lags.
-	shown     atomic.Pointer[corev1.PodStatus]
-	server    *corev1.PodStatus
-	unwritten *corev1.PodStatus
-	// annotation is the Windows resources annotation still to be written
-	// (it rides on the next status patch); annotated once it is.
-	annotation string
-	annotated  bool
-	// wroteRV and wroteStatus are the resourceVersion and status of the
-	// last write's answer; caughtUp is set once the watch brought that
-	// version, drifted once a later version's status differs (guarded by
-	// mu; update).
-	wroteRV     string
-	wroteStatus *corev1.PodStatus // the same as server
-	caughtUp    bool
-	drifted     bool
-	volumes     volume.Wait // the volume manager's mount wait
+	// status writes the pod's status as the kubelet's status manager
+	// does (podstatus.Writer).
+	status  *podstatus.Writer
+	volumes volume.Wait // the volume manager's mount wait
 	// deadlineHit marks a pod stopped for its activeDeadlineSeconds
 	// (deadline.go).
 	deadlineHit bool
@@ -139,6 +119,11 @@ type ctr struct {
 func New(n *Node, pod *corev1.Pod) *Worker {
 	w := &Worker{node: n, clock: n.Clock, pod: pod}
 	w.volumes = volume.Wait{Recorder: n.Recorder, Issues: n.VolumeIssues}
+	w.status = podstatus.NewWriter(podstatus.Config{
+		Client: n.Client, Clock: n.Clock, Pod: w.latest,
+		ReportErr: n.ReportErr, Succeeded: n.Succeeded, Failed: n.Failed,
+	})
+	w.status.Observe(pod)
 	w.fs = podfs.New(podfs.Config{
 		Windows: n.Host.OS() == "windows", Clock: n.Clock, Ctx: n.RunCtx, Recorder: n.Recorder,
 		Client: n.Client, Objects: n.Objects, KubeletNode: n.KubeletNode,
@@ -162,41 +147,14 @@ func newCtr(c corev1.Container, init bool) *ctr {
 	}}
 }
 
-// update records the latest pod; the caller queues the worker. Once the
-// watch has brought back the worker's own last status write, a later
-// version whose status differs from it was changed by someone else (the
-// node lifecycle controller marks pods not Ready when their node misses
-// its lease): the status is then written again (statuswrite.go), as the
-// kubelet's status manager reconciles a status it finds changed.
+// update records the latest pod; the caller queues the worker. The
+// status writer sees it too (podstatus.Writer.Observe), in the order the
+// versions came.
 func (w *Worker) update(pod *corev1.Pod) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.pod = pod
-	switch {
-	case w.wroteRV == "":
-	case pod.ResourceVersion == w.wroteRV:
-		w.caughtUp = true
-	case w.caughtUp && !sameOnTheWire(&pod.Status, w.wroteStatus):
-		w.drifted = true
-	}
-}
-
-// noteWritten records the resourceVersion the API answered a status write
-// with, and the status it holds since (server), for update.
-func (w *Worker) noteWritten(rv string, server *corev1.PodStatus) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	// The watch may have brought the write before its answer came.
-	w.wroteRV, w.wroteStatus, w.drifted = rv, server, false
-	w.caughtUp = w.pod.ResourceVersion == rv
-}
-
-// statusDrifted reports whether someone else changed the status since the
-// worker last wrote it.
-func (w *Worker) statusDrifted() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.drifted
+	w.status.Observe(pod)
 }
 
 func (w *Worker) latest() *corev1.Pod {
@@ -226,7 +184,7 @@ func (w *Worker) step(ctx context.Context) time.Time {
 		return w.terminate(ctx, pod)
 	}
 	if w.terminal.Load() {
-		return w.retryUnwritten(ctx)
+		return w.status.RetryUnwritten(ctx)
 	}
 	w.syncPod(ctx, pod)
 	w.fs.Sync(ctx, pod)
@@ -237,7 +195,7 @@ func (w *Worker) step(ctx context.Context) time.Time {
 		return w.pauseUntil
 	}
 	w.writeStatus(ctx, pod)
-	return earliest(w.nextWake(), w.statusRetry())
+	return earliest(w.nextWake(), w.status.Retry())
 }
 
 // earliest is the earlier of two wake times, zero meaning none.
@@ -374,13 +332,13 @@ func (w *Worker) syncPod(ctx context.Context, pod *corev1.Pod) {
 func (w *Worker) reject(ctx context.Context, pod *corev1.Pod, r admission.Result) {
 	w.terminal.Store(true)
 	w.node.Recorder.Event(pod, corev1.EventTypeWarning, r.Reason, r.Message)
-	w.putStatus(ctx, rejectedStatus(pod, r.Reason, r.Message))
+	w.status.Put(ctx, podstatus.RejectedStatus(pod, r.Reason, r.Message))
 }
 
 // annotate records the Windows runtime settings on the pod (KLT-5..7);
 // the annotation goes out with the next status patch.
 func (w *Worker) annotate(pod *corev1.Pod) {
-	if w.annotated || w.annotation != "" || w.node.Host.OS() != "windows" {
+	if w.status.Annotating() || w.node.Host.OS() != "windows" {
 		return
 	}
 	value, err := winos.ResourcesAnnotation(pod, int64(w.node.CPUs))
@@ -388,7 +346,7 @@ func (w *Worker) annotate(pod *corev1.Pod) {
 		w.node.ReportErr(err)
 		return
 	}
-	w.annotation = value
+	w.status.Annotate(value)
 }
 
 func hasCondition(pod *corev1.Pod, t corev1.PodConditionType, s corev1.ConditionStatus) bool {

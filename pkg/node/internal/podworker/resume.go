@@ -34,7 +34,7 @@ func (w *Worker) restore(pod *corev1.Pod) {
 	if hasCondition(pod, corev1.PodReadyToStartContainers, corev1.ConditionTrue) {
 		w.sandboxReady = true
 	}
-	w.annotated = pod.Annotations[annotations.WindowsResources] != ""
+	w.status.SetAnnotated(pod.Annotations[annotations.WindowsResources] != "")
 	restoreStatuses(w.initCtrs, st.InitContainerStatuses, pod)
 	restoreStatuses(w.ctrs, st.ContainerStatuses, pod)
 }

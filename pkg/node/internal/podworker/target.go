@@ -60,7 +60,7 @@ func (w *Worker) running(name string) (*process.Live, error) {
 }
 
 // Status is the status the node last wrote for the pod.
-func (t *podTarget) Status() *corev1.PodStatus { return t.w.shown.Load() }
+func (t *podTarget) Status() *corev1.PodStatus { return t.w.status.Shown() }
 
 // Log is the log of the container's current or previous run.
 func (t *podTarget) Log(container string, previous bool) *ctrlog.Log {
