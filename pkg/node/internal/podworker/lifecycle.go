@@ -1,16 +1,13 @@
 package podworker
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/winkube/winkube/pkg/emu/program"
-	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/node/internal/ctrlog"
 	"github.com/winkube/winkube/pkg/node/internal/process"
 )
@@ -132,57 +129,14 @@ func (c *ctr) stopProcess(now time.Time) {
 	}
 }
 
-// Termination message limits (the kubelet's maxTerminationMessageLength
-// and FallbackToLogsOnError's tail).
-const (
-	maxTerminationMessage = 4096
-	fallbackLogLines      = 80
-	fallbackLogBytes      = 2048
-)
-
 // terminationMessage is what the kubelet reads back when a container
-// ends: the file at terminationMessagePath, or, with
-// FallbackToLogsOnError, the tail of the log of a failed run.
+// ends (process.Live.TerminationMessage).
 func terminationMessage(c *ctr, code int32) string {
 	live := c.live.Load()
-	if live == nil || live.Sys == nil {
+	if live == nil {
 		return ""
 	}
-	msg := ""
-	// A filesystem no program touched holds no message: reading it
-	// would only make it (and request the pod's tokens) for nothing.
-	lf, lazy := live.Sys.FS.(*vfs.Lazy)
-	if path := c.spec.TerminationMessagePath; path != "" && (!lazy || lf.Built()) {
-		msg = readFileLimit(live.Sys.FS, path, maxTerminationMessage)
-	}
-	if msg == "" && code != 0 && c.spec.TerminationMessagePolicy == corev1.TerminationMessageFallbackToLogsOnError {
-		msg = live.Proc.Log.Tail(fallbackLogLines, fallbackLogBytes)
-	}
-	return msg
-}
-
-// readFileLimit reads at most limit bytes of a file of the container.
-func readFileLimit(fs program.FS, path string, limit int) string {
-	f, err := fs.OpenFile(path, 0, 0)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	buf := make([]byte, limit)
-	n, _ := readFull(f, buf)
-	return string(buf[:n])
-}
-
-func readFull(f program.File, buf []byte) (int, error) {
-	total := 0
-	for total < len(buf) {
-		n, err := f.Read(buf[total:])
-		total += n
-		if err != nil {
-			return total, err
-		}
-	}
-	return total, nil
+	return live.TerminationMessage(&c.spec, code)
 }
 
 // hookTimeout bounds an exec hook; the kubelet bounds it by the grace
@@ -247,24 +201,13 @@ func (w *Worker) preStop(pod *corev1.Pod, c *ctr) {
 }
 
 // runIn runs a command in a running container, as exec probes and hooks
-// do, and returns its combined output.
+// do, and returns its combined output (process.Live.Run).
 func (w *Worker) runIn(c *ctr, cmd []string, timeout time.Duration) (string, int, error) {
 	live := c.live.Load()
-	if live == nil || live.Sys == nil || len(cmd) == 0 {
+	if live == nil {
 		return "", 0, nil
 	}
-	ctx, cancel := context.WithTimeout(w.node.RunCtx, timeout)
-	defer cancel()
-	var out limitedBuffer
-	p := &program.Proc{Args: cmd, Env: live.Env, Dir: live.Dir, Stdout: &out, Stderr: &out}
-	code, err := live.Sys.Exec(ctx, p)
-	if err != nil {
-		return "", 0, fmt.Errorf("exec: %q: executable file not found in $PATH", cmd[0])
-	}
-	if ctx.Err() != nil && w.node.RunCtx.Err() == nil {
-		return out.String(), code, fmt.Errorf("command %q timed out", strings.Join(cmd, " "))
-	}
-	return out.String(), code, nil
+	return live.Run(w.node.RunCtx, cmd, timeout)
 }
 
 func execFailure(cmd []string, out string, code int, err error) string {
@@ -272,26 +215,4 @@ func execFailure(cmd []string, out string, code int, err error) string {
 		return err.Error()
 	}
 	return fmt.Sprintf("command '%s' exited with %d: %s", strings.Join(cmd, " "), code, out)
-}
-
-// limitedBuffer keeps the first 10 KiB of a probe's or hook's output, as
-// the kubelet's exec prober reads at most that much.
-type limitedBuffer struct {
-	mu sync.Mutex
-	b  []byte
-}
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if room := 10<<10 - len(l.b); room > 0 {
-		l.b = append(l.b, p[:min(room, len(p))]...)
-	}
-	return len(p), nil
-}
-
-func (l *limitedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return string(l.b)
 }
