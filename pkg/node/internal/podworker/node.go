@@ -70,7 +70,7 @@ type Node struct {
 	// (GMSA credential specs name it).
 	Domain windows.Domain
 	// SyncPeriod is how often a running pod's volumes are written again
-	// from their sources (volumesync.go).
+	// from their sources (podfs.Pod.Sync).
 	SyncPeriod time.Duration
 	// StrictImages fails the pull of an image nobody can answer for
 	// (Options.UnknownImages strict; images.go).
