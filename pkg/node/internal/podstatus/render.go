@@ -8,7 +8,6 @@
 package podstatus
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -344,13 +343,4 @@ func RejectedStatus(pod *corev1.Pod, reason, message string) corev1.PodStatus {
 		QOSClass:           pod.Status.QOSClass,
 		StartTime:          start,
 	}
-}
-
-// jsonMergePatchAnnotation builds a merge patch that sets one annotation.
-func jsonMergePatchAnnotation(key, value string) ([]byte, error) {
-	b, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{key: value}}})
-	if err != nil {
-		return nil, fmt.Errorf("encode annotation patch: %w", err)
-	}
-	return b, nil
 }
