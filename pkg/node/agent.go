@@ -35,6 +35,7 @@ import (
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletapi"
+	"github.com/winkube/winkube/pkg/node/internal/podfs"
 	"github.com/winkube/winkube/pkg/node/internal/podnet"
 	"github.com/winkube/winkube/pkg/node/internal/podworker"
 )
@@ -73,7 +74,7 @@ type Options struct {
 	// container that wrote files.
 	LayerDir string
 
-	// syncPeriod replaces the kubelet's sync period (podworker's
+	// syncPeriod replaces the kubelet's sync period (podfs's
 	// VolumeSyncPeriod) in tests, which cannot wait a minute for a volume
 	// to follow its object.
 	syncPeriod time.Duration
@@ -128,7 +129,7 @@ type Agent struct {
 	unknownImages string
 	layerDir      string
 	// syncPeriod is how often a running pod's volumes are written again
-	// from their sources (internal/podworker's volumesync.go).
+	// from their sources (internal/podfs's volumesync.go).
 	syncPeriod time.Duration
 
 	// readyMu guards readyNodes and allReady (nodeSeen).
@@ -220,7 +221,7 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 
 		unknownImages: o.UnknownImages,
 		layerDir:      o.LayerDir,
-		syncPeriod:    cmp.Or(o.syncPeriod, podworker.VolumeSyncPeriod),
+		syncPeriod:    cmp.Or(o.syncPeriod, podfs.VolumeSyncPeriod),
 
 		readyNodes: map[string]bool{},
 	}
@@ -426,10 +427,10 @@ func (a *Agent) saveLayers() {
 	}
 	for _, p := range pods {
 		for _, cs := range append(append([]corev1.ContainerStatus{}, p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
-			live[podworker.LayerID(cs.ContainerID)] = true
+			live[podfs.LayerID(cs.ContainerID)] = true
 		}
 	}
-	podworker.PruneLayers(a.layerDir, live)
+	podfs.PruneLayers(a.layerDir, live)
 }
 
 // report logs an error the agent recovers from by retrying and that is

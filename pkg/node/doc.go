@@ -30,7 +30,7 @@
 //     starts; NFS, in-tree iSCSI and Fibre Channel, raw block devices and
 //     CSI drivers without csi-proxy fail there with the kubelet's
 //     FailedMount/FailedMapVolume events and the pod stays
-//     ContainerCreating (internal/podworker's volumes.go, internal/volume).
+//     ContainerCreating (internal/volume's wait.go).
 //
 // Other LIM rules (emptyDir medium Memory, mount propagation, subPath files
 // on Docker, ...) are silently accepted here, as a real node accepts them
@@ -44,9 +44,12 @@
 // trouble reports (trouble.go). Each component below it gets a small config
 // or interface of what it needs, never the agent: the pod worker
 // (internal/podworker, the kubelet's per-pod state machine and each
-// container's OS) gets a podworker.Node (workernode.go), the kubelet API
-// gets kubeletapi.Node (kubeletnode.go); internal/admission, internal/prober,
-// internal/volume, internal/ctrlog and internal/atomicwrite are pure.
+// container's OS) gets a podworker.Node (workernode.go) and builds, per
+// pod, the pod's files (internal/podfs), its containers' processes
+// (internal/process) and its status writer (internal/podstatus), each
+// given a config of its own; the kubelet API gets kubeletapi.Node
+// (kubeletnode.go); internal/admission, internal/prober, internal/volume,
+// internal/ctrlog and internal/atomicwrite are pure.
 //
 // Cost: the agent runs on two delaying work queues with fixed goroutine
 // pools, one stepping pods and one for node heartbeats (queue.go), so its
@@ -55,16 +58,16 @@
 // patch of pods/status that also carries the Windows resources annotation.
 //
 // Programs: each container runs its command as Kubernetes and the node's
-// OS define it (internal/podworker: process.go, containeros.go,
-// fsbuild.go): the image's programs
+// OS define it (internal/podworker's containeros.go, internal/process,
+// internal/podfs): the image's programs
 // (pkg/emu/...) against a virtual OS made from the pod spec and the API
 // objects (internal/kubeletenv: environment, mounts, hosts, resolv.conf,
 // identity; pkg/emu/vfs: the filesystem, made at a program's first file
 // access). Nothing touches the host. What the process prints is its log
 // (internal/ctrlog); its exit is the container's; kubectl exec and attach
 // run beside it through the CRI streaming server (internal/kubeletapi,
-// podworker's exec.go); exec probes and hooks run the same way (probes.go,
-// lifecycle.go). A program that only waits to be stopped (pause, a
+// podworker's target.go, internal/process); exec probes and hooks run the
+// same way (podworker's probes.go and lifecycle.go, process.Live.Run). A program that only waits to be stopped (pause, a
 // daemon) holds no goroutine.
 //
 // The kubelet API (logs, exec, attach, port-forward, /stats, /metrics,

@@ -13,7 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
-	"github.com/winkube/winkube/pkg/node/internal/podworker"
+	"github.com/winkube/winkube/pkg/node/internal/podfs"
 )
 
 // noteWriter writes /note on its first run and prints it on a later one.
@@ -92,5 +92,5 @@ func TestStopWithoutLayerDirSaysSo(t *testing.T) {
 	waitPod(t, ns, "writer", 30*time.Second, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
 	waitLog(t, a, "nolayers-1", ns, "writer", "wrote")
 	a.Close()
-	waitEvent(t, ns, "writer", podworker.ReasonLayerNotKept, "has no data dir", 15*time.Second)
+	waitEvent(t, ns, "writer", podfs.ReasonLayerNotKept, "has no data dir", 15*time.Second)
 }

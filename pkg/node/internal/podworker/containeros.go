@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
-	"path"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,14 +11,15 @@ import (
 	"github.com/winkube/winkube/pkg/emu/nodeos"
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/pwsh"
-	"github.com/winkube/winkube/pkg/emu/unixsock"
 	"github.com/winkube/winkube/pkg/emu/userland"
 	"github.com/winkube/winkube/pkg/emu/vnet"
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/network/cni"
 	"github.com/winkube/winkube/pkg/node/internal/cri"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
-	"github.com/winkube/winkube/pkg/node/internal/podworker/rootfs"
+	"github.com/winkube/winkube/pkg/node/internal/podfs"
+	"github.com/winkube/winkube/pkg/node/internal/process"
+	"github.com/winkube/winkube/pkg/node/internal/rootfs"
 	winos "github.com/winkube/winkube/pkg/node/internal/windows"
 	"github.com/winkube/winkube/pkg/windows"
 )
@@ -34,7 +34,7 @@ func (w *Worker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled cr
 	cmd, known := imageinfo.DefaultCommand(c.spec.Image)
 	img := imageConfig(c.spec.Image, cmd, win, pulled.Config)
 	node := w.node.KubeletNode()
-	env, err := kubeletenv.Env(ctx, w.objects(), pod, &c.spec, node, img, w.podIPs())
+	env, err := kubeletenv.Env(ctx, w.fs.Objects(), pod, &c.spec, node, img, w.podIPs())
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func (w *Worker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled cr
 	} else if win {
 		sys.Groups = program.NewLocalGroups()
 	}
-	sys.Sockets = w.socketView(pod, mounts, win, hpc)
+	sys.Sockets = w.fs.SocketView(pod, mounts, win, hpc)
 	if win && !hpc {
 		// A GMSA credential spec gives the container the domain
 		// identity its programs (nltest, klist) see; whoami stays the
@@ -79,18 +79,26 @@ func (w *Worker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled cr
 		}
 		sys.GMSA = gmsa
 	}
-	sys.FS = w.lazyFS(fsPlan{c: c, mounts: mounts, id: id, win: win, hostProcess: hpc, busybox: userland.E2ETestImage(c.spec.Image), imageFiles: cmd.Files, imageText: cmd.Text})
-	l := &launchSpec{sys: sys, spec: procSpec{env: env.Process, dir: kubeletenv.WorkingDir(&c.spec, img)}}
+	runningID := ""
+	if c.status.State.Running != nil {
+		runningID = c.status.ContainerID
+	}
+	sys.FS = w.fs.LazyFS(podfs.Plan{
+		Container: &c.spec, RunningID: runningID, Ref: func(pod *corev1.Pod) *corev1.ObjectReference { return containerRef(pod, c) },
+		Mounts: mounts, Identity: id, Windows: win, HostProcess: hpc, Busybox: userland.E2ETestImage(c.spec.Image),
+		ImageFiles: cmd.Files, ImageText: cmd.Text,
+	})
+	l := &launchSpec{sys: sys, spec: process.Spec{Env: env.Process, Dir: kubeletenv.WorkingDir(&c.spec, img)}}
 	if hpc {
 		// containerd 1.7 starts a HostProcess container in its image's
 		// mount and tells it where that is.
-		l.spec.env = append(l.spec.env, sandboxMountVar+"="+sandboxMount)
-		if l.spec.dir == "" {
-			l.spec.dir = rootfs.HostProcessMount
+		l.spec.Env = append(l.spec.Env, sandboxMountVar+"="+sandboxMount)
+		if l.spec.Dir == "" {
+			l.spec.Dir = rootfs.HostProcessMount
 		}
 	}
-	if l.spec.dir == "" {
-		l.spec.dir = sys.FS.Abs("/", "/")
+	if l.spec.Dir == "" {
+		l.spec.Dir = sys.FS.Abs("/", "/")
 	}
 	if !c.init && steeredByAnnotations(pod) {
 		l.steered = true
@@ -106,7 +114,7 @@ func (w *Worker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled cr
 	if hpc {
 		argv = expandSandboxMount(argv)
 	}
-	l.spec.argv = argv
+	l.spec.Argv = argv
 	if what := pwsh.UnsupportedCommand(argv); what != "" {
 		// Honest where it cannot follow: says so once.
 		return cannotFollow(pod, c, l, "the script: its PowerShell does not emulate "+what)
@@ -220,55 +228,4 @@ func expandSandboxMount(argv []string) []string {
 		out[i] = strings.ReplaceAll(a, "$env:"+sandboxMountVar, sandboxMount)
 	}
 	return out
-}
-
-// socketView is what Unix sockets a container reaches: the node's through
-// its hostPath volumes (a HostProcess container: all of C:\), the pod's
-// through its emptyDirs (sidecars sharing a socket directory), and its
-// own for every other path, made per container run as its filesystem is.
-func (w *Worker) socketView(pod *corev1.Pod, mounts []kubeletenv.Mount, win, hpc bool) *unixsock.View {
-	v := &unixsock.View{Windows: win, Own: unixsock.NewNamespace(win)}
-	if hpc && w.node.Sockets != nil {
-		v.Mounts = append(v.Mounts, unixsock.Mount{Path: `C:\`, NS: w.node.Sockets, Dir: `C:\`})
-	}
-	for _, m := range mounts {
-		vol, ok := rootfs.FindVolume(pod, m.Volume)
-		if !ok {
-			continue
-		}
-		switch {
-		case vol.HostPath != nil && w.node.Sockets != nil:
-			v.Mounts = append(v.Mounts, unixsock.Mount{Path: m.Path, NS: w.node.Sockets, Dir: joinSub(vol.HostPath.Path, m.SubPath, win)})
-		case vol.EmptyDir != nil:
-			v.Mounts = append(v.Mounts, unixsock.Mount{Path: m.Path, NS: w.podSockets(m.Volume, win), Dir: joinSub("/", m.SubPath, win)})
-		}
-	}
-	return v
-}
-
-// joinSub is a volume's directory with the mount's subPath under it.
-func joinSub(dir, sub string, win bool) string {
-	if sub == "" {
-		return dir
-	}
-	if win {
-		return strings.TrimRight(dir, `\/`) + `\` + strings.ReplaceAll(sub, "/", `\`)
-	}
-	return path.Join(dir, sub)
-}
-
-// podSockets is the socket namespace of one of the pod's emptyDir
-// volumes, shared by the containers that mount it.
-func (w *Worker) podSockets(volume string, win bool) *unixsock.Namespace {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.sockets == nil {
-		w.sockets = map[string]*unixsock.Namespace{}
-	}
-	ns, ok := w.sockets[volume]
-	if !ok {
-		ns = unixsock.NewNamespace(win)
-		w.sockets[volume] = ns
-	}
-	return ns
 }

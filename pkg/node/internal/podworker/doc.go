@@ -2,10 +2,13 @@
 // machine of one pod on one node (admission, volumes, the sandbox, image
 // pulls, init, regular, sidecar and ephemeral containers, probes and hooks,
 // restarts and back-offs, in-place resize, the status it writes and
-// termination), and the container OS each run gets: its filesystem
-// (fsbuild.go, volumefs.go, and package rootfs for the layout it starts
-// from), its process (process.go) and what exec, attach, port-forward and
-// logs reach (exec.go, portforward.go).
+// termination), and what each container run is given (containeros.go).
+// It builds the parts a pod is made of, each given a small config, never
+// the Worker: the pod's files (package podfs), its containers' processes
+// and what exec, attach and hooks reach of them (package process), its
+// status and the writes of it (package podstatus) and the wait for its
+// volumes (volume.Wait). What the kubelet API reaches of the pod is
+// target.go and portforward.go.
 //
 // A Worker owns no goroutine: pkg/node's pod queue calls Step and queues
 // the worker again for the time Step returns. Everything a worker uses of

@@ -1,18 +1,15 @@
 package podworker
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/utils/clock"
 
 	"github.com/winkube/winkube/pkg/emu/program"
-	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/node/internal/ctrlog"
+	"github.com/winkube/winkube/pkg/node/internal/process"
 )
 
 // launchSpec is what prepare decided for one container start: the
@@ -21,7 +18,7 @@ import (
 // container then runs as the pod's annotations say.
 type launchSpec struct {
 	sys  *program.Sys
-	spec procSpec
+	spec process.Spec
 	// steered: the process's run time and exit come from the pod's
 	// annotations (or their defaults) instead of a program.
 	steered bool
@@ -39,7 +36,7 @@ type launchSpec struct {
 func (w *Worker) launch(pod *corev1.Pod, c *ctr, l *launchSpec, id string, now time.Time) error {
 	var prevLog *ctrlog.Log
 	if prev := c.live.Load(); prev != nil {
-		prevLog = prev.proc.log
+		prevLog = prev.Proc.Log
 	}
 	return w.launchRun(pod, c, l, id, now, prevLog)
 }
@@ -47,24 +44,24 @@ func (w *Worker) launch(pod *corev1.Pod, c *ctr, l *launchSpec, id string, now t
 // launchRun is launch with the log kubectl logs --previous shows; now is
 // when the run started, from which a steered exit and the probes count.
 func (w *Worker) launchRun(pod *corev1.Pod, c *ctr, l *launchSpec, id string, now time.Time, prevLog *ctrlog.Log) error {
-	live := &liveCtr{id: id, sys: l.sys, env: l.spec.env, dir: l.spec.dir, stdinOnce: c.spec.StdinOnce, steered: l.steered, prevLog: prevLog}
+	live := &process.Live{ID: id, Sys: l.sys, Env: l.spec.Env, Dir: l.spec.Dir, StdinOnce: c.spec.StdinOnce, Steered: l.steered, PrevLog: prevLog}
 	c.exitAt = time.Time{}
 	if l.steered {
-		live.proc = idleProcess(w.clock)
+		live.Proc = process.Idle(w.clock)
 		c.exitAt, c.exitCode = exitPlan(pod, c, now)
 		if l.exitCode != nil {
 			c.exitAt, c.exitCode = now, *l.exitCode
 		}
 		if l.standIn != nil {
-			argv := l.spec.argv
+			argv := l.spec.Argv
 			if len(argv) == 0 {
 				argv = []string{"winkube-stand-in"} // the image's command is unknown
 			}
-			proc, err := w.startProcess(c, l.sys, procSpec{argv: argv, env: l.spec.env, dir: l.spec.dir, main: l.standIn, logFile: w.logFile(pod, c, id)})
+			proc, err := w.startProcess(c, l.sys, process.Spec{Argv: argv, Env: l.spec.Env, Dir: l.spec.Dir, Main: l.standIn, LogFile: w.logFile(pod, c, id)})
 			if err != nil {
 				return err
 			}
-			live.proc, live.standIn = proc, true
+			live.Proc, live.StandIn = proc, true
 		}
 		if l.why != "" && !c.toldWhy {
 			c.toldWhy = true
@@ -72,12 +69,12 @@ func (w *Worker) launchRun(pod *corev1.Pod, c *ctr, l *launchSpec, id string, no
 		}
 	} else {
 		spec := l.spec
-		spec.logFile = w.logFile(pod, c, id)
+		spec.LogFile = w.logFile(pod, c, id)
 		proc, err := w.startProcess(c, l.sys, spec)
 		if err != nil {
-			return w.notFoundError(l.spec.argv[0])
+			return w.notFoundError(l.spec.Argv[0])
 		}
-		live.proc = proc
+		live.Proc = proc
 	}
 	c.live.Store(live)
 	c.probes = newProbeStates(&c.spec, now)
@@ -93,16 +90,20 @@ func (w *Worker) notFoundError(name string) error {
 	return fmt.Errorf("failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: exec: %q: executable file not found in $PATH: unknown", name)
 }
 
-// idleProcess stands in for a container whose program the emulation does
-// not run: it has an empty log and ends when the pod worker says so.
-func idleProcess(c clock.PassiveClock) *process {
-	return &process{cancelCtx: func() {}, log: ctrlog.New(c), forever: true}
+// startProcess starts the container's main process in its OS; its end
+// queues the worker, as the kubelet's PLEG notices an exit.
+func (w *Worker) startProcess(c *ctr, sys *program.Sys, spec process.Spec) (*process.Process, error) {
+	return process.Start(process.Config{
+		Ctx: w.node.RunCtx, Clock: w.clock, Programs: w.node.Programs,
+		TTY: c.spec.TTY, Stdin: c.spec.Stdin,
+		Ended: func() { w.node.Queue(w) }, Dropped: w.fs.DropAPIVolumes,
+	}, sys, spec)
 }
 
 // hasExited reports whether the container's process has ended by itself.
 func (c *ctr) hasExited(now time.Time) bool {
-	if live := c.live.Load(); live != nil && live.proc != nil {
-		if _, _, done := live.proc.exited(); done {
+	if live := c.live.Load(); live != nil && live.Proc != nil {
+		if _, _, done := live.Proc.Exited(); done {
 			return true
 		}
 	}
@@ -113,8 +114,8 @@ func (c *ctr) hasExited(now time.Time) bool {
 // status and time, or the steered exit.
 func (w *Worker) exitNow(pod *corev1.Pod, c *ctr, now time.Time) {
 	code, at := c.exitCode, now
-	if live := c.live.Load(); live != nil && live.proc != nil {
-		if status, ended, done := live.proc.exited(); done {
+	if live := c.live.Load(); live != nil && live.Proc != nil {
+		if status, ended, done := live.Proc.Exited(); done {
 			code, at = int32(status), ended
 		}
 	}
@@ -123,62 +124,19 @@ func (w *Worker) exitNow(pod *corev1.Pod, c *ctr, now time.Time) {
 
 // stopProcess ends the container's process, if it still runs.
 func (c *ctr) stopProcess(now time.Time) {
-	if live := c.live.Load(); live != nil && live.proc != nil {
-		live.proc.kill(now)
+	if live := c.live.Load(); live != nil && live.Proc != nil {
+		live.Proc.Kill(now)
 	}
 }
-
-// Termination message limits (the kubelet's maxTerminationMessageLength
-// and FallbackToLogsOnError's tail).
-const (
-	maxTerminationMessage = 4096
-	fallbackLogLines      = 80
-	fallbackLogBytes      = 2048
-)
 
 // terminationMessage is what the kubelet reads back when a container
-// ends: the file at terminationMessagePath, or, with
-// FallbackToLogsOnError, the tail of the log of a failed run.
+// ends (process.Live.TerminationMessage).
 func terminationMessage(c *ctr, code int32) string {
 	live := c.live.Load()
-	if live == nil || live.sys == nil {
+	if live == nil {
 		return ""
 	}
-	msg := ""
-	// A filesystem no program touched holds no message: reading it
-	// would only make it (and request the pod's tokens) for nothing.
-	lf, lazy := live.sys.FS.(*vfs.Lazy)
-	if path := c.spec.TerminationMessagePath; path != "" && (!lazy || lf.Built()) {
-		msg = readFileLimit(live.sys.FS, path, maxTerminationMessage)
-	}
-	if msg == "" && code != 0 && c.spec.TerminationMessagePolicy == corev1.TerminationMessageFallbackToLogsOnError {
-		msg = live.proc.log.Tail(fallbackLogLines, fallbackLogBytes)
-	}
-	return msg
-}
-
-// readFileLimit reads at most limit bytes of a file of the container.
-func readFileLimit(fs program.FS, path string, limit int) string {
-	f, err := fs.OpenFile(path, 0, 0)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	buf := make([]byte, limit)
-	n, _ := readFull(f, buf)
-	return string(buf[:n])
-}
-
-func readFull(f program.File, buf []byte) (int, error) {
-	total := 0
-	for total < len(buf) {
-		n, err := f.Read(buf[total:])
-		total += n
-		if err != nil {
-			return total, err
-		}
-	}
-	return total, nil
+	return live.TerminationMessage(&c.spec, code)
 }
 
 // hookTimeout bounds an exec hook; the kubelet bounds it by the grace
@@ -243,24 +201,13 @@ func (w *Worker) preStop(pod *corev1.Pod, c *ctr) {
 }
 
 // runIn runs a command in a running container, as exec probes and hooks
-// do, and returns its combined output.
+// do, and returns its combined output (process.Live.Run).
 func (w *Worker) runIn(c *ctr, cmd []string, timeout time.Duration) (string, int, error) {
 	live := c.live.Load()
-	if live == nil || live.sys == nil || len(cmd) == 0 {
+	if live == nil {
 		return "", 0, nil
 	}
-	ctx, cancel := context.WithTimeout(w.node.RunCtx, timeout)
-	defer cancel()
-	var out limitedBuffer
-	p := &program.Proc{Args: cmd, Env: live.env, Dir: live.dir, Stdout: &out, Stderr: &out}
-	code, err := live.sys.Exec(ctx, p)
-	if err != nil {
-		return "", 0, fmt.Errorf("exec: %q: executable file not found in $PATH", cmd[0])
-	}
-	if ctx.Err() != nil && w.node.RunCtx.Err() == nil {
-		return out.String(), code, fmt.Errorf("command %q timed out", strings.Join(cmd, " "))
-	}
-	return out.String(), code, nil
+	return live.Run(w.node.RunCtx, cmd, timeout)
 }
 
 func execFailure(cmd []string, out string, code int, err error) string {
@@ -268,26 +215,4 @@ func execFailure(cmd []string, out string, code int, err error) string {
 		return err.Error()
 	}
 	return fmt.Sprintf("command '%s' exited with %d: %s", strings.Join(cmd, " "), code, out)
-}
-
-// limitedBuffer keeps the first 10 KiB of a probe's or hook's output, as
-// the kubelet's exec prober reads at most that much.
-type limitedBuffer struct {
-	mu sync.Mutex
-	b  []byte
-}
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if room := 10<<10 - len(l.b); room > 0 {
-		l.b = append(l.b, p[:min(room, len(p))]...)
-	}
-	return len(p), nil
-}
-
-func (l *limitedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return string(l.b)
 }

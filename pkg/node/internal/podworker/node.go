@@ -20,6 +20,7 @@ import (
 	"github.com/winkube/winkube/pkg/node/internal/kubeletapi"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
 	"github.com/winkube/winkube/pkg/node/internal/podnet"
+	"github.com/winkube/winkube/pkg/node/internal/podstatus"
 	"github.com/winkube/winkube/pkg/node/internal/volume"
 	"github.com/winkube/winkube/pkg/windows"
 )
@@ -69,7 +70,7 @@ type Node struct {
 	// (GMSA credential specs name it).
 	Domain windows.Domain
 	// SyncPeriod is how often a running pod's volumes are written again
-	// from their sources (volumesync.go).
+	// from their sources (podfs.Pod.Sync).
 	SyncPeriod time.Duration
 	// StrictImages fails the pull of an image nobody can answer for
 	// (Options.UnknownImages strict; images.go).
@@ -131,7 +132,7 @@ type Host interface {
 // The API calls whose trouble the workers report (Node.Succeeded and
 // Node.Failed).
 const (
-	OpPodStatus = "update pod status"
+	OpPodStatus = podstatus.OpPodStatus
 	OpPodDelete = "delete pods"
 )
 

@@ -12,12 +12,13 @@ import (
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
-	"github.com/winkube/winkube/pkg/emu/unixsock"
-	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/emu/vnet"
 	"github.com/winkube/winkube/pkg/node/internal/admission"
-	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
+	"github.com/winkube/winkube/pkg/node/internal/podfs"
+	"github.com/winkube/winkube/pkg/node/internal/podstatus"
 	"github.com/winkube/winkube/pkg/node/internal/podworker/backoff"
+	"github.com/winkube/winkube/pkg/node/internal/process"
+	"github.com/winkube/winkube/pkg/node/internal/volume"
 	winos "github.com/winkube/winkube/pkg/node/internal/windows"
 )
 
@@ -28,10 +29,7 @@ const (
 	gracefulStopTime  = 150 * time.Millisecond
 	// networkRetry is the kubelet's backOffOnTransientErrorPeriod: a pod
 	// whose network is not ready is synced again after a second.
-	networkRetry = time.Second
-	// statusRetryPeriod is how soon a failed status write is tried again
-	// (the status manager's syncPeriod).
-	statusRetryPeriod  = 10 * time.Second
+	networkRetry       = time.Second
 	defaultGracePeriod = 30
 )
 
@@ -78,41 +76,13 @@ type Worker struct {
 	initCtrs  []*ctr
 	ctrs      []*ctr
 	ephCtrs   []*ctr // appended under mu (ephemeral.go)
-	// vols are the pod's volumes as its containers see them (guarded by
-	// mu: a program's first file access makes them).
-	vols map[string]*vfs.Volume
-	// sockets are the Unix socket namespaces of the pod's emptyDir
-	// volumes (guarded by mu; containeros.go).
-	sockets map[string]*unixsock.Namespace
-	// volFiles is what the atomic writer last wrote in each of vols made
-	// from API objects (guarded by mu); volumeSync (volumesync.go)
-	// compares the objects' current content with it.
-	volFiles   map[string]kubeletenv.Files
-	volumeSync volumeSync
-	// tokens are the pod's service account tokens (volumesync.go).
-	tokens tokenCache
-	// written is the last status this worker wrote, server what the API
-	// returned for it (the base of the next patch), and unwritten a
-	// status whose write failed and is to be tried again.
-	written *corev1.PodStatus
-	// shown is written, for readers outside the steps (logs): the
-	// kubelet answers from its own status, not from a watch that lags.
-	shown     atomic.Pointer[corev1.PodStatus]
-	server    *corev1.PodStatus
-	unwritten *corev1.PodStatus
-	// annotation is the Windows resources annotation still to be written
-	// (it rides on the next status patch); annotated once it is.
-	annotation string
-	annotated  bool
-	// wroteRV and wroteStatus are the resourceVersion and status of the
-	// last write's answer; caughtUp is set once the watch brought that
-	// version, drifted once a later version's status differs (guarded by
-	// mu; update).
-	wroteRV     string
-	wroteStatus *corev1.PodStatus // the same as server
-	caughtUp    bool
-	drifted     bool
-	volumes     volumeWait // see volumes.go
+	// fs is the pod's files: its volumes as its containers see them,
+	// their resync, its emptyDirs' sockets, its containers' filesystems.
+	fs *podfs.Pod
+	// status writes the pod's status as the kubelet's status manager
+	// does (podstatus.Writer).
+	status  *podstatus.Writer
+	volumes volume.Wait // the volume manager's mount wait
 	// deadlineHit marks a pod stopped for its activeDeadlineSeconds
 	// (deadline.go).
 	deadlineHit bool
@@ -134,7 +104,7 @@ type ctr struct {
 	crashBO  backoff.Backoff
 	// live is the current run's OS, process and logs, read by exec,
 	// attach and logs outside the worker's steps.
-	live      atomic.Pointer[liveCtr]
+	live      atomic.Pointer[process.Live]
 	probes    probeStates
 	ephemeral bool
 	// toldWhy: the event saying the emulation does not run this
@@ -148,6 +118,19 @@ type ctr struct {
 // New makes the worker of a pod bound to node n; the agent queues it.
 func New(n *Node, pod *corev1.Pod) *Worker {
 	w := &Worker{node: n, clock: n.Clock, pod: pod}
+	w.volumes = volume.Wait{Recorder: n.Recorder, Issues: n.VolumeIssues}
+	w.status = podstatus.NewWriter(podstatus.Config{
+		Client: n.Client, Clock: n.Clock, Pod: w.latest,
+		ReportErr: n.ReportErr, Succeeded: n.Succeeded, Failed: n.Failed,
+	})
+	w.status.Observe(pod)
+	w.fs = podfs.New(podfs.Config{
+		Windows: n.Host.OS() == "windows", Clock: n.Clock, Ctx: n.RunCtx, Recorder: n.Recorder,
+		Client: n.Client, Objects: n.Objects, KubeletNode: n.KubeletNode,
+		Disk: n.Disk, ClaimVolume: n.ClaimVolume, Sockets: n.Sockets,
+		LayerDir: n.LayerDir, SyncPeriod: n.SyncPeriod,
+		Pod: w.latest, PodIPs: w.podIPs,
+	})
 	for _, c := range pod.Spec.InitContainers {
 		w.initCtrs = append(w.initCtrs, newCtr(c, true))
 	}
@@ -164,41 +147,14 @@ func newCtr(c corev1.Container, init bool) *ctr {
 	}}
 }
 
-// update records the latest pod; the caller queues the worker. Once the
-// watch has brought back the worker's own last status write, a later
-// version whose status differs from it was changed by someone else (the
-// node lifecycle controller marks pods not Ready when their node misses
-// its lease): the status is then written again (statuswrite.go), as the
-// kubelet's status manager reconciles a status it finds changed.
+// update records the latest pod; the caller queues the worker. The
+// status writer sees it too (podstatus.Writer.Observe), in the order the
+// versions came.
 func (w *Worker) update(pod *corev1.Pod) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.pod = pod
-	switch {
-	case w.wroteRV == "":
-	case pod.ResourceVersion == w.wroteRV:
-		w.caughtUp = true
-	case w.caughtUp && !sameOnTheWire(&pod.Status, w.wroteStatus):
-		w.drifted = true
-	}
-}
-
-// noteWritten records the resourceVersion the API answered a status write
-// with, and the status it holds since (server), for update.
-func (w *Worker) noteWritten(rv string, server *corev1.PodStatus) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	// The watch may have brought the write before its answer came.
-	w.wroteRV, w.wroteStatus, w.drifted = rv, server, false
-	w.caughtUp = w.pod.ResourceVersion == rv
-}
-
-// statusDrifted reports whether someone else changed the status since the
-// worker last wrote it.
-func (w *Worker) statusDrifted() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.drifted
+	w.status.Observe(pod)
 }
 
 func (w *Worker) latest() *corev1.Pod {
@@ -228,10 +184,10 @@ func (w *Worker) step(ctx context.Context) time.Time {
 		return w.terminate(ctx, pod)
 	}
 	if w.terminal.Load() {
-		return w.retryUnwritten(ctx)
+		return w.status.RetryUnwritten(ctx)
 	}
 	w.syncPod(ctx, pod)
-	w.syncVolumes(ctx, pod)
+	w.fs.Sync(ctx, pod)
 	w.dropAbandonedPause()
 	if w.paused() {
 		// As the blocking sleep did, a pause holds the status back until
@@ -239,7 +195,7 @@ func (w *Worker) step(ctx context.Context) time.Time {
 		return w.pauseUntil
 	}
 	w.writeStatus(ctx, pod)
-	return earliest(w.nextWake(), w.statusRetry())
+	return earliest(w.nextWake(), w.status.Retry())
 }
 
 // earliest is the earlier of two wake times, zero meaning none.
@@ -311,7 +267,7 @@ func (w *Worker) nextWake() time.Time {
 	if !w.sandboxReady {
 		consider(w.sandboxRetryAt)
 		consider(w.clock.Now().Add(networkRetry))
-		consider(w.volumes.wake())
+		consider(w.volumes.Wake())
 	}
 	for _, c := range w.containers() {
 		switch {
@@ -328,7 +284,7 @@ func (w *Worker) nextWake() time.Time {
 	consider(w.resyncAt)
 	consider(w.activeDeadline())
 	consider(w.resizeWake())
-	consider(w.volumeSyncWake())
+	consider(w.fs.SyncWake())
 	return next
 }
 
@@ -352,7 +308,7 @@ func (w *Worker) syncPod(ctx context.Context, pod *corev1.Pod) {
 	}
 	w.applyResize(pod, now)
 	// The kubelet mounts the pod's volumes before it creates the sandbox.
-	if !w.sandboxReady && !w.volumesReady(ctx, pod) {
+	if !w.sandboxReady && !w.volumes.Ready(ctx, pod) {
 		return
 	}
 	if !w.sandboxReady && !w.createSandbox(ctx, pod) {
@@ -376,13 +332,13 @@ func (w *Worker) syncPod(ctx context.Context, pod *corev1.Pod) {
 func (w *Worker) reject(ctx context.Context, pod *corev1.Pod, r admission.Result) {
 	w.terminal.Store(true)
 	w.node.Recorder.Event(pod, corev1.EventTypeWarning, r.Reason, r.Message)
-	w.putStatus(ctx, rejectedStatus(pod, r.Reason, r.Message))
+	w.status.Put(ctx, podstatus.RejectedStatus(pod, r.Reason, r.Message))
 }
 
 // annotate records the Windows runtime settings on the pod (KLT-5..7);
 // the annotation goes out with the next status patch.
 func (w *Worker) annotate(pod *corev1.Pod) {
-	if w.annotated || w.annotation != "" || w.node.Host.OS() != "windows" {
+	if w.status.Annotating() || w.node.Host.OS() != "windows" {
 		return
 	}
 	value, err := winos.ResourcesAnnotation(pod, int64(w.node.CPUs))
@@ -390,7 +346,7 @@ func (w *Worker) annotate(pod *corev1.Pod) {
 		w.node.ReportErr(err)
 		return
 	}
-	w.annotation = value
+	w.status.Annotate(value)
 }
 
 func hasCondition(pod *corev1.Pod, t corev1.PodConditionType, s corev1.ConditionStatus) bool {

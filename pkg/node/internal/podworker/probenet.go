@@ -1,48 +1,17 @@
 package podworker
 
 import (
-	"context"
-	"net"
-	"net/netip"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/kubernetes/pkg/probe"
 
-	"github.com/winkube/winkube/pkg/emu/vnet"
 	"github.com/winkube/winkube/pkg/node/internal/prober"
 )
 
 // The kubelet's HTTP, TCP and gRPC probes and HTTP hooks reach the pod's
 // emulated servers through the pod network, from the node
 // (internal/prober).
-
-// nodeHost is the node's own place on the pod network (the kubelet's).
-func (w *Worker) nodeHost() vnet.Host {
-	ip, _ := netip.ParseAddr(w.node.IP)
-	return vnet.Host{IP: ip, Scope: "node/" + w.node.Name, Source: "node/" + w.node.Name}
-}
-
-// dialFromNode connects the kubelet to addr: a pod's or a node's address,
-// or a name, which the node resolves with its own (not the cluster's)
-// resolver: its hosts file's localhost, else only an IP. The node's
-// loopback is its own network namespace's, where a host-network pod's
-// servers listen (a probe with host: localhost).
-func (w *Worker) dialFromNode(ctx context.Context, addr string) (net.Conn, error) {
-	host, port, _ := net.SplitHostPort(addr)
-	if strings.EqualFold(host, "localhost") {
-		addr = net.JoinHostPort("127.0.0.1", port)
-	}
-	ap, err := netip.ParseAddrPort(addr)
-	if err != nil {
-		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}}
-	}
-	if ap.Addr().IsLoopback() {
-		return w.node.Fabric.Dial(ctx, w.nodeHost(), "tcp", addr)
-	}
-	return w.node.Fabric.DialFrom(ctx, w.nodeHost(), ap)
-}
 
 // netProbe runs an httpGet, tcpSocket or grpc probe; handled is false for
 // an exec probe. The result is the kubelet's: Warning is a success that
@@ -51,7 +20,7 @@ func (w *Worker) netProbe(c *ctr, p *corev1.Probe) (res probe.Result, out string
 	if p.Exec != nil {
 		return probe.Unknown, "", false
 	}
-	if live := c.live.Load(); live != nil && live.steered && !live.standIn {
+	if live := c.live.Load(); live != nil && live.Steered && !live.StandIn {
 		return probe.Success, "", true
 	}
 	timeout := time.Duration(max(p.TimeoutSeconds, 1)) * time.Second
@@ -76,7 +45,7 @@ func (w *Worker) netProbe(c *ctr, p *corev1.Probe) (res probe.Result, out string
 
 // prober sends the node's probes and HTTP hooks.
 func (w *Worker) prober() *prober.Prober {
-	return &prober.Prober{Ctx: w.node.RunCtx, Dial: w.dialFromNode, KubeletVersion: w.node.Kubelet}
+	return &prober.Prober{Ctx: w.node.RunCtx, Dial: prober.FromNode(w.node.Fabric, w.node.Name, w.node.IP), KubeletVersion: w.node.Kubelet}
 }
 
 // httpHook runs an httpGet lifecycle handler of c (prober.HTTPHook).

@@ -8,6 +8,7 @@ import (
 	"time"
 	"weak"
 
+	"github.com/winkube/winkube/pkg/node/internal/podfs"
 	"github.com/winkube/winkube/pkg/node/internal/podworker/backoff"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -189,7 +190,9 @@ func (w *Worker) actuate(pod *corev1.Pod, st *resizeState, now time.Time) bool {
 		}
 		if c.status.State.Running == nil || c.status.ContainerID != a.containerID || !needsRestart(c, a.resources) {
 			delete(st.actual, c.spec.Name)
-			w.refreshCgroups(pod, c)
+			if live := c.live.Load(); live != nil && live.Sys != nil {
+				podfs.RefreshCgroups(live.Sys.FS, pod, &c.spec, w.node.KubeletNode)
+			}
 		}
 	}
 	if len(st.actual) > 0 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/winkube/winkube/pkg/apis/annotations"
+	"github.com/winkube/winkube/pkg/node/internal/process"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
 )
@@ -33,7 +34,7 @@ func (w *Worker) restore(pod *corev1.Pod) {
 	if hasCondition(pod, corev1.PodReadyToStartContainers, corev1.ConditionTrue) {
 		w.sandboxReady = true
 	}
-	w.annotated = pod.Annotations[annotations.WindowsResources] != ""
+	w.status.SetAnnotated(pod.Annotations[annotations.WindowsResources] != "")
 	restoreStatuses(w.initCtrs, st.InitContainerStatuses, pod)
 	restoreStatuses(w.ctrs, st.ContainerStatuses, pod)
 }
@@ -49,7 +50,7 @@ func restoreStatuses(ctrs []*ctr, statuses []corev1.ContainerStatus, pod *corev1
 				// The process of a container that ran before the agent
 				// restarted is gone; the container keeps running, idle,
 				// until the first sync runs its program again.
-				c.live.Store(&liveCtr{id: s.ContainerID, proc: idleProcess(clock.RealClock{})})
+				c.live.Store(&process.Live{ID: s.ContainerID, Proc: process.Idle(clock.RealClock{})})
 				c.readyAt = readyTime(c, r.StartedAt.Time)
 				c.resume = true
 			}

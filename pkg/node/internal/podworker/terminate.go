@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/winkube/winkube/pkg/apis/annotations"
+	"github.com/winkube/winkube/pkg/node/internal/podstatus"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,7 +35,7 @@ func (w *Worker) terminate(ctx context.Context, pod *corev1.Pod) time.Time {
 	err := w.node.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, opts)
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) && ctx.Err() == nil {
 		w.node.Failed(OpPodDelete, err)
-		return w.clock.Now().Add(statusRetryPeriod)
+		return w.clock.Now().Add(podstatus.RetryPeriod)
 	}
 	if err == nil {
 		w.node.Succeeded(OpPodDelete)
@@ -108,7 +109,7 @@ const minimumGracePeriod = 2 * time.Second
 func (w *Worker) signalStop(running []*ctr) {
 	for _, c := range stopOrder(running) {
 		if live := c.live.Load(); live != nil {
-			live.proc.stop(w.clock.Now())
+			live.Proc.Stop(w.clock.Now())
 		}
 	}
 }

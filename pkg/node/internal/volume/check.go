@@ -2,8 +2,9 @@
 // pod's volumes: which of the volumes its containers use cannot be
 // processed (an unbound claim, no plugin), wait for an attachment nobody
 // performs, or fail the plugin's mount on the node's OS, each with the
-// kubelet's words (STO-1, STO-2, LIM-4, LIM-5, LIM-9). Retries and events
-// are the pod worker's.
+// kubelet's words (STO-1, STO-2, LIM-4, LIM-5, LIM-9); and the wait for
+// them before a pod's sandbox starts, with its retries and events
+// (wait.go), which the pod worker holds one of per pod.
 package volume
 
 import (

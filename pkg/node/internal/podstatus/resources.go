@@ -1,4 +1,4 @@
-package podworker
+package podstatus
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -23,12 +23,9 @@ const minMilliCPULimit = 10
 // tell apart (cm.MinShares), shown as allocated for the same reason.
 const minShares = 2
 
-// setStatusResources fills resources and allocatedResources of the
-// container statuses (one per ctr, same order) and of the pod.
-func (w *Worker) setStatusResources(st *corev1.PodStatus, pod *corev1.Pod) {
-	w.containerResources(st.InitContainerStatuses, w.initCtrs)
-	w.containerResources(st.ContainerStatuses, w.ctrs)
-	alloc := w.allocatedPod(pod)
+// PodResources fills resources and allocatedResources of the pod from
+// alloc, the pod with every container's resources as allocated.
+func PodResources(st *corev1.PodStatus, alloc *corev1.Pod) {
 	req := resourcehelper.PodRequests(alloc, resourcehelper.PodResourcesOptions{})
 	lim := resourcehelper.PodLimits(alloc, resourcehelper.PodResourcesOptions{})
 	if len(req) > 0 {
@@ -50,9 +47,10 @@ func (w *Worker) setStatusResources(st *corev1.PodStatus, pod *corev1.Pod) {
 // containerResources sets, for every container the runtime has created,
 // the allocated requests and the resources it runs with: the allocation,
 // except for a running container whose resize the runtime has not applied
-// yet. Containers not created yet carry neither, as on a real node.
-func (w *Worker) containerResources(statuses []corev1.ContainerStatus, ctrs []*ctr) {
-	st := w.peekResize()
+// yet (actual: what the runtime still runs the container with; nil:
+// nothing). Containers not created yet carry neither, as on a real node.
+// windows and cpus are the node's OS and processor count.
+func ContainerResources(statuses []corev1.ContainerStatus, ctrs []Container, actual Actual, windows bool, cpus int) {
 	for i := range statuses {
 		if i >= len(ctrs) {
 			return
@@ -62,17 +60,21 @@ func (w *Worker) containerResources(statuses []corev1.ContainerStatus, ctrs []*c
 		if !created(s) {
 			continue
 		}
-		alloc := c.spec.Resources
+		alloc := c.Spec.Resources
 		s.AllocatedResources = alloc.Requests.DeepCopy()
-		actual := alloc
-		if st != nil && s.State.Running != nil {
-			if a, ok := st.actual[c.spec.Name]; ok && a.containerID == s.ContainerID {
-				actual = a.resources
+		runs := alloc
+		if actual != nil && s.State.Running != nil {
+			if a, ok := actual(c.Spec.Name, s.ContainerID); ok {
+				runs = a
 			}
 		}
-		s.Resources = w.reported(alloc, actual, s.State.Running != nil)
+		s.Resources = reported(alloc, runs, s.State.Running != nil, windows, cpus)
 	}
 }
+
+// Actual is what the runtime runs a container instance (name and ID)
+// with while it has not applied a resize yet; false: its allocation.
+type Actual func(name, containerID string) (corev1.ResourceRequirements, bool)
 
 // created reports whether the runtime knows the container: it ran, runs,
 // or is waiting to run again.
@@ -86,16 +88,15 @@ func created(s *corev1.ContainerStatus) bool {
 // report CPU shares, quota and the memory limit, which convert back
 // exactly; Windows reports the HCS CPU maximum, whose integer steps can
 // round the CPU limit, and the memory limit.
-func (w *Worker) reported(alloc, actual corev1.ResourceRequirements, running bool) *corev1.ResourceRequirements {
+func reported(alloc, actual corev1.ResourceRequirements, running, win bool, cpus int) *corev1.ResourceRequirements {
 	out := alloc.DeepCopy()
 	if !running {
 		return out
 	}
-	win := w.node.Host.OS() == "windows"
 	if out.Limits != nil {
 		if q, ok := actual.Limits[corev1.ResourceCPU]; ok {
 			if win {
-				q = windowsCPULimit(q, int64(w.node.CPUs))
+				q = windowsCPULimit(q, int64(cpus))
 			}
 			if q.MilliValue() > minMilliCPULimit || out.Limits.Cpu().MilliValue() > minMilliCPULimit {
 				out.Limits[corev1.ResourceCPU] = q
@@ -123,26 +124,7 @@ func windowsCPULimit(q resource.Quantity, cpus int64) resource.Quantity {
 	return *resource.NewMilliQuantity(m, resource.DecimalSI)
 }
 
-// resizeConditions are the pod's resize conditions, pending first, as the
-// status manager lists them.
-func (w *Worker) resizeConditions(terminal bool) []corev1.PodCondition {
-	st := w.peekResize()
-	if st == nil {
-		return nil
-	}
-	if terminal {
-		st.pending, st.inProgress = nil, nil
-		return nil
-	}
-	var out []corev1.PodCondition
-	for _, c := range []*corev1.PodCondition{st.pending, st.inProgress} {
-		if c != nil {
-			out = append(out, *c)
-		}
-	}
-	return out
-}
-
-func isResizeCondition(t corev1.PodConditionType) bool {
+// IsResizeCondition reports whether t is one of the resize conditions.
+func IsResizeCondition(t corev1.PodConditionType) bool {
 	return t == corev1.PodResizePending || t == corev1.PodResizeInProgress
 }

@@ -1,4 +1,4 @@
-package podworker
+package podfs
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/node/internal/atomicwrite"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
-	"github.com/winkube/winkube/pkg/node/internal/podworker/rootfs"
+	"github.com/winkube/winkube/pkg/node/internal/rootfs"
 )
 
 // podVolume is the content of one of the pod's volumes, made once per pod
@@ -19,41 +19,41 @@ import (
 // kubelet's atomic writer lays them out; a hostPath shared by the pods of
 // the node; a claim's volume shared by every pod that mounts it; an
 // image volume's files.
-func (w *Worker) podVolume(ctx context.Context, pod *corev1.Pod, name string) (*vfs.Volume, string) {
+func (p *Pod) podVolume(ctx context.Context, pod *corev1.Pod, name string) (*vfs.Volume, string) {
 	vol, ok := rootfs.FindVolume(pod, name)
 	if !ok {
 		return nil, ""
 	}
 	if vol.HostPath != nil {
-		return w.node.hostPath(vol.HostPath)
+		return p.hostPath(vol.HostPath)
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if v, ok := w.vols[name]; ok {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if v, ok := p.vols[name]; ok {
 		return v, ""
 	}
 	var v *vfs.Volume
 	switch kind := kubeletenv.VolumeKind(vol); {
 	case kind == kubeletenv.KindPVC:
-		v = w.node.ClaimVolume(pod.Namespace, vol.PersistentVolumeClaim.ClaimName)
+		v = p.cfg.ClaimVolume(pod.Namespace, vol.PersistentVolumeClaim.ClaimName)
 	case kubeletenv.FromAPIObjects(kind):
-		v = vfs.NewVolumeWith(vfs.VolumeOptions{Memory: w.ramBacked(kind)})
-		files, err := kubeletenv.VolumeFiles(ctx, w.objects(), pod, vol, w.node.KubeletNode(), w.clock.Now())
+		v = vfs.NewVolumeWith(vfs.VolumeOptions{Memory: p.ramBacked(kind)})
+		files, err := kubeletenv.VolumeFiles(ctx, p.Objects(), pod, vol, p.cfg.KubeletNode(), p.cfg.Clock.Now())
 		if err == nil {
 			atomicwrite.Write(v, files)
-			w.setVolFiles(name, files)
+			p.setVolFiles(name, files)
 		}
 		// An object that went missing after the mount step leaves the
 		// volume empty, as a kubelet keeps the last content it wrote.
 	case kind == kubeletenv.KindImage:
-		v = w.node.imageVolume(vol.Image.Reference)
+		v = p.imageVolume(vol.Image.Reference)
 	default:
-		v = vfs.NewVolumeWith(vfs.VolumeOptions{Memory: w.ramBacked(kind)})
+		v = vfs.NewVolumeWith(vfs.VolumeOptions{Memory: p.ramBacked(kind)})
 	}
-	if w.vols == nil {
-		w.vols = map[string]*vfs.Volume{}
+	if p.vols == nil {
+		p.vols = map[string]*vfs.Volume{}
 	}
-	w.vols[name] = v
+	p.vols[name] = v
 	return v, ""
 }
 
@@ -61,8 +61,8 @@ func (w *Worker) podVolume(ctx context.Context, pod *corev1.Pod, name string) (*
 // Memory and for secret, downwardAPI and projected volumes (configMaps
 // stay on disk); the Windows kubelet has no tmpfs and makes a plain
 // directory on disk for every one of them (LIM-4).
-func (w *Worker) ramBacked(kind string) bool {
-	if w.node.Host.OS() == "windows" {
+func (p *Pod) ramBacked(kind string) bool {
+	if p.cfg.Windows {
 		return false
 	}
 	switch kind {
@@ -72,19 +72,19 @@ func (w *Worker) ramBacked(kind string) bool {
 	return false
 }
 
-// dropAPIVolumes lets go of the pod's volumes made from API objects
+// DropAPIVolumes lets go of the pod's volumes made from API objects
 // (configMap, secret, downwardAPI, projected): the next container
 // filesystem that mounts one makes it again, with the objects' current
 // content, as the kubelet's sync would have updated it. What a container
 // may have written (emptyDir, claims) stays.
-func (w *Worker) dropAPIVolumes() {
-	pod := w.latest()
-	w.mu.Lock()
-	defer w.mu.Unlock()
+func (p *Pod) DropAPIVolumes() {
+	pod := p.cfg.Pod()
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	for _, vol := range pod.Spec.Volumes {
 		if kubeletenv.FromAPIObjects(kubeletenv.VolumeKind(vol)) {
-			delete(w.vols, vol.Name)
-			delete(w.volFiles, vol.Name)
+			delete(p.vols, vol.Name)
+			delete(p.volFiles, vol.Name)
 		}
 	}
 }
@@ -94,13 +94,13 @@ func (w *Worker) dropAPIVolumes() {
 // and its OS release file (the kubelet mounts it read-only; the mount
 // says so). An image outside the catalog mounts empty, and so does any
 // image on a Windows node, which does not support image volumes.
-func (n *Node) imageVolume(ref string) *vfs.Volume {
+func (p *Pod) imageVolume(ref string) *vfs.Volume {
 	v := vfs.NewVolume()
-	if n.Host.Runtime().OS == "windows" {
+	if p.cfg.Windows {
 		return v
 	}
 	if cmd, ok := imageinfo.DefaultCommand(ref); ok {
-		writeImage(v.FS(), "/", fsPlan{imageFiles: cmd.Files, imageText: cmd.Text})
+		writeImage(v.FS(), "/", Plan{ImageFiles: cmd.Files, ImageText: cmd.Text})
 	}
 	return v
 }
@@ -108,8 +108,8 @@ func (n *Node) imageVolume(ref string) *vfs.Volume {
 // hostPath is the node's own filesystem and the path in it a hostPath
 // volume mounts, made as its type asks (a file for FileOrCreate, else a
 // directory).
-func (n *Node) hostPath(src *corev1.HostPathVolumeSource) (*vfs.Volume, string) {
-	root := n.Disk()
+func (p *Pod) hostPath(src *corev1.HostPathVolumeSource) (*vfs.Volume, string) {
+	root := p.cfg.Disk()
 	rel := rootfs.HostRel(src.Path)
 	if _, err := root.FS().Stat(root.FS().Abs("/", rel)); err != nil {
 		if src.Type != nil && *src.Type == corev1.HostPathFileOrCreate {

@@ -1,4 +1,4 @@
-package podworker
+package podfs
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/node/internal/atomicwrite"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
-	"github.com/winkube/winkube/pkg/node/internal/podworker/rootfs"
+	"github.com/winkube/winkube/pkg/node/internal/rootfs"
 )
 
 // VolumeSyncPeriod is the kubelet's syncFrequency (its /configz says
@@ -42,75 +42,75 @@ type volumeSync struct {
 	annotations map[string]string
 }
 
-// syncVolumes writes the pod's volumes made from API objects again when
+// Sync writes the pod's volumes made from API objects again when
 // the sync period has passed or the pod's labels or annotations changed.
 // Only the volumes a container has looked at exist; the others are made
 // with the current content when first read.
-func (w *Worker) syncVolumes(ctx context.Context, pod *corev1.Pod) {
-	w.mu.Lock()
-	written := len(w.volFiles)
-	w.mu.Unlock()
-	s := &w.volumeSync
+func (p *Pod) Sync(ctx context.Context, pod *corev1.Pod) {
+	p.mu.Lock()
+	written := len(p.volFiles)
+	p.mu.Unlock()
+	s := &p.volumeSync
 	if written == 0 {
 		s.at = time.Time{}
 		return
 	}
-	now := w.clock.Now()
+	now := p.cfg.Clock.Now()
 	metaChanged := !maps.Equal(pod.Labels, s.labels) || !maps.Equal(pod.Annotations, s.annotations)
 	if now.Before(s.at) && !metaChanged {
 		return
 	}
 	first := s.at.IsZero()
-	s.at = now.Add(wait.Jitter(w.node.SyncPeriod, volumeSyncJitter))
+	s.at = now.Add(wait.Jitter(p.cfg.SyncPeriod, volumeSyncJitter))
 	s.labels, s.annotations = pod.Labels, pod.Annotations
 	if first {
 		return // just written from the pod and objects as they are now
 	}
-	w.mu.Lock()
-	names := slices.Sorted(maps.Keys(w.volFiles))
-	w.mu.Unlock()
+	p.mu.Lock()
+	names := slices.Sorted(maps.Keys(p.volFiles))
+	p.mu.Unlock()
 	for _, name := range names {
-		w.rewriteVolume(ctx, pod, name)
+		p.rewriteVolume(ctx, pod, name)
 	}
 }
 
 // rewriteVolume writes one volume again if its sources changed. A source
 // that cannot be read (a non-optional ConfigMap deleted) leaves the last
 // content in place, as the kubelet's failed remount does.
-func (w *Worker) rewriteVolume(ctx context.Context, pod *corev1.Pod, name string) {
+func (p *Pod) rewriteVolume(ctx context.Context, pod *corev1.Pod, name string) {
 	vol, ok := rootfs.FindVolume(pod, name)
 	if !ok {
 		return
 	}
-	files, err := kubeletenv.VolumeFiles(ctx, w.objects(), pod, vol, w.node.KubeletNode(), w.clock.Now())
+	files, err := kubeletenv.VolumeFiles(ctx, p.Objects(), pod, vol, p.cfg.KubeletNode(), p.cfg.Clock.Now())
 	if err != nil {
 		return
 	}
-	windows := w.node.Host.OS() == "windows"
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	v, ok := w.vols[name]
-	old, written := w.volFiles[name]
+	windows := p.cfg.Windows
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	v, ok := p.vols[name]
+	old, written := p.volFiles[name]
 	if ok && written && atomicwrite.Update(v, old, files, windows) {
-		w.volFiles[name] = files
+		p.volFiles[name] = files
 	}
 }
 
-// setVolFiles records what was written in a volume (w.mu held).
-func (w *Worker) setVolFiles(name string, files kubeletenv.Files) {
-	if w.volFiles == nil {
-		w.volFiles = map[string]kubeletenv.Files{}
+// setVolFiles records what was written in a volume (p.mu held).
+func (p *Pod) setVolFiles(name string, files kubeletenv.Files) {
+	if p.volFiles == nil {
+		p.volFiles = map[string]kubeletenv.Files{}
 	}
-	w.volFiles[name] = files
+	p.volFiles[name] = files
 }
 
-// volumeSyncWake is when the pod's volumes are next due.
-func (w *Worker) volumeSyncWake() time.Time { return w.volumeSync.at }
+// SyncWake is when the pod's volumes are next due.
+func (p *Pod) SyncWake() time.Time { return p.volumeSync.at }
 
-// objects is what the pod's environment and volumes are made of: the
+// Objects is what the pod's environment and volumes are made of: the
 // agent's view of the API, with the pod's own token cache.
-func (w *Worker) objects() kubeletenv.Objects {
-	return podObjects{Objects: w.node.Objects, client: w.node.Client, tokens: &w.tokens, now: w.clock.Now}
+func (p *Pod) Objects() kubeletenv.Objects {
+	return podObjects{Objects: p.cfg.Objects, client: p.cfg.Client, tokens: &p.tokens, now: p.cfg.Clock.Now}
 }
 
 type podObjects struct {

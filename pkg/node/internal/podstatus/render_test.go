@@ -1,7 +1,6 @@
-package podworker
+package podstatus
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -10,17 +9,17 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// workerWith builds a pod worker whose containers are in the given states,
-// without a node: enough for phase and condition rendering.
-func workerWith(pod *corev1.Pod, states ...corev1.ContainerState) *Worker {
-	w := &Worker{pod: pod, sandboxReady: true}
+// workerWith is what a pod worker renders the status of pod from, its
+// sandbox ready and its containers in the given states.
+func workerWith(pod *corev1.Pod, states ...corev1.ContainerState) Pod {
+	in := Pod{SandboxReady: true}
 	for i, st := range states {
-		c := newCtr(pod.Spec.Containers[i], false)
-		c.status.State = st
-		c.status.Ready = st.Running != nil
-		w.ctrs = append(w.ctrs, c)
+		c := Container{Spec: &pod.Spec.Containers[i], Status: &corev1.ContainerStatus{Name: pod.Spec.Containers[i].Name}}
+		c.Status.State = st
+		c.Status.Ready = st.Running != nil
+		in.Regular = append(in.Regular, c)
 	}
-	return w
+	return in
 }
 
 func twoContainerPod(policy corev1.RestartPolicy) *corev1.Pod {
@@ -53,7 +52,7 @@ func condTypes(conds []corev1.PodCondition) []corev1.PodConditionType {
 func TestPodConditionOrderAndGeneration(t *testing.T) {
 	pod := twoContainerPod(corev1.RestartPolicyAlways)
 	w := workerWith(pod, running, running)
-	got := w.conditions(pod, corev1.PodRunning)
+	got := conditions(pod, corev1.PodRunning, w)
 	want := []corev1.PodConditionType{corev1.PodReadyToStartContainers, corev1.PodInitialized, corev1.PodReady, corev1.ContainersReady, corev1.PodScheduled}
 	if gt := condTypes(got); len(gt) != len(want) {
 		t.Fatalf("condition types = %v, want %v", gt, want)
@@ -77,7 +76,7 @@ func TestMergeConditionsKeepsOthersFirst(t *testing.T) {
 		{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: "DeletionByTaintManager"},
 	}
 	pod := twoContainerPod(corev1.RestartPolicyAlways)
-	got := mergeConditions(existing, workerWith(pod, running, running).conditions(pod, corev1.PodRunning))
+	got := mergeConditions(existing, conditions(pod, corev1.PodRunning, workerWith(pod, running, running)))
 	if got[0].Type != corev1.DisruptionTarget || got[len(got)-1].Type != corev1.PodScheduled {
 		t.Fatalf("merged order = %v, want DisruptionTarget first and PodScheduled last", condTypes(got))
 	}
@@ -101,10 +100,10 @@ func TestTerminalConditionReasons(t *testing.T) {
 	} {
 		pod := twoContainerPod(corev1.RestartPolicyNever)
 		w := workerWith(pod, tc.states...)
-		if got := w.phase(pod); got != tc.phase {
+		if got := podPhase(pod, w); got != tc.phase {
 			t.Fatalf("phase = %s, want %s", got, tc.phase)
 		}
-		for _, c := range w.conditions(pod, tc.phase) {
+		for _, c := range conditions(pod, tc.phase, w) {
 			switch c.Type {
 			case corev1.PodInitialized:
 				if c.Status != corev1.ConditionTrue || c.Reason != tc.initReason {
@@ -136,14 +135,14 @@ func TestDeletedPodPhase(t *testing.T) {
 	} {
 		pod := twoContainerPod(corev1.RestartPolicyAlways)
 		pod.DeletionTimestamp = ptr.To(metav1.Now())
-		if got := workerWith(pod, tc.states...).phase(pod); got != tc.want {
+		if got := podPhase(pod, workerWith(pod, tc.states...)); got != tc.want {
 			t.Errorf("deleted pod with exit codes %d, %d: phase %s, want %s",
 				tc.states[0].Terminated.ExitCode, tc.states[1].Terminated.ExitCode, got, tc.want)
 		}
 	}
 	// Not deleted, restartPolicy Always: the containers restart.
 	pod := twoContainerPod(corev1.RestartPolicyAlways)
-	if got := workerWith(pod, exited0, exited0).phase(pod); got != corev1.PodRunning {
+	if got := podPhase(pod, workerWith(pod, exited0, exited0)); got != corev1.PodRunning {
 		t.Errorf("running pod with exited containers: phase %s, want Running", got)
 	}
 }
@@ -155,7 +154,7 @@ func TestDeletedPodPhase(t *testing.T) {
 func TestRejectedStatus(t *testing.T) {
 	pod := twoContainerPod(corev1.RestartPolicyAlways)
 	pod.Status.QOSClass = corev1.PodQOSBestEffort
-	st := rejectedStatus(pod, "NodeAffinity", "Predicate NodeAffinity failed")
+	st := RejectedStatus(pod, "NodeAffinity", "Predicate NodeAffinity failed")
 	if st.StartTime == nil || st.StartTime.IsZero() {
 		t.Errorf("startTime not set: %+v", st)
 	}
@@ -165,24 +164,8 @@ func TestRejectedStatus(t *testing.T) {
 	}
 	earlier := metav1.NewTime(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	pod.Status.StartTime = &earlier
-	if st := rejectedStatus(pod, "NodeAffinity", "x"); !st.StartTime.Equal(&earlier) {
+	if st := RejectedStatus(pod, "NodeAffinity", "x"); !st.StartTime.Equal(&earlier) {
 		t.Errorf("startTime %v replaced the existing %v", st.StartTime, earlier)
-	}
-}
-
-// The regular containers stop before the sidecars, which stop in reverse
-// order: a main container's preStop hook can still reach a sidecar.
-func TestStopOrder(t *testing.T) {
-	always := ptr.To(corev1.ContainerRestartPolicyAlways)
-	a := &ctr{init: true, spec: corev1.Container{Name: "proxy", RestartPolicy: always}}
-	b := &ctr{init: true, spec: corev1.Container{Name: "log", RestartPolicy: always}}
-	m := &ctr{spec: corev1.Container{Name: "main"}}
-	var got []string
-	for _, c := range stopOrder([]*ctr{a, b, m}) {
-		got = append(got, c.spec.Name)
-	}
-	if strings.Join(got, ",") != "main,log,proxy" {
-		t.Errorf("stop order %v", got)
 	}
 }
 
@@ -193,12 +176,11 @@ func TestUnreadySidecarGatesPodReady(t *testing.T) {
 	pod := twoContainerPod(corev1.RestartPolicyAlways)
 	pod.Spec.InitContainers = []corev1.Container{{Name: "side", Image: "busybox", RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways)}}
 	w := workerWith(pod, running, running)
-	side := newCtr(pod.Spec.InitContainers[0], true)
-	side.status.State = running
-	w.initCtrs = []*ctr{side}
+	side := Container{Spec: &pod.Spec.InitContainers[0], Status: &corev1.ContainerStatus{Name: "side", State: running}}
+	w.Init = []Container{side}
 	for _, sideReady := range []bool{false, true} {
-		side.status.Ready = sideReady
-		conds := w.conditions(pod, corev1.PodRunning)
+		side.Status.Ready = sideReady
+		conds := conditions(pod, corev1.PodRunning, w)
 		ready := conds[2]
 		if (ready.Status == corev1.ConditionTrue) != sideReady {
 			t.Errorf("sidecar ready %v: pod Ready %s (%s)", sideReady, ready.Status, ready.Message)

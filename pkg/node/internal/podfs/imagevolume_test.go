@@ -1,4 +1,4 @@
-package podworker
+package podfs
 
 import (
 	"testing"
@@ -13,7 +13,7 @@ func TestWriteImageOSReleaseOnLinuxOnly(t *testing.T) {
 	cmd, _ := imageinfo.DefaultCommand("registry.k8s.io/e2e-test-images/agnhost:2.63.0")
 	for _, win := range []bool{false, true} {
 		f := vfs.New(vfs.Options{Windows: win})
-		writeImage(f, "", fsPlan{win: win, imageFiles: cmd.Files, imageText: cmd.Text})
+		writeImage(f, "", Plan{Windows: win, ImageFiles: cmd.Files, ImageText: cmd.Text})
 		_, err := f.Stat(f.Abs("/", "/etc/os-release"))
 		if win != (err != nil) {
 			t.Errorf("windows %v: stat os-release: %v", win, err)

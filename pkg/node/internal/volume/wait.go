@@ -1,4 +1,4 @@
-package podworker
+package volume
 
 import (
 	"context"
@@ -7,8 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/winkube/winkube/pkg/node/internal/volume"
+	"k8s.io/client-go/tools/record"
 )
 
 // The kubelet's volume manager timing (v1.36).
@@ -22,10 +21,15 @@ const (
 	volumeSyncRetry = 10 * time.Second
 )
 
-// volumeWait is the emulated volume manager's state for one pod: the
-// kubelet starts a pod's sandbox only once every volume its containers use
-// is mounted (SyncPod's WaitForAttachAndMount).
-type volumeWait struct {
+// Wait is the emulated volume manager's state for one pod: the kubelet
+// starts a pod's sandbox only once every volume its containers use is
+// mounted (SyncPod's WaitForAttachAndMount).
+type Wait struct {
+	// Recorder records the mount failures' events; Issues checks every
+	// volume the pod's containers use on the node.
+	Recorder record.EventRecorder
+	Issues   func(ctx context.Context, pod *corev1.Pod) []Issue
+
 	mounted bool
 	// syncAt is the next pod sync, which reports volumes that cannot be
 	// processed at all.
@@ -39,31 +43,30 @@ type mountRetry struct {
 	delay time.Duration
 }
 
-// volumesReady reports whether every volume the pod's containers use is
+// Ready reports whether every volume the pod's containers use is
 // mounted, emitting the kubelet's events for those that cannot be (STO-2).
 // It does the work only when a retry is due, so the caller may call it at
 // every wake-up.
-func (w *Worker) volumesReady(ctx context.Context, pod *corev1.Pod) bool {
-	v := &w.volumes
+func (v *Wait) Ready(ctx context.Context, pod *corev1.Pod) bool {
 	now := time.Now()
 	if v.mounted || !v.due(now) {
 		return v.mounted
 	}
-	issues := w.node.VolumeIssues(ctx, pod)
+	issues := v.Issues(ctx, pod)
 	if len(issues) == 0 {
 		v.mounted = true
 		return true
 	}
-	w.reportMountFailures(pod, issues, now)
+	v.reportMountFailures(pod, issues, now)
 	if !now.Before(v.syncAt) {
-		w.reportUnprocessed(pod, issues)
+		v.reportUnprocessed(pod, issues)
 		v.syncAt = now.Add(volumeSyncRetry)
 	}
 	return false
 }
 
 // due reports whether the pod sync or a mount retry is due.
-func (v *volumeWait) due(now time.Time) bool {
+func (v *Wait) due(now time.Time) bool {
 	if !now.Before(v.syncAt) {
 		return true
 	}
@@ -75,8 +78,8 @@ func (v *volumeWait) due(now time.Time) bool {
 	return false
 }
 
-// wake is when the next retry is due; zero once the volumes are mounted.
-func (v *volumeWait) wake() time.Time {
+// Wake is when the next retry is due; zero once the volumes are mounted.
+func (v *Wait) Wake() time.Time {
 	if v.mounted {
 		return time.Time{}
 	}
@@ -91,8 +94,7 @@ func (v *volumeWait) wake() time.Time {
 
 // reportMountFailures emits one event per failing volume whose retry is
 // due, and backs its next attempt off.
-func (w *Worker) reportMountFailures(pod *corev1.Pod, issues []volume.Issue, now time.Time) {
-	v := &w.volumes
+func (v *Wait) reportMountFailures(pod *corev1.Pod, issues []Issue, now time.Time) {
 	failing := map[string]*mountRetry{}
 	for _, is := range issues {
 		if is.Message == "" {
@@ -106,7 +108,7 @@ func (w *Worker) reportMountFailures(pod *corev1.Pod, issues []volume.Issue, now
 		if now.Before(r.at) {
 			continue
 		}
-		w.node.Recorder.Event(pod, corev1.EventTypeWarning, is.Reason, is.Message)
+		v.Recorder.Event(pod, corev1.EventTypeWarning, is.Reason, is.Message)
 		r.delay = min(max(2*r.delay, mountRetryInitial), mountRetryMax)
 		r.at = now.Add(r.delay)
 	}
@@ -117,7 +119,7 @@ func (w *Worker) reportMountFailures(pod *corev1.Pod, issues []volume.Issue, now
 // be processed, in the kubelet's words (kubelet.go and volume_manager.go).
 // Volumes that only fail to mount make the sync time out instead, and the
 // kubelet reports no timeout event.
-func (w *Worker) reportUnprocessed(pod *corev1.Pod, issues []volume.Issue) {
+func (v *Wait) reportUnprocessed(pod *corev1.Pod, issues []Issue) {
 	var unmounted, unattached, unprocessed, errs []string
 	for _, is := range issues {
 		unmounted = append(unmounted, is.Name)
@@ -135,7 +137,7 @@ func (w *Worker) reportUnprocessed(pod *corev1.Pod, issues []volume.Issue) {
 	for _, list := range [][]string{unmounted, unattached, unprocessed, errs} {
 		slices.Sort(list)
 	}
-	w.node.Recorder.Eventf(pod, corev1.EventTypeWarning, volume.ReasonFailedMount,
+	v.Recorder.Eventf(pod, corev1.EventTypeWarning, ReasonFailedMount,
 		"Unable to attach or mount volumes: unmounted volumes=%v, unattached volumes=%v, failed to process volumes=%v: %s",
 		unmounted, unattached, unprocessed, strings.Join(slices.Compact(errs), "; "))
 }

@@ -1,15 +1,22 @@
-package podworker
+// Package podstatus is the pod status the emulated kubelet reports, as
+// its status generator and status manager make it: the phase, the
+// conditions and container statuses rendered from the containers
+// (render.go), the resources of an in-place resize (resources.go), and
+// the writes to the API server, patched against what was last written
+// and retried after a failure (writer.go). It is given what it uses,
+// never the pod worker.
+package podstatus
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/winkube/winkube/pkg/node/internal/admission"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/winkube/winkube/pkg/node/internal/admission"
 )
 
 // Pod condition reasons, as the kubelet's status generator words them
@@ -22,10 +29,39 @@ const (
 	reasonReadinessGatesNotReady   = "ReadinessGatesNotReady"
 )
 
-// render builds the pod status from the emulated containers.
-func (w *Worker) render(pod *corev1.Pod) corev1.PodStatus {
-	phase := w.phase(pod)
-	if w.deadlineHit {
+// Container is one container as the status shows it: its spec (the
+// allocation, after an in-place resize) and its status.
+type Container struct {
+	Spec   *corev1.Container
+	Status *corev1.ContainerStatus
+}
+
+// Pod is what a pod's status is rendered from, beside the pod itself.
+type Pod struct {
+	// HostIP is the node's address; PodIP the pod's (the node's on the
+	// host network), empty before its sandbox exists.
+	HostIP    string
+	PodIP     string
+	StartTime *metav1.Time
+	// SandboxReady: the pod's sandbox runs.
+	SandboxReady bool
+	// FailedReason and FailedMessage, when set, fail the pod whatever its
+	// containers say (activeDeadlineSeconds).
+	FailedReason, FailedMessage string
+	// Init, Regular and Ephemeral are the pod's containers, in spec order.
+	Init, Regular, Ephemeral []Container
+	// Written is the status last written, nil before the first write.
+	Written *corev1.PodStatus
+	// ResizeConditions are the pod's resize conditions, pending first;
+	// terminal says the phase is terminal, which ends a resize.
+	ResizeConditions func(terminal bool) []corev1.PodCondition
+}
+
+// Render builds the pod status from the emulated containers, without the
+// resources (ContainerResources, PodResources).
+func Render(pod *corev1.Pod, in Pod) corev1.PodStatus {
+	phase := podPhase(pod, in)
+	if in.FailedReason != "" {
 		phase = corev1.PodFailed
 	}
 	st := corev1.PodStatus{
@@ -33,47 +69,46 @@ func (w *Worker) render(pod *corev1.Pod) corev1.PodStatus {
 		// status manager stamps the pod's generation on every status.
 		ObservedGeneration: pod.Generation,
 		Phase:              phase,
-		HostIP:             w.node.IP,
-		HostIPs:            []corev1.HostIP{{IP: w.node.IP}},
-		StartTime:          w.startTime,
+		HostIP:             in.HostIP,
+		HostIPs:            []corev1.HostIP{{IP: in.HostIP}},
+		StartTime:          in.StartTime,
 		QOSClass:           pod.Status.QOSClass,
 	}
-	if w.deadlineHit {
-		st.Reason, st.Message = reasonDeadlineExceeded, deadlineMessage
+	if in.FailedReason != "" {
+		st.Reason, st.Message = in.FailedReason, in.FailedMessage
 	}
-	switch {
-	case w.ip.IsValid():
-		st.PodIP = w.ip.String()
-		st.PodIPs = []corev1.PodIP{{IP: st.PodIP}}
-	case w.sandboxReady:
-		st.PodIP = w.node.IP // host network
+	if in.PodIP != "" {
+		st.PodIP = in.PodIP
 		st.PodIPs = []corev1.PodIP{{IP: st.PodIP}}
 	}
-	initDone := len(incomplete(w.initCtrs)) == 0
-	st.InitContainerStatuses = statuses(w.initCtrs, "PodInitializing")
-	st.ContainerStatuses = statuses(w.ctrs, creatingReason(initDone))
-	st.EphemeralContainerStatuses = statuses(w.ephCtrs, "ContainerCreating")
+	initDone := len(incomplete(in.Init)) == 0
+	st.InitContainerStatuses = statuses(in.Init, "PodInitializing")
+	st.ContainerStatuses = statuses(in.Regular, creatingReason(initDone))
+	st.EphemeralContainerStatuses = statuses(in.Ephemeral, "ContainerCreating")
 	existing := pod.Status.Conditions
-	if w.written != nil {
+	if in.Written != nil {
 		// The informer may lag behind our last write; trust what we wrote.
-		existing = mergeConditions(existing, w.written.Conditions)
+		existing = mergeConditions(existing, in.Written.Conditions)
 	}
 	// The resize conditions come and go with the resize: never keep an
 	// old one, and put the current ones before the other owned ones, as
 	// generateAPIPodStatus orders them.
-	existing = slices.DeleteFunc(slices.Clone(existing), func(c corev1.PodCondition) bool { return isResizeCondition(c.Type) })
-	owned := append(w.resizeConditions(isTerminalPhase(phase)), w.conditions(pod, phase)...)
+	existing = slices.DeleteFunc(slices.Clone(existing), func(c corev1.PodCondition) bool { return IsResizeCondition(c.Type) })
+	var resize []corev1.PodCondition
+	if in.ResizeConditions != nil {
+		resize = in.ResizeConditions(IsTerminalPhase(phase))
+	}
+	owned := append(resize, conditions(pod, phase, in)...)
 	st.Conditions = mergeConditions(existing, owned)
-	w.setStatusResources(&st, pod)
 	return st
 }
 
 // statuses copies the container statuses; containers not yet started wait
 // with `pending` as the kubelet shows them.
-func statuses(ctrs []*ctr, pending string) []corev1.ContainerStatus {
+func statuses(ctrs []Container, pending string) []corev1.ContainerStatus {
 	var out []corev1.ContainerStatus
 	for _, c := range ctrs {
-		s := *c.status.DeepCopy()
+		s := *c.Status.DeepCopy()
 		if s.State.Waiting != nil && s.State.Waiting.Reason == "PodInitializing" {
 			s.State.Waiting.Reason = pending
 		}
@@ -91,13 +126,14 @@ func creatingReason(initDone bool) string {
 	return "PodInitializing"
 }
 
-// phase follows the kubelet's getPhase for the cases the emulator produces.
-func (w *Worker) phase(pod *corev1.Pod) corev1.PodPhase {
-	for _, c := range w.initCtrs {
-		if c.spec.RestartPolicy != nil {
+// podPhase follows the kubelet's getPhase for the cases the emulator
+// produces.
+func podPhase(pod *corev1.Pod, in Pod) corev1.PodPhase {
+	for _, c := range in.Init {
+		if c.Spec.RestartPolicy != nil {
 			continue // sidecars do not gate initialisation
 		}
-		t := c.status.State.Terminated
+		t := c.Status.State.Terminated
 		if t != nil && t.ExitCode != 0 && pod.Spec.RestartPolicy == corev1.RestartPolicyNever {
 			return corev1.PodFailed
 		}
@@ -106,8 +142,8 @@ func (w *Worker) phase(pod *corev1.Pod) corev1.PodPhase {
 		}
 	}
 	running, waiting, stopped, succeeded := 0, 0, 0, 0
-	for _, c := range w.ctrs {
-		s := c.status
+	for _, c := range in.Regular {
+		s := *c.Status
 		switch {
 		case s.State.Running != nil:
 			running++
@@ -127,7 +163,7 @@ func (w *Worker) phase(pod *corev1.Pod) corev1.PodPhase {
 		return corev1.PodPending
 	case running > 0:
 		return corev1.PodRunning
-	case stopped > 0 && allTerminated(w.ctrs) && pod.DeletionTimestamp != nil:
+	case stopped > 0 && allTerminated(in.Regular) && pod.DeletionTimestamp != nil:
 		// A deleted pod is terminal whatever its restart policy:
 		// Succeeded when every container exited 0, else Failed
 		// (kubelet_pods.go getPhase with podIsTerminal).
@@ -137,16 +173,16 @@ func (w *Worker) phase(pod *corev1.Pod) corev1.PodPhase {
 		return corev1.PodFailed
 	case stopped == succeeded && stopped > 0 && pod.Spec.RestartPolicy != corev1.RestartPolicyAlways:
 		return corev1.PodSucceeded
-	case pod.Spec.RestartPolicy == corev1.RestartPolicyNever && stopped > 0 && allTerminated(w.ctrs):
+	case pod.Spec.RestartPolicy == corev1.RestartPolicyNever && stopped > 0 && allTerminated(in.Regular):
 		return corev1.PodFailed
 	default:
 		return corev1.PodRunning
 	}
 }
 
-func allTerminated(ctrs []*ctr) bool {
+func allTerminated(ctrs []Container) bool {
 	for _, c := range ctrs {
-		if c.status.State.Terminated == nil {
+		if c.Status.State.Terminated == nil {
 			return false
 		}
 	}
@@ -157,18 +193,18 @@ func allTerminated(ctrs []*ctr) bool {
 // generateAPIPodStatus appends them (pkg/kubelet/kubelet_pods.go):
 // PodReadyToStartContainers, Initialized, Ready, ContainersReady,
 // PodScheduled. Each carries the pod's generation.
-func (w *Worker) conditions(pod *corev1.Pod, phase corev1.PodPhase) []corev1.PodCondition {
-	terminal := isTerminalPhase(phase)
-	sandbox := cond(corev1.PodReadyToStartContainers, w.sandboxReady && !terminal, "", "")
+func conditions(pod *corev1.Pod, phase corev1.PodPhase, in Pod) []corev1.PodCondition {
+	terminal := IsTerminalPhase(phase)
+	sandbox := cond(corev1.PodReadyToStartContainers, in.SandboxReady && !terminal, "", "")
 	initialized := cond(corev1.PodInitialized, true, "", "")
-	if pending := incomplete(w.initCtrs); phase == corev1.PodSucceeded {
+	if pending := incomplete(in.Init); phase == corev1.PodSucceeded {
 		initialized.Reason = reasonPodCompleted
 	} else if len(pending) > 0 {
 		initialized = cond(corev1.PodInitialized, false, reasonContainersNotInitialized,
 			fmt.Sprintf("containers with incomplete status: [%s]", strings.Join(pending, " ")))
 	}
 	ready := cond(corev1.ContainersReady, true, "", "")
-	switch unready := unready(append(sidecars(w.initCtrs), w.ctrs...)); {
+	switch unready := unready(append(sidecars(in.Init), in.Regular...)); {
 	case phase == corev1.PodSucceeded:
 		ready = cond(corev1.ContainersReady, false, reasonPodCompleted, "")
 	case phase == corev1.PodFailed:
@@ -200,13 +236,13 @@ func cond(t corev1.PodConditionType, ok bool, reason, msg string) corev1.PodCond
 	return corev1.PodCondition{Type: t, Status: s, Reason: reason, Message: msg}
 }
 
-func incomplete(ctrs []*ctr) []string {
+func incomplete(ctrs []Container) []string {
 	var out []string
 	for _, c := range ctrs {
-		t := c.status.State.Terminated
-		sidecarUp := c.spec.RestartPolicy != nil && c.status.State.Running != nil
+		t := c.Status.State.Terminated
+		sidecarUp := c.Spec.RestartPolicy != nil && c.Status.State.Running != nil
 		if !sidecarUp && (t == nil || t.ExitCode != 0) {
-			out = append(out, c.spec.Name)
+			out = append(out, c.Spec.Name)
 		}
 	}
 	return out
@@ -215,21 +251,21 @@ func incomplete(ctrs []*ctr) []string {
 // sidecars are the restartable init containers, whose readiness gates
 // the pod's as the regular containers' does (GenerateContainersReadyCondition
 // lists them first).
-func sidecars(inits []*ctr) []*ctr {
-	var out []*ctr
+func sidecars(inits []Container) []Container {
+	var out []Container
 	for _, c := range inits {
-		if isSidecar(c) {
+		if c.Spec.RestartPolicy != nil && *c.Spec.RestartPolicy == corev1.ContainerRestartPolicyAlways {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-func unready(ctrs []*ctr) []string {
+func unready(ctrs []Container) []string {
 	var out []string
 	for _, c := range ctrs {
-		if !c.status.Ready {
-			out = append(out, c.spec.Name)
+		if !c.Status.Ready {
+			out = append(out, c.Spec.Name)
 		}
 	}
 	return out
@@ -277,12 +313,12 @@ func mergeConditions(existing, owned []corev1.PodCondition) []corev1.PodConditio
 		}
 	}
 	for _, c := range owned {
-		if old, ok := byType[c.Type]; ok && old.Status == c.Status && !old.LastTransitionTime.IsZero() && !isResizeCondition(c.Type) {
+		if old, ok := byType[c.Type]; ok && old.Status == c.Status && !old.LastTransitionTime.IsZero() && !IsResizeCondition(c.Type) {
 			c.LastTransitionTime = old.LastTransitionTime
 		} else if c.LastTransitionTime.IsZero() {
 			c.LastTransitionTime = now
 		}
-		if !isResizeCondition(c.Type) {
+		if !IsResizeCondition(c.Type) {
 			c.LastProbeTime = metav1.Time{} // resize conditions carry one
 		}
 		out = append(out, c)
@@ -290,11 +326,11 @@ func mergeConditions(existing, owned []corev1.PodCondition) []corev1.PodConditio
 	return out
 }
 
-// rejectedStatus is the status of a pod that admission rejected, as the
+// RejectedStatus is the status of a pod that admission rejected, as the
 // kubelet's rejectPod sets it; the status manager adds the start time and
 // the observed generation (pkg/kubelet/kubelet.go rejectPod,
 // status/status_manager.go updateStatusInternal).
-func rejectedStatus(pod *corev1.Pod, reason, message string) corev1.PodStatus {
+func RejectedStatus(pod *corev1.Pod, reason, message string) corev1.PodStatus {
 	start := pod.Status.StartTime
 	if start == nil {
 		start = ptr.To(metav1.Now())
@@ -307,13 +343,4 @@ func rejectedStatus(pod *corev1.Pod, reason, message string) corev1.PodStatus {
 		QOSClass:           pod.Status.QOSClass,
 		StartTime:          start,
 	}
-}
-
-// jsonMergePatchAnnotation builds a merge patch that sets one annotation.
-func jsonMergePatchAnnotation(key, value string) ([]byte, error) {
-	b, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{key: value}}})
-	if err != nil {
-		return nil, fmt.Errorf("encode annotation patch: %w", err)
-	}
-	return b, nil
 }

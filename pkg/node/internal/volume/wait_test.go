@@ -1,0 +1,83 @@
+package volume
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
+)
+
+func waitPod() *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "u1"}}
+}
+
+// A volume that fails to mount keeps the sandbox back and gets one
+// FailedMount event per attempt; the next attempt waits out the
+// volume manager's back-off, and the pod goes ahead once it mounts.
+// rule: STO-2
+func TestWaitRetriesAFailedMount(t *testing.T) {
+	rec := record.NewFakeRecorder(10)
+	failing := true
+	calls := 0
+	w := Wait{Recorder: rec, Issues: func(context.Context, *corev1.Pod) []Issue {
+		calls++
+		if !failing {
+			return nil
+		}
+		return []Issue{{Name: "data", Reason: ReasonFailedMount, Message: "MountVolume.SetUp failed for volume \"data\""}}
+	}}
+	ctx, pod := context.Background(), waitPod()
+	if w.Ready(ctx, pod) {
+		t.Fatal("Ready with a volume that fails to mount")
+	}
+	if ev := <-rec.Events; !strings.HasPrefix(ev, "Warning FailedMount MountVolume.SetUp failed") {
+		t.Errorf("event %q", ev)
+	}
+	// The next attempt is due only after the back-off: a look before it
+	// does not check the volumes again.
+	if w.Ready(ctx, pod) || calls != 1 {
+		t.Errorf("a look before the retry checked the volumes (%d checks)", calls)
+	}
+	if wake := w.Wake(); wake.IsZero() {
+		t.Error("no wake time while a mount is retried")
+	}
+	failing = false
+	deadline := time.Now().Add(30 * time.Second) // hang guard
+	for !w.Ready(ctx, pod) {
+		if time.Now().After(deadline) {
+			t.Fatal("the volumes never counted as mounted")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !w.Wake().IsZero() {
+		t.Error("a wake time once the volumes are mounted")
+	}
+	if !w.Ready(ctx, pod) || calls != 2 {
+		t.Errorf("mounted volumes were checked again (%d checks)", calls)
+	}
+}
+
+// Volumes that cannot be processed at all get the pod sync's event, in
+// the kubelet's words, naming every volume sorted.
+// rule: STO-1
+func TestWaitReportsUnprocessedVolumes(t *testing.T) {
+	rec := record.NewFakeRecorder(10)
+	w := Wait{Recorder: rec, Issues: func(context.Context, *corev1.Pod) []Issue {
+		return []Issue{
+			{Name: "b", Process: `persistentvolumeclaim "b" not found`},
+			{Name: "a", Process: `persistentvolumeclaim "a" not found`, Attach: true},
+		}
+	}}
+	if w.Ready(context.Background(), waitPod()) {
+		t.Fatal("Ready with volumes that cannot be processed")
+	}
+	want := `Warning FailedMount Unable to attach or mount volumes: unmounted volumes=[a b], unattached volumes=[a], ` +
+		`failed to process volumes=[a b]: persistentvolumeclaim "a" not found; persistentvolumeclaim "b" not found`
+	if ev := <-rec.Events; ev != want {
+		t.Errorf("event\n got %s\nwant %s", ev, want)
+	}
+}
