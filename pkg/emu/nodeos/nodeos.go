@@ -8,6 +8,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/windows"
+	"github.com/winkube/winkube/pkg/windows/kubelet"
 )
 
 // Of is what a container on the node says about its OS: the version,
@@ -35,8 +36,8 @@ func Release(name, hostname string) *corev1.Node {
 	}
 	n := &corev1.Node{}
 	n.Name = hostname
-	n.Labels = windows.NodeLabels("windows", "amd64", r.Version(), 0, false)
-	n.Status.NodeInfo = windows.NodeSystemInfo(r.Version(), "amd64", "", "")
+	n.Labels = kubelet.NodeLabels("windows", "amd64", r.Version(), 0, false)
+	n.Status.NodeInfo = kubelet.NodeSystemInfo(r.Version(), "amd64", "", "")
 	return n
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/windows"
+	"github.com/winkube/winkube/pkg/windows/kubelet"
 )
 
 // Default address spaces: the seeds' values (PLAN-1) and a private host network.
@@ -180,7 +181,7 @@ func setPoolDefaults(p *NodePool, k8sMinor int) {
 	}
 	p.Runtime = orDefault(p.Runtime, RuntimeContainerd)
 	if p.EvictionHard == nil {
-		p.EvictionHard = windows.DefaultEvictionHard(p.OS)
+		p.EvictionHard = kubelet.DefaultEvictionHard(p.OS)
 	}
 	if p.PauseImage == "" {
 		p.PauseImage = defaultPauseImage(p, k8sMinor)
