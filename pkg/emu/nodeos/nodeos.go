@@ -8,6 +8,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/windows"
+	"github.com/winkube/winkube/pkg/windows/activedirectory"
 	"github.com/winkube/winkube/pkg/windows/kubelet"
 )
 
@@ -42,15 +43,15 @@ func Release(name, hostname string) *corev1.Node {
 }
 
 // GMSA is the identity of a Windows container whose credential spec is
-// spec (windows.GMSACredentialSpecOf) on a node joined to domain: the
+// spec (activedirectory.CredentialSpecOf) on a node joined to domain: the
 // spec's account in the spec's domain, reaching the domain's controller
 // only when that is the node's domain. nil for an empty spec; an error
 // for a spec that is not one.
-func GMSA(spec string, domain windows.Domain) (*program.GMSAIdentity, error) {
+func GMSA(spec string, domain activedirectory.Domain) (*program.GMSAIdentity, error) {
 	if spec == "" {
 		return nil, nil
 	}
-	cs, err := windows.ParseCredentialSpec(spec)
+	cs, err := activedirectory.ParseCredentialSpec(spec)
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/winkube/winkube/pkg/node/internal/podnet"
 	"github.com/winkube/winkube/pkg/node/internal/volume"
 	"github.com/winkube/winkube/pkg/windows"
+	"github.com/winkube/winkube/pkg/windows/activedirectory"
 )
 
 // Node is what the pod workers of one node use of it and of the agent
@@ -67,7 +68,7 @@ type Node struct {
 	Sockets *unixsock.Namespace
 	// Domain is the Active Directory domain the node is joined to
 	// (GMSA credential specs name it).
-	Domain windows.Domain
+	Domain activedirectory.Domain
 	// SyncPeriod is how often a running pod's volumes are written again
 	// from their sources (volumesync.go).
 	SyncPeriod time.Duration
