@@ -269,7 +269,7 @@ func (a *audit) podRule(cf containerFailure, n *corev1.Node, spec *corev1.PodSpe
 	if v := a.imageOn(cf.image, n); !v.Runs {
 		return v.RuleForPod(windows.SelectedOS(spec) != ""), v.Cause
 	}
-	if strings.Contains(cf.message, "operating system does not match") {
+	if stage, _ := windows.FailureStage(cf.message); stage == windows.StageStart {
 		return "IMG-2", windows.CauseBuild
 	}
 	return "IMG-4", windows.CauseArch

@@ -108,9 +108,8 @@ func pauseFor(n *corev1.Node, minor int) string {
 // platformFailure: the runtime's words for an image that does not fit the
 // host (IMG-4): no entry to pull, or HCS refusing the build.
 func platformFailure(msg string) bool {
-	return strings.Contains(msg, imageinfo.ErrNoMatchingPlatform.Error()) ||
-		strings.Contains(msg, "no matching manifest for windows") ||
-		strings.Contains(msg, "operating system does not match")
+	_, ok := windows.FailureStage(msg)
+	return ok
 }
 
 // platforms renders an image's platforms: "linux/amd64, windows/amd64:10.0.17763".
