@@ -134,8 +134,8 @@ func (r *run) checkService(s *service) {
 			}
 			seen[key] = true
 			if v.Rule == "LIM-12" && !r.target.DSRKnown {
-				v.Severity = windows.SeverityWarning
-				v.Message += " (the live cluster does not say whether it does)"
+				r.report(&s.object, v.Rule, "dsr-unknown", v.Path, v.Message+" (the live cluster does not say whether it does)", v.Fix)
+				continue
 			}
 			r.reportViolation(&s.object, v)
 		}
