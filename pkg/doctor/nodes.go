@@ -43,7 +43,7 @@ func notReady(n *corev1.Node) (Finding, bool) {
 		evidence += "; taints " + t
 	}
 	return Finding{
-		Finding:  rules.Finding{Rule: "TS-1", Severity: rules.SeverityError, Message: fmt.Sprintf("node %s is not Ready: no new pod is scheduled there and its pods are evicted once the not-ready taints' toleration runs out", describeNode(n)), Fix: kubeletFix(n)},
+		Finding:  rules.New("TS-1", "", fmt.Sprintf("node %s is not Ready: no new pod is scheduled there and its pods are evicted once the not-ready taints' toleration runs out", describeNode(n))).WithFix(kubeletFix(n)),
 		Objects:  []Object{nodeObject(n.Name)},
 		Evidence: evidence,
 	}, true
@@ -54,8 +54,7 @@ func notReady(n *corev1.Node) (Finding, bool) {
 // the API server (the node lifecycle controller marks the node Unknown).
 func (a *audit) staleLease(n *corev1.Node) (Finding, bool) {
 	f := Finding{
-		Finding: rules.Finding{Rule: "TS-1", Severity: rules.SeverityError,
-			Fix: kubeletFix(n)},
+		Finding: rules.New("TS-1", "", "").WithFix(kubeletFix(n)),
 		Objects: []Object{nodeObject(n.Name)},
 	}
 	l, ok := a.leases[n.Name]
@@ -154,7 +153,7 @@ func (a *audit) kubeProxyAgent(n *corev1.Node) []Finding {
 		return notReadyAgents(pods, "TS-1", "kube-proxy")
 	}
 	return []Finding{{
-		Finding:  rules.Finding{Rule: "TS-1", Severity: rules.SeverityError, Message: fmt.Sprintf("DaemonSet kube-system/%s should run kube-proxy on %s but no pod of it is there: no Service works from that node's pods", m.Proxy.DaemonSet, describeNode(n)), Fix: fmt.Sprintf("kubectl -n kube-system describe daemonset %s and look at its events for why the pod is not created on %s", m.Proxy.DaemonSet, n.Name)},
+		Finding:  rules.New("TS-1", "", fmt.Sprintf("DaemonSet kube-system/%s should run kube-proxy on %s but no pod of it is there: no Service works from that node's pods", m.Proxy.DaemonSet, describeNode(n))).WithFix(fmt.Sprintf("kubectl -n kube-system describe daemonset %s and look at its events for why the pod is not created on %s", m.Proxy.DaemonSet, n.Name)),
 		Objects:  []Object{nodeObject(n.Name), {Kind: "DaemonSet", Namespace: "kube-system", Name: m.Proxy.DaemonSet}},
 		Evidence: "no kube-proxy pod bound to the node",
 	}}
@@ -183,7 +182,7 @@ func notReadyAgents(pods []*corev1.Pod, rule, agent string) []Finding {
 			continue
 		}
 		f := Finding{
-			Finding:  rules.Finding{Rule: rule, Severity: rules.SeverityError, Message: fmt.Sprintf("%s on node %s is not ready: the node's pods have no working network to other nodes or to Services", agent, p.Spec.NodeName), Fix: fmt.Sprintf("kubectl -n %s logs %s; then kubectl -n %s delete pod %s so its DaemonSet starts it again", p.Namespace, p.Name, p.Namespace, p.Name)},
+			Finding:  rules.New(rule, "", fmt.Sprintf("%s on node %s is not ready: the node's pods have no working network to other nodes or to Services", agent, p.Spec.NodeName)).WithFix(fmt.Sprintf("kubectl -n %s logs %s; then kubectl -n %s delete pod %s so its DaemonSet starts it again", p.Namespace, p.Name, p.Namespace, p.Name)),
 			Objects:  []Object{podObject(p), nodeObject(p.Spec.NodeName)},
 			Evidence: containerTrouble(p),
 		}

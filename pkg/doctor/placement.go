@@ -86,9 +86,9 @@ func (a *audit) daemonSetFinding(ds *appsv1.DaemonSet, c *cannotRun) Finding {
 		objs = append(objs, nodeObject(n))
 	}
 	f := Finding{
-		Finding: rules.Finding{Rule: c.rule, Severity: rules.SeverityError,
-			Message: fmt.Sprintf("DaemonSet %s/%s can never be ready on %s: %v", ds.Namespace, ds.Name, a.describeNodes(c.nodes), c.err),
-			Fix:     placementFix(c.rule, &ds.Spec.Template.Spec, "spec.template.spec")},
+		Finding: rules.New(c.rule, "",
+			fmt.Sprintf("DaemonSet %s/%s can never be ready on %s: %v", ds.Namespace, ds.Name, a.describeNodes(c.nodes), c.err)).
+			WithFix(placementFix(c.rule, &ds.Spec.Template.Spec, "spec.template.spec")),
 		Objects: objs,
 		Evidence: fmt.Sprintf("desired %d, ready %d; %s offers %s%s", ds.Status.DesiredNumberScheduled, ds.Status.NumberReady,
 			c.image, platforms(a.s.image(c.image)), a.podEvidence(ds, c.nodes)),
@@ -269,7 +269,7 @@ func (a *audit) podRule(cf containerFailure, n *corev1.Node, spec *corev1.PodSpe
 	if v := a.imageOn(cf.image, n); !v.Runs {
 		return v.RuleForPod(windows.SelectedOS(spec) != ""), v.Cause
 	}
-	if strings.Contains(cf.message, "operating system does not match") {
+	if stage, _ := windows.FailureStage(cf.message); stage == windows.StageStart {
 		return "IMG-2", windows.CauseBuild
 	}
 	return "IMG-4", windows.CauseArch
@@ -287,7 +287,7 @@ func (a *audit) podFailureFinding(g *podFailure) Finding {
 		windows.CauseBuild: "is built for another Windows build than",
 	}[g.cause]
 	return Finding{
-		Finding:  rules.Finding{Rule: g.rule, Severity: rules.SeverityError, Message: fmt.Sprintf("%s: image %s %s %s, so %d pod(s) fail there", g.owner, g.first.image, what, a.describeNodes(nodes), g.pods), Fix: placementFix(g.rule, g.spec, "the pod template's spec")},
+		Finding:  rules.New(g.rule, "", fmt.Sprintf("%s: image %s %s %s, so %d pod(s) fail there", g.owner, g.first.image, what, a.describeNodes(nodes), g.pods)).WithFix(placementFix(g.rule, g.spec, "the pod template's spec")),
 		Objects:  objs,
 		Evidence: fmt.Sprintf("pod %s container %s: %s: %s", g.pod.Name, g.first.container, g.first.reason, g.first.message),
 	}

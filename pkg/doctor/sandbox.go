@@ -65,13 +65,12 @@ func (a *audit) sandboxFinding(p *corev1.Pod, n *corev1.Node, e *corev1.Event) F
 	if m := sandboxImageRE.FindStringSubmatch(e.Message); m != nil {
 		img = m[1]
 	}
-	v := rules.VerdictOf("TS-11", "pause-image")
-	f.Case, f.Severity, f.See = "pause-image", v.Severity, v.See
-	f.Message = fmt.Sprintf("pod %s/%s stays ContainerCreating on %s: the pause (sandbox) image %s has no entry for the node's Windows build, so no pod there can start", p.Namespace, p.Name, describeNode(n), img)
+	f.Finding = rules.New("TS-11", "pause-image",
+		fmt.Sprintf("pod %s/%s stays ContainerCreating on %s: the pause (sandbox) image %s has no entry for the node's Windows build, so no pod there can start", p.Namespace, p.Name, describeNode(n), img)).
+		WithFix(a.pauseFix(p, n))
 	if img != "" {
 		f.Evidence += fmt.Sprintf("; %s offers %s", img, platforms(a.s.image(img)))
 	}
-	f.Fix = a.pauseFix(p, n)
 	return f
 }
 
@@ -108,9 +107,8 @@ func pauseFor(n *corev1.Node, minor int) string {
 // platformFailure: the runtime's words for an image that does not fit the
 // host (IMG-4): no entry to pull, or HCS refusing the build.
 func platformFailure(msg string) bool {
-	return strings.Contains(msg, imageinfo.ErrNoMatchingPlatform.Error()) ||
-		strings.Contains(msg, "no matching manifest for windows") ||
-		strings.Contains(msg, "operating system does not match")
+	_, ok := windows.FailureStage(msg)
+	return ok
 }
 
 // platforms renders an image's platforms: "linux/amd64, windows/amd64:10.0.17763".

@@ -8,11 +8,11 @@ import (
 
 	"github.com/winkube/winkube/pkg/network"
 	"github.com/winkube/winkube/pkg/rules"
-	"github.com/winkube/winkube/pkg/windows"
+	winservice "github.com/winkube/winkube/pkg/windows/service"
 )
 
 // checkServices applies KP-7's NodePort issue per Service, from the nodes
-// its live backend pods run on: windows.OverlayNodePortIssue, which lint
+// its live backend pods run on: winservice.OverlayNodePortIssue, which lint
 // asks with the nodes those pods can land on, so both say it of the same
 // Service in the same words. (The network model's per-node view of it is
 // left out in checkNetworkModel.)
@@ -27,17 +27,17 @@ func checkServices(a *audit) []Finding {
 	}
 	var out []Finding
 	for _, svc := range a.s.Services {
-		var nodes []windows.BackendNode
+		var nodes []winservice.BackendNode
 		var pods []string
 		for _, p := range backendPods(a, svc) {
 			n := byName[p.Spec.NodeName]
 			if n == nil || n.OS != "windows" {
 				continue
 			}
-			nodes = append(nodes, windows.BackendNode{Name: n.Name, Build: n.Build, NetworkMode: n.Mode})
+			nodes = append(nodes, winservice.BackendNode{Name: n.Name, Build: n.Build, NetworkMode: n.Mode})
 			pods = append(pods, p.Name+" on "+n.Name)
 		}
-		v := windows.OverlayNodePortIssue(&svc.Spec, nodes, dsr)
+		v := winservice.OverlayNodePortIssue(&svc.Spec, nodes, dsr)
 		if v == nil {
 			continue
 		}

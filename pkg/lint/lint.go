@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
 	clientscheme "k8s.io/client-go/kubernetes/scheme"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,6 +13,7 @@ import (
 	"github.com/winkube/winkube/pkg/gmsa"
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/lint/strict"
 	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
@@ -155,9 +157,9 @@ func (r *run) collect(src *load.Object) *workload {
 // field with the wrong type when the error names one.
 func (r *run) decodeError(src *load.Object, err error) {
 	line := src.Line
-	var fe *fieldTypeError
+	var fe *strict.FieldTypeError
 	if errors.As(err, &fe) && line > 0 && src.Doc >= 0 {
-		if l := r.locator.keyLine(src, fe.path); l > 0 {
+		if l := r.locator.keyLine(src, fe.Path); l > 0 {
 			line = l
 		}
 	}

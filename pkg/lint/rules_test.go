@@ -1,5 +1,15 @@
 package lint
 
+import (
+	"strings"
+	"testing"
+
+	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	"github.com/winkube/winkube/pkg/kubeversion"
+	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/rules"
+)
+
 // ruleCases pairs, per rule, a manifest that breaks the rule (bad) with one
 // that follows it (good). Files live in testdata/rules, clusters in
 // testdata/clusters.
@@ -104,4 +114,35 @@ var ruleCases = []ruleCase{
 	{rule: "GMSA-2", bad: "gmsa-2-bad.yaml", good: "gmsa-2-good.yaml"},
 	// rule: GMSA-3
 	{rule: "GMSA-3", bad: "gmsa-3-bad.yaml", good: "gmsa-3-good.yaml"},
+}
+
+// A live cluster that does not say whether kube-proxy runs with DSR makes
+// LIM-12 the rule book's dsr-unknown case: a warning that says so, not an
+// error.
+//
+// rule: LIM-12
+func TestLIM12DSRUnknown(t *testing.T) {
+	c, err := v1alpha1.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := TargetFromClusterAt(c, kubeversion.DefaultMinor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target.DSR, target.DSRKnown = false, false
+	objs, errs := load.Load([]string{"testdata/rules/lim-12-bad.yaml"}, load.Options{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	var got []Finding
+	for _, f := range New(target).Lint(objs).Findings {
+		if f.Rule == "LIM-12" {
+			got = append(got, f)
+		}
+	}
+	if len(got) != 1 || got[0].Severity != rules.SeverityWarning || got[0].Case != "dsr-unknown" ||
+		!strings.HasSuffix(got[0].Message, "(the live cluster does not say whether it does)") {
+		t.Fatalf("LIM-12 findings = %+v, want one dsr-unknown warning", got)
+	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/lint/load"
 	"github.com/winkube/winkube/pkg/windows"
+	winservice "github.com/winkube/winkube/pkg/windows/service"
 )
 
 // service is a decoded Service.
@@ -32,7 +33,7 @@ type backends struct {
 	// builds are the Windows builds of the nodes the Windows backends can
 	// land on, oldest first; nodes are those nodes (KP-7).
 	builds []windows.Build
-	nodes  []windows.BackendNode
+	nodes  []winservice.BackendNode
 }
 
 // backendsOf matches the Service's selector against the pod labels of the
@@ -62,7 +63,7 @@ func (r *run) backendsOf(s *service) backends {
 			if !n.IsWindows() {
 				continue
 			}
-			b.nodes = append(b.nodes, windows.BackendNode{Name: n.Name, Build: n.Build, NetworkMode: r.target.NetworkMode})
+			b.nodes = append(b.nodes, winservice.BackendNode{Name: n.Name, Build: n.Build, NetworkMode: r.target.NetworkMode})
 			if bl := n.Build.WithoutRevision(); !bl.IsZero() && !seen[bl] {
 				seen[bl] = true
 				b.builds = append(b.builds, bl)
@@ -118,7 +119,7 @@ func (r *run) checkService(s *service) {
 	if !b.windows {
 		return
 	}
-	opts := windows.ServiceOptions{K8sMinor: r.target.Minor, DSR: r.target.DSR, NetworkMode: r.target.NetworkMode, Backends: b.count}
+	opts := winservice.Options{K8sMinor: r.target.Minor, DSR: r.target.DSR, NetworkMode: r.target.NetworkMode, Backends: b.count}
 	builds := b.builds
 	if len(builds) == 0 {
 		builds = []windows.Build{{}} // no node known: skip the KP-5 build checks
@@ -126,20 +127,20 @@ func (r *run) checkService(s *service) {
 	seen := map[string]bool{}
 	for _, build := range builds {
 		opts.NodeBuild = build
-		for _, v := range windows.ServiceLimitations(&s.svc, opts) {
+		for _, v := range winservice.Limitations(&s.svc, opts) {
 			key := v.Rule + v.Path + v.Message
 			if seen[key] || skipServiceRule(v.Rule) {
 				continue
 			}
 			seen[key] = true
 			if v.Rule == "LIM-12" && !r.target.DSRKnown {
-				v.Severity = windows.SeverityWarning
-				v.Message += " (the live cluster does not say whether it does)"
+				r.report(&s.object, v.Rule, "dsr-unknown", v.Path, v.Message+" (the live cluster does not say whether it does)", v.Fix)
+				continue
 			}
 			r.reportViolation(&s.object, v)
 		}
 	}
-	if v := windows.OverlayNodePortIssue(&s.svc.Spec, b.nodes, r.target.DSR); v != nil {
+	if v := winservice.OverlayNodePortIssue(&s.svc.Spec, b.nodes, r.target.DSR); v != nil {
 		r.reportViolation(&s.object, *v)
 	}
 }
@@ -148,13 +149,13 @@ func (r *run) checkService(s *service) {
 // Service whose backends are not in the input, when the target has nodes
 // it would apply to: where the pods run is unknown, so no verdict.
 func (r *run) nodePortNotChecked(s *service) {
-	var nodes []windows.BackendNode
+	var nodes []winservice.BackendNode
 	for _, n := range r.target.Nodes {
 		if n.IsWindows() {
-			nodes = append(nodes, windows.BackendNode{Name: n.Name, Build: n.Build, NetworkMode: r.target.NetworkMode})
+			nodes = append(nodes, winservice.BackendNode{Name: n.Name, Build: n.Build, NetworkMode: r.target.NetworkMode})
 		}
 	}
-	v := windows.OverlayNodePortIssue(&s.svc.Spec, nodes, r.target.DSR)
+	v := winservice.OverlayNodePortIssue(&s.svc.Spec, nodes, r.target.DSR)
 	if v == nil || len(s.svc.Spec.Selector) == 0 {
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/winkube/winkube/pkg/gmsa"
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/windows"
+	"github.com/winkube/winkube/pkg/windows/kubelet"
 )
 
 // Beta OS and arch labels; the kubelet still sets them (SCH-1) and the seeds
@@ -141,7 +142,7 @@ func nodeFromPool(name string, p *v1alpha1.NodePool, minor int) (*Node, error) {
 	for k, v := range p.Labels {
 		labels[k] = v
 	}
-	for k, v := range windows.NodeLabels(p.OS, n.Arch, n.Build, minor, true) {
+	for k, v := range kubelet.NodeLabels(p.OS, n.Arch, n.Build, minor, true) {
 		labels[k] = v
 	}
 	labels[corev1.LabelHostname] = name

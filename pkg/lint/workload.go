@@ -13,6 +13,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/lint/strict"
 )
 
 // IgnoreAnnotation silences rules per object: "RULE-ID,RULE-ID".
@@ -113,7 +114,7 @@ func decodeWorkload(src *load.Object) (*workload, bool, error) {
 // convert fills into from u and keeps what API-10 reports: the fields of u
 // that into's type does not have.
 func (o *object) convert(u *unstructured.Unstructured, into any) error {
-	unknown, err := convert(u, into)
+	unknown, err := strict.Convert(u, into)
 	o.typ, o.unknown = reflect.TypeOf(into), unknown
 	return err
 }

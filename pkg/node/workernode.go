@@ -19,7 +19,7 @@ import (
 	"github.com/winkube/winkube/pkg/node/internal/podnet"
 	"github.com/winkube/winkube/pkg/node/internal/podworker"
 	"github.com/winkube/winkube/pkg/node/internal/volume"
-	"github.com/winkube/winkube/pkg/windows"
+	"github.com/winkube/winkube/pkg/windows/activedirectory"
 )
 
 // workerNode is what the node's pod workers use of it and of the agent,
@@ -207,7 +207,7 @@ func (n *emuNode) resizeFit(w *podworker.Worker, pod *corev1.Pod) (reason, messa
 
 // domain is the Active Directory domain the cluster's Windows nodes are
 // joined to (GMSA).
-func (a *Agent) domain() windows.Domain {
+func (a *Agent) domain() activedirectory.Domain {
 	if a.cluster == nil {
 		return v1alpha1.DefaultCluster().Domain()
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/winkube/winkube/pkg/addons"
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/windows"
+	"github.com/winkube/winkube/pkg/windows/kubelet"
 )
 
 // RuntimeClasses are PLAN-6's RuntimeClasses, one per Windows build of the
@@ -32,7 +33,7 @@ func (p *Plan) RuntimeClasses() []*nodev1.RuntimeClass {
 			ObjectMeta: metav1.ObjectMeta{Name: "windows-" + strings.ToLower(r.Name())},
 			Handler:    handler,
 			Scheduling: &nodev1.Scheduling{
-				NodeSelector: windows.NodeLabels(v1alpha1.OSWindows, "amd64", b, p.Minor, false),
+				NodeSelector: kubelet.NodeLabels(v1alpha1.OSWindows, "amd64", b, p.Minor, false),
 				Tolerations:  []corev1.Toleration{windows.WindowsToleration()},
 			},
 		})

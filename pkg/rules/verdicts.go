@@ -34,7 +34,8 @@ var verdicts = map[string]ruleVerdict{
 	"LIM-21": {Verdict: Verdict{Severity: info,
 		Fix: "copy LogMonitor.exe and a LogMonitorConfig.json with the service's event log channels and log directory into the image (or mount the config) and make the entrypoint LogMonitor.exe followed by the current command"}},
 	"LIM-11": {Verdict: Verdict{Severity: errs}},
-	"LIM-12": {Verdict: Verdict{Severity: errs}},
+	"LIM-12": {Verdict: Verdict{Severity: errs}, Cases: []Case{
+		{Name: "dsr-unknown", Text: "lint against a live cluster that does not say whether kube-proxy runs with DSR", Verdict: Verdict{Severity: warning}}}},
 	"LIM-13": {Verdict: Verdict{Severity: errs}},
 
 	"NET-2": {Verdict: Verdict{Severity: errs,

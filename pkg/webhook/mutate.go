@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/winkube/winkube/pkg/rules"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -61,32 +62,33 @@ func isPodCreate(req *admissionv1.AdmissionRequest) bool {
 	return req.Kind.Kind == "Pod" && req.Kind.Group == "" && req.SubResource == "" && req.Operation == admissionv1.Create
 }
 
-// finding is a rule broken, in the words sent back to the user.
-type finding struct {
-	rule    string
-	message string
-	fix     string
-	advice  bool // rule-book severity info
-	warning bool // rule-book severity warning
+// refusal is a placement finding of rule id: the rule book's severity and
+// see-also, with a fix that names what to change in this pod ("" keeps the
+// rule book's).
+func refusal(id, message, fix string) *rules.Finding {
+	f := rules.New(id, "", message).WithFix(fix)
+	return &f
 }
 
-func (f *finding) String() string {
-	s := f.rule + ": " + f.message
-	if f.fix != "" {
-		s += " (fix: " + f.fix + ")"
+// text is a finding in the words sent back to the user: the rule, the
+// message and the fix.
+func text(f *rules.Finding) string {
+	s := f.Rule + ": " + f.Message
+	if f.Fix != "" {
+		s += " (fix: " + f.Fix + ")"
 	}
 	return s
 }
 
 // refuse denies the pod for a placement finding, or admits it with the
 // finding as a warning in warn mode.
-func (h *Handler) refuse(req *admissionv1.AdmissionRequest, f *finding, warnings []string) *admissionv1.AdmissionResponse {
+func (h *Handler) refuse(req *admissionv1.AdmissionRequest, f *rules.Finding, warnings []string) *admissionv1.AdmissionResponse {
 	if h.s.warnOnly {
-		h.metrics.decision(f.rule, "warned")
-		return allowWarn(req, append(warnings, "winkube "+f.String())...)
+		h.metrics.decision(f.Rule, "warned")
+		return allowWarn(req, append(warnings, "winkube "+text(f))...)
 	}
-	h.metrics.decision(f.rule, "denied")
-	return deny(req, []string{f.String()}, warnings)
+	h.metrics.decision(f.Rule, "denied")
+	return deny(req, []string{text(f)}, warnings)
 }
 
 // placement is what Mutate adds to one pod.
@@ -99,5 +101,5 @@ type placement struct {
 	reason     string // why: the images and what they run on
 	rules      []string
 	warnings   []string
-	refusal    *finding
+	refusal    *rules.Finding
 }

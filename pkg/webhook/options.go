@@ -260,10 +260,10 @@ func parseRules(flag string, list, defaults []string) (ruleSet, error) {
 
 // has reports whether the set names the rule: by ID always, by family only
 // for findings that are not mere advice.
-func (rs ruleSet) has(id string, advice bool) bool {
+func (rs ruleSet) has(id string, severity rules.Severity) bool {
 	if rs.ids[id] {
 		return true
 	}
 	family, _, _ := strings.Cut(id, "-")
-	return !advice && rs.families[family]
+	return severity != rules.SeverityInfo && rs.families[family]
 }

@@ -146,17 +146,17 @@ func (h *Handler) placeOnNodes(p *placement, s *scheduling, images []podImage, n
 		p.warnings = append(p.warnings, fmt.Sprintf("winkube (SCH-1): the cluster has no %s node, so the pod stays Pending until one joins", p.os))
 	case len(matched) == 0 && len(selected) > 0 && s.constrained():
 		pi := firstKnown(images)
-		p.refusal = &finding{
-			rule:    "IMG-4",
-			message: fmt.Sprintf("the pod's own placement (%s) selects only nodes that are not %s (%s), but %s %s runs only on %s", describeScheduling(s), p.os, describeNodes(selected), pi.path, pi.ref, p.os),
-			fix:     "remove the pod's node selection and let winkube place it, or use an image built for those nodes",
-		}
+		p.refusal = refusal(
+			"IMG-4",
+			fmt.Sprintf("the pod's own placement (%s) selects only nodes that are not %s (%s), but %s %s runs only on %s", describeScheduling(s), p.os, describeNodes(selected), pi.path, pi.ref, p.os),
+			"remove the pod's node selection and let winkube place it, or use an image built for those nodes",
+		)
 	case len(matched) > 0 && len(good) == 0 && len(matched) < len(ofOS):
-		p.refusal = &finding{
-			rule:    first.Rule,
-			message: fmt.Sprintf("the pod's own placement (%s) selects only %s, where %s cannot run: %v", describeScheduling(s), describeNodes(matched), firstImage.path, first.Err()),
-			fix:     fmt.Sprintf("remove the pod's node selection and let winkube place it; %s", describeGood(ofOS, images, hostProcess)),
-		}
+		p.refusal = refusal(
+			first.Rule,
+			fmt.Sprintf("the pod's own placement (%s) selects only %s, where %s cannot run: %v", describeScheduling(s), describeNodes(matched), firstImage.path, first.Err()),
+			fmt.Sprintf("remove the pod's node selection and let winkube place it; %s", describeGood(ofOS, images, hostProcess)),
+		)
 	case len(matched) > 0 && len(good) == 0:
 		p.warnings = append(p.warnings, fmt.Sprintf("winkube (%s): no %s node of the cluster runs %s %s: %v", first.Rule, p.os, firstImage.path, firstImage.ref, first.Err()))
 	case len(good) < len(matched) && p.os == "windows" && !hostProcess:

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
 // mixedImages is LIM-1 in the rule book's words.
-func mixedImages(images []podImage) *finding {
+func mixedImages(images []podImage) *rules.Finding {
 	var cs []windows.ContainerOS
 	for _, pi := range images {
 		if pi.known() {
@@ -17,9 +18,9 @@ func mixedImages(images []podImage) *finding {
 	}
 	vs := windows.MixedPodOS(cs)
 	if len(vs) == 0 {
-		return &finding{rule: "LIM-1", message: "no operating system runs every image of the pod: " + describeOSes(images)}
+		return refusal("LIM-1", "no operating system runs every image of the pod: "+describeOSes(images), "")
 	}
-	return &finding{rule: "LIM-1", message: vs[0].Message, fix: vs[0].Fix}
+	return refusal("LIM-1", vs[0].Message, vs[0].Fix)
 }
 
 func describeOSes(images []podImage) string {
@@ -34,24 +35,24 @@ func describeOSes(images []podImage) string {
 
 // wrongOS is the refusal for a pod field pinning an OS an image lacks:
 // the pull fails with "no match for platform" (IMG-4).
-func wrongOS(pin osPin, images []podImage) *finding {
+func wrongOS(pin osPin, images []podImage) *rules.Finding {
 	for _, pi := range images {
 		if !pi.known() || pi.ans.Image.HasOS(pin.os) {
 			continue
 		}
 		v := pi.ans.Image.OnHost(windows.Host{OS: pin.os, Arch: "amd64", Runtime: windows.RuntimeContainerd})
-		return &finding{
-			rule:    v.Rule,
-			message: fmt.Sprintf("%s, but %s %s runs only on %s: on a %s node the pull fails with %v", pin.source, pi.path, pi.ref, strings.Join(pi.ans.Image.OSes(), ", "), pin.os, v.Err()),
-			fix:     fmt.Sprintf("remove %s and let winkube place the pod, or use an image built for %s", pin.source, pin.os),
-		}
+		return refusal(
+			v.Rule,
+			fmt.Sprintf("%s, but %s %s runs only on %s: on a %s node the pull fails with %v", pin.source, pi.path, pi.ref, strings.Join(pi.ans.Image.OSes(), ", "), pin.os, v.Err()),
+			fmt.Sprintf("remove %s and let winkube place the pod, or use an image built for %s", pin.source, pin.os),
+		)
 	}
-	return &finding{rule: "IMG-4", message: pin.source + " contradicts the pod's images"}
+	return refusal("IMG-4", pin.source+" contradicts the pod's images", "")
 }
 
 // pinnedBuildsRefusal is IMG-2 for a pod that pins only Windows builds
 // its images cannot run on.
-func pinnedBuildsRefusal(s *scheduling, images []podImage) *finding {
+func pinnedBuildsRefusal(s *scheduling, images []podImage) *rules.Finding {
 	source, builds := s.pinnedBuilds()
 	if builds == nil {
 		return nil
@@ -67,11 +68,11 @@ func pinnedBuildsRefusal(s *scheduling, images []podImage) *finding {
 	if first.Runs {
 		return nil
 	}
-	return &finding{
-		rule:    first.Rule,
-		message: fmt.Sprintf("%s, but %s cannot run there: %v", source, firstImage.path, first.Err()),
-		fix:     fmt.Sprintf("remove %s and let winkube place the pod, or use an image built for %s", source, strings.Join(builds, ", ")),
-	}
+	return refusal(
+		first.Rule,
+		fmt.Sprintf("%s, but %s cannot run there: %v", source, firstImage.path, first.Err()),
+		fmt.Sprintf("remove %s and let winkube place the pod, or use an image built for %s", source, strings.Join(builds, ", ")),
+	)
 }
 
 // failingImage returns the first known image that cannot run on a host

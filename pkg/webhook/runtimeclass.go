@@ -10,7 +10,7 @@ import (
 // for: their sandboxes fail there, as lint says of the RuntimeClass. An
 // unknown class is left to the API server's RuntimeClass admission, and
 // a webhook without the cluster's nodes judges nothing.
-func (h *Handler) handlerFinding(t *template) *finding {
+func (h *Handler) handlerFinding(t *template) *rules.Finding {
 	name := t.spec.RuntimeClassName
 	if name == nil || *name == "" {
 		return nil
@@ -33,6 +33,6 @@ func (h *Handler) handlerFinding(t *template) *finding {
 	if some {
 		kase = "some-nodes"
 	}
-	return violationFinding(windows.Violation{Rule: "KLT-11", Path: t.path.Child("runtimeClassName").String(),
-		Message: msg, Fix: fix, Severity: rules.VerdictOf("KLT-11", kase).Severity})
+	f := rules.New("KLT-11", kase, t.path.Child("runtimeClassName").String()+": "+msg).WithFix(fix)
+	return &f
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/winkube/winkube/pkg/imageinfo"
+	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -34,12 +35,12 @@ func (h *Handler) Validate(ctx context.Context, req *admissionv1.AdmissionReques
 	var denied, warnings []string
 	for _, f := range h.findings(t, res.images) {
 		switch {
-		case h.s.enforce.has(f.rule, f.advice):
-			h.metrics.decision(f.rule, "denied")
-			denied = append(denied, f.String())
-		case h.s.warn.has(f.rule, f.advice):
-			h.metrics.decision(f.rule, "warned")
-			warnings = append(warnings, "winkube "+f.String())
+		case h.s.enforce.has(f.Rule, f.Severity):
+			h.metrics.decision(f.Rule, "denied")
+			denied = append(denied, text(f))
+		case h.s.warn.has(f.Rule, f.Severity):
+			h.metrics.decision(f.Rule, "warned")
+			warnings = append(warnings, "winkube "+text(f))
 		}
 	}
 	if len(denied) > 0 {
@@ -118,8 +119,8 @@ func decodeTemplate(req *admissionv1.AdmissionRequest) (*template, error) {
 
 // findings are the rule book's findings on one pod spec
 // (windows.PodViolations) and LIM-1 for a workload whose images mix OSes.
-func (h *Handler) findings(t *template, images []podImage) []*finding {
-	var out []*finding
+func (h *Handler) findings(t *template, images []podImage) []*rules.Finding {
+	var out []*rules.Finding
 	oses := imageOSes(images)
 	if oses != nil && len(oses) == 0 && t.kind != "Pod" {
 		out = append(out, mixedImages(images))
@@ -148,14 +149,16 @@ func (h *Handler) findings(t *template, images []podImage) []*finding {
 }
 
 // violationFinding is a rule-book violation in the webhook's words: the
-// field path, then the message lint shows after it.
-func violationFinding(v windows.Violation) *finding {
+// field path, then the message lint shows after it. Its severity is the
+// one pkg/windows gives this pod's violation, as lint reports it.
+func violationFinding(v windows.Violation) *rules.Finding {
 	msg := v.Message
 	if v.Path != "" {
 		msg = v.Path + ": " + msg
 	}
-	return &finding{rule: v.Rule, message: msg, fix: v.Fix,
-		advice: v.Severity == windows.SeverityInfo, warning: v.Severity == windows.SeverityWarning}
+	f := rules.New(v.Rule, "", msg).WithFix(v.Fix)
+	f.Severity = v.Severity
+	return &f
 }
 
 // podOS is the OS the pod runs, from the rule book (windows.PodOS, as

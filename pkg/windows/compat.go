@@ -29,10 +29,10 @@ func CheckImageCompatible(host, image Build) error {
 	lo, hi := compatibleImageBuilds(host.Build)
 	if lo == hi {
 		return fmt.Errorf("image OS build %s cannot run process-isolated on host build %s: %s hosts run only images of the same build",
-			image.Label(), host.Label(), buildName(host.Build))
+			image.Label(), host.Label(), BuildName(host.Build))
 	}
 	return fmt.Errorf("image OS build %s cannot run process-isolated on host build %s: %s hosts run images of builds %d to %d",
-		image.Label(), host.Label(), buildName(host.Build), lo, hi)
+		image.Label(), host.Label(), BuildName(host.Build), lo, hi)
 }
 
 // imageRuns is CheckImageCompatible's answer without the reason, for the
@@ -67,8 +67,8 @@ func newestStableLTSCBefore(host int) int {
 	return floor
 }
 
-// buildName renders a build as "Windows Server 2019 (17763)" when known.
-func buildName(build int) string {
+// BuildName renders a build as "Windows Server 2019 (17763)" when known.
+func BuildName(build int) string {
 	if r, ok := ReleaseByBuild(build); ok {
 		return fmt.Sprintf("Windows Server %s (%d)", r.Name(), build)
 	}

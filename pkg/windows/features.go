@@ -36,8 +36,8 @@ var featureMinBuild = map[Feature]int{
 	ClientIPPreservation: Build2019,
 }
 
-// minBuild is the first Windows build with the feature (KP-5).
-func minBuild(f Feature) (int, bool) {
+// MinBuild is the first Windows build with the feature (KP-5).
+func MinBuild(f Feature) (int, bool) {
 	b, ok := featureMinBuild[f]
 	return b, ok
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/winkube/winkube/pkg/rules"
@@ -242,4 +243,42 @@ func sortViolations(vs []Violation) {
 			vs[j], vs[j-1] = vs[j-1], vs[j]
 		}
 	}
+}
+
+// MinSystemReservedMemory is the least system-reserved memory advised for
+// Windows nodes (LIM-19, PLAN-4: --system-reserved memory>=2Gi).
+var MinSystemReservedMemory = resource.MustParse("2Gi")
+
+// CheckSystemReserved implements LIM-19's node advice: reserve at least 2 GiB
+// of memory for the system.
+func CheckSystemReserved(systemReserved corev1.ResourceList) []Violation {
+	q, ok := systemReserved[corev1.ResourceMemory]
+	if ok && q.Cmp(MinSystemReservedMemory) >= 0 {
+		return nil
+	}
+	return []Violation{{
+		Rule: "LIM-19", Path: "systemReserved.memory", Severity: SeverityWarning,
+		Message: "Windows nodes should reserve at least 2Gi of memory for the system; without an OOM killer, overcommit pages to disk",
+		Fix:     "start the kubelet with --system-reserved=memory=2Gi (or more)",
+	}}
+}
+
+// secretVolumeAdvice implements LIM-18: Windows writes secret volumes to the
+// node's disk in plain text (there is no tmpfs).
+func secretVolumeAdvice(spec *corev1.PodSpec, path *field.Path) []Violation {
+	if spec == nil {
+		return nil
+	}
+	var out []Violation
+	for i, v := range spec.Volumes {
+		if v.Secret == nil {
+			continue
+		}
+		out = append(out, Violation{
+			Rule: "LIM-18", Path: path.Child("volumes").Index(i).Child("secret").String(), Severity: SeverityInfo,
+			Message: "secrets are written in plain text to the Windows node's disk (no tmpfs)",
+			Fix:     "restrict the node's files with ACLs and encrypt the volume with BitLocker",
+		})
+	}
+	return out
 }

@@ -383,3 +383,22 @@ func isDNSLabelAnyCase(l string) bool {
 	}
 	return true
 }
+
+// NetBIOSNameOf is what dcpromo proposes as a domain's NetBIOS name: the
+// DNS name's first label, upper-cased, cut to 15 characters.
+func NetBIOSNameOf(dnsName string) string {
+	label, _, _ := strings.Cut(dnsName, ".")
+	label = strings.ToUpper(label)
+	if r := []rune(label); len(r) > maxNetBIOSDomainLen {
+		label = string(r[:maxNetBIOSDomainLen])
+	}
+	return label
+}
+
+// ValidNetBIOSDomain and ValidDNSDomain are the shapes runAsUserName's
+// domain may take (API-5), for other fields that name a domain.
+func ValidNetBIOSDomain(name string) bool { return isNetBIOSDomain(name) }
+
+// ValidDNSDomain: dot-separated labels of letters, digits and inner
+// hyphens.
+func ValidDNSDomain(name string) bool { return isDNSDomain(name) }

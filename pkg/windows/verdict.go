@@ -3,6 +3,7 @@ package windows
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // The two IMG-4 failures, in the words the runtime uses. Test with
@@ -15,6 +16,22 @@ var (
 	// run process-isolated (HCS error 0xc0370101).
 	ErrOSVersionMismatch = errors.New("The container operating system does not match the host operating system.")
 )
+
+// FailureStage reads a runtime's error message (an event's, a container
+// status's) for the two IMG-4 failures: HCS refusing the image's build at
+// start (ErrOSVersionMismatch, as containerd and Docker wrap it) or a pull
+// that finds no entry for the host (containerd's ErrNoMatchingPlatform,
+// Docker's "no matching manifest for windows/amd64 ..."). ok is false for
+// any other message.
+func FailureStage(message string) (stage Stage, ok bool) {
+	switch {
+	case strings.Contains(message, "operating system does not match"):
+		return StageStart, true
+	case strings.Contains(message, ErrNoMatchingPlatform.Error()), strings.Contains(message, "no matching manifest for windows"):
+		return StagePull, true
+	}
+	return "", false
+}
 
 // Stage is where an image that does not fit its host fails (IMG-4).
 type Stage string

@@ -97,3 +97,22 @@ func TestMoreTelling(t *testing.T) {
 		}
 	}
 }
+
+// The runtime's words say which IMG-4 failure happened: HCS refusing the
+// build at start, or a pull that found no entry; other errors are neither.
+//
+// rule: IMG-4
+func TestFailureStage(t *testing.T) {
+	for msg, want := range map[string]Stage{
+		"failed to create containerd task: failed to create shim task: hcs::CreateComputeSystem app: The container operating system does not match the host operating system.: unknown": StageStart,
+		`failed to pull and unpack image "docker.io/library/nginx:latest": no match for platform in manifest: not found`:                                                                StagePull,
+		"no matching manifest for windows/amd64 10.0.17763 in the manifest list entries":                                                                                                StagePull,
+		"back-off pulling image":   "",
+		"exec: \"app\": not found": "",
+	} {
+		got, ok := FailureStage(msg)
+		if got != want || ok != (want != "") {
+			t.Errorf("FailureStage(%q) = %q, %v; want %q", msg, got, ok, want)
+		}
+	}
+}

@@ -225,7 +225,7 @@ func TestSupports(t *testing.T) {
 		}
 	}
 	for _, f := range []Feature{SessionAffinity, DSR, PreserveDestination, DualStack, ClientIPPreservation} {
-		if _, ok := minBuild(f); !ok {
+		if _, ok := MinBuild(f); !ok {
 			t.Errorf("feature %s has no minimum build", f)
 		}
 	}

@@ -48,7 +48,7 @@ var sight = []struct {
 		node: "WK-1..WK-6: CreateContainerConfigError in the same words", doctor: "-"},
 	{rules: "KP-7's NodePort issue (TestNodePortIssueAgreement)",
 		validate: "-", mutate: "-", node: "-",
-		doctor: "the same Services, in the same words: windows.OverlayNodePortIssue over the nodes the backends run on (lint: can land on)"},
+		doctor: "the same Services, in the same words: service.OverlayNodePortIssue over the nodes the backends run on (lint: can land on)"},
 	{rules: "GMSA-1..GMSA-3 (TestGMSAAgreement)",
 		validate: "the windows-gmsa webhook (pkg/gmsa, not winkube's): the same rule in its words", mutate: "-", node: "-",
 		doctor: "the same rule and words on a pod admitted before the spec or RBAC changed"},

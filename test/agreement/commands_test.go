@@ -63,7 +63,7 @@ func cluster(t *testing.T, minor int) *lint.Target {
 }
 
 // nodes are the target's nodes as their kubelets register them: lint's
-// node objects (labels from windows.NodeLabels, the pools' taints) with
+// node objects (labels from kubelet.NodeLabels, the pools' taints) with
 // the nodeInfo windows.HostOf reads.
 func nodes(target *lint.Target) []*corev1.Node {
 	var out []*corev1.Node

@@ -8,6 +8,8 @@ import (
 
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/windows"
+	"github.com/winkube/winkube/pkg/windows/activedirectory"
+	"github.com/winkube/winkube/pkg/windows/kubelet"
 )
 
 // Of is what a container on the node says about its OS: the version,
@@ -35,21 +37,21 @@ func Release(name, hostname string) *corev1.Node {
 	}
 	n := &corev1.Node{}
 	n.Name = hostname
-	n.Labels = windows.NodeLabels("windows", "amd64", r.Version(), 0, false)
-	n.Status.NodeInfo = windows.NodeSystemInfo(r.Version(), "amd64", "", "")
+	n.Labels = kubelet.NodeLabels("windows", "amd64", r.Version(), 0, false)
+	n.Status.NodeInfo = kubelet.NodeSystemInfo(r.Version(), "amd64", "", "")
 	return n
 }
 
 // GMSA is the identity of a Windows container whose credential spec is
-// spec (windows.GMSACredentialSpecOf) on a node joined to domain: the
+// spec (activedirectory.CredentialSpecOf) on a node joined to domain: the
 // spec's account in the spec's domain, reaching the domain's controller
 // only when that is the node's domain. nil for an empty spec; an error
 // for a spec that is not one.
-func GMSA(spec string, domain windows.Domain) (*program.GMSAIdentity, error) {
+func GMSA(spec string, domain activedirectory.Domain) (*program.GMSAIdentity, error) {
 	if spec == "" {
 		return nil, nil
 	}
-	cs, err := windows.ParseCredentialSpec(spec)
+	cs, err := activedirectory.ParseCredentialSpec(spec)
 	if err != nil {
 		return nil, err
 	}

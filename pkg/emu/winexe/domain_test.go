@@ -6,7 +6,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/emu/nodeos"
 	"github.com/winkube/winkube/pkg/emu/winexe/wintest"
-	"github.com/winkube/winkube/pkg/windows"
+	"github.com/winkube/winkube/pkg/windows/activedirectory"
 )
 
 const webapp01 = `{"ActiveDirectoryConfig":{"GroupManagedServiceAccounts":[{"Name":"WebApp01","Scope":"CONTOSO"},{"Name":"WebApp01","Scope":"contoso.com"}]},"CmsPlugins":["ActiveDirectory"],"DomainJoinConfig":{"DnsName":"contoso.com","DnsTreeName":"contoso.com","Guid":"244818ae-87ca-4fcd-92ec-e79e5252348a","MachineAccountName":"WebApp01","NetBiosName":"CONTOSO","Sid":"S-1-5-21-2126729477-2524075714-3094792973"}}`
@@ -14,7 +14,7 @@ const webapp01 = `{"ActiveDirectoryConfig":{"GroupManagedServiceAccounts":[{"Nam
 // rule: GMSA-4
 func TestNltestWithAGMSA(t *testing.T) {
 	sys := wintest.Sys(Table())
-	id, err := nodeos.GMSA(webapp01, windows.NewDomain("contoso.com", ""))
+	id, err := nodeos.GMSA(webapp01, activedirectory.NewDomain("contoso.com", ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestNltestWithoutADomain(t *testing.T) {
 		t.Errorf("no credential spec: %q (%d)", out, code)
 	}
 	// A spec of a domain the cluster's nodes are not joined to: no DC.
-	id, _ := nodeos.GMSA(webapp01, windows.NewDomain("example.org", ""))
+	id, _ := nodeos.GMSA(webapp01, activedirectory.NewDomain("example.org", ""))
 	sys.GMSA = id
 	out, _, code := run(t, sys, "", "nltest", "/sc_verify:contoso.com")
 	if !strings.Contains(out, "Trusted DC Connection Status Status = 1311 0x51f ERROR_NO_LOGON_SERVERS\r\n") || code != 0 {
@@ -60,7 +60,7 @@ func TestNltestWithoutADomain(t *testing.T) {
 // rule: GMSA-4
 func TestKlist(t *testing.T) {
 	sys := wintest.Sys(Table())
-	sys.GMSA, _ = nodeos.GMSA(webapp01, windows.NewDomain("contoso.com", ""))
+	sys.GMSA, _ = nodeos.GMSA(webapp01, activedirectory.NewDomain("contoso.com", ""))
 	out, _, code := run(t, sys, "", "klist", "get", "webapp01")
 	for _, want := range []string{
 		"A ticket to webapp01 has been retrieved successfully.\r\n\r\nCached Tickets: (2)\r\n",

@@ -91,7 +91,7 @@ func (c *Checker) nodePortWorks(w *walk, n *network.Node, svc *corev1.Service) b
 // nodePortReachesBackend applies KP-7's overlay issue where the seed puts
 // it, at the destination node: NodePort traffic load-balanced to a
 // backend on a Windows Server 2022 overlay node breaks unless the Service
-// sets externalTrafficPolicy: Local (windows.OverlayNodePortIssue, which
+// sets externalTrafficPolicy: Local (service.OverlayNodePortIssue, which
 // lint and doctor ask, says the same of the Service).
 func (c *Checker) nodePortReachesBackend(w *walk, svc *corev1.Service, backend netip.AddrPort) bool {
 	if svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal {

@@ -10,6 +10,8 @@ import (
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/windows"
+	"github.com/winkube/winkube/pkg/windows/activedirectory"
+	"github.com/winkube/winkube/pkg/windows/kubelet"
 )
 
 // Default address spaces: the seeds' values (PLAN-1) and a private host network.
@@ -180,7 +182,7 @@ func setPoolDefaults(p *NodePool, k8sMinor int) {
 	}
 	p.Runtime = orDefault(p.Runtime, RuntimeContainerd)
 	if p.EvictionHard == nil {
-		p.EvictionHard = windows.DefaultEvictionHard(p.OS)
+		p.EvictionHard = kubelet.DefaultEvictionHard(p.OS)
 	}
 	if p.PauseImage == "" {
 		p.PauseImage = defaultPauseImage(p, k8sMinor)
@@ -236,9 +238,9 @@ func defaultPauseImage(p *NodePool, k8sMinor int) string {
 
 // Domain is the cluster's emulated Active Directory domain, which its
 // Windows nodes are joined to: activeDirectory's, else DefaultDomain.
-func (c *Cluster) Domain() windows.Domain {
+func (c *Cluster) Domain() activedirectory.Domain {
 	if c.ActiveDirectory == nil || c.ActiveDirectory.Domain == "" {
-		return windows.NewDomain(DefaultDomain, "")
+		return activedirectory.NewDomain(DefaultDomain, "")
 	}
-	return windows.NewDomain(c.ActiveDirectory.Domain, c.ActiveDirectory.NetBIOSName)
+	return activedirectory.NewDomain(c.ActiveDirectory.Domain, c.ActiveDirectory.NetBIOSName)
 }

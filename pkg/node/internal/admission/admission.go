@@ -15,7 +15,7 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
 
-	"github.com/winkube/winkube/pkg/windows"
+	"github.com/winkube/winkube/pkg/windows/kubelet"
 )
 
 // Admission reasons and messages of the kubelet's predicate admit handler
@@ -54,10 +54,10 @@ func rejected(reason, message string) Result {
 // admitted to the node and not yet terminal.
 func Admit(pod *corev1.Pod, node *corev1.Node, nodeOS string, others []*corev1.Pod) Result {
 	if node == nil {
-		return rejected(windows.ReasonInvalidNodeInfo, windows.MessageInvalidNodeInfo)
+		return rejected(kubelet.ReasonInvalidNodeInfo, kubelet.MessageInvalidNodeInfo)
 	}
 	// Checks that preemption cannot help come first.
-	if reason, message := windows.AdmitPodOS(pod.Labels, pod.Spec.OS, nodeOS); reason != "" {
+	if reason, message := kubelet.AdmitPodOS(pod.Labels, pod.Spec.OS, nodeOS); reason != "" {
 		return rejected(reason, message)
 	}
 	return generalPredicates(pod, node, others)
@@ -168,7 +168,7 @@ func add(list corev1.ResourceList, name corev1.ResourceName, q resource.Quantity
 // outOf words an insufficient resource as the kubelet does: reason OutOfcpu,
 // OutOfmemory, OutOfpods, OutOfephemeral-storage or OutOf<name>.
 func outOf(name corev1.ResourceName, requested, used, capacity int64) Result {
-	return rejected(windows.InsufficientResource(name, requested, used, capacity))
+	return rejected(kubelet.InsufficientResource(name, requested, used, capacity))
 }
 
 // hostPortsConflict reports whether the pod wants a host port another pod

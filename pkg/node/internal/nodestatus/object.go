@@ -27,6 +27,7 @@ import (
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/node/internal/cri"
 	"github.com/winkube/winkube/pkg/windows"
+	"github.com/winkube/winkube/pkg/windows/kubelet"
 )
 
 // AnnotationControllerManagedAttach tells the attach/detach controller
@@ -106,7 +107,7 @@ func (s Spec) Labels() map[string]string {
 		l[k] = v
 	}
 	rt := s.Host.Runtime()
-	for k, v := range windows.NodeLabels(s.Host.OS(), rt.Arch, rt.Build, s.KubeletMinor(), true) {
+	for k, v := range kubelet.NodeLabels(s.Host.OS(), rt.Arch, rt.Build, s.KubeletMinor(), true) {
 		l[k] = v
 	}
 	l[corev1.LabelHostname] = s.Name
@@ -132,7 +133,7 @@ func (s Spec) Capacity() corev1.ResourceList {
 
 // Allocatable applies KLT-2 to the capacity.
 func (s Spec) Allocatable() corev1.ResourceList {
-	return windows.Allocatable(s.Capacity(), s.Pool.KubeReserved, s.Pool.SystemReserved, s.Pool.EvictionHard)
+	return kubelet.Allocatable(s.Capacity(), s.Pool.KubeReserved, s.Pool.SystemReserved, s.Pool.EvictionHard)
 }
 
 // NodeInfo is node.status.nodeInfo (KLT-1). The IDs are derived from the

@@ -5,7 +5,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
 
-	"github.com/winkube/winkube/pkg/windows"
+	"github.com/winkube/winkube/pkg/windows/kubelet"
 )
 
 // The resources part of the pod status, as the kubelet's
@@ -120,7 +120,7 @@ func windowsCPULimit(q resource.Quantity, cpus int64) resource.Quantity {
 	if cpus < 1 {
 		cpus = 1
 	}
-	m := windows.CPUMaximum(q.MilliValue(), cpus) * cpus / 10
+	m := kubelet.CPUMaximum(q.MilliValue(), cpus) * cpus / 10
 	return *resource.NewMilliQuantity(m, resource.DecimalSI)
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/winkube/winkube/pkg/node/internal/rootfs"
 	winos "github.com/winkube/winkube/pkg/node/internal/windows"
 	"github.com/winkube/winkube/pkg/windows"
+	"github.com/winkube/winkube/pkg/windows/activedirectory"
 )
 
 // prepare computes what a container start needs, as the kubelet's
@@ -73,11 +74,11 @@ func (w *Worker) prepare(ctx context.Context, pod *corev1.Pod, c *ctr, pulled cr
 		// A GMSA credential spec gives the container the domain
 		// identity its programs (nltest, klist) see; whoami stays the
 		// container user.
-		gmsa, err := nodeos.GMSA(windows.GMSACredentialSpecOf(&pod.Spec, &c.spec), w.node.Domain)
+		account, err := nodeos.GMSA(activedirectory.CredentialSpecOf(&pod.Spec, &c.spec), w.node.Domain)
 		if err != nil {
 			return nil, err
 		}
-		sys.GMSA = gmsa
+		sys.GMSA = account
 	}
 	runningID := ""
 	if c.status.State.Running != nil {

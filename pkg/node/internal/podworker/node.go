@@ -23,6 +23,7 @@ import (
 	"github.com/winkube/winkube/pkg/node/internal/podstatus"
 	"github.com/winkube/winkube/pkg/node/internal/volume"
 	"github.com/winkube/winkube/pkg/windows"
+	"github.com/winkube/winkube/pkg/windows/activedirectory"
 )
 
 // Node is what the pod workers of one node use of it and of the agent
@@ -68,7 +69,7 @@ type Node struct {
 	Sockets *unixsock.Namespace
 	// Domain is the Active Directory domain the node is joined to
 	// (GMSA credential specs name it).
-	Domain windows.Domain
+	Domain activedirectory.Domain
 	// SyncPeriod is how often a running pod's volumes are written again
 	// from their sources (podfs.Pod.Sync).
 	SyncPeriod time.Duration

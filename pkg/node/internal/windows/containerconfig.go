@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/winkube/winkube/pkg/apis/annotations"
-	rules "github.com/winkube/winkube/pkg/windows"
+	"github.com/winkube/winkube/pkg/windows/kubelet"
 )
 
 // ContainerConfigs computes the runtime settings for every init and
@@ -29,7 +29,7 @@ func ContainerConfigs(pod *corev1.Pod, cpuCount int64) map[string]annotations.Wi
 func windowsContainerConfig(c *corev1.Container, podOpts *corev1.WindowsSecurityContextOptions, cpuCount int64) annotations.WindowsContainerConfig {
 	var cfg annotations.WindowsContainerConfig
 	if cpu, ok := c.Resources.Limits[corev1.ResourceCPU]; ok && !cpu.IsZero() {
-		cfg.CPUMaximum = rules.CPUMaximum(cpu.MilliValue(), cpuCount)
+		cfg.CPUMaximum = kubelet.CPUMaximum(cpu.MilliValue(), cpuCount)
 	}
 	if mem, ok := c.Resources.Limits[corev1.ResourceMemory]; ok && !mem.IsZero() {
 		cfg.MemoryLimitInBytes = mem.Value()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/node/internal/cri"
 	rules "github.com/winkube/winkube/pkg/windows"
+	"github.com/winkube/winkube/pkg/windows/kubelet"
 )
 
 // runtimeVersions are the versions a Windows node reports per runtime:
@@ -47,7 +48,7 @@ func (h *Host) Runtime() cri.Runtime { return h.runtime }
 // NodeInfo is node.status.nodeInfo without the machine identifiers, as
 // pkg/windows defines it for a Windows kubelet (KLT-1).
 func (h *Host) NodeInfo(kubeletVersion string) corev1.NodeSystemInfo {
-	return rules.NodeSystemInfo(h.build, h.runtime.Arch, h.runtime.VersionString(), kubeletVersion)
+	return kubelet.NodeSystemInfo(h.build, h.runtime.Arch, h.runtime.VersionString(), kubeletVersion)
 }
 
 // ExtraCapacity is empty: Windows has no hugepages (LIM-8), so a pod that

@@ -1,4 +1,10 @@
-package windows
+// Package activedirectory is the rule book's account of the Active
+// Directory side of group Managed Service Accounts: the credential spec a
+// pod names (its JSON and where the kubelet reads it) and the domain it
+// names, which winkube emulates one of per cluster. (pkg/gmsa is the
+// GMSACredentialSpec CRD and its webhook.) Like pkg/windows it is pure:
+// no I/O.
+package activedirectory
 
 import (
 	"encoding/json"
@@ -63,10 +69,10 @@ func ParseCredentialSpec(s string) (CredentialSpec, error) {
 	return cs, nil
 }
 
-// GMSACredentialSpecOf is the credential spec a container runs with: its
+// CredentialSpecOf is the credential spec a container runs with: its
 // own windowsOptions.gmsaCredentialSpec, else the pod's, as the kubelet
 // merges them (the container's setting wins). Empty: none.
-func GMSACredentialSpecOf(pod *corev1.PodSpec, c *corev1.Container) string {
+func CredentialSpecOf(pod *corev1.PodSpec, c *corev1.Container) string {
 	if c != nil && c.SecurityContext != nil && c.SecurityContext.WindowsOptions != nil && c.SecurityContext.WindowsOptions.GMSACredentialSpec != nil {
 		return *c.SecurityContext.WindowsOptions.GMSACredentialSpec
 	}

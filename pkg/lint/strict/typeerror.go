@@ -1,4 +1,4 @@
-package lint
+package strict
 
 import (
 	"encoding/json"
@@ -11,14 +11,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// fieldTypeError is a value of the wrong type at a field path, e.g.
+// FieldTypeError is a value of the wrong type at a field path, e.g.
 // spec.template.spec.nodeSelector.tolerations.
-type fieldTypeError struct {
-	path string
-	msg  string
+type FieldTypeError struct {
+	Path string
+	Msg  string
 }
 
-func (e *fieldTypeError) Error() string { return e.path + ": " + e.msg }
+func (e *FieldTypeError) Error() string { return e.Path + ": " + e.Msg }
 
 // typeErrorAt names the field whose value has the wrong type, or returns
 // nil. encoding/json reports the field without list indices and stops at a
@@ -39,7 +39,7 @@ func typeErrorAt(u *unstructured.Unstructured, into any) error {
 	got, want := article(typeErr.Value), kindName(typeErr.Type)
 	path, key, ok := badValuePath(u.Object, segs, typeErr.Value, "")
 	if !ok {
-		return &fieldTypeError{path: typeErr.Field, msg: fmt.Sprintf("got %s, want %s", got, want)}
+		return &FieldTypeError{Path: typeErr.Field, Msg: fmt.Sprintf("got %s, want %s", got, want)}
 	}
 	msg := fmt.Sprintf("got %s, want %s", got, want)
 	if key != "" && holdsField(t, segs[:len(segs)-1], key) {
@@ -50,7 +50,7 @@ func typeErrorAt(u *unstructured.Unstructured, into any) error {
 		msg += fmt.Sprintf("; is %q indented one level too deep? It is a field of %s, not a key of %s",
 			key, strings.TrimSuffix(parent, "."), segs[len(segs)-1])
 	}
-	return &fieldTypeError{path: path, msg: msg}
+	return &FieldTypeError{Path: path, Msg: msg}
 }
 
 // badValuePath walks v along the JSON field names segs, trying every

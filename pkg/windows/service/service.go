@@ -1,4 +1,9 @@
-package windows
+// Package service is the rule book's account of a Service whose backends
+// run on Windows nodes: the limits of kube-proxy's winkernel proxier
+// (LIM-10 … LIM-13, LIM-16), the features it needs a newer Windows build
+// for (KP-5) and the known NodePort issue of overlay networks (KP-7).
+// Like pkg/windows it is pure: no I/O.
+package service
 
 import (
 	"fmt"
@@ -7,8 +12,9 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/winkube/winkube/pkg/windows"
 )
 
 // Windows network modes that change the service rules (NET-1).
@@ -17,8 +23,8 @@ const (
 	NetworkOverlay  = "overlay"
 )
 
-// ServiceOptions describes the Windows nodes a Service's traffic reaches.
-type ServiceOptions struct {
+// Options describes the Windows nodes a Service's traffic reaches.
+type Options struct {
 	// K8sMinor is the cluster's Kubernetes minor version (LIM-11).
 	K8sMinor int
 	// DSR is true when kube-proxy runs with --enable-dsr (LIM-12, KP-5).
@@ -29,18 +35,18 @@ type ServiceOptions struct {
 	// Backends is the number of backend pods; 0 skips LIM-11.
 	Backends int
 	// NodeBuild is the Windows nodes' build; zero skips the KP-5 checks.
-	NodeBuild Build
+	NodeBuild windows.Build
 }
 
-// ServiceLimitations checks a Service whose backends run on Windows nodes
+// Limitations checks a Service whose backends run on Windows nodes
 // against LIM-10 … LIM-13, LIM-16 and the KP-5 build requirements (KP-7,
 // which depends on each backend's node, is OverlayNodePortIssue).
-func ServiceLimitations(svc *corev1.Service, opts ServiceOptions) []Violation {
+func Limitations(svc *corev1.Service, opts Options) []windows.Violation {
 	if svc == nil {
 		return nil
 	}
 	path := field.NewPath("spec")
-	var out []Violation
+	var out []windows.Violation
 	out = append(out, checkAffinityTimeout(&svc.Spec, path)...)
 	out = append(out, checkBackends(opts, path)...)
 	out = append(out, checkTrafficPolicy(&svc.Spec, opts, path)...)
@@ -54,7 +60,7 @@ func ServiceLimitations(svc *corev1.Service, opts ServiceOptions) []Violation {
 // land on (lint), as KP-7 reads it.
 type BackendNode struct {
 	Name        string
-	Build       Build
+	Build       windows.Build
 	NetworkMode string // NetworkOverlay or NetworkL2Bridge
 }
 
@@ -66,14 +72,14 @@ type BackendNode struct {
 // Local, which keeps the traffic on the node that received it. nodes are
 // the backends' nodes; dsr says whether kube-proxy runs with --enable-dsr
 // (Local needs it, LIM-12), which picks the fix. Nil when nothing applies.
-func OverlayNodePortIssue(spec *corev1.ServiceSpec, nodes []BackendNode, dsr bool) *Violation {
+func OverlayNodePortIssue(spec *corev1.ServiceSpec, nodes []BackendNode, dsr bool) *windows.Violation {
 	if spec.Type != corev1.ServiceTypeNodePort && spec.Type != corev1.ServiceTypeLoadBalancer ||
 		spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal {
 		return nil
 	}
 	var hit []string
 	for _, n := range nodes {
-		if n.NetworkMode == NetworkOverlay && n.Build.Build == Build2022 && !slices.Contains(hit, n.Name) {
+		if n.NetworkMode == NetworkOverlay && n.Build.Build == windows.Build2022 && !slices.Contains(hit, n.Name) {
 			hit = append(hit, n.Name)
 		}
 	}
@@ -81,8 +87,8 @@ func OverlayNodePortIssue(spec *corev1.ServiceSpec, nodes []BackendNode, dsr boo
 		return nil
 	}
 	sort.Strings(hit)
-	return &Violation{
-		Rule: "KP-7", Path: field.NewPath("spec", "externalTrafficPolicy").String(), Severity: SeverityWarning,
+	return &windows.Violation{
+		Rule: "KP-7", Path: field.NewPath("spec", "externalTrafficPolicy").String(), Severity: windows.SeverityWarning,
 		Message: fmt.Sprintf("known issue: NodePort traffic to the pods of this %s Service on Windows Server 2022 overlay nodes (%s) breaks unless the Service sets externalTrafficPolicy: Local",
 			spec.Type, nameList(hit)),
 		Fix: overlayNodePortFix(dsr),
@@ -107,26 +113,26 @@ func nameList(names []string) string {
 }
 
 // checkAffinityTimeout: LIM-10.
-func checkAffinityTimeout(spec *corev1.ServiceSpec, path *field.Path) []Violation {
+func checkAffinityTimeout(spec *corev1.ServiceSpec, path *field.Path) []windows.Violation {
 	c := spec.SessionAffinityConfig
 	if c == nil || c.ClientIP == nil || c.ClientIP.TimeoutSeconds == nil {
 		return nil
 	}
-	return []Violation{{
-		Rule: "LIM-10", Path: path.Child("sessionAffinityConfig", "clientIP", "timeoutSeconds").String(), Severity: SeverityWarning,
+	return []windows.Violation{{
+		Rule: "LIM-10", Path: path.Child("sessionAffinityConfig", "clientIP", "timeoutSeconds").String(), Severity: windows.SeverityWarning,
 		Message: "sessionAffinityConfig.clientIP.timeoutSeconds is not honoured on Windows nodes",
 		Fix:     "drop the timeout or do not rely on it for Windows backends",
 	}}
 }
 
 // checkBackends: LIM-11.
-func checkBackends(opts ServiceOptions, path *field.Path) []Violation {
-	limit := ServiceBackendLimit(opts.K8sMinor)
+func checkBackends(opts Options, path *field.Path) []windows.Violation {
+	limit := windows.ServiceBackendLimit(opts.K8sMinor)
 	if opts.Backends <= limit {
 		return nil
 	}
-	return []Violation{{
-		Rule: "LIM-11", Path: path.String(), Severity: SeverityError,
+	return []windows.Violation{{
+		Rule: "LIM-11", Path: path.String(), Severity: windows.SeverityError,
 		Message: fmt.Sprintf("%d backend pods: Windows supports at most %d backend pods (unique destinations) per Service", opts.Backends, limit),
 		Fix:     "split the backends over several Services, or scale down",
 	}}
@@ -134,12 +140,12 @@ func checkBackends(opts ServiceOptions, path *field.Path) []Violation {
 
 // checkTrafficPolicy: LIM-12 (Local needs DSR) and KP-5 client IP
 // preservation.
-func checkTrafficPolicy(spec *corev1.ServiceSpec, opts ServiceOptions, path *field.Path) []Violation {
+func checkTrafficPolicy(spec *corev1.ServiceSpec, opts Options, path *field.Path) []windows.Violation {
 	if spec.ExternalTrafficPolicy != corev1.ServiceExternalTrafficPolicyLocal || opts.DSR {
 		return nil
 	}
-	return []Violation{{
-		Rule: "LIM-12", Path: path.Child("externalTrafficPolicy").String(), Severity: SeverityError,
+	return []windows.Violation{{
+		Rule: "LIM-12", Path: path.Child("externalTrafficPolicy").String(), Severity: windows.SeverityError,
 		Message: "externalTrafficPolicy Local works on Windows only when kube-proxy runs with DSR",
 		Fix:     "start kube-proxy with --feature-gates=WinDSR=true --enable-dsr=true, or use externalTrafficPolicy: Cluster",
 	}}
@@ -147,7 +153,7 @@ func checkTrafficPolicy(spec *corev1.ServiceSpec, opts ServiceOptions, path *fie
 
 // checkIPFamilies: LIM-13. IPv6-only is unsupported; IPv6 on overlay is
 // unsupported, so dual-stack needs l2bridge.
-func checkIPFamilies(spec *corev1.ServiceSpec, opts ServiceOptions, path *field.Path) []Violation {
+func checkIPFamilies(spec *corev1.ServiceSpec, opts Options, path *field.Path) []windows.Violation {
 	hasV4, hasV6 := false, false
 	for _, f := range spec.IPFamilies {
 		hasV4 = hasV4 || f == corev1.IPv4Protocol
@@ -156,14 +162,14 @@ func checkIPFamilies(spec *corev1.ServiceSpec, opts ServiceOptions, path *field.
 	p := path.Child("ipFamilies").String()
 	switch {
 	case hasV6 && !hasV4 && !requiresDualStack(spec):
-		return []Violation{{
-			Rule: "LIM-13", Path: p, Severity: SeverityError,
+		return []windows.Violation{{
+			Rule: "LIM-13", Path: p, Severity: windows.SeverityError,
 			Message: "IPv6-only single-stack Services are not supported on Windows",
 			Fix:     "use IPv4, or dual-stack on an l2bridge network",
 		}}
 	case (hasV6 || requiresDualStack(spec)) && opts.NetworkMode == NetworkOverlay:
-		return []Violation{{
-			Rule: "LIM-13", Path: p, Severity: SeverityError,
+		return []windows.Violation{{
+			Rule: "LIM-13", Path: p, Severity: windows.SeverityError,
 			Message: "IPv6 is not supported on overlay (VXLAN) networks on Windows; dual-stack needs l2bridge",
 			Fix:     "use IPv4 only, or switch the Windows nodes to l2bridge networking",
 		}}
@@ -176,12 +182,12 @@ func requiresDualStack(spec *corev1.ServiceSpec) bool {
 }
 
 // checkOwnNodePort: LIM-16, as advice for NodePort and LoadBalancer Services.
-func checkOwnNodePort(spec *corev1.ServiceSpec, path *field.Path) []Violation {
+func checkOwnNodePort(spec *corev1.ServiceSpec, path *field.Path) []windows.Violation {
 	if spec.Type != corev1.ServiceTypeNodePort && spec.Type != corev1.ServiceTypeLoadBalancer {
 		return nil
 	}
-	return []Violation{{
-		Rule: "LIM-16", Path: path.Child("type").String(), Severity: SeverityInfo,
+	return []windows.Violation{{
+		Rule: "LIM-16", Path: path.Child("type").String(), Severity: windows.SeverityInfo,
 		Message: "a Windows node cannot reach its own NodePort or Service VIPs; other nodes, external clients and pods can",
 		Fix:     "test the NodePort from another node or from outside the cluster",
 	}}
@@ -189,75 +195,37 @@ func checkOwnNodePort(spec *corev1.ServiceSpec, path *field.Path) []Violation {
 
 // checkServiceFeatures: KP-5, features the node's build lacks. kube-proxy
 // falls back silently, so these are warnings.
-func checkServiceFeatures(svc *corev1.Service, opts ServiceOptions, path *field.Path) []Violation {
+func checkServiceFeatures(svc *corev1.Service, opts Options, path *field.Path) []windows.Violation {
 	if opts.NodeBuild.IsZero() {
 		return nil
 	}
-	var out []Violation
-	need := func(f Feature, p *field.Path, what string) {
-		if Supports(f, opts.NodeBuild) {
+	var out []windows.Violation
+	need := func(f windows.Feature, p *field.Path, what string) {
+		if windows.Supports(f, opts.NodeBuild) {
 			return
 		}
-		min, _ := minBuild(f)
-		out = append(out, Violation{
-			Rule: "KP-5", Path: p.String(), Severity: SeverityWarning,
+		min, _ := windows.MinBuild(f)
+		out = append(out, windows.Violation{
+			Rule: "KP-5", Path: p.String(), Severity: windows.SeverityWarning,
 			Message: fmt.Sprintf("%s needs Windows build %d (%s) or newer; nodes run %s, so kube-proxy ignores it",
-				what, min, buildName(min), opts.NodeBuild.Label()),
+				what, min, windows.BuildName(min), opts.NodeBuild.Label()),
 			Fix: "run the backends on newer Windows nodes",
 		})
 	}
 	if svc.Spec.SessionAffinity == corev1.ServiceAffinityClientIP {
-		need(SessionAffinity, path.Child("sessionAffinity"), "sessionAffinity ClientIP")
+		need(windows.SessionAffinity, path.Child("sessionAffinity"), "sessionAffinity ClientIP")
 	}
 	if opts.DSR {
-		need(DSR, path, "DSR")
+		need(windows.DSR, path, "DSR")
 	}
 	if svc.Annotations["preserve-destination"] == "true" {
-		need(PreserveDestination, field.NewPath("metadata", "annotations").Key("preserve-destination"), "preserve-destination")
+		need(windows.PreserveDestination, field.NewPath("metadata", "annotations").Key("preserve-destination"), "preserve-destination")
 	}
 	if len(svc.Spec.IPFamilies) > 1 {
-		need(DualStack, path.Child("ipFamilies"), "dual-stack")
+		need(windows.DualStack, path.Child("ipFamilies"), "dual-stack")
 	}
 	if svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal && opts.DSR {
-		need(ClientIPPreservation, path.Child("externalTrafficPolicy"), "client IP preservation")
-	}
-	return out
-}
-
-// MinSystemReservedMemory is the least system-reserved memory advised for
-// Windows nodes (LIM-19, PLAN-4: --system-reserved memory>=2Gi).
-var MinSystemReservedMemory = resource.MustParse("2Gi")
-
-// CheckSystemReserved implements LIM-19's node advice: reserve at least 2 GiB
-// of memory for the system.
-func CheckSystemReserved(systemReserved corev1.ResourceList) []Violation {
-	q, ok := systemReserved[corev1.ResourceMemory]
-	if ok && q.Cmp(MinSystemReservedMemory) >= 0 {
-		return nil
-	}
-	return []Violation{{
-		Rule: "LIM-19", Path: "systemReserved.memory", Severity: SeverityWarning,
-		Message: "Windows nodes should reserve at least 2Gi of memory for the system; without an OOM killer, overcommit pages to disk",
-		Fix:     "start the kubelet with --system-reserved=memory=2Gi (or more)",
-	}}
-}
-
-// secretVolumeAdvice implements LIM-18: Windows writes secret volumes to the
-// node's disk in plain text (there is no tmpfs).
-func secretVolumeAdvice(spec *corev1.PodSpec, path *field.Path) []Violation {
-	if spec == nil {
-		return nil
-	}
-	var out []Violation
-	for i, v := range spec.Volumes {
-		if v.Secret == nil {
-			continue
-		}
-		out = append(out, Violation{
-			Rule: "LIM-18", Path: path.Child("volumes").Index(i).Child("secret").String(), Severity: SeverityInfo,
-			Message: "secrets are written in plain text to the Windows node's disk (no tmpfs)",
-			Fix:     "restrict the node's files with ACLs and encrypt the volume with BitLocker",
-		})
+		need(windows.ClientIPPreservation, path.Child("externalTrafficPolicy"), "client IP preservation")
 	}
 	return out
 }

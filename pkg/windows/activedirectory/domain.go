@@ -1,10 +1,12 @@
-package windows
+package activedirectory
 
 import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"strings"
+
+	"github.com/winkube/winkube/pkg/windows"
 )
 
 // Domain is an Active Directory domain as a GMSA credential spec's
@@ -21,10 +23,10 @@ type Domain struct {
 }
 
 // NewDomain is the emulated domain of dnsName; netBIOSName "" is the
-// default NetBIOSNameOf(dnsName).
+// default windows.NetBIOSNameOf(dnsName).
 func NewDomain(dnsName, netBIOSName string) Domain {
 	if netBIOSName == "" {
-		netBIOSName = NetBIOSNameOf(dnsName)
+		netBIOSName = windows.NetBIOSNameOf(dnsName)
 	}
 	sum := sha256.Sum256([]byte(strings.ToLower(dnsName)))
 	g := sum[:16]
@@ -33,25 +35,6 @@ func NewDomain(dnsName, netBIOSName string) Domain {
 	sid := fmt.Sprintf("S-1-5-21-%d-%d-%d", binary.BigEndian.Uint32(sum[16:20]), binary.BigEndian.Uint32(sum[20:24]), binary.BigEndian.Uint32(sum[24:28]))
 	return Domain{DNSName: strings.ToLower(dnsName), NetBIOSName: netBIOSName, GUID: guid, SID: sid}
 }
-
-// NetBIOSNameOf is what dcpromo proposes as a domain's NetBIOS name: the
-// DNS name's first label, upper-cased, cut to 15 characters.
-func NetBIOSNameOf(dnsName string) string {
-	label, _, _ := strings.Cut(dnsName, ".")
-	label = strings.ToUpper(label)
-	if r := []rune(label); len(r) > maxNetBIOSDomainLen {
-		label = string(r[:maxNetBIOSDomainLen])
-	}
-	return label
-}
-
-// ValidNetBIOSDomain and ValidDNSDomain are the shapes runAsUserName's
-// domain may take (API-5), for other fields that name a domain.
-func ValidNetBIOSDomain(name string) bool { return isNetBIOSDomain(name) }
-
-// ValidDNSDomain: dot-separated labels of letters, digits and inner
-// hyphens.
-func ValidDNSDomain(name string) bool { return isDNSDomain(name) }
 
 // DomainController is the fully qualified name of the emulated domain's
 // domain controller, as nltest prints it after \\ and klist after Kdc
