@@ -233,4 +233,5 @@ func TestLintKubeconfig(t *testing.T) {
 	if code != 1 || !strings.Contains(out, `RuntimeClass \"windows-2025\" not found`) {
 		t.Errorf("missing RuntimeClass on the live cluster: exit %d\n%s", code, out)
 	}
+	noCredentialWritten(t, kubeconfig)
 }
