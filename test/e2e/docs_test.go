@@ -152,13 +152,18 @@ var docSessions = []docSession{
 				`kubectl exec "$w" -- curl.exe -sS http://nginx.default.svc.cluster.local/ -o NUL -w "%{http_code}\n"`,
 				"kubectl get --raw /api/v1/namespaces/default/services/nginx:80/proxy/ | grep title",
 				"winkube net matrix",
+				// The README's LogMonitor transcript, once the pod's loop wrote its file.
+				`for i in $(seq 120); do kubectl logs logmonitor-demo | grep -q '"Source": "File"' && break; sleep 1; done`,
+				"kubectl logs logmonitor-demo   # all of it: which three lines are the last varies",
 			},
 			expect: []string{"Cluster winkube is running", iisTitle(), "LoadBalancer   ", "127.127.131.",
 				"REACHABLE: delivered to pod default/nginx-", "[KP-3, NET-9]",
 				`UNREACHABLE: "nginx.default" does not resolve in a Windows pod: Windows resolvers have one DNS suffix (default.svc.cluster.local) and treat any name with a dot as fully qualified; use "nginx" or the full name [DNS-1, TS-12]`,
 				"UNREACHABLE: ICMP from a Windows pod to 8.8.8.8 needs OutBoundNAT, which VFP cannot apply to ICMP: the reply never returns; test with curl instead of ping [LIM-17, TS-3]",
 				"curl: (6) Could not resolve host: nginx.default", "\n200\n", "<title>Welcome to nginx!</title>",
-				"pod → service (PQDN with a dot)  ✗ [DNS-1, TS-12]  ✓", "pod → external (ICMP)            ✗ [LIM-17, TS-3]  ✓"},
+				"pod → service (PQDN with a dot)  ✗ [DNS-1, TS-12]  ✓", "pod → external (ICMP)            ✗ [LIM-17, TS-3]  ✓",
+				`{"Source": "EventLog","LogEntry": {"EventSource": "DemoApp",`, `{"Source":"Process","LogEntry":{"Logline":"loop `,
+				`{"Source": "File","LogEntry": {"Logline": "line `},
 		},
 	}},
 	// webhook.md's cluster; doctor.md finds it clean once the webhook's
@@ -178,8 +183,19 @@ var docSessions = []docSession{
 				"Removed 9 objects."},
 		},
 		{
-			file:   "docs/doctor.md",
-			expect: []string{"0 errors, 0 warnings", `"errors": 0,`, `"warnings": 0,`},
+			file: "docs/doctor.md",
+			// The page's transcript: the edit that drops
+			// --hostname-override (the second of the Windows kube-proxy's
+			// args), doctor's error, and the edit undone.
+			after: []string{
+				`kubectl -n kube-system patch daemonset kube-proxy-windows --type=json -p '[{"op":"test","path":"/spec/template/spec/containers/0/args/1","value":"--hostname-override=$(NODE_NAME)"},{"op":"remove","path":"/spec/template/spec/containers/0/args/1"}]'`,
+				"winkube doctor || [ $? = 1 ]",
+				`kubectl -n kube-system patch daemonset kube-proxy-windows --type=json -p '[{"op":"add","path":"/spec/template/spec/containers/0/args/1","value":"--hostname-override=$(NODE_NAME)"}]'`,
+			},
+			expect: []string{"0 errors, 0 warnings", `"errors": 0,`, `"warnings": 0,`,
+				"error TS-5 Node win2019-1, DaemonSet kube-system/kube-proxy-windows: kube-proxy on win2019-1 has no --hostname-override: it uses the host name, which must equal the node name or the node's HNS endpoints get deleted",
+				"  evidence: container kube-proxy args: --proxy-mode=kernelspace --network-name=vxlan0 --source-vip=$(SOURCE_VIP)",
+				"  fix: add --hostname-override=$(NODE_NAME) to the Windows kube-proxy, with NODE_NAME from fieldRef spec.nodeName\n  see: KP-8"},
 		},
 		{
 			file: "docs/lint.md",
