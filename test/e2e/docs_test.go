@@ -105,9 +105,9 @@ var docSessions = []docSession{
 				"node_cpu_usage_seconds_total", "pod_cpu_usage_seconds_total"},
 		},
 	}},
-	// The README's tour, then up.md and net.md on the same default cluster
-	// (the one of them with examples/ applied: its LoadBalancer takes
-	// 127.127.131.1:80).
+	// The README's tour, then up.md and net.md on the same default cluster.
+	// It is the only session that applies examples/: their iis
+	// LoadBalancer takes 127.127.131.1:80, which one cluster can serve.
 	{name: "tour", pages: []docPage{
 		{
 			file: "README.md",
