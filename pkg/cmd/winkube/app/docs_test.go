@@ -21,8 +21,10 @@ type docCall struct {
 // TestDocsCommandLines: every winkube command line in the README's and
 // docs/'s ```sh and ```bash blocks names a command and flags the CLI has, and passes
 // its argument check, so a renamed flag or command cannot leave a page
-// behind. The walk-through pages (docs/kind.md, docs/existing-cluster.md)
-// are also run as a whole by test/e2e's TestDocs.
+// behind. The pages whose blocks form a walk-through (the README's tour,
+// docs/up.md, nodes.md, kind.md, existing-cluster.md, lint.md, webhook.md,
+// net.md, doctor.md, plan.md, gmsa.md) are also run as a whole by
+// test/e2e's TestDocs.
 func TestDocsCommandLines(t *testing.T) {
 	root := filepath.Join("..", "..", "..", "..")
 	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
