@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/program"
@@ -100,6 +101,15 @@ func (i *Interp) GetVar(name string) (any, bool) {
 		return 1, true
 	case "psversiontable":
 		return i.versionTable(), true
+	case "iswindows", "iscoreclr":
+		// PowerShell 6+ only (about_Automatic_Variables); 5.1 has none.
+		if i.Pwsh7 {
+			return true, true
+		}
+	case "islinux", "ismacos":
+		if i.Pwsh7 {
+			return false, true
+		}
 	case "erroractionpreference":
 		if i.stop {
 			return "Stop", true
@@ -184,17 +194,31 @@ func (i *Interp) versionTable() *values.Hashtable {
 	os := i.Sys.OS
 	h := values.NewHashtable()
 	if i.Pwsh7 {
-		h.Set("PSVersion", Pwsh7Version)
+		h.Set("PSVersion", Version(Pwsh7Version))
 		h.Set("PSEdition", "Core")
 		h.Set("OS", "Microsoft Windows "+strings.TrimSuffix(os.NTVersion(), ".0"))
 		h.Set("Platform", "Win32NT")
 		return h
 	}
-	h.Set("PSVersion", os.PSVersion)
+	h.Set("PSVersion", Version(os.PSVersion))
 	h.Set("PSEdition", "Desktop")
-	h.Set("BuildVersion", os.Version())
+	h.Set("BuildVersion", Version(os.Version()))
 	h.Set("CLRVersion", "4.0.30319.42000")
 	return h
+}
+
+// Version is a System.Version: it prints as its text and has the
+// numbered parts as properties (-1 for a part the text lacks, as .NET).
+func Version(text string) *values.Record {
+	parts := []any{"Major", -1, "Minor", -1, "Build", -1, "Revision", -1}
+	for k, f := range strings.SplitN(text, ".", 4) {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			break
+		}
+		parts[2*k+1] = n
+	}
+	return values.NewRecord("System.Version", text, parts...)
 }
 
 func (i *Interp) Abs(path string) string { return i.Sys.FS.Abs(i.Dir, path) }

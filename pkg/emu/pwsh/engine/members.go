@@ -40,6 +40,32 @@ func typeName(v any) string {
 	return "object"
 }
 
+// fullTypeName is the .NET type of a value as GetType().FullName gives
+// it.
+func fullTypeName(v any) string {
+	switch x := v.(type) {
+	case string:
+		return "System.String"
+	case bool:
+		return "System.Boolean"
+	case int:
+		return "System.Int32"
+	case float64:
+		return "System.Double"
+	case []any:
+		return "System.Object[]"
+	case *values.Hashtable:
+		return "System.Collections.Hashtable"
+	case time.Time:
+		return "System.DateTime"
+	case *values.ScriptBlock:
+		return "System.Management.Automation.ScriptBlock"
+	case *values.Object:
+		return x.TypeName
+	}
+	return "System.Object"
+}
+
 func (i *Interp) member(ctx context.Context, e *lang.MemberExpr) (any, error) {
 	obj, err := i.eval(ctx, e.X)
 	if err != nil {
@@ -118,9 +144,9 @@ func Property(obj any, name string) any {
 	case *values.ErrorRecord:
 		switch lower {
 		case "exception":
-			return values.NewObject("System.Exception", "Message", x.Msg)
+			return values.NewObject(x.ExceptionType(), "Message", x.Msg)
 		case "categoryinfo":
-			return x.Category
+			return x.CategoryInfo()
 		case "fullyqualifiederrorid":
 			return x.Fqid
 		}
@@ -191,7 +217,8 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 		return values.NewObject("System.RuntimeType", "Name", full[strings.LastIndex(full, ".")+1:], "FullName", full), true, nil
 	}
 	if name == "gettype" {
-		return values.NewObject("System.RuntimeType", "Name", typeName(obj), "FullName", "System."+typeName(obj)), true, nil
+		full := fullTypeName(obj)
+		return values.NewObject("System.RuntimeType", "Name", full[strings.LastIndex(full, ".")+1:], "FullName", full), true, nil
 	}
 	switch x := obj.(type) {
 	case string:
@@ -295,12 +322,37 @@ func DotnetTime(t time.Time, f string) string {
 	return t.Format(r.Replace(f))
 }
 
+// netTypes are the .NET names of the numeric types a cast names.
+var netTypes = map[string]string{"int": "Int32", "int32": "Int32", "int64": "Int64", "long": "Int64", "byte": "Byte",
+	"int16": "Int16", "uint32": "UInt32", "uint64": "UInt64", "double": "Double", "float": "Single", "single": "Single",
+	"decimal": "Decimal", "byte[]": "Byte"}
+
+// castError is a failed conversion as PowerShell reports it
+// (PSInvalidCastException: category InvalidArgument); a string that is
+// not a number names the parse failure and the numeric kind.
+func castError(v any, lower string) error {
+	name := netTypes[lower]
+	msg := fmt.Sprintf(`Cannot convert value "%s" to type "System.%s".`, values.ToStr(v), name)
+	fqid := "InvalidCastFromStringToInteger"
+	switch name {
+	case "Double", "Single":
+		fqid = "InvalidCastFromStringToDoubleOrSingle"
+	case "Decimal":
+		fqid = "InvalidCastFromStringToDecimal"
+	}
+	if _, ok := v.(string); ok {
+		msg += ` Error: "Input string was not in a correct format."`
+	} else {
+		msg = fmt.Sprintf(`Cannot convert the "%s" value of type "%s" to type "System.%s".`, values.ToStr(v), fullTypeName(v), name)
+		fqid = "ConvertToFinalInvalidCastException"
+	}
+	return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: msg, Category: "InvalidArgument", Reason: "RuntimeException", Fqid: fqid}}
+}
+
 // Cast converts a value to a type written [type].
 func (i *Interp) Cast(typ string, v any) (any, error) {
 	lower := strings.TrimPrefix(strings.ToLower(typ), "system.")
-	bad := func() error {
-		return opError(fmt.Sprintf(`Cannot convert value "%s" to type "System.%s".`, values.ToStr(v), typ), "InvalidCastFromStringToInteger")
-	}
+	bad := func() error { return castError(v, lower) }
 	if o, ok := v.(values.NetObject); ok && CanonicalType(o.NetType()) == lower {
 		return v, nil
 	}

@@ -130,7 +130,7 @@ func Arith(op string, l, r any) (any, error) {
 		if ok1 {
 			bad = r
 		}
-		return nil, opError(fmt.Sprintf(`Cannot convert value "%s" to type "System.Int32". Error: "Input string was not in a correct format."`, values.ToStr(bad)), "InvalidCastFromStringToInteger")
+		return nil, castError(bad, "int")
 	}
 	ai, aInt := a.(int)
 	bi, bInt := b.(int)

@@ -108,6 +108,41 @@ func (r *ErrorRecord) Write(w io.Writer, pwsh7 bool) {
 	io.WriteString(w, b.String())
 }
 
+// CategoryInfo is $_.CategoryInfo: it prints as the CategoryInfo line
+// of the record and has that line's parts as properties.
+func (r *ErrorRecord) CategoryInfo() *Record {
+	activity, typ := r.CmdName, ""
+	if r.noActivity {
+		activity = ""
+	}
+	if r.Target != "" {
+		typ = "String"
+	}
+	return NewRecord("System.Management.Automation.ErrorCategoryInfo",
+		fmt.Sprintf("%s: (%s) [%s], %s", r.Category, r.targetText(), activity, r.Reason),
+		"Category", r.Category, "Activity", activity, "Reason", r.Reason, "TargetName", r.Target, "TargetType", typ)
+}
+
+// ExceptionType is the full .NET name of the record's exception, from
+// its short name (Reason).
+func (r *ErrorRecord) ExceptionType() string {
+	switch r.Reason {
+	case "", "RuntimeException":
+		return "System.Management.Automation.RuntimeException"
+	case "ItemNotFoundException", "CommandNotFoundException", "DriveNotFoundException", "ParameterBindingException",
+		"PSInvalidCastException", "ParseException", "MethodInvocationException", "PSArgumentException",
+		"ActionPreferenceStopException", "SetValueInvocationException", "PSNotSupportedException":
+		return "System.Management.Automation." + r.Reason
+	case "WriteErrorException":
+		return "Microsoft.PowerShell.Commands." + r.Reason
+	case "IOException", "FileNotFoundException", "DirectoryNotFoundException":
+		return "System.IO." + r.Reason
+	case "WebException":
+		return "System.Net." + r.Reason
+	}
+	return "System." + r.Reason
+}
+
 func (r *ErrorRecord) targetText() string {
 	if r.Target == "" {
 		return ":"
