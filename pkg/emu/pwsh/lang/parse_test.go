@@ -284,7 +284,7 @@ func TestExpressions(t *testing.T) {
 	}
 }
 
-// Strings (about_Quoting_Rules): single quotes are literal with ''
+// Strings (about_Quoting_Rules): single quotes are literal with ”
 // for a quote; double quotes expand $var, ${var}, $(...) and `
 // escapes, and "" is a quote; here-strings run from the line after @"
 // to a line starting "@.
