@@ -63,7 +63,7 @@ func (i *Interp) exec(ctx context.Context, s lang.Stmt, emit func(any)) error {
 	case *lang.TryStmt:
 		return i.try(ctx, s, emit)
 	case *lang.FlowStmt:
-		return i.flow(ctx, s)
+		return i.flow(ctx, s, emit)
 	case *lang.FunctionStmt:
 		i.Funcs[strings.ToLower(s.Name)] = s
 		return nil
@@ -158,7 +158,17 @@ func (i *Interp) try(ctx context.Context, s *lang.TryStmt, emit func(any)) error
 	return err
 }
 
-func (i *Interp) flow(ctx context.Context, s *lang.FlowStmt) error {
+func (i *Interp) flow(ctx context.Context, s *lang.FlowStmt, emit func(any)) error {
+	if s.Kind == "return" {
+		// return 'x' writes 'x' to the output, then leaves
+		// (about_Return).
+		if s.Value != nil {
+			if err := i.exec(ctx, s.Value, emit); err != nil {
+				return err
+			}
+		}
+		return values.ReturnFlow{}
+	}
 	v, err := i.value(ctx, s.Value)
 	if err != nil {
 		return err
@@ -175,8 +185,6 @@ func (i *Interp) flow(ctx context.Context, s *lang.FlowStmt) error {
 			code = n
 		}
 		return values.ExitFlow{Code: code}
-	case "return":
-		return values.ReturnFlow{}
 	case "break":
 		return values.BreakFlow{}
 	case "continue":

@@ -132,8 +132,15 @@ func (i *Interp) SetVar(name string, v any) error {
 		i.Setenv(name[4:], values.ToStr(v))
 		return nil
 	}
-	for _, scope := range []string{"global:", "script:", "local:", "private:", "variable:"} {
-		lower = strings.TrimPrefix(lower, scope)
+	// $script:x and $global:x are the script's own variable, whichever
+	// function sets them (about_Scopes); the others are the current
+	// scope's.
+	scope := len(i.Scopes) - 1
+	if strings.HasPrefix(lower, "global:") || strings.HasPrefix(lower, "script:") {
+		scope = 0
+	}
+	for _, prefix := range []string{"global:", "script:", "local:", "private:", "variable:"} {
+		lower = strings.TrimPrefix(lower, prefix)
 	}
 	switch lower {
 	case "true", "false", "null", "?", "pwd", "home", "pid", "psversiontable":
@@ -149,7 +156,7 @@ func (i *Interp) SetVar(name string, v any) error {
 	case "erroractionpreference":
 		i.stop = strings.EqualFold(values.ToStr(v), "Stop")
 	}
-	i.Scopes[len(i.Scopes)-1][lower] = v
+	i.Scopes[scope][lower] = v
 	return nil
 }
 
