@@ -39,6 +39,8 @@ type Call struct {
 	Stop     bool // -ErrorAction Stop
 	Silent   bool // -ErrorAction SilentlyContinue / Ignore
 	HadError bool
+	// Shown lists the common switches given: "verbose", "debug".
+	Shown map[string]bool
 }
 
 // Cmdlets are the registered cmdlets by lower-case name.
@@ -177,10 +179,20 @@ func (c *Call) common(a evaluated) bool {
 			return false
 		}
 		v := strings.ToLower(values.ToStr(a.value))
+		// ActionPreference's numbers: -ea 0 is SilentlyContinue.
+		if n, ok := map[string]string{"0": "silentlycontinue", "1": "stop", "2": "continue", "3": "inquire", "4": "ignore"}[v]; ok {
+			v = n
+		}
 		c.Stop = v == "stop"
 		c.Silent = v == "silentlycontinue" || v == "ignore"
 		return true
-	case "verbose", "debug", "whatif", "confirm":
+	case "verbose", "debug":
+		if c.Shown == nil {
+			c.Shown = map[string]bool{}
+		}
+		c.Shown[name] = a.value == nil || values.ToBool(a.value)
+		return true
+	case "whatif", "confirm":
 		return true
 	}
 	return false

@@ -23,8 +23,8 @@ func init() {
 	engine.Register("Write-Output", "echo write", writeOutput, engine.Rest("InputObject"), engine.Sw("NoEnumerate"))
 	engine.Register("Write-Error", "", writeError, engine.P("Message", 0), engine.N("Category"), engine.N("ErrorId"))
 	engine.Register("Write-Warning", "", writeStream("WARNING: "), engine.P("Message", 0))
-	engine.Register("Write-Verbose", "", writeStream(""), engine.P("Message", 0))
-	engine.Register("Write-Debug", "", writeStream(""), engine.P("Message", 0))
+	engine.Register("Write-Verbose", "", writeStream("VERBOSE: "), engine.P("Message", 0))
+	engine.Register("Write-Debug", "", writeStream("DEBUG: "), engine.P("Message", 0))
 	engine.Register("Write-Information", "", writeStream("+"), engine.P("MessageData", 0))
 	engine.Register("Out-Null", "", func(context.Context, *engine.Call) error { return nil }, engine.N("InputObject"))
 	engine.Register("Out-Default", "", passThrough, engine.N("InputObject"))
@@ -116,11 +116,30 @@ func writeError(_ context.Context, c *engine.Call) error {
 // default.
 func writeStream(prefix string) func(context.Context, *engine.Call) error {
 	return func(_ context.Context, c *engine.Call) error {
-		if prefix == "WARNING: " {
+		if shown(c, prefix) {
 			io.WriteString(c.I.HostOut, prefix+c.Str("Message")+values.NL)
 		}
 		return nil
 	}
+}
+
+// shown tells whether a stream's message is shown: warnings are, by
+// default; verbose and debug messages with -Verbose/-Debug or their
+// preference variable set to Continue (about_Preference_Variables).
+// Information messages are not shown by default in 5.1 or 7.
+func shown(c *engine.Call, prefix string) bool {
+	switch prefix {
+	case "WARNING: ":
+		return true
+	case "VERBOSE: ", "DEBUG: ":
+		name := strings.ToLower(strings.TrimSuffix(prefix, ": "))
+		if on, given := c.Shown[name]; given {
+			return on
+		}
+		pref, _ := c.I.GetVar(name + "preference")
+		return strings.EqualFold(values.ToStr(pref), "Continue")
+	}
+	return false
 }
 
 func outString(_ context.Context, c *engine.Call) error {
