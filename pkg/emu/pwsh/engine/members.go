@@ -40,6 +40,41 @@ func typeName(v any) string {
 	return "object"
 }
 
+// splitAny splits s at every character of seps, keeping empty fields.
+func splitAny(s, seps string) []string {
+	var out []string
+	start := 0
+	for k, r := range s {
+		if strings.ContainsRune(seps, r) {
+			out = append(out, s[start:k])
+			start = k + len(string(r))
+		}
+	}
+	return append(out, s[start:])
+}
+
+// toString is a value's .NET ToString(format): unlike PowerShell's
+// [string], a DateTime's ToString() uses the culture (en-US) and a
+// number's takes a format.
+func toString(v any, args []any) string {
+	format := ""
+	if len(args) > 0 {
+		format = values.ToStr(args[0])
+	}
+	switch x := v.(type) {
+	case time.Time:
+		if format == "" {
+			return x.Format("1/2/2006 3:04:05 PM")
+		}
+		return DotnetTime(x, format)
+	case int, float64:
+		if format != "" {
+			return formatSpec(x, format)
+		}
+	}
+	return values.ToStr(v)
+}
+
 // fullTypeName is the .NET type of a value as GetType().FullName gives
 // it.
 func fullTypeName(v any) string {
@@ -210,7 +245,7 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 		return ""
 	}
 	if name == "tostring" {
-		return values.ToStr(obj), true, nil
+		return toString(obj, args), true, nil
 	}
 	if o, ok := obj.(values.NetObject); ok && name == "gettype" {
 		full := o.NetType()
@@ -229,7 +264,22 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 			}
 			return strings.TrimSpace(x), true, nil
 		case "trimstart":
-			return strings.TrimLeft(x, " \t\r\n"+arg(0)), true, nil
+			if len(args) > 0 {
+				return strings.TrimLeft(x, arg(0)), true, nil
+			}
+			return strings.TrimLeft(x, " \t\r\n"), true, nil
+		case "padleft", "padright":
+			// PadLeft(totalWidth[, paddingChar]): a space by default.
+			w, _ := values.ToInt(args[0])
+			pad := " "
+			if len(args) > 1 && arg(1) != "" {
+				pad = string([]rune(arg(1))[:1])
+			}
+			n := max(0, w-len([]rune(x)))
+			if name == "padleft" {
+				return strings.Repeat(pad, n) + x, true, nil
+			}
+			return x + strings.Repeat(pad, n), true, nil
 		case "trimend":
 			if len(args) > 0 {
 				return strings.TrimRight(x, arg(0)), true, nil
@@ -250,9 +300,23 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 		case "replace":
 			return strings.ReplaceAll(x, arg(0), arg(1)), true, nil
 		case "split":
-			var out []any
-			for _, p := range strings.FieldsFunc(x, func(r rune) bool { return strings.ContainsRune(arg(0), r) }) {
-				out = append(out, p)
+			// .NET keeps empty fields. PowerShell 7 (.NET Core) has
+			// Split(string), which splits on the whole separator;
+			// 5.1 converts it to char[], any of whose characters splits.
+			var parts []string
+			switch {
+			case i.Pwsh7 && len(args) > 0:
+				parts = strings.Split(x, arg(0))
+			default:
+				sep := arg(0)
+				if len(args) == 0 {
+					sep = " \t\r\n"
+				}
+				parts = splitAny(x, sep)
+			}
+			out := make([]any, len(parts))
+			for k, p := range parts {
+				out[k] = p
 			}
 			return out, true, nil
 		case "substring":
@@ -262,8 +326,13 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 			if len(args) > 1 {
 				b, _ = values.ToInt(args[1])
 			}
-			if a < 0 || a+b > len(r) || b < 0 {
-				return nil, true, opError("Exception calling \"Substring\": \"Index and length must refer to a location within the string.\"", "ArgumentOutOfRangeException")
+			switch {
+			case a < 0 || a > len(r):
+				return nil, true, values.MethodError("Substring", len(args), values.Exception("ArgumentOutOfRangeException",
+					"startIndex cannot be larger than length of string.%s", values.ParamName("startIndex")).(*values.DotnetException))
+			case a+b > len(r) || b < 0:
+				return nil, true, values.MethodError("Substring", len(args), values.Exception("ArgumentOutOfRangeException",
+					"Index and length must refer to a location within the string.%s", values.ParamName("length")).(*values.DotnetException))
 			}
 			return string(r[a : a+b]), true, nil
 		}
@@ -289,8 +358,21 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 			x.Set(arg(0), args[1])
 			return nil, true, nil
 		case "add":
+			if _, dup := x.Get(arg(0)); dup {
+				return nil, true, values.MethodError("Add", len(args), values.Exception("ArgumentException",
+					"Item has already been added. Key in dictionary: '%s'  Key being added: '%s'", arg(0), arg(0)).(*values.DotnetException))
+			}
 			x.Set(arg(0), args[1])
 			return nil, true, nil
+		case "getenumerator":
+			// DictionaryEntry objects: Key and Value (Name is Key's
+			// alias), as a pipeline sees them.
+			out := make([]any, len(x.Keys))
+			for k, key := range x.Keys {
+				v, _ := x.Get(key)
+				out[k] = values.NewObject("System.Collections.DictionaryEntry", "Name", key, "Key", key, "Value", v)
+			}
+			return out, true, nil
 		case "remove":
 			x.Remove(arg(0))
 			return nil, true, nil
@@ -311,15 +393,6 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 		}
 	}
 	return nil, false, nil
-}
-
-// DotnetTime formats a time with a few .NET custom format strings.
-func DotnetTime(t time.Time, f string) string {
-	if f == "" {
-		return values.ToStr(t)
-	}
-	r := strings.NewReplacer("yyyy", "2006", "MM", "01", "dd", "02", "HH", "15", "mm", "04", "ss", "05", "fff", "000")
-	return t.Format(r.Replace(f))
 }
 
 // netTypes are the .NET names of the numeric types a cast names.

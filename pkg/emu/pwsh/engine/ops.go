@@ -194,7 +194,15 @@ func (i *Interp) compareOp(op string, fold bool, l, r any) (any, error) {
 	case "replace":
 		return replaceOp(l, r, fold)
 	case "split":
-		return splitString(values.ToStr(l), values.ToStr(r), fold)
+		// -split pattern, max: at most max substrings (about_Split).
+		pattern, limit := r, -1
+		if list, ok := r.([]any); ok && len(list) == 2 {
+			pattern = list[0]
+			if n, ok := values.ToInt(list[1]); ok && n > 0 {
+				limit = n
+			}
+		}
+		return splitString(values.ToStr(l), values.ToStr(pattern), fold, limit)
 	}
 	if list, ok := l.([]any); ok {
 		out := []any{}
