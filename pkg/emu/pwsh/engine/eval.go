@@ -201,9 +201,29 @@ func (i *Interp) flow(ctx context.Context, s *lang.FlowStmt, emit func(any)) err
 		Reason: "RuntimeException", Fqid: msg, Src: i.Src, Pos: s.Pos, End: s.End}}
 }
 
+// assigned is the value an assignment stores. An expression is stored
+// as it is ($a = @(1) is an array of one, $b = $a the same array, as
+// .NET arrays are references); a pipeline's output is collected ($null,
+// one object, or an array).
+func (i *Interp) assigned(ctx context.Context, s lang.Stmt) (any, error) {
+	pl, ok := s.(*lang.PipelineStmt)
+	if !ok || len(pl.Elems) != 1 || pl.Elems[0].Expr == nil || len(pl.Elems[0].Redirs) != 0 {
+		return i.value(ctx, s)
+	}
+	switch pl.Elems[0].Expr.(type) {
+	case *lang.IncExpr:
+		return i.value(ctx, s)
+	}
+	v, err := i.eval(ctx, pl.Elems[0].Expr)
+	if re, ok := err.(*values.RuntimeError); ok && re.Rec.Src == nil {
+		re.Rec.Src, re.Rec.Pos, re.Rec.End = i.Src, pl.Pos, pl.End
+	}
+	return v, err
+}
+
 // assign is $x = ..., $x += ..., $env:X = ..., $a[i] = ..., $o.P = ...
 func (i *Interp) assign(ctx context.Context, s *lang.AssignStmt) error {
-	v, err := i.value(ctx, s.Value)
+	v, err := i.assigned(ctx, s.Value)
 	if err != nil {
 		return err
 	}

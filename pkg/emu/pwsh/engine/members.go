@@ -458,6 +458,12 @@ func (i *Interp) Cast(typ string, v any) (any, error) {
 					return nil, bad()
 				}
 				list[k] = n
+			case "int[]":
+				n, ok := values.ToInt(e)
+				if !ok {
+					return nil, castError(e, "int")
+				}
+				list[k] = n
 			}
 		}
 		return list, nil

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"regexp"
 	"fmt"
 	"math"
 	"strconv"
@@ -49,7 +50,7 @@ func (i *Interp) binary(op string, l, r any) (any, error) {
 	case "join", "ijoin", "cjoin":
 		return JoinValues(values.ToList(l), values.ToStr(r)), nil
 	case "is", "isnot":
-		return (typeName(l) == strings.TrimPrefix(strings.ToLower(values.ToStr(r)), "system.")) == (op == "is"), nil
+		return isType(l, values.ToStr(r)) == (op == "is"), nil
 	case "as":
 		v, err := i.Cast(values.ToStr(r), l)
 		if err != nil {
@@ -236,17 +237,58 @@ func (i *Interp) compareOne(op string, fold bool, l, r any) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		m := re.FindStringSubmatch(values.ToStr(l))
+		m := re.FindStringSubmatchIndex(values.ToStr(l))
 		if m != nil {
-			h := values.NewHashtable()
-			for k, s := range m {
-				h.Set(strconv.Itoa(k), s)
-			}
-			i.SetVar("Matches", h)
+			i.SetVar("Matches", matches(re, values.ToStr(l), m))
 		}
 		return (m != nil) == (op == "match"), nil
 	}
 	return false, opError("The operator -"+op+" is not supported.", "OperatorNotSupported")
+}
+
+// matches is $Matches: the groups that took part in the match, keyed
+// as .NET numbers them (unnamed groups first, left to right) and named
+// groups by their names.
+func matches(re *regexp.Regexp, s string, m []int) *values.Hashtable {
+	h := values.NewHashtable()
+	names := re.SubexpNames()
+	h.Set("0", s[m[0]:m[1]])
+	n := 1
+	for k := 1; k < len(names); k++ {
+		if names[k] == "" {
+			if m[2*k] >= 0 {
+				h.Set(strconv.Itoa(n), s[m[2*k]:m[2*k+1]])
+			}
+			n++
+		}
+	}
+	for k := 1; k < len(names); k++ {
+		if names[k] != "" && m[2*k] >= 0 {
+			h.Set(names[k], s[m[2*k]:m[2*k+1]])
+		}
+	}
+	return h
+}
+
+// typeAliases are PowerShell's type accelerators for -is.
+var typeAliases = map[string]string{"int": "int32", "long": "int64", "bool": "boolean", "hashtable": "collections.hashtable",
+	"array": "object[]", "scriptblock": "management.automation.scriptblock",
+	"pscustomobject": "management.automation.pscustomobject", "float": "single"}
+
+// isType is -is: every value but $null is an [object] (and a
+// [psobject]).
+func isType(v any, typ string) bool {
+	n := strings.TrimPrefix(strings.ToLower(strings.Trim(typ, "[]")), "system.")
+	if strings.HasSuffix(strings.ToLower(typ), "[]") {
+		n += "[]"
+	}
+	if a, ok := typeAliases[n]; ok {
+		n = a
+	}
+	if n == "object" || n == "psobject" || n == "management.automation.psobject" {
+		return v != nil
+	}
+	return typeName(v) == n
 }
 
 // Equal is -eq between two scalars; fold compares strings without case.
