@@ -1,9 +1,9 @@
 package engine
 
 import (
-	"regexp"
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
