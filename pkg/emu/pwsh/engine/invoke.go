@@ -260,12 +260,12 @@ func (i *Interp) ParseFailure(err error, text string) error {
 		return &values.NotEmulatedError{What: un.What}
 	}
 	var se *lang.SyntaxError
-	pos := 0
+	pos, id := 0, "ParseError"
 	if errors.As(err, &se) {
-		pos = se.Pos
+		pos, id = se.Pos, se.ID()
 	}
 	return &values.RuntimeError{Script: true, Rec: &values.ErrorRecord{Msg: err.Error(), Category: "ParserError", Target: "",
-		Reason: "ParseException", Fqid: "UnexpectedToken", Src: []rune(text), Pos: pos, End: pos + 1}}
+		Reason: "ParseException", Fqid: id, Src: []rune(text), Pos: pos, End: pos + 1, Parse: true}}
 }
 
 // fileError is a cmdlet's error for a filesystem failure.

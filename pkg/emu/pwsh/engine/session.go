@@ -72,7 +72,6 @@ func (i *Interp) parseError(err error, text string) int {
 	var re *values.RuntimeError
 	if errors.As(i.ParseFailure(err, text), &re) {
 		re.Rec.CmdName = ""
-		re.Rec.Reason = "ParseException"
 		i.ErrOut(re.Rec)
 		return 1
 	}

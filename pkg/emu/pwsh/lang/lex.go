@@ -48,6 +48,43 @@ type SyntaxError struct {
 
 func (e *SyntaxError) Error() string { return e.msg }
 
+// errorIDs are the ParserStrings resource names PowerShell gives its
+// parse errors as FullyQualifiedErrorId, by the message's start.
+var errorIDs = []struct{ prefix, id string }{
+	{"Unexpected token", "UnexpectedToken"},
+	{"Missing closing '}'", "MissingEndCurlyBrace"},
+	{"Missing closing ')' in expression", "MissingEndParenthesisInExpression"},
+	{"Missing closing ')' in subexpression", "MissingEndParenthesisInSubexpression"},
+	{"The string is missing the terminator", "TerminatorExpectedAtEndOfString"},
+	{"You must provide a value expression", "ExpectedValueExpression"},
+	{"An empty pipe element", "EmptyPipeElement"},
+	{"Expressions are only allowed", "ExpressionsMustBeFirstInPipeline"},
+	{"The token '&&'", "InvalidEndOfLine"},
+	{"The token '||'", "InvalidEndOfLine"},
+	{"The '<' operator", "RedirectionNotSupported"},
+	{"Missing property name", "MissingPropertyName"},
+	{"Missing ')' in method call", "MissingEndParenthesisInMethodCall"},
+	{"Missing '=' operator after key", "MissingEqualsInHashLiteral"},
+	{"Missing file specification", "MissingFileSpecification"},
+	{"Missing ] at end of type token", "EndSquareBracketExpectedAtEndOfType"},
+	{"Missing while or until", "MissingWhileOrUntilInDoWhile"},
+	{"Missing variable name after foreach", "MissingVariableNameAfterForeach"},
+	{"Missing 'in' after variable", "MissingInInForeach"},
+	{"The Try statement is missing", "MissingCatchOrFinally"},
+	{"Missing argument in parameter list", "MissingArgument"},
+	{"Missing name after", "MissingNameAfterKeyword"},
+}
+
+// ID is the error's FullyQualifiedErrorId.
+func (e *SyntaxError) ID() string {
+	for _, x := range errorIDs {
+		if strings.HasPrefix(e.msg, x.prefix) {
+			return x.id
+		}
+	}
+	return "ParseError"
+}
+
 func (l *lexer) peekRune(off int) rune {
 	if l.pos+off < len(l.src) {
 		return l.src[l.pos+off]

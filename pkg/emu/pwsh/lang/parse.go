@@ -9,8 +9,9 @@ import (
 // parser is a recursive-descent parser over the lexer. Its first error
 // sticks: after it every token reads as the end, so loops end.
 type parser struct {
-	lx  lexer
-	err error
+	lx     lexer
+	err    error
+	lastOp string // the binary operator read last, for its error
 }
 
 // UnsupportedError is a construct the interpreter does not follow.

@@ -61,6 +61,7 @@ func (p *parser) binary(min int, comma bool) Expr {
 			l = &ArrayExpr{items}
 			continue
 		}
+		p.lastOp = tokenText(t)
 		r := p.binary(prec+1, comma)
 		l = &BinExpr{Op: t.text, L: l, R: r}
 	}
@@ -250,7 +251,7 @@ func (p *parser) primary() Expr {
 		}
 	case tEOF:
 		if p.err == nil {
-			p.fail(t.pos, "You must provide a value expression following the operator.")
+			p.fail(t.pos, fmt.Sprintf("You must provide a value expression following the '%s' operator.", p.lastOp))
 		}
 		return nil
 	}

@@ -140,7 +140,7 @@ func (p *parser) tryStatement(token) Stmt {
 func (p *parser) functionStatement(t token) Stmt {
 	name := p.next(true)
 	if name.kind != tWord {
-		p.fail(name.pos, "Missing function name after function keyword.")
+		p.fail(name.pos, "Missing name after function keyword.")
 		return nil
 	}
 	s := &FunctionStmt{Name: name.text}

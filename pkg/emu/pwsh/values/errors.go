@@ -18,6 +18,9 @@ type ErrorRecord struct {
 	Pos, End int
 	NoPos    bool   // Write-Error: no position lines
 	Invoked  string // Write-Error: the statement, shown as the prefix
+	// Parse marks a script that does not parse: 5.1 prints the
+	// position before the message and wraps the ParseException.
+	Parse bool
 	// noActivity leaves the [command] of CategoryInfo empty, as for a
 	// command that was not found.
 	noActivity bool
@@ -83,6 +86,11 @@ func (r *ErrorRecord) Write(w io.Writer, pwsh7 bool) {
 		return
 	}
 	var b strings.Builder
+	if r.Parse {
+		r.writeParse(&b)
+		io.WriteString(w, b.String())
+		return
+	}
 	switch {
 	case r.Invoked != "":
 		b.WriteString(r.Invoked + " : ")
@@ -141,6 +149,17 @@ func (r *ErrorRecord) ExceptionType() string {
 		return "System.Net." + r.Reason
 	}
 	return "System." + r.Reason
+}
+
+// writeParse is a parse error as 5.1 prints it: the position, the
+// message, and the error record that contains it.
+func (r *ErrorRecord) writeParse(b *strings.Builder) {
+	line, col, text := position(r.Src, r.Pos)
+	fmt.Fprintf(b, "At line:%d char:%d%s+ %s%s+ %s~%s", line, col, NL, text, NL, strings.Repeat(" ", col-1), NL)
+	b.WriteString(strings.ReplaceAll(r.Msg, "\n", NL) + NL)
+	fmt.Fprintf(b, "    + CategoryInfo          : %s: (:) [], ParentContainsErrorRecordException%s", r.Category, NL)
+	fmt.Fprintf(b, "    + FullyQualifiedErrorId : %s%s", r.Fqid, NL)
+	b.WriteString(" " + NL)
 }
 
 func (r *ErrorRecord) targetText() string {
