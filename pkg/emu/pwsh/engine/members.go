@@ -32,6 +32,8 @@ func typeName(v any) string {
 		return "datetime"
 	case *values.ScriptBlock:
 		return "management.automation.scriptblock"
+	case *values.ErrorRecord:
+		return "management.automation.errorrecord"
 	case *values.Object:
 		return strings.ToLower(strings.TrimPrefix(x.TypeName, "System."))
 	case values.NetObject:
@@ -95,6 +97,8 @@ func fullTypeName(v any) string {
 		return "System.DateTime"
 	case *values.ScriptBlock:
 		return "System.Management.Automation.ScriptBlock"
+	case *values.ErrorRecord:
+		return "System.Management.Automation.ErrorRecord"
 	case *values.Object:
 		return x.TypeName
 	}

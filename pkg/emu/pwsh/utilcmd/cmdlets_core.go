@@ -6,6 +6,7 @@
 package utilcmd
 
 import (
+	"errors"
 	"context"
 	"fmt"
 	"io"
@@ -181,7 +182,11 @@ func eachInput(c *engine.Call, ctx context.Context, sb *values.ScriptBlock, item
 			}
 		}
 	}()
-	return c.I.ExecList(ctx, sb.Stmts, emit)
+	// return ends this item's run of the block only (about_Return).
+	if err := c.I.ExecList(ctx, sb.Stmts, emit); !errors.As(err, new(values.ReturnFlow)) {
+		return err
+	}
+	return nil
 }
 
 func forEachObject(ctx context.Context, c *engine.Call) error {
