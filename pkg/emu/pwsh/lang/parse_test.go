@@ -362,13 +362,13 @@ func TestSyntaxErrors(t *testing.T) {
 		{"[int", "Missing ] at end of type token."},
 		{"$a.", "Missing property name after reference operator."},
 		{"$a.b(1", "Missing ')' in method call."},
-		{"1 +", "You must provide a value expression following the operator."},
+		{"1 +", "You must provide a value expression following the '+' operator."},
 		{"@{a}", "Missing '=' operator after key in hash literal."},
 		{"do { 1 }", "Missing while or until keyword in do loop."},
 		{"foreach (x in 1) {}", "Missing variable name after foreach."},
 		{"foreach ($x 1) {}", "Missing 'in' after variable in foreach loop."},
 		{"try { 1 }", "The Try statement is missing its Catch or Finally block."},
-		{"function { 1 }", "Missing function name after function keyword."},
+		{"function { 1 }", "Missing name after function keyword."},
 	} {
 		_, err := ParseStatements(tc.src)
 		var se *SyntaxError
@@ -378,6 +378,9 @@ func TestSyntaxErrors(t *testing.T) {
 		}
 		if !strings.HasPrefix(se.Error(), tc.msg) {
 			t.Errorf("%q: %q, want %q", tc.src, se.Error(), tc.msg)
+		}
+		if se.ID() == "ParseError" {
+			t.Errorf("%q: no FullyQualifiedErrorId for %q", tc.src, se.Error())
 		}
 		if se.Pos < 0 || se.Pos > len([]rune(tc.src)) {
 			t.Errorf("%q: position %d outside the script", tc.src, se.Pos)
