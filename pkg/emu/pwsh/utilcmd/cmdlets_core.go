@@ -6,8 +6,8 @@
 package utilcmd
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
