@@ -37,6 +37,7 @@ type Interp struct {
 	ErrOut   func(*values.ErrorRecord)
 	HostOut  io.Writer // Write-Host
 	TryDepth int
+	console  *Formatter // the top-level Out-Default
 	stop     bool // $ErrorActionPreference = 'Stop'
 	// exits run when the session ends: what the process holds open
 	// (an HttpListener's ports) is released as the OS would.
@@ -228,12 +229,21 @@ func Version(text string) *values.Record {
 	return values.NewRecord("System.Version", text, parts...)
 }
 
+// Settle prints what the console formatter still collects, before the
+// script waits.
+func (i *Interp) Settle() {
+	if i.console != nil {
+		i.console.Settle()
+	}
+}
+
 func (i *Interp) Abs(path string) string { return i.Sys.FS.Abs(i.Dir, path) }
 
 // runScript runs a parsed script at the top level and tells how it
 // ended: the exit code of exit, or 0/1 by the last statement's success.
 func (i *Interp) runScript(ctx context.Context, list []lang.Stmt) (int, bool, error) {
 	f := i.NewFormatter(i.out)
+	i.console = f
 	err := i.ExecList(ctx, list, f.Write)
 	f.Flush()
 	var ex values.ExitFlow

@@ -108,7 +108,9 @@ func formatItem(item string, args []any) string {
 	if err != nil || n < 0 || n >= len(args) {
 		return "{" + item + "}"
 	}
-	s := values.ToStr(args[n])
+	// String.Format converts with the culture (en-US), not as
+	// PowerShell's [string] does: a date is 3/5/2024 2:07:00 PM.
+	s := toString(args[n], nil)
 	if hasSpec {
 		s = formatSpec(args[n], spec)
 	}

@@ -34,7 +34,8 @@ func init() {
 	engine.Register("ForEach-Object", "% foreach", forEachObject, engine.P("Process", 0), engine.N("Begin"), engine.N("End"), engine.P("MemberName", 1))
 	engine.Register("Where-Object", "? where", whereObject, engine.P("FilterScript", 0), engine.P("Value", 1))
 	engine.Register("Select-Object", "select", selectObject, engine.P("Property", 0), engine.N("First"), engine.N("Last"), engine.N("Skip"), engine.N("ExpandProperty"), engine.Sw("Unique"))
-	engine.Register("Measure-Object", "measure", measureObject, engine.P("Property", 0), engine.Sw("Sum"), engine.Sw("Line"))
+	engine.Register("Measure-Object", "measure", measureObject, engine.P("Property", 0), engine.Sw("Sum"), engine.Sw("Average"),
+		engine.Sw("Maximum"), engine.Sw("Minimum"), engine.Sw("Line"))
 	engine.Register("Sort-Object", "sort", sortObject, engine.P("Property", 0), engine.Sw("Descending"), engine.Sw("Unique"))
 	engine.Register("Start-Sleep", "sleep", startSleep, engine.P("Seconds", 0, "s"), engine.N("Milliseconds", "ms", "m"), engine.N("Duration"))
 	engine.Register("Get-Date", "", getDate, engine.P("Date", 0), engine.N("Format"), engine.N("UFormat"))
@@ -270,18 +271,51 @@ func selectObject(_ context.Context, c *engine.Call) error {
 	return nil
 }
 
+// measureObject is Measure-Object's GenericMeasureInfo: the count,
+// and the sum, average, maximum and minimum asked for (the others stay
+// $null); -Property measures that property of each input.
 func measureObject(_ context.Context, c *engine.Call) error {
 	o := values.NewObject("Microsoft.PowerShell.Commands.GenericMeasureInfo", "Count", len(c.Input), "Average", nil, "Sum", nil,
 		"Maximum", nil, "Minimum", nil, "Property", nil)
-	if c.Flag("Sum") {
-		var sum any = 0
-		for _, v := range c.Input {
-			if c.Has("Property") {
-				v = engine.Property(v, c.Str("Property"))
-			}
-			sum, _ = engine.Arith("+", sum, v)
+	if c.Has("Property") {
+		o.Set("Property", c.Str("Property"))
+	}
+	var sum, maxV, minV any = 0, nil, nil
+	stats := c.Flag("Sum") || c.Flag("Average") || c.Flag("Maximum") || c.Flag("Minimum")
+	for _, v := range c.Input {
+		if !stats {
+			break
 		}
-		o.Set("Sum", sum)
+		if c.Has("Property") {
+			v = engine.Property(v, c.Str("Property"))
+		}
+		n, ok := values.ToNumber(v)
+		if !ok {
+			if err := c.Fail(fmt.Sprintf(`Input object "%s" is not numeric.`, values.ToStr(v)), "InvalidType", values.ToStr(v), "PSInvalidOperationException", "NonNumericInputObject"); err != nil {
+				return err
+			}
+			continue
+		}
+		sum, _ = engine.Arith("+", sum, n)
+		if maxV == nil || engine.Compare(n, maxV, false) > 0 {
+			maxV = n
+		}
+		if minV == nil || engine.Compare(n, minV, false) < 0 {
+			minV = n
+		}
+	}
+	// Measure-Object computes in doubles: the results are Double.
+	if c.Flag("Sum") {
+		o.Set("Sum", values.ToFloat(sum))
+	}
+	if c.Flag("Average") && len(c.Input) > 0 {
+		o.Set("Average", values.ToFloat(sum)/float64(len(c.Input)))
+	}
+	if c.Flag("Maximum") && maxV != nil {
+		o.Set("Maximum", values.ToFloat(maxV))
+	}
+	if c.Flag("Minimum") && minV != nil {
+		o.Set("Minimum", values.ToFloat(minV))
 	}
 	c.Emit(o)
 	return nil
@@ -330,6 +364,7 @@ func startSleep(ctx context.Context, c *engine.Call) error {
 	default:
 		return c.BindError("Cannot process command because of one or more missing mandatory parameters: Seconds.", "MissingMandatoryParameter")
 	}
+	c.I.Settle()
 	if !c.I.Sys.Sleep(ctx, d) {
 		return ctx.Err()
 	}
