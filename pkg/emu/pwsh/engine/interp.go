@@ -38,7 +38,7 @@ type Interp struct {
 	HostOut  io.Writer // Write-Host
 	TryDepth int
 	console  *Formatter // the top-level Out-Default
-	stop     bool // $ErrorActionPreference = 'Stop'
+	stop     bool       // $ErrorActionPreference = 'Stop'
 	// exits run when the session ends: what the process holds open
 	// (an HttpListener's ports) is released as the OS would.
 	exits []func()
