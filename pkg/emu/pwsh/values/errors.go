@@ -82,7 +82,7 @@ func (r *ErrorRecord) Write(w io.Writer, pwsh7 bool) {
 				name = "Exception"
 			}
 		}
-		fmt.Fprintf(w, "%s: %s%s", name, strings.ReplaceAll(r.Msg, "\n", NL), NL)
+		fmt.Fprintf(w, "%s: %s%s", name, crlf(r.Msg), NL)
 		return
 	}
 	var b strings.Builder
@@ -97,7 +97,7 @@ func (r *ErrorRecord) Write(w io.Writer, pwsh7 bool) {
 	case r.CmdName != "":
 		b.WriteString(r.CmdName + " : ")
 	}
-	b.WriteString(strings.ReplaceAll(r.Msg, "\n", NL) + NL)
+	b.WriteString(crlf(r.Msg) + NL)
 	if !r.NoPos && r.Src != nil {
 		line, col, text := position(r.Src, r.Pos)
 		n := r.End - r.Pos
@@ -156,7 +156,7 @@ func (r *ErrorRecord) ExceptionType() string {
 func (r *ErrorRecord) writeParse(b *strings.Builder) {
 	line, col, text := position(r.Src, r.Pos)
 	fmt.Fprintf(b, "At line:%d char:%d%s+ %s%s+ %s~%s", line, col, NL, text, NL, strings.Repeat(" ", col-1), NL)
-	b.WriteString(strings.ReplaceAll(r.Msg, "\n", NL) + NL)
+	b.WriteString(crlf(r.Msg) + NL)
 	fmt.Fprintf(b, "    + CategoryInfo          : %s: (:) [], ParentContainsErrorRecordException%s", r.Category, NL)
 	fmt.Fprintf(b, "    + FullyQualifiedErrorId : %s%s", r.Fqid, NL)
 	b.WriteString(" " + NL)
@@ -182,6 +182,11 @@ func NotFoundRecord(name string, pwsh7 bool) *ErrorRecord {
 	}
 	return &ErrorRecord{Msg: msg, CmdName: name, Category: "ObjectNotFound", Target: name,
 		Reason: "CommandNotFoundException", Fqid: "CommandNotFoundException", noActivity: true}
+}
+
+// crlf ends a message's lines with NL, whichever line ends it has.
+func crlf(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", NL)
 }
 
 // NL ends PowerShell's lines, as on Windows.
