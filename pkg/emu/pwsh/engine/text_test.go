@@ -4,7 +4,7 @@ import "testing"
 
 // String expansion (about_Quoting_Rules): variables and $(...) expand
 // in double quotes only; a property needs $(...); `-escapes; ""
-// inside double quotes and '' inside single quotes are one quote.
+// inside double quotes and ” inside single quotes are one quote.
 func TestStringExpansion(t *testing.T) {
 	runAll(t, []tc{
 		{script: `$name = "world"; "hello $name $(1+2)"; 'hello $name'`, out: lines("hello world 3", "hello $name")},
