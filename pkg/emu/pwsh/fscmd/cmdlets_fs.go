@@ -22,6 +22,12 @@ func init() {
 	engine.Register("Add-Content", "ac", setContent(true), engine.P("Path", 0), engine.P("Value", 1), engine.Sw("NoNewline"), engine.N("Encoding"), engine.Sw("Force"))
 	engine.Register("Out-File", "", outFileCmd, engine.P("FilePath", 0, "Path"), engine.N("InputObject"), engine.N("Encoding"), engine.Sw("Append"), engine.Sw("Force"), engine.Sw("NoNewline"), engine.N("Width"))
 	engine.Register("New-Item", "ni", newItem, engine.P("Path", 0), engine.N("Name"), engine.N("ItemType", "Type"), engine.N("Value"), engine.Sw("Force"))
+	// mkdir is Windows PowerShell's function for New-Item -ItemType
+	// Directory; md its alias.
+	engine.Register("mkdir", "md", func(ctx context.Context, c *engine.Call) error {
+		c.Named["itemtype"] = "Directory"
+		return newItem(ctx, c)
+	}, engine.P("Path", 0), engine.N("Name"), engine.Sw("Force"))
 	engine.Register("Remove-Item", "rm del erase rd rmdir ri", removeItem, engine.P("Path", 0, "LiteralPath"), engine.Sw("Recurse"), engine.Sw("Force"), engine.N("Include"), engine.N("Exclude"))
 	engine.Register("Test-Path", "", testPath, engine.P("Path", 0, "LiteralPath"), engine.N("PathType"), engine.Sw("IsValid"))
 	engine.Register("Get-ChildItem", "ls dir gci", getChildItem, engine.P("Path", 0, "LiteralPath"), engine.P("Filter", 1), engine.Sw("Recurse"), engine.Sw("Force"), engine.Sw("Name"), engine.Sw("File"), engine.Sw("Directory"), engine.N("Include"), engine.N("Depth"))
@@ -121,7 +127,9 @@ func setContent(appendTo bool) func(context.Context, *engine.Call) error {
 			data := c.I.Encode(b.String(), enc, appendTo && c.I.FileExists(path))
 			if err := c.I.WriteFile(path, data, appendTo); err != nil {
 				if winutil.IsNotExist(err) {
-					err = c.NotFound(path)
+					// The file's directory is missing: .NET's
+					// DirectoryNotFoundException.
+					err = c.Fail("Could not find a part of the path '"+path+"'.", "ObjectNotFound", path, "DirectoryNotFoundException", "GetContentWriterDirectoryNotFoundError")
 				} else {
 					err = ioError(c, err, path)
 				}
