@@ -102,6 +102,8 @@ func (i *Interp) GetVar(name string) (any, bool) {
 		return 1, true
 	case "psversiontable":
 		return i.versionTable(), true
+	case "host":
+		return i.Host(), true
 	case "iswindows", "iscoreclr":
 		// PowerShell 6+ only (about_Automatic_Variables); 5.1 has none.
 		if i.Pwsh7 {
@@ -213,6 +215,16 @@ func (i *Interp) versionTable() *values.Hashtable {
 	h.Set("BuildVersion", Version(os.Version()))
 	h.Set("CLRVersion", "4.0.30319.42000")
 	return h
+}
+
+// Host is $Host and Get-Host: the console host of the PowerShell that
+// runs.
+func (i *Interp) Host() *values.Object {
+	v := i.Sys.OS.PSVersion
+	if i.Pwsh7 {
+		v = Pwsh7Version
+	}
+	return values.NewObject("System.Management.Automation.Internal.Host.InternalHost", "Name", "ConsoleHost", "Version", Version(v))
 }
 
 // Version is a System.Version: it prints as its text and has the

@@ -16,6 +16,17 @@ func opError(msg, fqid string) error {
 	return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: msg, Category: "InvalidOperation", Reason: "RuntimeException", Fqid: fqid}}
 }
 
+// Operator applies a binary operator written without its dash ("eq",
+// "clike", "+"), as a script would: Where-Object's comparison
+// parameters use it.
+func (i *Interp) Operator(op string, l, r any) (any, error) { return i.binary(op, l, r) }
+
+// Method calls a .NET method of a value by name (ForEach-Object
+// -MemberName); ok is false when the value has none of that name.
+func (i *Interp) Method(obj any, name string, args []any) (any, bool, error) {
+	return i.method(obj, strings.ToLower(name), args)
+}
+
 // binary applies an operator; the left operand's type decides how the
 // right one is converted, as in PowerShell.
 func (i *Interp) binary(op string, l, r any) (any, error) {

@@ -32,7 +32,11 @@ func init() {
 	engine.Register("Out-Host", "oh", passThrough, engine.N("InputObject"))
 	engine.Register("Out-String", "", outString, engine.N("InputObject"), engine.Sw("Stream"), engine.N("Width"))
 	engine.Register("ForEach-Object", "% foreach", forEachObject, engine.P("Process", 0), engine.N("Begin"), engine.N("End"), engine.P("MemberName", 1))
-	engine.Register("Where-Object", "? where", whereObject, engine.P("FilterScript", 0), engine.P("Value", 1))
+	where := []engine.Param{engine.P("FilterScript", 0, "Property"), engine.P("Value", 1)}
+	for _, op := range whereOps {
+		where = append(where, engine.Sw(op))
+	}
+	engine.Register("Where-Object", "? where", whereObject, where...)
 	engine.Register("Select-Object", "select", selectObject, engine.P("Property", 0), engine.N("First"), engine.N("Last"), engine.N("Skip"), engine.N("ExpandProperty"), engine.Sw("Unique"))
 	engine.Register("Measure-Object", "measure", measureObject, engine.P("Property", 0), engine.Sw("Sum"), engine.Sw("Average"),
 		engine.Sw("Maximum"), engine.Sw("Minimum"), engine.Sw("Line"))
@@ -80,6 +84,11 @@ func writeHost(_ context.Context, c *engine.Call) error {
 }
 
 func writeOutput(_ context.Context, c *engine.Call) error {
+	// -NoEnumerate passes an array given as the argument as one object.
+	if c.Flag("NoEnumerate") && c.Has("InputObject") {
+		c.Emit(values.FromList(values.ToList(c.Get("InputObject"))))
+		return nil
+	}
 	for _, v := range c.Items("InputObject") {
 		if list, ok := v.([]any); ok && !c.Flag("NoEnumerate") {
 			for _, e := range list {
@@ -206,8 +215,17 @@ func forEachObject(ctx context.Context, c *engine.Call) error {
 			if err := eachInput(c, ctx, sb, item, c.Emit); err != nil {
 				return err
 			}
-		default: // % Name: a property
-			if v := engine.Property(item, values.ToStr(sb)); v != nil {
+		default: // % Name: a property, else a method
+			name := values.ToStr(sb)
+			if v := engine.Property(item, name); v != nil {
+				c.Emit(v)
+				continue
+			}
+			v, ok, err := c.I.Method(item, name, nil)
+			if err != nil {
+				return err
+			}
+			if ok && v != nil {
 				c.Emit(v)
 			}
 		}
@@ -218,11 +236,32 @@ func forEachObject(ctx context.Context, c *engine.Call) error {
 	return nil
 }
 
+// whereOps are Where-Object's comparison parameters (its simplified
+// syntax: Where-Object Length -gt 2), each PowerShell's operator.
+var whereOps = []string{"EQ", "NE", "GT", "GE", "LT", "LE", "Like", "NotLike", "Match", "NotMatch", "Contains", "NotContains",
+	"In", "NotIn", "Is", "IsNot", "CEQ", "CNE", "CGT", "CGE", "CLT", "CLE", "CLike", "CNotLike", "CMatch", "CNotMatch",
+	"CContains", "CNotContains", "CIn", "CNotIn"}
+
 func whereObject(ctx context.Context, c *engine.Call) error {
+	op := ""
+	for _, o := range whereOps {
+		if c.Flag(o) {
+			op = strings.ToLower(o)
+		}
+	}
 	for _, item := range c.Input {
 		sb, ok := c.Get("FilterScript").(*values.ScriptBlock)
 		if !ok {
-			if values.ToBool(engine.Property(item, c.Str("FilterScript"))) {
+			v := engine.Property(item, c.Str("FilterScript"))
+			keep := values.ToBool(v)
+			if op != "" {
+				r, err := c.I.Operator(op, v, c.Get("Value"))
+				if err != nil {
+					return err
+				}
+				keep = values.ToBool(r)
+			}
+			if keep {
 				c.Emit(item)
 			}
 			continue
@@ -238,7 +277,7 @@ func whereObject(ctx context.Context, c *engine.Call) error {
 	return nil
 }
 
-func selectObject(_ context.Context, c *engine.Call) error {
+func selectObject(ctx context.Context, c *engine.Call) error {
 	items := c.Input
 	if c.Has("Skip") {
 		k, _ := values.ToInt(c.Get("Skip"))
@@ -252,7 +291,18 @@ func selectObject(_ context.Context, c *engine.Call) error {
 		k, _ := values.ToInt(c.Get("Last"))
 		items = items[max(0, len(items)-k):]
 	}
+	var seen []any
 	for _, item := range items {
+		if c.Flag("Unique") {
+			dup := false
+			for _, s := range seen {
+				dup = dup || engine.Equal(s, item, false)
+			}
+			if dup {
+				continue
+			}
+			seen = append(seen, item)
+		}
 		switch {
 		case c.Has("ExpandProperty"):
 			for _, v := range values.ToList(engine.Property(item, c.Str("ExpandProperty"))) {
@@ -260,8 +310,12 @@ func selectObject(_ context.Context, c *engine.Call) error {
 			}
 		case c.Has("Property"):
 			o := values.NewObject("System.Management.Automation.PSCustomObject")
-			for _, name := range values.ToList(c.Get("Property")) {
-				o.Set(values.ToStr(name), engine.Property(item, values.ToStr(name)))
+			for _, p := range values.ToList(c.Get("Property")) {
+				name, v, err := selected(ctx, c, item, p)
+				if err != nil {
+					return err
+				}
+				o.Set(name, v)
 			}
 			c.Emit(o)
 		default:
@@ -269,6 +323,39 @@ func selectObject(_ context.Context, c *engine.Call) error {
 		}
 	}
 	return nil
+}
+
+// selected is one property Select-Object makes: a name, or a
+// calculated property @{Name = ...; Expression = {...}} (Name, N, Label
+// or L; Expression or E, a script block with $_ or a property name).
+func selected(ctx context.Context, c *engine.Call, item, p any) (string, any, error) {
+	h, ok := p.(*values.Hashtable)
+	if !ok {
+		return values.ToStr(p), engine.Property(item, values.ToStr(p)), nil
+	}
+	name, expr := "", any(nil)
+	for _, k := range h.Keys {
+		v, _ := h.Get(k)
+		switch lk := strings.ToLower(k); {
+		case strings.HasPrefix("name", lk), strings.HasPrefix("label", lk):
+			name = values.ToStr(v)
+		case strings.HasPrefix("expression", lk):
+			expr = v
+		}
+	}
+	sb, ok := expr.(*values.ScriptBlock)
+	if !ok {
+		if name == "" {
+			name = values.ToStr(expr)
+		}
+		return name, engine.Property(item, values.ToStr(expr)), nil
+	}
+	if name == "" {
+		name = sb.Src
+	}
+	var out []any
+	err := eachInput(c, ctx, sb, item, func(v any) { out = append(out, v) })
+	return name, values.FromList(out), err
 }
 
 // measureObject is Measure-Object's GenericMeasureInfo: the count,
@@ -437,10 +524,6 @@ func getCommand(_ context.Context, c *engine.Call) error {
 }
 
 func getHost(_ context.Context, c *engine.Call) error {
-	v := c.I.Sys.OS.PSVersion
-	if c.I.Pwsh7 {
-		v = engine.Pwsh7Version
-	}
-	c.Emit(values.NewObject("System.Management.Automation.Internal.Host.InternalHost", "Name", "ConsoleHost", "Version", v))
+	c.Emit(c.I.Host())
 	return nil
 }
