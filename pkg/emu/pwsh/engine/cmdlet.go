@@ -111,7 +111,8 @@ func (c *Call) BindError(msg, fqid string) error {
 // alias), then by position.
 func (c *Call) bind(args []evaluated) error {
 	var positional []any
-	pending := ""
+	pending, pendingName := "", "" // a parameter waiting for its value
+
 	for _, a := range args {
 		if !a.isParam {
 			if pending == "#erroraction" {
@@ -126,13 +127,13 @@ func (c *Call) bind(args []evaluated) error {
 			continue
 		}
 		if pending != "" {
-			return c.BindError(fmt.Sprintf("Missing an argument for parameter '%s'. Specify a parameter of type 'System.Object' and try again.", pending), "MissingArgument")
+			return c.BindError(fmt.Sprintf("Missing an argument for parameter '%s'. Specify a parameter of type 'System.Object' and try again.", pendingName), "MissingArgument")
 		}
 		if c.common(a) {
 			continue
 		}
 		if isErrorAction(a.param) {
-			pending = "#erroraction"
+			pending, pendingName = "#erroraction", "ErrorAction"
 			continue
 		}
 		spec := c.match(a.param)
@@ -146,11 +147,11 @@ func (c *Call) bind(args []evaluated) error {
 		case spec.sw:
 			c.Named[key] = true
 		default:
-			pending = key
+			pending, pendingName = key, spec.name
 		}
 	}
 	if pending != "" {
-		return c.BindError(fmt.Sprintf("Missing an argument for parameter '%s'. Specify a parameter of type 'System.Object' and try again.", pending), "MissingArgument")
+		return c.BindError(fmt.Sprintf("Missing an argument for parameter '%s'. Specify a parameter of type 'System.Object' and try again.", pendingName), "MissingArgument")
 	}
 	for pos := 0; len(positional) > 0; pos++ {
 		spec := c.positional(pos)

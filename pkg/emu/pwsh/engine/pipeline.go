@@ -55,6 +55,12 @@ func (i *Interp) runElement(ctx context.Context, el *lang.Element, input []any, 
 			emit(v)
 			return nil
 		}
+		if v == nil {
+			// $null is one object in a pipeline ($null | % { 1 }
+			// runs once; @($null).Count is 1), unlike @().
+			emit(nil)
+			return nil
+		}
 		for _, item := range values.ToList(v) {
 			emit(item)
 		}
