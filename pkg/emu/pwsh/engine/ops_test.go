@@ -118,6 +118,8 @@ func TestArrays(t *testing.T) {
 		{script: "$a = 1,2,3; $a[0] = 9; $a -join ','", out: lines("9,2,3")},
 		{script: "'abc'[1]; 'abc'[-1]", out: lines("b", "c")},
 		{script: "$x = 'one'; $x.Count; $null.Count", out: lines("1", "0")},
+		// $null is an object in a pipeline; an empty array is none.
+		{script: "@($null).Count; @(@()).Count; $null | % { 'once' }; @() | % { 'never' }", out: lines("1", "0", "once")},
 		{script: "(1..5 | ? { $_ % 2 }).Count", out: lines("3")},
 		{script: "$a = @(1,2); $b = $a; $b[0] = 5; $a[0]", out: lines("5")},
 		{script: "$a = 1,(2,3); $a.Count; $a[1][1]", out: lines("2", "3")},
