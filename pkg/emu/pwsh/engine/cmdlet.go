@@ -86,7 +86,16 @@ func (c *Call) Flag(name string) bool { return c.Has(name) && values.ToBool(c.Ge
 
 // className is the .NET class of a cmdlet, for error ids.
 func className(name string) string {
+	if c, ok := moduleClasses[strings.ToLower(name)]; ok {
+		return c
+	}
 	return "Microsoft.PowerShell.Commands." + strings.ReplaceAll(name, "-", "") + "Command"
+}
+
+// moduleClasses are the classes of cmdlets outside PowerShell's own
+// modules, whose error ids name them.
+var moduleClasses = map[string]string{
+	"resolve-dnsname": "Microsoft.DnsClient.Commands.ResolveDnsName",
 }
 
 func (i *Interp) runCmdlet(ctx context.Context, lower string, cl *Cmdlet, cmd *lang.Command, args []evaluated, input []any, piped bool, emit func(any)) error {
