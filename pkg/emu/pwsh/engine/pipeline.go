@@ -169,10 +169,21 @@ func (i *Interp) Encode(s, encoding string, noBOM bool) []byte {
 			b = append(b, byte(u), byte(u>>8))
 		}
 		return b
-	case "utf8", "utf-8":
-		if !i.Pwsh7 && !noBOM {
+	case "utf8", "utf-8", "utf8bom":
+		// 5.1's UTF8 writes a BOM; PowerShell 7's utf8 is utf8NoBOM
+		// and utf8BOM asks for one (about_Character_Encoding).
+		if (!i.Pwsh7 || enc == "utf8bom") && !noBOM {
 			return append([]byte{0xef, 0xbb, 0xbf}, s...)
 		}
+	case "bigendianunicode":
+		var b []byte
+		if !noBOM {
+			b = []byte{0xfe, 0xff}
+		}
+		for _, u := range utf16.Encode([]rune(s)) {
+			b = append(b, byte(u>>8), byte(u))
+		}
+		return b
 	}
 	return []byte(s)
 }
@@ -184,6 +195,12 @@ func DecodeText(b []byte) string {
 		u := make([]uint16, 0, len(b)/2)
 		for k := 2; k+1 < len(b); k += 2 {
 			u = append(u, uint16(b[k])|uint16(b[k+1])<<8)
+		}
+		return string(utf16.Decode(u))
+	case len(b) >= 2 && b[0] == 0xfe && b[1] == 0xff:
+		u := make([]uint16, 0, len(b)/2)
+		for k := 2; k+1 < len(b); k += 2 {
+			u = append(u, uint16(b[k])<<8|uint16(b[k+1]))
 		}
 		return string(utf16.Decode(u))
 	case len(b) >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf:

@@ -155,7 +155,7 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 	case "io.file::readalltext":
 		b, err := i.ReadFile(i.Abs(arg(0)))
 		if err != nil {
-			return nil, opError(`Exception calling "ReadAllText": "Could not find file '`+i.Abs(arg(0))+`'."`, "FileNotFoundException")
+			return nil, values.MethodError("ReadAllText", len(args), values.Exception("FileNotFoundException", "Could not find file '%s'.", i.Abs(arg(0))).(*values.DotnetException))
 		}
 		return DecodeText(b), nil
 	case "io.file::writealltext":
