@@ -59,13 +59,17 @@ func elError(c *engine.Call, msg, category, target, reason, fqid string) error {
 }
 
 func need(c *engine.Call, names ...string) error {
+	var missing []string
 	for _, n := range names {
 		if !c.Has(n) {
-			// Windows PowerShell prompts for a mandatory parameter; a
-			// container has no console to answer, so it fails as a
-			// non-interactive host does.
-			return c.BindError(fmt.Sprintf("Cannot process command because of one or more missing mandatory parameters: %s.", strings.Join(names, " ")), "MissingMandatoryParameter")
+			missing = append(missing, n)
 		}
+	}
+	if len(missing) > 0 {
+		// Windows PowerShell prompts for a mandatory parameter; a
+		// container has no console to answer, so it fails as a
+		// non-interactive host does, naming the missing ones.
+		return c.BindError(fmt.Sprintf("Cannot process command because of one or more missing mandatory parameters: %s.", strings.Join(missing, " ")), "MissingMandatoryParameter")
 	}
 	return nil
 }
@@ -169,7 +173,7 @@ func getEventLog(_ context.Context, c *engine.Call) error {
 				continue
 			}
 			c.Emit(values.NewObject(eventLogType, "Log", info.Name, "MaximumKilobytes", info.MaxKB, "MinimumRetentionDays", info.RetainDays,
-				"OverflowAction", info.Overflow, "Entries", info.Entries, "LogDisplayName", info.Name, "MachineName", "."))
+				"OverflowAction", info.Overflow, "Entries", values.NewRecord("System.Diagnostics.EventLogEntryCollection", "", "Count", info.Entries), "LogDisplayName", info.Name, "MachineName", "."))
 		}
 		return nil
 	}
@@ -430,7 +434,7 @@ func eventLogListRow(f *engine.Formatter, o *values.Object) {
 		f.Line(fmt.Sprintf(layout, "------", "------", "--------------", "-------", "---"))
 	}
 	kb, _ := values.ToInt(engine.Property(o, "MaximumKilobytes"))
-	n, _ := values.ToInt(engine.Property(o, "Entries"))
+	n, _ := values.ToInt(engine.Property(engine.Property(o, "Entries"), "Count"))
 	f.Line(fmt.Sprintf(layout, thousands(kb), values.ToStr(engine.Property(o, "MinimumRetentionDays")), values.ToStr(engine.Property(o, "OverflowAction")), thousands(n), values.ToStr(engine.Property(o, "Log"))))
 }
 
