@@ -201,7 +201,7 @@ func (f *Formatter) listEntry(o *values.Object) {
 			continue
 		}
 		v := o.Props[strings.ToLower(n)]
-		text := values.ToStr(v)
+		text := cellText(v)
 		if h, ok := v.(*values.Hashtable); ok && n == "Headers" {
 			text = values.ToStr(o.Props["headerstext"])
 			_ = h
@@ -224,7 +224,7 @@ func (f *Formatter) hashtable(h *values.Hashtable) {
 	}
 	for _, k := range h.Keys {
 		v, _ := h.Get(k)
-		f.Line(strings.TrimRight(fmt.Sprintf("%-30s %s", k, values.ToStr(v)), " "))
+		f.Line(strings.TrimRight(fmt.Sprintf("%-30s %s", k, cellText(v)), " "))
 	}
 }
 
@@ -232,6 +232,11 @@ func (f *Formatter) hashtable(h *values.Hashtable) {
 // the first object's values decide each column's alignment.
 func (f *Formatter) autoRow(o *values.Object) {
 	kind := "custom:" + strings.Join(o.Names, ",")
+	if f.pending != nil && strings.HasPrefix(f.Kind, "custom:") {
+		// Out-Default keeps the first object's columns for the objects
+		// after it, whatever properties they have.
+		kind = f.Kind
+	}
 	if f.Kind != kind || f.pending == nil {
 		f.End()
 		f.Kind = kind
@@ -244,9 +249,9 @@ func (f *Formatter) autoRow(o *values.Object) {
 		}
 		f.pending = t
 	}
-	row := make([]string, len(o.Names))
-	for k, n := range o.Names {
-		row[k] = values.ToStr(o.Props[strings.ToLower(n)])
+	row := make([]string, len(f.pending.names))
+	for k, n := range f.pending.names {
+		row[k] = cellText(o.Props[strings.ToLower(n)])
 	}
 	if t := f.pending; t.widths != nil {
 		f.Line(t.line(row))
@@ -298,4 +303,23 @@ func (t *autoTable) line(cells []string) string {
 		}
 	}
 	return strings.TrimRight(strings.Join(parts, " "), " ")
+}
+
+// cellText is a value in a table cell or list entry: a collection is
+// shown in braces, its first four items ($FormatEnumerationLimit) and
+// "..." for the rest.
+func cellText(v any) string {
+	list, ok := v.([]any)
+	if !ok {
+		return values.ToStr(v)
+	}
+	parts := make([]string, 0, min(len(list), 4))
+	for _, e := range list[:min(len(list), 4)] {
+		parts = append(parts, values.ToStr(e))
+	}
+	s := "{" + strings.Join(parts, ", ")
+	if len(list) > 4 {
+		s += "..."
+	}
+	return s + "}"
 }
