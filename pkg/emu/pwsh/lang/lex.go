@@ -73,6 +73,7 @@ var errorIDs = []struct{ prefix, id string }{
 	{"The Try statement is missing", "MissingCatchOrFinally"},
 	{"Missing argument in parameter list", "MissingArgument"},
 	{"Missing name after", "MissingNameAfterKeyword"},
+	{"Missing condition in ", "IfStatementMissingCondition"},
 }
 
 // ID is the error's FullyQualifiedErrorId.

@@ -27,13 +27,36 @@ func (p *parser) peekKeyword(words ...string) string {
 	return ""
 }
 
+// missingCondition reports an if whose script ends at "if (", as
+// PowerShell's parser does (ParserStrings IfStatementMissingCondition).
+func (p *parser) missingCondition(kw string) bool {
+	save := p.lx.pos
+	p.skipNewlines()
+	if p.lx.peekRune(0) == '(' {
+		p.lx.pos++
+		p.skipNewlines()
+		if p.lx.skip(); p.lx.pos >= len(p.lx.src) {
+			p.fail(p.lx.pos, "Missing condition in "+kw+" statement after '"+kw+" ('.")
+			return true
+		}
+	}
+	p.lx.pos = save
+	return false
+}
+
 func (p *parser) ifStatement(token) Stmt {
 	s := &IfStmt{}
+	if p.missingCondition("if") {
+		return nil
+	}
 	s.Conds = append(s.Conds, p.condition())
 	s.Bodies = append(s.Bodies, p.block())
 	for p.err == nil {
 		switch p.peekKeyword("elseif", "else") {
 		case "elseif":
+			if p.missingCondition("elseif") {
+				return nil
+			}
 			s.Conds = append(s.Conds, p.condition())
 			s.Bodies = append(s.Bodies, p.block())
 		case "else":

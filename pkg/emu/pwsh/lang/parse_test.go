@@ -347,6 +347,8 @@ func TestSyntaxErrors(t *testing.T) {
 		msg string
 	}{
 		{"(1 + 2", "Missing closing ')' in expression."},
+		{"if (", "Missing condition in if statement after 'if ('."},
+		{"if (1) {} elseif (\n", "Missing condition in elseif statement after 'elseif ('."},
 		{"'abc", "The string is missing the terminator: '."},
 		{`"abc`, `The string is missing the terminator: ".`},
 		{"@'\nabc", "The string is missing the terminator: '@."},
