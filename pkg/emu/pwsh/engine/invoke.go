@@ -65,7 +65,7 @@ func (i *Interp) invoke(ctx context.Context, c *lang.Command, input []any, piped
 		return &values.NotEmulatedError{What: "the cmdlet " + name}
 	}
 	if strings.HasSuffix(lower, ".ps1") && i.FileExists(i.Abs(name)) {
-		return i.runScriptFile(ctx, i.Abs(name), args, emit)
+		return i.runScriptFile(ctx, i.Abs(name), args, emit, c.Invoke == ".")
 	}
 	if _, err := i.Sys.Lookup(name); err == nil {
 		return i.native(ctx, name, args, input, piped, emit)
@@ -223,7 +223,7 @@ func (i *Interp) runFunction(ctx context.Context, f *lang.FunctionStmt, args []e
 
 // runScriptFile runs a .ps1 of the container's filesystem; its exit
 // code becomes $LASTEXITCODE.
-func (i *Interp) runScriptFile(ctx context.Context, path string, args []evaluated, emit func(any)) error {
+func (i *Interp) runScriptFile(ctx context.Context, path string, args []evaluated, emit func(any), dot bool) error {
 	b, err := i.ReadFile(path)
 	if err != nil {
 		return i.fileError(err, path, "")
@@ -235,9 +235,26 @@ func (i *Interp) runScriptFile(ctx context.Context, path string, args []evaluate
 	}
 	oldSrc := i.Src
 	i.Src = []rune(text)
-	i.Scopes = append(i.Scopes, map[string]any{"args": plainArgs(args)})
+	// A dot-sourced script runs in the caller's scope: what it assigns
+	// stays (about_Scripts, "Script scope and dot sourcing").
+	top := len(i.Scopes) - 1
+	if dot {
+		saved, had := i.Scopes[top]["args"]
+		i.Scopes[top]["args"] = plainArgs(args)
+		defer func() {
+			if had {
+				i.Scopes[top]["args"] = saved
+			} else {
+				delete(i.Scopes[top], "args")
+			}
+		}()
+	} else {
+		i.Scopes = append(i.Scopes, map[string]any{"args": plainArgs(args)})
+	}
 	err = i.ExecList(ctx, list, emit)
-	i.Scopes = i.Scopes[:len(i.Scopes)-1]
+	if !dot {
+		i.Scopes = i.Scopes[:len(i.Scopes)-1]
+	}
 	i.Src = oldSrc
 	var ex values.ExitFlow
 	if errors.As(err, &ex) {
