@@ -96,6 +96,11 @@ func className(name string) string {
 // modules, whose error ids name them.
 var moduleClasses = map[string]string{
 	"resolve-dnsname": "Microsoft.DnsClient.Commands.ResolveDnsName",
+	// CIM (CDXML) cmdlets: their ids end with the command's own name
+	// ("CmdletizationQuery_NotFound_DisplayName,Get-NetFirewallRule").
+	"new-netfirewallrule": "New-NetFirewallRule", "get-netfirewallrule": "Get-NetFirewallRule",
+	"remove-netfirewallrule": "Remove-NetFirewallRule", "get-netadapter": "Get-NetAdapter",
+	"get-netipaddress": "Get-NetIPAddress", "get-dnsclientserveraddress": "Get-DnsClientServerAddress",
 }
 
 func (i *Interp) runCmdlet(ctx context.Context, lower string, cl *Cmdlet, cmd *lang.Command, args []evaluated, input []any, piped bool, emit func(any)) error {
