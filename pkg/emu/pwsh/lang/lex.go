@@ -191,7 +191,9 @@ func (l *lexer) exprToken() (token, error) {
 		return tok(tPunct, ".", 1)
 	case (c == '+' || c == '-') && c1 == c:
 		return tok(tPunct, string([]rune{c, c}), 2)
-	case c == '-' && unicode.IsLetter(c1):
+	case isDash(c) && unicode.IsLetter(c1):
+		// PowerShell takes the en dash, em dash and horizontal bar for
+		// a hyphen (text pasted from documents has them).
 		end := l.pos + 1
 		for end < len(l.src) && unicode.IsLetter(l.src[end]) {
 			end++
@@ -221,6 +223,8 @@ func (l *lexer) exprToken() (token, error) {
 	}
 	return token{}, &SyntaxError{start, fmt.Sprintf("Unexpected token '%c' in expression or statement.", c)}
 }
+
+func isDash(c rune) bool { return c == '-' || c == '–' || c == '—' || c == '―' }
 
 // DashOps are the operators written -name.
 var DashOps = map[string]bool{}
@@ -360,7 +364,7 @@ func (l *lexer) number() (token, error) {
 func (l *lexer) commandToken() (token, error) {
 	start := l.pos
 	c, c1 := l.src[l.pos], l.peekRune(1)
-	if (c == '-' || c == '–') && (unicode.IsLetter(c1) || c1 == '_' || c1 == '?') {
+	if isDash(c) && (unicode.IsLetter(c1) || c1 == '_' || c1 == '?') {
 		end := l.pos + 1
 		for end < len(l.src) && (unicode.IsLetter(l.src[end]) || unicode.IsDigit(l.src[end]) || strings.ContainsRune("_-?", l.src[end])) {
 			end++
