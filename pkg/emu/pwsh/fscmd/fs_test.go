@@ -138,3 +138,23 @@ func TestPaths(t *testing.T) {
 			`Set-Location C:\nope`, "ObjectNotFound", `C:\nope`, "ItemNotFoundException", "PathNotFound")},
 	})
 }
+
+// -Include and -Exclude filter names by wildcards; -Depth bounds
+// -Recurse; wildcards in a path select items for Get-Item and
+// Remove-Item; Copy-Item -Recurse copies a tree; Move-Item into a
+// directory keeps the name.
+func TestSelection(t *testing.T) {
+	runAll(t, []tc{
+		{script: `Get-ChildItem C:\data -Recurse -Include *.log | % Name`, out: lines("b.log")},
+		{script: `Get-ChildItem C:\data -Exclude *.txt | % Name`, out: lines("sub")},
+		{script: `Get-ChildItem C:\data -Recurse -Include *.log, *.txt -Exclude b* | % Name`, out: lines("a.txt")},
+		{script: `(Get-ChildItem C:\ -Recurse -Depth 0 | Measure-Object).Count; (Get-ChildItem C:\ -Recurse -Depth 1 | Measure-Object).Count`, out: lines("1", "3")},
+		{script: `(Get-Item C:\data\*).Name`, out: lines("a.txt", "sub")},
+		{script: `Copy-Item C:\data C:\copy -Recurse; Get-ChildItem C:\copy -Recurse -Name`, out: lines("sub", "a.txt", `sub\b.log`)},
+		{script: `Remove-Item C:\data\*.txt; Get-ChildItem C:\data -Name`, out: lines("sub")},
+		{script: `Move-Item C:\data\a.txt C:\data\sub; Get-ChildItem C:\data\sub -Name`, out: lines("a.txt", "b.log")},
+		{script: `Test-Path 'C:\bad<name' -IsValid; Test-Path C:\not\there -IsValid`, out: lines("False", "True")},
+		{script: `Copy-Item C:\nope C:\x`, code: 1, err: errRecord("Copy-Item", "Cannot find path 'C:\\nope' because it does not exist.",
+			`Copy-Item C:\nope C:\x`, "ObjectNotFound", `C:\nope`, "ItemNotFoundException", "PathNotFound")},
+	})
+}
