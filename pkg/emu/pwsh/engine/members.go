@@ -42,6 +42,14 @@ func typeName(v any) string {
 	return "object"
 }
 
+// addMonths is DateTime.AddMonths: a day past the new month's end is
+// its last day (1/31 plus a month is 2/29 in 2024), not an overflow.
+func addMonths(t time.Time, n int) time.Time {
+	first := time.Date(t.Year(), t.Month(), 1, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), t.Location()).AddDate(0, n, 0)
+	last := first.AddDate(0, 1, -1).Day()
+	return first.AddDate(0, 0, min(t.Day(), last)-1)
+}
+
 // splitAny splits s at every character of seps, keeping empty fields.
 func splitAny(s, seps string) []string {
 	var out []string
@@ -178,7 +186,12 @@ func Property(obj any, name string) any {
 		case "dayofweek":
 			return x.Weekday().String()
 		case "ticks":
-			return int(x.Sub(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)) / 100)
+			// 100 ns intervals since 1/1/0001 of the wall-clock time (a
+			// Duration cannot span the two thousand years).
+			y, m, d := x.Date()
+			h, mi, sec := x.Clock()
+			wall := time.Date(y, m, d, h, mi, sec, x.Nanosecond(), time.UTC)
+			return int((wall.Unix()+62135596800)*10000000 + int64(wall.Nanosecond()/100))
 		}
 	case *values.ErrorRecord:
 		switch lower {
@@ -391,9 +404,16 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 		case "adddays":
 			n, _ := values.ToNumber(args[0])
 			return x.Add(time.Duration(values.ToFloat(n) * 24 * float64(time.Hour))), true, nil
-		case "addseconds":
-			n, _ := values.ToNumber(args[0])
-			return x.Add(time.Duration(values.ToFloat(n) * float64(time.Second))), true, nil
+		case "addseconds", "addminutes", "addhours", "addmilliseconds":
+			n, _ := values.ToNumber(FirstArg(args))
+			unit := map[string]time.Duration{"addseconds": time.Second, "addminutes": time.Minute, "addhours": time.Hour, "addmilliseconds": time.Millisecond}[name]
+			return x.Add(time.Duration(values.ToFloat(n) * float64(unit))), true, nil
+		case "addmonths", "addyears":
+			n, _ := values.ToInt(FirstArg(args))
+			if name == "addyears" {
+				n *= 12
+			}
+			return addMonths(x, n), true, nil
 		}
 	}
 	return nil, false, nil
@@ -408,6 +428,10 @@ var netTypes = map[string]string{"int": "Int32", "int32": "Int32", "int64": "Int
 // (PSInvalidCastException: category InvalidArgument); a string that is
 // not a number names the parse failure and the numeric kind.
 func castError(v any, lower string) error {
+	if lower == "datetime" {
+		return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: fmt.Sprintf(`Cannot convert value "%s" to type "System.DateTime". Error: "String was not recognized as a valid DateTime."`, values.ToStr(v)),
+			Category: "InvalidArgument", Reason: "RuntimeException", Fqid: "InvalidCastParseTargetInvocation"}}
+	}
 	name := netTypes[lower]
 	msg := fmt.Sprintf(`Cannot convert value "%s" to type "System.%s".`, values.ToStr(v), name)
 	fqid := "InvalidCastFromStringToInteger"
