@@ -251,6 +251,14 @@ func (c *Call) Fail(msg, category, target, reason, fqid string) error {
 	c.HadError = true
 	rec := &values.ErrorRecord{Msg: msg, CmdName: c.Cl.Name, Category: category, Target: target, Reason: reason,
 		Fqid: fqid + "," + className(c.Cl.Name), Src: c.I.Src, Pos: c.Cmd.Pos, End: c.Cmd.End}
+	return c.Report(rec)
+}
+
+// Report is a cmdlet's error record as -ErrorAction wants it: thrown
+// (Stop), printed (Continue) or not (SilentlyContinue); each goes to
+// $Error.
+func (c *Call) Report(rec *values.ErrorRecord) error {
+	c.I.RecordError(rec)
 	if c.Stop {
 		return &values.RuntimeError{Rec: rec, Script: c.I.TryDepth == 0}
 	}

@@ -19,6 +19,7 @@ func (i *Interp) ExecList(ctx context.Context, list []lang.Stmt, emit func(any))
 		err := i.exec(ctx, s, emit)
 		var re *values.RuntimeError
 		if errors.As(err, &re) && !re.Script && i.TryDepth == 0 {
+			i.RecordError(re.Rec)
 			i.ErrOut(re.Rec)
 			i.ok = false
 			continue
@@ -146,6 +147,7 @@ func (i *Interp) try(ctx context.Context, s *lang.TryStmt, emit func(any)) error
 	i.TryDepth--
 	var re *values.RuntimeError
 	if errors.As(err, &re) && len(s.Catches) > 0 {
+		i.RecordError(re.Rec)
 		i.Scopes = append(i.Scopes, map[string]any{"_": re.Rec, "psitem": re.Rec})
 		err = i.ExecList(ctx, s.Catches[0], emit)
 		i.Scopes = i.Scopes[:len(i.Scopes)-1]
@@ -221,6 +223,31 @@ func (i *Interp) assigned(ctx context.Context, s lang.Stmt) (any, error) {
 	return v, err
 }
 
+// assignMany is $a, $b, $rest = 1, 2, 3, 4 (about_Assignment_Operators):
+// each variable takes one value, the last the rest (an array when more
+// than one is left, $null when none).
+func (i *Interp) assignMany(t *lang.ArrayExpr, v any) error {
+	vals := values.ToList(v)
+	for k, item := range t.Items {
+		ve, ok := item.(*lang.VarExpr)
+		if !ok {
+			return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: "The assignment expression is not valid. The input to an assignment operator must be an object that is able to accept assignments, such as a variable or a property.",
+				Category: "ParserError", Reason: "ParentContainsErrorRecordException", Fqid: "InvalidLeftHandSide", Src: i.Src}}
+		}
+		var part any
+		switch {
+		case k == len(t.Items)-1 && k < len(vals):
+			part = values.FromList(vals[k:])
+		case k < len(vals):
+			part = vals[k]
+		}
+		if err := i.SetVar(ve.Name, part); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // assign is $x = ..., $x += ..., $env:X = ..., $a[i] = ..., $o.P = ...
 func (i *Interp) assign(ctx context.Context, s *lang.AssignStmt) error {
 	v, err := i.assigned(ctx, s.Value)
@@ -247,6 +274,10 @@ func (i *Interp) assign(ctx context.Context, s *lang.AssignStmt) error {
 	switch t := target.(type) {
 	case *lang.VarExpr:
 		return i.SetVar(t.Name, v)
+	case *lang.ArrayExpr:
+		if s.Op == "=" {
+			return i.assignMany(t, v)
+		}
 	case *lang.IndexExpr:
 		return i.setIndex(ctx, t, v)
 	case *lang.MemberExpr:

@@ -38,6 +38,7 @@ type Interp struct {
 	HostOut  io.Writer // Write-Host
 	TryDepth int
 	console  *Formatter // the top-level Out-Default
+	errs     []any      // $Error, the newest first
 	stop     bool       // $ErrorActionPreference = 'Stop'
 	// exits run when the session ends: what the process holds open
 	// (an HttpListener's ports) is released as the OS would.
@@ -104,6 +105,8 @@ func (i *Interp) GetVar(name string) (any, bool) {
 		return i.versionTable(), true
 	case "host":
 		return i.Host(), true
+	case "error":
+		return i.errs, true
 	case "iswindows", "iscoreclr":
 		// PowerShell 6+ only (about_Automatic_Variables); 5.1 has none.
 		if i.Pwsh7 {
@@ -217,6 +220,15 @@ func (i *Interp) versionTable() *values.Hashtable {
 	return h
 }
 
+// RecordError puts an error at the head of $Error
+// (about_Automatic_Variables), once.
+func (i *Interp) RecordError(rec *values.ErrorRecord) {
+	if len(i.errs) > 0 && i.errs[0] == any(rec) {
+		return
+	}
+	i.errs = append([]any{rec}, i.errs...)
+}
+
 // Host is $Host and Get-Host: the console host of the PowerShell that
 // runs.
 func (i *Interp) Host() *values.Object {
@@ -267,6 +279,7 @@ func (i *Interp) runScript(ctx context.Context, list []lang.Stmt) (int, bool, er
 	}
 	var re *values.RuntimeError
 	if errors.As(err, &re) {
+		i.RecordError(re.Rec)
 		i.ErrOut(re.Rec)
 		i.ok = false
 		return 1, false, nil

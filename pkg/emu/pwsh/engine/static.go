@@ -125,7 +125,11 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 		}
 		return values.FromList(out), nil
 	case "math::round":
-		return math.RoundToEven(num(0)), nil
+		// Round(x) and Round(x, digits): to even, as Math.Round does.
+		scale := math.Pow(10, num(1))
+		return math.RoundToEven(num(0)*scale) / scale, nil
+	case "math::truncate":
+		return math.Trunc(num(0)), nil
 	case "math::floor":
 		return math.Floor(num(0)), nil
 	case "math::ceiling":

@@ -49,13 +49,7 @@ func elError(c *engine.Call, msg, category, target, reason, fqid string) error {
 	c.HadError = true
 	rec := &values.ErrorRecord{Msg: msg, CmdName: c.Cl.Name, Category: category, Target: target, Reason: reason,
 		Fqid: fqid, Src: c.I.Src, Pos: c.Cmd.Pos, End: c.Cmd.End}
-	if c.Stop {
-		return &values.RuntimeError{Rec: rec, Script: c.I.TryDepth == 0}
-	}
-	if !c.Silent {
-		c.I.ErrOut(rec)
-	}
-	return nil
+	return c.Report(rec)
 }
 
 func need(c *engine.Call, names ...string) error {

@@ -114,13 +114,7 @@ func writeError(_ context.Context, c *engine.Call) error {
 	if c.I.Src != nil {
 		rec.Invoked = strings.TrimSpace(string(c.I.Src[c.Cmd.Pos:min(c.Cmd.End, len(c.I.Src))]))
 	}
-	if c.Stop {
-		return &values.RuntimeError{Rec: rec, Script: c.I.TryDepth == 0}
-	}
-	if !c.Silent {
-		c.I.ErrOut(rec)
-	}
-	return nil
+	return c.Report(rec)
 }
 
 // writeStream is Write-Warning and friends; only warnings show by
