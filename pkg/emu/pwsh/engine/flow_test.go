@@ -125,5 +125,13 @@ func TestVariables(t *testing.T) {
 		// $IsWindows is PowerShell 6+ (about_Automatic_Variables).
 		{script: "$IsWindows -eq $null", out: lines("True")},
 		{script: "$ErrorActionPreference; $ErrorActionPreference = 'Stop'; $ErrorActionPreference", out: lines("Continue", "Stop")},
+		// $Error holds every error, the newest first, silenced and
+		// caught ones included.
+		{script: "$Error.Count; Get-Item C:\\nope -ea 0; $Error.Count; $Error[0].FullyQualifiedErrorId; try { throw 'x' } catch { }; $Error.Count; \"$($Error[0])\"",
+			out: lines("0", "1", "PathNotFound,Microsoft.PowerShell.Commands.GetItemCommand", "2", "x")},
+		{script: "Get-Item C:\\nope; $Error[0].CategoryInfo.Reason", out: lines("ItemNotFoundException"), errHas: "Cannot find path"},
+		// Multiple assignment (about_Assignment_Operators).
+		{script: "$first, $rest = 1, 2, 3; $first; $rest -join ','", out: lines("1", "2,3")},
+		{script: "$a, $b = 'x'; $a; $b -eq $null; $k, $v = 'key=val' -split '='; \"$k|$v\"", out: lines("x", "True", "key|val")},
 	})
 }

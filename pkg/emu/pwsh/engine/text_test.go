@@ -63,6 +63,7 @@ func TestStaticMembers(t *testing.T) {
 	runAll(t, []tc{
 		{script: "[math]::Round(2.5); [math]::Round(3.5); [math]::Pow(2, 10); [math]::Max(3, 7); [math]::Min(3, 7)", out: lines("2", "4", "1024", "7", "3")},
 		{script: "[math]::Floor(2.7); [math]::Ceiling(2.1); [math]::Abs(-3); [math]::Sqrt(16)", out: lines("2", "3", "3", "4")},
+		{script: "[math]::Round(2.5678, 2); [math]::Round(0.125, 2); [math]::Truncate(-2.7)", out: lines("2.57", "0.12", "-2")},
 		{script: "[string]::Join(',', @(1, 2)); [string]::IsNullOrEmpty(''); [string]::IsNullOrEmpty('x'); [string]::Empty -eq ''", out: lines("1,2", "True", "False", "True")},
 		{script: "[int]::MaxValue; [int]::MinValue", out: lines("2147483647", "-2147483648")},
 		{script: "[Environment]::MachineName; [Environment]::UserName; [Environment]::NewLine.Length", out: lines("WIN-POD", "ContainerUser", "2")},
