@@ -47,6 +47,13 @@ func init() {
 	engine.Register("Get-Process", "ps gps", getProcess, engine.P("Name", 0), engine.N("Id"))
 	engine.Register("Get-Command", "gcm", getCommand, engine.P("Name", 0))
 	engine.Register("Get-Host", "", getHost)
+	// Get-Command's table view, shared with the aliases and functions
+	// of their drives.
+	for _, t := range []string{"System.Management.Automation.CmdletInfo", "System.Management.Automation.ApplicationInfo"} {
+		engine.RegisterFormat(t, func(f *engine.Formatter, o *values.Object) {
+			f.TableRow("command", o, []engine.Column{{Name: "CommandType", Width: 15}, {Name: "Name", Width: 50}, {Name: "Version", Width: 10}, {Name: "Source"}})
+		})
+	}
 	engine.Register("Clear-Host", "cls clear", func(_ context.Context, c *engine.Call) error {
 		io.WriteString(c.I.HostOut, "\x1b[2J\x1b[H")
 		return nil
