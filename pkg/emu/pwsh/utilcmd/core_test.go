@@ -139,6 +139,10 @@ func TestSessionCmdlets(t *testing.T) {
 		{script: "Invoke-Expression '1 + 2'; iex \"'hi'\"; $c = 'Get-Date -Format yyyy'; Invoke-Expression $c", out: lines("3", "hi", "2024")},
 		{script: "$x = 1; iex '$x = 2'; $x", out: lines("2")},
 		{script: "Get-Command Get-Item | % Name; (Get-Command Get-ChildItem).CommandType; (Get-Command gci).Name", out: lines("Get-Item", "Cmdlet", "Get-ChildItem")},
+		// Get-Command's table view.
+		{script: "Get-Command Get-Item", out: lines("", "CommandType     Name                                               Version    Source",
+			"-----------     ----                                               -------    ------",
+			"Cmdlet          Get-Item                                           3.1.0.0    Microsoft.PowerShell.Management", "", "")},
 		{script: "Get-Command nope", code: 1, errHas: "FullyQualifiedErrorId : CommandNotFoundException,Microsoft.PowerShell.Commands.GetCommandCommand"},
 		{script: "(Get-Host).Name; $Host.Name; (Get-Host).Version.Major", out: lines("ConsoleHost", "ConsoleHost", "5")},
 		{script: "(Get-Process -Id $PID).Id -eq $PID; (Get-Process | Select-Object -First 1).ProcessName", out: lines("True", "powershell")},
