@@ -57,8 +57,14 @@ func (i *Interp) runElement(ctx context.Context, el *lang.Element, input []any, 
 		}
 		if v == nil {
 			// $null is one object in a pipeline ($null | % { 1 }
-			// runs once; @($null).Count is 1), unlike @().
-			emit(nil)
+			// runs once; @($null).Count is 1), unlike @(). A variable
+			// holding what an empty pipeline gave (AutomationNull in
+			// PowerShell: $x = Get-ChildItem *.none) gives nothing; the
+			// interpreter keeps no AutomationNull, so a variable's
+			// $null counts as that.
+			if ve, ok := el.Expr.(*lang.VarExpr); !ok || strings.EqualFold(ve.Name, "null") {
+				emit(nil)
+			}
 			return nil
 		}
 		for _, item := range values.ToList(v) {

@@ -489,6 +489,11 @@ func invokeExpression(ctx context.Context, c *engine.Call) error {
 	if err != nil {
 		return c.I.ParseFailure(err, c.Str("Command"))
 	}
+	// The expression's errors point into its own text, as PowerShell
+	// reports them.
+	outer := c.I.Src
+	c.I.Src = []rune(c.Str("Command"))
+	defer func() { c.I.Src = outer }()
 	return c.I.ExecList(ctx, list, c.Emit)
 }
 
