@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
@@ -14,6 +15,17 @@ import (
 
 func opError(msg, fqid string) error {
 	return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: msg, Category: "InvalidOperation", Reason: "RuntimeException", Fqid: fqid}}
+}
+
+// widen is an integer result as PowerShell types it: Int32 operands
+// whose result leaves Int32 give a Double ([int]::MaxValue + 1 is
+// 2147483648, a Double).
+func widen(a, b, r int) any {
+	in32 := func(n int) bool { return n >= math.MinInt32 && n <= math.MaxInt32 }
+	if in32(a) && in32(b) && !in32(r) {
+		return float64(r)
+	}
+	return r
 }
 
 // Operator applies a binary operator written without its dash ("eq",
@@ -148,12 +160,8 @@ func Arith(op string, l, r any) (any, error) {
 	bi, bInt := b.(int)
 	if aInt && bInt {
 		switch op {
-		case "+":
-			return ai + bi, nil
-		case "-":
-			return ai - bi, nil
-		case "*":
-			return ai * bi, nil
+		case "+", "-", "*":
+			return widen(ai, bi, map[string]int{"+": ai + bi, "-": ai - bi, "*": ai * bi}[op]), nil
 		case "%":
 			if bi == 0 {
 				return nil, opError("Attempted to divide by zero.", "RuntimeException")
@@ -333,8 +341,20 @@ func Compare(l, r any, fold bool) int {
 		}
 	}
 	a, b := values.ToStr(l), values.ToStr(r)
-	if fold {
-		a, b = strings.ToLower(a), strings.ToLower(b)
+	if c := strings.Compare(strings.ToLower(a), strings.ToLower(b)); c != 0 || fold {
+		return c
 	}
-	return strings.Compare(a, b)
+	// The culture's order (en-US), not the ordinal one: letters first
+	// without case, then a lower-case letter before its upper case
+	// ('a' -clt 'A' is True).
+	for k, ra := range []rune(a) {
+		rb := []rune(b)[k]
+		if ra != rb {
+			if unicode.IsLower(ra) {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
 }
