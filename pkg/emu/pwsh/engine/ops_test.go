@@ -26,7 +26,7 @@ func TestArithmetic(t *testing.T) {
 		{script: "$l = @(1); $l += 2; $l.Count", out: lines("2")},
 		{script: "$i = 1; $i++; ++$i; $i--; $i", out: lines("2")},
 		{script: "-(3); - -3", out: lines("-3", "3")},
-		{script: "[int]::MaxValue + 1", out: lines("2147483648")},
+		{script: "[int]::MaxValue + 1; ([int]::MaxValue + 1).GetType().Name; (2 * 3).GetType().Name", out: lines("2147483648", "Double", "Int32")},
 		// about_Arithmetic_Operators: "If you try to divide ... by zero".
 		{script: "$z = 0; 1 / $z", errHas: "Attempted to divide by zero.", code: 1},
 		// A string that is not a number on the right of a number:
@@ -46,7 +46,9 @@ func TestArithmetic(t *testing.T) {
 func TestComparison(t *testing.T) {
 	runAll(t, []tc{
 		{script: "'ABC' -eq 'abc'; 'ABC' -ceq 'abc'; 'ABC' -ieq 'abc'", out: lines("True", "False", "True")},
-		{script: "'b' -gt 'A'; 'a' -lt 'B'; 'a' -clt 'B'", out: lines("True", "True", "False")},
+		// Strings compare in the culture's order: letters first, then
+		// lower case before upper case (not ordinally).
+		{script: "'b' -gt 'A'; 'a' -lt 'B'; 'a' -clt 'B'; 'a' -clt 'A'; 'A' -cgt 'a'", out: lines("True", "True", "True", "True", "True")},
 		{script: "10 -gt 9; '10' -gt 9; 10 -gt '9'", out: lines("True", "False", "True")},
 		{script: "1 -eq '1'; '1' -eq 1; '1.0' -eq 1; 1 -eq '1.0'", out: lines("True", "True", "False", "True")},
 		{script: "$null -eq $null; $null -eq 0; 0 -eq $null", out: lines("True", "False", "False")},
