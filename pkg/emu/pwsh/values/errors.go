@@ -75,10 +75,20 @@ func position(src []rune, pos int) (line, col int, text string) {
 // short form of PowerShell 7.
 func (r *ErrorRecord) Write(w io.Writer, pwsh7 bool) {
 	if pwsh7 {
+		// ConciseView's prefix: the command, else the category
+		// ("InvalidArgument: Cannot convert value ...", about_Type_Conversion),
+		// "Exception" for a thrown string (about_Throw), the exception's
+		// name when the category says nothing.
 		name := r.CmdName
-		if name == "" {
+		switch {
+		case name != "":
+		case r.Category == "OperationStopped" && r.Reason == "RuntimeException" && r.Fqid == r.Msg:
+			name = "Exception"
+		case r.Category != "" && r.Category != "NotSpecified":
+			name = r.Category
+		default:
 			name = r.Reason
-			if name == "RuntimeException" {
+			if name == "RuntimeException" || name == "" {
 				name = "Exception"
 			}
 		}
