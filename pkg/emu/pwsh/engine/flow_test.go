@@ -85,6 +85,12 @@ func TestErrors(t *testing.T) {
 		// PowerShell 7's ConciseView.
 		{script: "Get-Item C:\\nope", pwsh7: true, code: 1, err: "Get-Item: Cannot find path 'C:\\nope' because it does not exist.\r\n"},
 		{script: "throw 'boom'", pwsh7: true, code: 1, err: "Exception: boom\r\n"},
+		// ConciseView names the category when no command failed
+		// (about_Type_Conversion, about_Throw show these).
+		{script: "[int]'abc'", pwsh7: true, code: 1, err: "InvalidArgument: Cannot convert value \"abc\" to type \"System.Int32\". Error: \"Input string was not in a correct format.\"\r\n"},
+		{script: "$null.Foo()", pwsh7: true, code: 1, err: "InvalidOperation: You cannot call a method on a null-valued expression.\r\n"},
+		{script: "'abc'.Substring(5)", pwsh7: true, code: 1, errHas: "MethodInvocationException: Exception calling \"Substring\" with \"1\" argument(s)"},
+		{script: "1 +", pwsh7: true, code: 1, err: "ParserError: You must provide a value expression following the '+' operator.\r\n"},
 		{script: "1 +", code: 1, err: "At line:1 char:4\r\n+ 1 +\r\n+    ~\r\nYou must provide a value expression following the '+' operator.\r\n" +
 			"    + CategoryInfo          : ParserError: (:) [], ParentContainsErrorRecordException\r\n" +
 			"    + FullyQualifiedErrorId : ExpectedValueExpression\r\n \r\n"},

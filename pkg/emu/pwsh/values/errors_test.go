@@ -40,6 +40,10 @@ func TestErrorRecordWrite7(t *testing.T) {
 		{&ErrorRecord{Msg: "Cannot find path.", CmdName: "Get-Item", Reason: "ItemNotFoundException"}, "Get-Item: Cannot find path.\r\n"},
 		{&ErrorRecord{Msg: "boom", Reason: "RuntimeException"}, "Exception: boom\r\n"},
 		{&ErrorRecord{Msg: "line one\nline two", Reason: "ParseException"}, "ParseException: line one\r\nline two\r\n"},
+		{&ErrorRecord{Msg: "x", Category: "OperationStopped", Reason: "RuntimeException", Fqid: "x"}, "Exception: x\r\n"},
+		{&ErrorRecord{Msg: "Index was outside the bounds of the array.", Category: "OperationStopped", Reason: "IndexOutOfRangeException", Fqid: "System.IndexOutOfRangeException"},
+			"OperationStopped: Index was outside the bounds of the array.\r\n"},
+		{&ErrorRecord{Msg: "m", Category: "NotSpecified", Reason: "MethodInvocationException"}, "MethodInvocationException: m\r\n"},
 	} {
 		var b strings.Builder
 		tc.r.Write(&b, true)
