@@ -250,6 +250,15 @@ func (i *Interp) assignMany(t *lang.ArrayExpr, v any) error {
 
 // assign is $x = ..., $x += ..., $env:X = ..., $a[i] = ..., $o.P = ...
 func (i *Interp) assign(ctx context.Context, s *lang.AssignStmt) error {
+	err := i.assignTo(ctx, s)
+	// An error of the assignment itself ($a[10] = 1) points at it.
+	if re, ok := err.(*values.RuntimeError); ok && re.Rec.Src == nil && !re.Rec.NoPos {
+		re.Rec.Src, re.Rec.Pos = i.Src, s.Pos
+	}
+	return err
+}
+
+func (i *Interp) assignTo(ctx context.Context, s *lang.AssignStmt) error {
 	v, err := i.assigned(ctx, s.Value)
 	if err != nil {
 		return err

@@ -117,7 +117,7 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 	case "net.dns::gethostaddresses", "net.dns::resolve", "net.dns::gethostentry":
 		addrs, err := i.Lookup(ctx, arg(0))
 		if err != nil {
-			return nil, opError(`Exception calling "`+name+`" with "1" argument(s): "No such host is known"`, "SocketException")
+			return nil, values.Exception("SocketException", "No such host is known")
 		}
 		out := make([]any, len(addrs))
 		for k, a := range addrs {
