@@ -125,6 +125,11 @@ func TestArrays(t *testing.T) {
 		{script: "(1..5 | ? { $_ % 2 }).Count", out: lines("3")},
 		{script: "$a = @(1,2); $b = $a; $b[0] = 5; $a[0]", out: lines("5")},
 		{script: "$a = 1,(2,3); $a.Count; $a[1][1]", out: lines("2", "3")},
+		{script: "$h = @{a = 1; b = 2}; $h['a', 'b'] -join ','; $a = 1..5; $a[0, 2, 4] -join ','; $a[1..-1] -join ','; 'hello'[0..1] -join ''", out: lines("1,2", "1,3,5", "2,1,5", "he")},
+		// Assigning past an array's end is .NET's IndexOutOfRangeException.
+		{script: "$a = @(1,2,3); $a[10] = 1", code: 1, err: "Index was outside the bounds of the array.\r\nAt line:1 char:16\r\n+ $a = @(1,2,3); $a[10] = 1\r\n+                ~~~~~~~~~~\r\n" +
+			"    + CategoryInfo          : OperationStopped: (:) [], IndexOutOfRangeException\r\n" +
+			"    + FullyQualifiedErrorId : System.IndexOutOfRangeException\r\n \r\n"},
 	})
 }
 

@@ -70,6 +70,10 @@ func TestStaticMembers(t *testing.T) {
 		{script: "[Environment]::GetEnvironmentVariable('COMPUTERNAME'); [Environment]::SetEnvironmentVariable('X', 'y'); $env:X", out: lines("WIN-POD", "y")},
 		{script: "[Environment]::OSVersion.Platform; [Environment]::OSVersion.Version.Major", out: lines("Win32NT", "10")},
 		{script: "[System.Net.Dns]::GetHostName()", out: lines("WIN-POD")},
+		{script: "[System.Net.Dns]::GetHostAddresses('nope')", code: 1, err: "Exception calling \"GetHostAddresses\" with \"1\" argument(s): \"No such host is known\"\r\n" +
+			"At line:1 char:1\r\n+ [System.Net.Dns]::GetHostAddresses('nope')\r\n+ ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\r\n" +
+			"    + CategoryInfo          : NotSpecified: (:) [], MethodInvocationException\r\n" +
+			"    + FullyQualifiedErrorId : SocketException\r\n \r\n"},
 		{script: "[Environment]::SetEnvironmentVariable('A', 'b', 'Machine')", code: 1, errHas: "not emulated"},
 	})
 }
