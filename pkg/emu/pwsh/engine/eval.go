@@ -139,6 +139,44 @@ func (i *Interp) foreach(ctx context.Context, s *lang.ForeachStmt, emit func(any
 	return nil
 }
 
+// catching is the first catch block that takes the error: one naming
+// no type, or a type the exception is (about_Try_Catch_Finally); -1 for
+// none.
+func catching(s *lang.TryStmt, rec *values.ErrorRecord) int {
+	for k := range s.Catches {
+		var types []string
+		if k < len(s.CatchTypes) {
+			types = s.CatchTypes[k]
+		}
+		if len(types) == 0 {
+			return k
+		}
+		for _, t := range types {
+			if exceptionIs(rec.ExceptionType(), t) {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
+// exceptionIs tells whether an exception of the full type name full is
+// a typ: the type itself, System.Exception, or RuntimeException for
+// PowerShell's own exceptions (which derive from it).
+func exceptionIs(full, typ string) bool {
+	short := func(s string) string { return strings.ToLower(s[strings.LastIndex(s, ".")+1:]) }
+	t := short(typ)
+	switch {
+	case t == short(full), t == "exception":
+		return true
+	case t == "runtimeexception":
+		return strings.HasPrefix(full, "System.Management.Automation.")
+	case t == "systemexception":
+		return strings.HasPrefix(full, "System.") && !strings.HasPrefix(full, "System.Management.Automation.")
+	}
+	return false
+}
+
 // try runs the body; a terminating error goes to the first catch, with
 // $_ the error. finally always runs.
 func (i *Interp) try(ctx context.Context, s *lang.TryStmt, emit func(any)) error {
@@ -146,11 +184,13 @@ func (i *Interp) try(ctx context.Context, s *lang.TryStmt, emit func(any)) error
 	err := i.ExecList(ctx, s.Body, emit)
 	i.TryDepth--
 	var re *values.RuntimeError
-	if errors.As(err, &re) && len(s.Catches) > 0 {
-		i.RecordError(re.Rec)
-		i.Scopes = append(i.Scopes, map[string]any{"_": re.Rec, "psitem": re.Rec})
-		err = i.ExecList(ctx, s.Catches[0], emit)
-		i.Scopes = i.Scopes[:len(i.Scopes)-1]
+	if errors.As(err, &re) {
+		if k := catching(s, re.Rec); k >= 0 {
+			i.RecordError(re.Rec)
+			i.Scopes = append(i.Scopes, map[string]any{"_": re.Rec, "psitem": re.Rec})
+			err = i.ExecList(ctx, s.Catches[k], emit)
+			i.Scopes = i.Scopes[:len(i.Scopes)-1]
+		}
 	}
 	if s.Finally != nil {
 		if ferr := i.ExecList(context.WithoutCancel(ctx), s.Finally, emit); ferr != nil {
