@@ -65,6 +65,11 @@ func TestErrors(t *testing.T) {
 		{script: "$ErrorActionPreference = 'Stop'; try { Get-Item C:\\nope; 'no' } catch { 'stopped' }", out: lines("stopped")},
 		{script: "try { $z = 0; 1 / $z } catch { $_.Exception.Message }", out: lines("Attempted to divide by zero.")},
 		{script: "try { throw 'x' } catch { $_ -is [System.Management.Automation.ErrorRecord]; \"$_\" }", out: lines("True", "x")},
+		// Typed catches take the exceptions they name, their base types
+		// included; the first that matches runs.
+		{script: "try { Get-Item C:\\nope -ea Stop } catch [System.IO.IOException] { 'io' } catch [System.Management.Automation.RuntimeException] { 'runtime' }", out: lines("runtime")},
+		{script: "try { Get-Item C:\\nope -ea Stop } catch [ItemNotFoundException], [System.IO.IOException] { 'either' }", out: lines("either")},
+		{script: "try { throw 'x' } catch [Exception] { 'any' } catch { 'never' }", out: lines("any")},
 		{script: "Get-Item C:\\nope -ErrorAction SilentlyContinue; $?; 'still'", out: lines("False", "still")},
 		{script: "Get-Item C:\\nope -ea 0; Get-Item C:\\nope -ea Ignore; 'quiet'", out: lines("quiet")},
 		{script: "Write-Output 1; $?", out: lines("1", "True")},

@@ -432,3 +432,19 @@ func TestUnsupportedConstructs(t *testing.T) {
 		}
 	}
 }
+
+// A catch may name exception types, nested brackets included; the
+// parser keeps them for the evaluator to match.
+func TestCatchTypes(t *testing.T) {
+	list, err := ParseStatements("try { 1 } catch [System.IO.IOException], [string[]] { 2 } catch { 3 }")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := list[0].(*TryStmt)
+	if len(s.CatchTypes) != 2 || strings.Join(s.CatchTypes[0], ",") != "System.IO.IOException,string[]" || len(s.CatchTypes[1]) != 0 {
+		t.Errorf("catch types %q", s.CatchTypes)
+	}
+	if got := sexp(list); got != "(try {1} catch {2} catch {3})" {
+		t.Errorf("tree %s", got)
+	}
+}
