@@ -448,3 +448,24 @@ func TestCatchTypes(t *testing.T) {
 		t.Errorf("tree %s", got)
 	}
 }
+
+// Statements run over lines where PowerShell lets them (about_Parsing):
+// after |, a binary operator, a backtick, an open
+// brace, parenthesis or @( and inside hashtables, whose entries a
+// newline separates; comments end at the line end or #>.
+func TestMultiLine(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"1..3 |\n  Where-Object { $_ -gt 1 } |\n  ForEach-Object { $_ }", "(| (.. 1 3) (cmd 'Where-Object' {(gt $_ 1)}) (cmd 'ForEach-Object' {$_}))"},
+		{"$h = @{\n  a = 1   # first\n  b = @(\n    1,\n    2\n  )\n}", "(= $h @{'a'=1 'b'=@((, 1 2))})"},
+		{"function f {\n  <#\n    .SYNOPSIS\n  #>\n  'body'\n}", "(function f() {'body'})"},
+		{"$x = 'a' +\n  'b'", "(= $x (+ 'a' 'b'))"},
+		{"if ($true) { 'x' } else {\n  'y' }", "(if $true {'x'} else {'y'})"},
+		{"$list = @(\n  'one'\n  'two'\n)", "(= $list @('one'; 'two'))"},
+		{"Get-Thing `\n  -Name x `\n  -Force", "(cmd 'Get-Thing' -Name 'x' -Force)"},
+		{"foreach ($i in\n  1..2) { $i }", "(foreach $i (.. 1 2) {$i})"},
+	} {
+		if got := parse(t, c.src); got != c.want {
+			t.Errorf("%q:\n got %s\nwant %s", c.src, got, c.want)
+		}
+	}
+}
