@@ -129,3 +129,30 @@ func TestEventLogStatics(t *testing.T) {
 		t.Errorf("CreateEventSource of a taken source: %q", r.Err)
 	}
 }
+
+// The logs a Windows container has from the start, in Get-EventLog
+// -List's view (sizes in KB with thousands separators), and a new
+// log's row after them.
+func TestEventLogList(t *testing.T) {
+	sys := pwshtest.Sys()
+	want := lines("", "  Max(K) Retain OverflowAction        Entries Log", "  ------ ------ --------------        ------- ---",
+		"  20,480      0 OverwriteAsNeeded           0 Application", "  20,480      0 OverwriteAsNeeded           0 Security",
+		"  20,480      0 OverwriteAsNeeded           0 System", "  15,360      0 OverwriteAsNeeded           0 Windows PowerShell", "", "")
+	if r := pwshtest.Run(sys, "Get-EventLog -List"); r.Out != want || r.Err != "" {
+		t.Errorf("got\n%q\nwant\n%q", r.Out, want)
+	}
+	r := pwshtest.Run(sys, "New-EventLog -LogName Custom -Source Mine; Write-EventLog Custom Mine 1 -Message m; (Get-EventLog -List | % Log) -join ','; (Get-EventLog -List | ? Log -eq Custom).Entries.Count")
+	if r.Out != lines("Application,Custom,Security,System,Windows PowerShell", "1") || r.Err != "" {
+		t.Errorf("with Custom: %q %q", r.Out, r.Err)
+	}
+}
+
+// Selected properties of entries form a table of their own.
+func TestEventLogSelect(t *testing.T) {
+	sys := pwshtest.Sys()
+	r := pwshtest.Run(sys, "New-EventLog -LogName Application -Source MyApp; Write-EventLog Application MyApp 5 -Message 'hello'; Get-EventLog Application -Newest 1 | Select-Object EntryType, Source, Message")
+	want := lines("", "EntryType   Source Message", "---------   ------ -------", "Information MyApp  hello", "", "")
+	if r.Out != want || r.Err != "" {
+		t.Errorf("got %q %q\nwant %q", r.Out, r.Err, want)
+	}
+}
