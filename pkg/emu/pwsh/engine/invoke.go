@@ -31,7 +31,18 @@ func init() {
 		"register-scheduledtask new-psdrive get-acl set-acl restart-computer stop-computer " +
 		"install-windowsfeature get-windowsfeature convertto-json convertfrom-json import-module " +
 		"set-executionpolicy get-counter enable-psremoting get-credential " +
-		"start-transcript stop-process wait-process") {
+		"start-transcript stop-process wait-process " +
+		// Microsoft.PowerShell.Utility, Management and Core cmdlets
+		// scripts use that the emulation lacks: not "not recognized",
+		// but said to be not emulated.
+		"get-member format-table format-list format-wide select-string add-member new-timespan get-random " +
+		"group-object compare-object tee-object get-unique resolve-path push-location pop-location " +
+		"get-variable set-variable new-variable remove-variable clear-variable get-alias set-alias new-alias " +
+		"export-csv import-csv convertto-csv convertfrom-csv convertto-xml convertto-html select-xml " +
+		"set-itemproperty new-itemproperty remove-itemproperty clear-content clear-item invoke-item " +
+		"get-filehash expand-archive compress-archive get-culture get-uiculture get-timezone set-date " +
+		"read-host get-history test-connection start-bitstransfer get-localuser new-localuser add-localgroupmember " +
+		"convertto-securestring convertfrom-securestring") {
 		KnownCmdlets[n] = true
 	}
 }
