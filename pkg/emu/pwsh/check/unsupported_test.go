@@ -43,6 +43,9 @@ func TestUnsupported(t *testing.T) {
 		{"switch ($x) { 1 { 'a' } }", "the switch statement"},
 		{"function f { param($x) $x }", "the param statement"},
 		{"Get-Counter; Start-Job { 1 }", "the cmdlet Get-Counter"},
+		{"Get-Process | Format-Table -AutoSize", "the cmdlet Format-Table"},
+		{"$o | Get-Member", "the cmdlet Get-Member"},
+		{"Get-FileHash C:\\a.zip; Expand-Archive C:\\a.zip C:\\out", "the cmdlet Get-FileHash"},
 		// Nested in blocks, strings and conditions.
 		{"if ($true) { 1..3 | % { Get-Counter } }", "the cmdlet Get-Counter"},
 		{"\"now: $(Get-Counter)\"", "the cmdlet Get-Counter"},
