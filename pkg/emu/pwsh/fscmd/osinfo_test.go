@@ -87,3 +87,27 @@ func TestProviderDrives(t *testing.T) {
 		{script: "(Get-PSProvider).Name -contains 'FileSystem'; (Get-PSDrive C).Root", out: lines("True", `C:\`)},
 	})
 }
+
+// The registry key the emulation has, as the Registry provider shows
+// it: Get-ItemProperty -Name adds the PS* properties in 5.1's list
+// view; a missing value is a PSArgumentException; a location on the
+// drive works with relative paths; what it does not model (listing
+// keys) is said to be not emulated.
+func TestRegistry(t *testing.T) {
+	sys := container()
+	want := lines("", "ProductName  : "+sys.OS.ProductName,
+		`PSPath       : Microsoft.PowerShell.Core\Registry::HKEY_LOCAL_MACHINE\SOFTWARE\Microsoft\Windows NT\CurrentVersion`,
+		`PSParentPath : Microsoft.PowerShell.Core\Registry::HKEY_LOCAL_MACHINE\SOFTWARE\Microsoft\Windows NT`,
+		"PSChildName  : CurrentVersion", "PSDrive      : HKLM", `PSProvider   : Microsoft.PowerShell.Core\Registry`, "", "")
+	if r := pwshtest.Run(sys, "Get-ItemProperty "+currentVersion+" -Name ProductName"); r.Out != want || r.Err != "" {
+		t.Errorf("got\n%q\nwant\n%q", r.Out, want)
+	}
+	runAll(t, []tc{
+		{script: "$p = Get-ItemProperty " + currentVersion + "; $p.PSChildName; $p.PSDrive", out: lines("CurrentVersion", "HKLM")},
+		{script: `cd 'HKLM:\SOFTWARE\Microsoft'; (Get-Location).Path; Test-Path '.\Windows NT\CurrentVersion'; cd C:; (Get-Location).Path`,
+			out: lines(`HKLM:\SOFTWARE\Microsoft`, "True", `C:\`)},
+		{script: "Get-ItemPropertyValue " + currentVersion + " -Name Nope", code: 1,
+			errHas: "FullyQualifiedErrorId : System.Management.Automation.PSArgumentException,Microsoft.PowerShell.Commands.GetItemPropertyValueCommand"},
+		{script: `Get-ChildItem HKLM:\SOFTWARE\Microsoft`, code: 1, err: "winkube: PowerShell construct not emulated: Get-ChildItem on the HKLM: drive\r\n"},
+	})
+}
