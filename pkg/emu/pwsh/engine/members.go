@@ -160,6 +160,12 @@ func Property(obj any, name string) any {
 		switch lower {
 		case "count":
 			return len(x.Keys)
+		case "values":
+			out := make([]any, len(x.Keys))
+			for k, key := range x.Keys {
+				out[k], _ = x.Get(key)
+			}
+			return out
 		case "keys":
 			out := make([]any, len(x.Keys))
 			for k, key := range x.Keys {
@@ -249,6 +255,22 @@ func (i *Interp) call(ctx context.Context, e *lang.CallExpr) (any, error) {
 	}
 	if obj == nil {
 		return nil, opError("You cannot call a method on a null-valued expression.", "InvokeMethodOnNull")
+	}
+	// Member enumeration (about_Member-Access_Enumeration): a method
+	// the array lacks is called on each of its items.
+	if list, ok := obj.([]any); ok && len(list) > 0 {
+		var out []any
+		for _, item := range list {
+			v, ok, err := i.method(item, name, args)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, &values.NotEmulatedError{What: fmt.Sprintf("the method %s() of [%s]", values.ToStr(nv), typeName(item))}
+			}
+			out = append(out, v)
+		}
+		return values.FromList(out), nil
 	}
 	return nil, &values.NotEmulatedError{What: fmt.Sprintf("the method %s() of [%s]", values.ToStr(nv), typeName(obj))}
 }
