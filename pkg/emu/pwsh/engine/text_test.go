@@ -91,6 +91,7 @@ func TestHashtables(t *testing.T) {
 		{script: "$h = @{x = 1}; $h.x += 4; $h.x", out: lines("5")},
 		{script: "$h = @{}; $h.Get_Item('a') -eq $null; $h.Set_Item('a', 1); $h.Item('a')", out: lines("True", "1")},
 		{script: "$h = @{ 'key with space' = 1 }; $h.'key with space'", out: lines("1")},
+		{script: "$h = @{a = 1; b = 2}; ($h.Values | Measure-Object -Sum).Sum; $h.Keys -contains 'a'", out: lines("3", "True")},
 	})
 }
 
@@ -103,6 +104,9 @@ func TestObjects(t *testing.T) {
 		{script: "$o = [pscustomobject]@{A = 1}; $o.A = 2; $o.A; $o.Missing -eq $null", out: lines("2", "True")},
 		{script: "$l = [pscustomobject]@{N = 'a'}, [pscustomobject]@{N = 'b'}; $l.N -join ','", out: lines("a,b")},
 		{script: "('ab', 'cde').Length; ('ab', 'cde')[1].Length", out: lines("2", "3")},
+		// Member enumeration: a method the array lacks runs on each item.
+		{script: "('a', 'b').ToUpper(); (' x ', 'y ').Trim() -join '|'", out: lines("A", "B", "x|y")},
+		{script: "$o = [pscustomobject]@{'first name' = 'Ann'}; $o.'first name'; $p = 'first name'; $o.$p", out: lines("Ann", "Ann")},
 		{script: "$o = New-Object PSObject -Property @{K = 'v'}; $o.K", out: lines("v")},
 	})
 }
