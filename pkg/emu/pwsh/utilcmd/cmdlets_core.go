@@ -515,8 +515,13 @@ func getProcess(_ context.Context, c *engine.Call) error {
 func getCommand(_ context.Context, c *engine.Call) error {
 	name := c.Str("Name")
 	lower := strings.ToLower(name)
-	if a, ok := engine.Aliases[lower]; ok {
-		lower = a
+	// An alias is an AliasInfo ("Alias  gci -> Get-ChildItem");
+	// PowerShell 7 has no curl and wget aliases (they are the programs).
+	if a, ok := engine.Aliases[lower]; ok && !(c.I.Pwsh7 && (lower == "curl" || lower == "wget")) {
+		target := engine.Cmdlets[a].Name
+		c.Emit(values.NewObject("System.Management.Automation.AliasInfo", "CommandType", "Alias", "Name", lower+" -> "+target,
+			"Version", "", "Source", "", "Definition", target, "ResolvedCommandName", target))
+		return nil
 	}
 	if cl, ok := engine.Cmdlets[lower]; ok {
 		c.Emit(values.NewObject("System.Management.Automation.CmdletInfo", "CommandType", "Cmdlet", "Name", cl.Name, "Version", "3.1.0.0", "Source", "Microsoft.PowerShell.Management"))
