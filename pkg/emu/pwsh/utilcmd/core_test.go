@@ -138,7 +138,10 @@ func TestSessionCmdlets(t *testing.T) {
 	runAll(t, []tc{
 		{script: "Invoke-Expression '1 + 2'; iex \"'hi'\"; $c = 'Get-Date -Format yyyy'; Invoke-Expression $c", out: lines("3", "hi", "2024")},
 		{script: "$x = 1; iex '$x = 2'; $x", out: lines("2")},
-		{script: "Get-Command Get-Item | % Name; (Get-Command Get-ChildItem).CommandType; (Get-Command gci).Name", out: lines("Get-Item", "Cmdlet", "Get-ChildItem")},
+		{script: "Get-Command Get-Item | % Name; (Get-Command Get-ChildItem).CommandType; (Get-Command gci).CommandType; (Get-Command gci).Definition", out: lines("Get-Item", "Cmdlet", "Alias", "Get-ChildItem")},
+		// Windows PowerShell's curl is an alias of Invoke-WebRequest.
+		{script: "Get-Command curl", out: lines("", "CommandType     Name                                               Version    Source",
+			"-----------     ----                                               -------    ------", "Alias           curl -> Invoke-WebRequest", "", "")},
 		// Get-Command's table view.
 		{script: "Get-Command Get-Item", out: lines("", "CommandType     Name                                               Version    Source",
 			"-----------     ----                                               -------    ------",
@@ -150,4 +153,13 @@ func TestSessionCmdlets(t *testing.T) {
 		{script: "Get-ChildItem -Bogus", code: 1, errHas: "FullyQualifiedErrorId : NamedParameterNotFound,Microsoft.PowerShell.Commands.GetChildItemCommand"},
 		{script: "Select-Object -First", code: 1, errHas: "Missing an argument for parameter 'First'."},
 	})
+}
+
+// PowerShell 7 dropped the curl and wget aliases: the names are the
+// programs of the image, or nothing.
+func TestNoCurlAliasInPwsh7(t *testing.T) {
+	r := pwshtest.Run7(pwshtest.Sys(), "Get-Command curl")
+	if r.Code != 1 || !strings.HasPrefix(r.Err, "Get-Command: The term 'curl' is not recognized as a name of a cmdlet, function, script file, or executable program.") {
+		t.Errorf("%q (%d)", r.Err, r.Code)
+	}
 }
