@@ -214,3 +214,24 @@ func TestNetInfo(t *testing.T) {
 		t.Errorf("%q %q", r.Out, r.Err)
 	}
 }
+
+// The pod's adapter in Windows' views: Get-NetAdapter's list,
+// Get-NetIPAddress's entries (the pod address, then loopback), filtered
+// by family and alias.
+func TestNetViews(t *testing.T) {
+	sys, _ := server(t, web)
+	r := pwshtest.Run(sys, "Get-NetAdapter")
+	for _, line := range []string{"Name                 : vEthernet (Ethernet)", "InterfaceDescription : Hyper-V Virtual Ethernet Container Adapter", "Status               : Up"} {
+		if !strings.Contains(r.Out, line+"\r\n") {
+			t.Errorf("Get-NetAdapter lacks %q:\n%s", line, r.Out)
+		}
+	}
+	r = pwshtest.Run(sys, "Get-NetIPAddress -AddressFamily IPv4 | % { \"$($_.InterfaceAlias)=$($_.IPAddress) $($_.PrefixOrigin)\" }")
+	if r.Out != lines("vEthernet (Ethernet)=127.0.0.1 Manual", "Loopback Pseudo-Interface 1=127.0.0.1 WellKnown") || r.Err != "" {
+		t.Errorf("IPv4 addresses: %q %q", r.Out, r.Err)
+	}
+	r = pwshtest.Run(sys, "(Get-NetIPAddress -InterfaceAlias 'vEthernet (Ethernet)' -AddressFamily IPv4).IPAddress; (Get-NetAdapter).ifIndex -eq (Get-NetIPConfiguration).InterfaceIndex")
+	if r.Out != lines("127.0.0.1", "True") || r.Err != "" {
+		t.Errorf("by alias: %q %q", r.Out, r.Err)
+	}
+}

@@ -163,3 +163,15 @@ func TestNoCurlAliasInPwsh7(t *testing.T) {
 		t.Errorf("%q (%d)", r.Err, r.Code)
 	}
 }
+
+// Get-Process lists the container's one process, the shell, in the
+// process table view; another name is NoProcessFoundForGivenName.
+func TestGetProcess(t *testing.T) {
+	runAll(t, []tc{
+		{script: "Get-Process | Select-Object -First 1", out: lines("", "Handles  NPM(K)    PM(K)      WS(K)     CPU(s)     Id  SI ProcessName",
+			"-------  ------    -----      -----     ------     --  -- -----------", "    512      30    60000      70000       0.50      1   1 powershell", "", "")},
+		{script: "(Get-Process -Name powershell).Id -eq $PID", out: lines("True")},
+		{script: "Get-Process -Name nope", code: 1, errHas: "Get-Process : Cannot find a process with the name \"nope\". Verify the process name and call the cmdlet again."},
+		{script: "Get-Process -Name nope", code: 1, errHas: "FullyQualifiedErrorId : NoProcessFoundForGivenName,Microsoft.PowerShell.Commands.GetProcessCommand"},
+	})
+}
