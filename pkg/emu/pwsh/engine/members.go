@@ -63,6 +63,10 @@ func splitAny(s, seps string) []string {
 	return append(out, s[start:])
 }
 
+// ToCultureString is a value as .NET's ToString() gives it, with the
+// culture (en-US): what Write-Host and String.Format print.
+func ToCultureString(v any) string { return toString(v, nil) }
+
 // toString is a value's .NET ToString(format): unlike PowerShell's
 // [string], a DateTime's ToString() uses the culture (en-US) and a
 // number's takes a format.

@@ -39,7 +39,7 @@ func init() {
 	engine.Register("Where-Object", "? where", whereObject, where...)
 	engine.Register("Select-Object", "select", selectObject, engine.P("Property", 0), engine.N("First"), engine.N("Last"), engine.N("Skip"), engine.N("ExpandProperty"), engine.Sw("Unique"))
 	engine.Register("Measure-Object", "measure", measureObject, engine.P("Property", 0), engine.Sw("Sum"), engine.Sw("Average"),
-		engine.Sw("Maximum"), engine.Sw("Minimum"), engine.Sw("Line"))
+		engine.Sw("Maximum"), engine.Sw("Minimum"), engine.Sw("Line"), engine.Sw("Word"), engine.Sw("Character"))
 	engine.Register("Sort-Object", "sort", sortObject, engine.P("Property", 0), engine.Sw("Descending"), engine.Sw("Unique"))
 	engine.Register("Start-Sleep", "sleep", startSleep, engine.P("Seconds", 0, "s"), engine.N("Milliseconds", "ms", "m"), engine.N("Duration"))
 	engine.Register("Get-Date", "", getDate, engine.P("Date", 0), engine.N("Format"), engine.N("UFormat"))
@@ -79,7 +79,9 @@ func writeHost(_ context.Context, c *engine.Call) error {
 		if list, ok := v.([]any); ok {
 			parts = append(parts, engine.JoinValues(list, sep))
 		} else {
-			parts = append(parts, values.ToStr(v))
+			// Write-Host prints an object's ToString(): a date in the
+			// culture's form, not PowerShell's invariant one.
+			parts = append(parts, engine.ToCultureString(v))
 		}
 	}
 	text := strings.Join(parts, sep)
@@ -311,7 +313,7 @@ func selectObject(ctx context.Context, c *engine.Call) error {
 			}
 		case c.Has("Property"):
 			o := values.NewObject("System.Management.Automation.PSCustomObject")
-			for _, p := range values.ToList(c.Get("Property")) {
+			for _, p := range expandWildcards(item, values.ToList(c.Get("Property"))) {
 				name, v, err := selected(ctx, c, item, p)
 				if err != nil {
 					return err
@@ -324,6 +326,26 @@ func selectObject(ctx context.Context, c *engine.Call) error {
 		}
 	}
 	return nil
+}
+
+// expandWildcards replaces a property name with wildcards (*) by the
+// item's properties it matches, in their order.
+func expandWildcards(item any, props []any) []any {
+	o, ok := item.(*values.Object)
+	var out []any
+	for _, p := range props {
+		name, isName := p.(string)
+		if !isName || !strings.ContainsAny(name, "*?") || !ok {
+			out = append(out, p)
+			continue
+		}
+		for _, n := range o.Names {
+			if engine.Wildcard(name, n, true) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 // selected is one property Select-Object makes: a name, or a
@@ -359,10 +381,34 @@ func selected(ctx context.Context, c *engine.Call, item, p any) (string, any, er
 	return name, values.FromList(out), err
 }
 
+// measureText is Measure-Object -Line/-Word/-Character: a
+// TextMeasureInfo of the input strings, the counts not asked for
+// $null.
+func measureText(c *engine.Call) error {
+	lines, words, chars := 0, 0, 0
+	for _, v := range c.Input {
+		s := values.ToStr(v)
+		lines += len(strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }))
+		words += len(strings.Fields(s))
+		chars += len([]rune(s))
+	}
+	o := values.NewObject("Microsoft.PowerShell.Commands.TextMeasureInfo", "Lines", nil, "Words", nil, "Characters", nil, "Property", nil)
+	for flag, n := range map[string]int{"Line": lines, "Word": words, "Character": chars} {
+		if c.Flag(flag) {
+			o.Set(map[string]string{"Line": "Lines", "Word": "Words", "Character": "Characters"}[flag], n)
+		}
+	}
+	c.Emit(o)
+	return nil
+}
+
 // measureObject is Measure-Object's GenericMeasureInfo: the count,
 // and the sum, average, maximum and minimum asked for (the others stay
 // $null); -Property measures that property of each input.
 func measureObject(_ context.Context, c *engine.Call) error {
+	if c.Flag("Line") || c.Flag("Word") || c.Flag("Character") {
+		return measureText(c)
+	}
 	o := values.NewObject("Microsoft.PowerShell.Commands.GenericMeasureInfo", "Count", len(c.Input), "Average", nil, "Sum", nil,
 		"Maximum", nil, "Minimum", nil, "Property", nil)
 	if c.Has("Property") {
@@ -409,21 +455,41 @@ func measureObject(_ context.Context, c *engine.Call) error {
 	return nil
 }
 
-func sortObject(_ context.Context, c *engine.Call) error {
+func sortObject(ctx context.Context, c *engine.Call) error {
 	items := append([]any{}, c.Input...)
-	key := func(v any) any {
-		if c.Has("Property") {
-			return engine.Property(v, c.Str("Property"))
+	// The key is a property, or a script block run with $_ as each
+	// item (Sort-Object { $_.Length }).
+	keys := make([]any, len(items))
+	for k, v := range items {
+		keys[k] = v
+		switch p := c.Get("Property").(type) {
+		case nil:
+		case *values.ScriptBlock:
+			var out []any
+			if err := eachInput(c, ctx, p, v, func(x any) { out = append(out, x) }); err != nil {
+				return err
+			}
+			keys[k] = values.FromList(out)
+		default:
+			keys[k] = engine.Property(v, values.ToStr(p))
 		}
-		return v
 	}
-	sort.SliceStable(items, func(a, b int) bool {
-		r := engine.Compare(key(items[a]), key(items[b]), true)
+	order := make([]int, len(items))
+	for k := range order {
+		order[k] = k
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		r := engine.Compare(keys[order[a]], keys[order[b]], true)
 		if c.Flag("Descending") {
 			return r > 0
 		}
 		return r < 0
 	})
+	sorted := make([]any, len(items))
+	for k, o := range order {
+		sorted[k] = items[o]
+	}
+	items = sorted
 	for k, v := range items {
 		if c.Flag("Unique") && k > 0 && engine.Equal(v, items[k-1], true) {
 			continue
