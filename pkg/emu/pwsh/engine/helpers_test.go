@@ -1,8 +1,10 @@
 package engine_test
 
 import (
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/pwshtest"
 )
@@ -45,4 +47,11 @@ func runAll(t *testing.T, cases []tc) {
 			}
 		})
 	}
+}
+
+// TestMain pins the local zone to UTC: the container's clock starts at
+// 2:07 PM UTC and the views print local times.
+func TestMain(m *testing.M) {
+	time.Local = time.UTC
+	os.Exit(m.Run())
 }

@@ -1,8 +1,10 @@
 package fscmd_test
 
 import (
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/pwsh/pwshtest"
@@ -158,4 +160,10 @@ func TestSelection(t *testing.T) {
 		{script: `Copy-Item C:\nope C:\x`, code: 1, err: errRecord("Copy-Item", "Cannot find path 'C:\\nope' because it does not exist.",
 			`Copy-Item C:\nope C:\x`, "ObjectNotFound", `C:\nope`, "ItemNotFoundException", "PathNotFound")},
 	})
+}
+
+// TestMain pins the local zone to UTC: the listings print local times.
+func TestMain(m *testing.M) {
+	time.Local = time.UTC
+	os.Exit(m.Run())
 }

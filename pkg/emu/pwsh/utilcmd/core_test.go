@@ -1,6 +1,7 @@
 package utilcmd_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,8 @@ func TestWriteCmdlets(t *testing.T) {
 	runAll(t, []tc{
 		{script: "Write-Host 'a' 'b'; Write-Host 'x' -NoNewline; Write-Host 'y'; Write-Host 1,2 -Separator '-'; Write-Host", out: lines("a b", "xy", "1-2", "")},
 		{script: "Write-Host 'x' -ForegroundColor Green", out: lines("x")},
+		// Write-Host prints ToString(): a date in the culture's form.
+		{script: "Write-Host (Get-Date); Write-Host @{a = 1}; Write-Host ([pscustomobject]@{a = 1}); Write-Host 1.50", out: lines("3/5/2024 2:07:00 PM", "System.Collections.Hashtable", "@{a=1}", "1.5")},
 		{script: "Write-Host 'not captured' | Out-Null; $r = Write-Host 'shown'; $r -eq $null", out: lines("not captured", "shown", "True")},
 		{script: "Write-Output 1,2 -NoEnumerate | Measure-Object | % Count; Write-Output 1,2 | Measure-Object | % Count", out: lines("1", "2")},
 		{script: "echo a b; write c", out: lines("a", "b", "c")},
@@ -81,6 +84,9 @@ func TestSelectSortMeasure(t *testing.T) {
 		{script: "'b','a','C' | Sort-Object; 3,1,2 | Sort-Object -Descending; 'a','b','a' | Sort-Object -Unique", out: lines("a", "b", "C", "3", "2", "1", "a", "b")},
 		{script: "10,9,100 | Sort-Object; '10','9','100' | Sort-Object", out: lines("9", "10", "100", "10", "100", "9")},
 		{script: "[pscustomobject]@{N = 'b'; V = 2}, [pscustomobject]@{N = 'a'; V = 1} | Sort-Object N | % N", out: lines("a", "b")},
+		{script: "'ccc', 'a', 'bb' | Sort-Object { $_.Length }; 'ccc', 'a', 'bb' | Sort-Object Length -Descending | Select-Object -First 1", out: lines("a", "bb", "ccc", "ccc")},
+		{script: "$o = [pscustomobject]@{a = 1; b = 2; c = 3} | Select-Object -Property *; ($o.PSObject -eq $null); $o.c; [pscustomobject]@{ab = 1; b = 2; ac = 3} | Select-Object a* | % { $_.ac }", out: lines("True", "3", "3")},
+		{script: "$m = \"a`nb`nc d\" | Measure-Object -Line -Word -Character; $m.Lines; $m.Words; $m.Characters; ('x' | Measure-Object -Line).Words -eq $null", out: lines("3", "4", "7", "True")},
 		{script: "[pscustomobject]@{N = 'b'; V = 2}, [pscustomobject]@{N = 'a'; V = 1} | Sort-Object V -Descending | % N", out: lines("b", "a")},
 		{script: "(1..4 | Measure-Object -Sum).Sum; (1..4 | measure -Average).Average; ('a','b' | Measure-Object).Count", out: lines("10", "2.5", "2")},
 		{script: "(1..4 | Measure-Object -Sum).Sum.GetType().Name", out: lines("Double")},
@@ -174,4 +180,10 @@ func TestGetProcess(t *testing.T) {
 		{script: "Get-Process -Name nope", code: 1, errHas: "Get-Process : Cannot find a process with the name \"nope\". Verify the process name and call the cmdlet again."},
 		{script: "Get-Process -Name nope", code: 1, errHas: "FullyQualifiedErrorId : NoProcessFoundForGivenName,Microsoft.PowerShell.Commands.GetProcessCommand"},
 	})
+}
+
+// TestMain pins the local zone to UTC, as the views print local times.
+func TestMain(m *testing.M) {
+	time.Local = time.UTC
+	os.Exit(m.Run())
 }
