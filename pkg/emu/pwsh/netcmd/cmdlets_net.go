@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,8 +22,8 @@ import (
 )
 
 func init() {
-	engine.Register("Invoke-WebRequest", "iwr curl wget", invokeWebRequest, engine.P("Uri", 0), engine.Sw("UseBasicParsing"), engine.N("Method"), engine.N("TimeoutSec"), engine.N("OutFile"), engine.Sw("SkipCertificateCheck"), engine.N("Headers"))
-	engine.Register("Invoke-RestMethod", "irm", invokeWebRequest, engine.P("Uri", 0), engine.Sw("UseBasicParsing"), engine.N("Method"), engine.N("TimeoutSec"), engine.N("OutFile"), engine.Sw("SkipCertificateCheck"), engine.N("Headers"))
+	engine.Register("Invoke-WebRequest", "iwr curl wget", invokeWebRequest, engine.P("Uri", 0), engine.Sw("UseBasicParsing"), engine.N("Method"), engine.N("TimeoutSec"), engine.N("OutFile"), engine.Sw("SkipCertificateCheck"), engine.N("Headers"), engine.N("Body"), engine.N("ContentType"))
+	engine.Register("Invoke-RestMethod", "irm", invokeWebRequest, engine.P("Uri", 0), engine.Sw("UseBasicParsing"), engine.N("Method"), engine.N("TimeoutSec"), engine.N("OutFile"), engine.Sw("SkipCertificateCheck"), engine.N("Headers"), engine.N("Body"), engine.N("ContentType"))
 	engine.Register("Test-NetConnection", "tnc", testNetConnection, engine.P("ComputerName", 0, "RemoteAddress", "cn"), engine.P("Port", 1, "RemotePort"), engine.N("CommonTCPPort"), engine.Sw("InformationLevel"))
 	engine.Register("Resolve-DnsName", "", resolveDNSName, engine.P("Name", 0), engine.P("Type", 1), engine.N("Server"))
 }
@@ -30,8 +31,22 @@ func init() {
 func invokeWebRequest(ctx context.Context, c *engine.Call) error {
 	uri := c.Str("Uri")
 	secs, _ := values.ToInt(c.Get("TimeoutSec"))
-	resp, err := winutil.Get(ctx, c.I.Sys, winutil.Request{Method: strings.ToUpper(c.Str("Method")), URL: uri,
-		Insecure: c.Flag("SkipCertificateCheck"), Timeout: time.Duration(secs) * time.Second})
+	req := winutil.Request{Method: strings.ToUpper(c.Str("Method")), URL: uri,
+		Insecure: c.Flag("SkipCertificateCheck"), Timeout: time.Duration(secs) * time.Second, Header: http.Header{}}
+	// -Headers, -ContentType and -Body go with the request.
+	if h, ok := c.Get("Headers").(*values.Hashtable); ok {
+		for _, k := range h.Keys {
+			v, _ := h.Get(k)
+			req.Header.Set(k, values.ToStr(v))
+		}
+	}
+	if c.Has("ContentType") {
+		req.Header.Set("Content-Type", c.Str("ContentType"))
+	}
+	if c.Has("Body") {
+		req.Body = []byte(c.Str("Body"))
+	}
+	resp, err := winutil.Get(ctx, c.I.Sys, req)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
