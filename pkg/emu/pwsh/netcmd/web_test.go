@@ -82,6 +82,9 @@ func web(w http.ResponseWriter, r *http.Request) {
 	case "/fail":
 		w.WriteHeader(http.StatusInternalServerError)
 		io.WriteString(w, "server says no")
+	case "/echo":
+		b, _ := io.ReadAll(r.Body)
+		io.WriteString(w, r.Method+" "+r.Header.Get("X-Token")+" "+r.Header.Get("Content-Type")+" "+string(b))
 	case "/json":
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"name":"x","n":2}`)
@@ -108,6 +111,9 @@ func TestInvokeWebRequest(t *testing.T) {
 		{script: "(Invoke-WebRequest " + base + "/a -UseBasicParsing).Content", pwsh7: true, out: lines("GET /a")},
 		{script: "Invoke-RestMethod " + base + "/b -Method Post; irm " + base + "/c -Method PUT", out: lines("POST /b", "PUT /c")},
 		{script: "Invoke-WebRequest " + base + "/file -OutFile C:\\got.txt; Get-Content C:\\got.txt", out: lines("GET /file")},
+		// -Headers, -ContentType and -Body reach the server.
+		{script: "Invoke-RestMethod " + base + "/echo -Method Post -Headers @{ 'X-Token' = 'abc' } -ContentType 'application/json' -Body '{\"a\":1}'",
+			out: lines(`POST abc application/json {"a":1}`)},
 		{script: "$r = Invoke-WebRequest -Uri " + base + "/a -UseBasicParsing; $r.GetType().Name", out: lines("BasicHtmlWebResponseObject")},
 	} {
 		run := pwshtest.Run
