@@ -114,6 +114,9 @@ func (r *ErrorRecord) Write(w io.Writer, pwsh7 bool) {
 		if n < 1 || col-1+n > len([]rune(text)) {
 			n = max(1, len([]rune(text))-(col-1))
 		}
+		// The extent ends at its last token, not the blanks before a |.
+		for rs := []rune(text); n > 1 && col-2+n < len(rs) && rs[col-2+n] == ' '; n-- {
+		}
 		fmt.Fprintf(&b, "At line:%d char:%d%s+ %s%s+ %s%s%s", line, col, NL, text, NL, strings.Repeat(" ", col-1), strings.Repeat("~", n), NL)
 	}
 	activity := r.CmdName
