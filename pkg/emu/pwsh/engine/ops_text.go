@@ -35,7 +35,7 @@ func replaceOp(l, r any, fold bool) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	repl = regexp.MustCompile(`\$(\d+)`).ReplaceAllString(repl, "$${$1}")
+	repl = dotnetSubstitutions(repl, re.NumSubexp())
 	if list, ok := l.([]any); ok {
 		out := make([]any, len(list))
 		for k, e := range list {
@@ -44,6 +44,44 @@ func replaceOp(l, r any, fold bool) (any, error) {
 		return out, nil
 	}
 	return re.ReplaceAllString(values.ToStr(l), repl), nil
+}
+
+// dotnetSubstitutions turns .NET's replacement syntax into Go's: $1 and
+// ${name} are groups, $& the whole match, $$ a dollar sign; a group the
+// pattern lacks ($5 of two groups) stays as written.
+func dotnetSubstitutions(repl string, groups int) string {
+	var b strings.Builder
+	for k := 0; k < len(repl); k++ {
+		c := repl[k]
+		if c != '$' || k+1 == len(repl) {
+			b.WriteByte(c)
+			continue
+		}
+		switch n := repl[k+1]; {
+		case n == '$':
+			b.WriteString("$$")
+			k++
+		case n == '&':
+			b.WriteString("${0}")
+			k++
+		case n >= '0' && n <= '9':
+			end := k + 1
+			for end < len(repl) && repl[end] >= '0' && repl[end] <= '9' {
+				end++
+			}
+			if n, _ := strconv.Atoi(repl[k+1 : end]); n > groups {
+				b.WriteString("$$" + repl[k+1:end])
+			} else {
+				b.WriteString("${" + repl[k+1:end] + "}")
+			}
+			k = end - 1
+		case n == '{':
+			b.WriteByte('$')
+		default:
+			b.WriteString("$$") // a lone $ is literal in .NET
+		}
+	}
+	return b.String()
 }
 
 func splitString(s, pattern string, fold bool, limit int) (any, error) {
