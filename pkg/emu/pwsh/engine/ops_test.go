@@ -88,6 +88,8 @@ func TestRegexOperators(t *testing.T) {
 		{script: "'x.y' -replace '.', '-'; 'x.y' -replace '\\.', '-'", out: lines("---", "x-y")},
 		{script: "'Hello' -replace 'h', 'J'; 'Hello' -creplace 'h', 'J'", out: lines("Jello", "Hello")},
 		{script: "'abc' -replace 'b'", out: lines("ac")},
+		// .NET's substitutions: $& the match, $$ a dollar, a missing group as written.
+		{script: "'abc' -replace 'b', '[$&]'; 'abc' -replace 'b', '$$'; 'abc' -replace '(b)', '${1}x'; 'x' -replace 'x', '$5'; 'abc' -replace 'b', 'cost: $'", out: lines("a[b]c", "a$c", "abxc", "$5", "acost: $c")},
 		{script: "'a','b' -replace 'a', 'x'", out: lines("x", "b")},
 		{script: "'a' -match '('", code: 1, errHas: "is not valid."},
 	})
