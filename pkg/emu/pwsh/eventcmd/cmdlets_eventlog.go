@@ -190,7 +190,20 @@ func getEventLog(_ context.Context, c *engine.Call) error {
 		}
 		return false
 	}
-	filtered := c.Has("Source") || c.Has("EntryType") || c.Has("Message") || c.Has("InstanceId") || c.Has("Index")
+	filtered := c.Has("Source") || c.Has("EntryType") || c.Has("Message") || c.Has("InstanceId") || c.Has("Index") ||
+		c.Has("After") || c.Has("Before")
+	// -After and -Before bound the entries' TimeGenerated.
+	var after, before time.Time
+	for name, t := range map[string]*time.Time{"After": &after, "Before": &before} {
+		if !c.Has(name) {
+			continue
+		}
+		v, err := c.I.Cast("datetime", c.Get(name))
+		if err != nil {
+			return err
+		}
+		*t = v.(time.Time)
+	}
 	newest := -1
 	if c.Has("Newest") {
 		newest, _ = values.ToInt(c.Get("Newest"))
@@ -203,6 +216,9 @@ func getEventLog(_ context.Context, c *engine.Call) error {
 			continue
 		}
 		if c.Has("InstanceId") && !intIn(c.Get("InstanceId"), e.EventID) || c.Has("Index") && !intIn(c.Get("Index"), e.Index) {
+			continue
+		}
+		if !after.IsZero() && !e.Time.After(after) || !before.IsZero() && !e.Time.Before(before) {
 			continue
 		}
 		found++
