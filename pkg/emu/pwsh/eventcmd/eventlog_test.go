@@ -156,3 +156,30 @@ func TestEventLogSelect(t *testing.T) {
 		t.Errorf("got %q %q\nwant %q", r.Out, r.Err, want)
 	}
 }
+
+// -After, -Before and -Index select by the entries' time and number
+// (the container's clock stamps them); every EventLogEntryType is
+// kept; -LogName is mandatory.
+func TestEventLogTimes(t *testing.T) {
+	sys := pwshtest.Sys()
+	r := pwshtest.Run(sys, "New-EventLog -LogName Application -Source A; Write-EventLog Application A 1 -EntryType Error -Message e; Start-Sleep 60; "+
+		"Write-EventLog Application A 2 -EntryType SuccessAudit -Message s; Write-EventLog Application A 3 -EntryType FailureAudit -Message f")
+	if r.Err != "" {
+		t.Fatal(r.Err)
+	}
+	for _, c := range []struct{ script, out string }{
+		{"(Get-EventLog Application -After (Get-Date).AddSeconds(-30)).InstanceId", lines("3", "2")},
+		{"(Get-EventLog Application -Before (Get-Date).AddSeconds(-30)).InstanceId", lines("1")},
+		{"(Get-EventLog Application -Index 1).Message; (Get-EventLog Application -Index 3).EntryType", lines("e", "FailureAudit")},
+		{"(Get-EventLog Application -Source A -EntryType SuccessAudit).Message", lines("s")},
+		{"$e = Get-EventLog Application -Newest 3; $e[0].TimeGenerated -gt $e[2].TimeGenerated; $e[0].TimeGenerated -eq $e[1].TimeGenerated", lines("True", "True")},
+	} {
+		if r := pwshtest.Run(sys, c.script); r.Out != c.out || r.Err != "" {
+			t.Errorf("%s:\ngot %q %q\nwant %q", c.script, r.Out, r.Err, c.out)
+		}
+	}
+	r = pwshtest.Run(sys, "Get-EventLog")
+	if r.Code != 1 || !strings.Contains(r.Err, "Cannot process command because of one or more missing mandatory parameters: LogName.") {
+		t.Errorf("no log: %q", r.Err)
+	}
+}
