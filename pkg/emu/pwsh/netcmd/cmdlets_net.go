@@ -24,7 +24,7 @@ import (
 func init() {
 	engine.Register("Invoke-WebRequest", "iwr curl wget", invokeWebRequest, engine.P("Uri", 0), engine.Sw("UseBasicParsing"), engine.N("Method"), engine.N("TimeoutSec"), engine.N("OutFile"), engine.Sw("SkipCertificateCheck"), engine.N("Headers"), engine.N("Body"), engine.N("ContentType"))
 	engine.Register("Invoke-RestMethod", "irm", invokeWebRequest, engine.P("Uri", 0), engine.Sw("UseBasicParsing"), engine.N("Method"), engine.N("TimeoutSec"), engine.N("OutFile"), engine.Sw("SkipCertificateCheck"), engine.N("Headers"), engine.N("Body"), engine.N("ContentType"))
-	engine.Register("Test-NetConnection", "tnc", testNetConnection, engine.P("ComputerName", 0, "RemoteAddress", "cn"), engine.P("Port", 1, "RemotePort"), engine.N("CommonTCPPort"), engine.Sw("InformationLevel"))
+	engine.Register("Test-NetConnection", "tnc", testNetConnection, engine.P("ComputerName", 0, "RemoteAddress", "cn"), engine.P("Port", 1, "RemotePort"), engine.N("CommonTCPPort"), engine.N("InformationLevel"))
 	engine.Register("Resolve-DnsName", "", resolveDNSName, engine.P("Name", 0), engine.P("Type", 1), engine.N("Server"))
 }
 
@@ -134,8 +134,8 @@ func testNetConnection(ctx context.Context, c *engine.Call) error {
 	addrs, err := c.I.Lookup(ctx, host)
 	if err != nil {
 		fmt.Fprintf(c.I.HostOut, "WARNING: Name resolution of %s failed%s", host, values.NL)
-		c.Emit(values.NewObject("TestNetConnectionResult", "ComputerName", host, "RemoteAddress", nil, "InterfaceAlias", nil,
-			"SourceAddress", nil, "PingSucceeded", false))
+		emitResult(c, values.NewObject("TestNetConnectionResult", "ComputerName", host, "RemoteAddress", nil, "InterfaceAlias", nil,
+			"SourceAddress", nil, "PingSucceeded", false), false)
 		return nil
 	}
 	src := winutil.PodIP(c.I.Sys)
@@ -157,7 +157,7 @@ func testNetConnection(ctx context.Context, c *engine.Call) error {
 		if pinged {
 			o.Set("PingReplyDetails (RTT)", "0 ms")
 		}
-		c.Emit(o)
+		emitResult(c, o, pinged)
 		return nil
 	}
 	ok := false
@@ -175,8 +175,18 @@ func testNetConnection(ctx context.Context, c *engine.Call) error {
 	o.Set("InterfaceAlias", "vEthernet (Ethernet)")
 	o.Set("SourceAddress", src)
 	o.Set("TcpTestSucceeded", ok)
-	c.Emit(o)
+	emitResult(c, o, ok)
 	return nil
+}
+
+// emitResult is Test-NetConnection's output: the result object, or with
+// -InformationLevel Quiet only whether the test succeeded.
+func emitResult(c *engine.Call, o *values.Object, ok bool) {
+	if strings.EqualFold(c.Str("InformationLevel"), "Quiet") {
+		c.Emit(ok)
+		return
+	}
+	c.Emit(o)
 }
 
 func resolveDNSName(ctx context.Context, c *engine.Call) error {

@@ -123,6 +123,13 @@ func writeError(_ context.Context, c *engine.Call) error {
 	if c.I.Src != nil {
 		rec.Invoked = strings.TrimSpace(string(c.I.Src[c.Cmd.Pos:min(c.Cmd.End, len(c.I.Src))]))
 	}
+	// -Category and -ErrorId replace the record's category and id.
+	if c.Has("Category") {
+		rec.Category = c.Str("Category")
+	}
+	if c.Has("ErrorId") {
+		rec.Fqid = c.Str("ErrorId")
+	}
 	return c.Report(rec)
 }
 
