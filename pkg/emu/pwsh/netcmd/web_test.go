@@ -189,6 +189,11 @@ func TestTestNetConnection(t *testing.T) {
 	if r.Out != lines("WARNING: Name resolution of nope.local failed", "False") {
 		t.Errorf("no such name: %q", r.Out)
 	}
+	// -InformationLevel Quiet gives only whether the test passed.
+	r = pwshtest.Run(sys, "Test-NetConnection web.local -Port "+port+" -InformationLevel Quiet; Test-NetConnection nope.local -InformationLevel Quiet")
+	if r.Out != lines("True", "WARNING: Name resolution of nope.local failed", "False") {
+		t.Errorf("-InformationLevel Quiet: %q %q", r.Out, r.Err)
+	}
 	r = pwshtest.Run(sys, "(Test-NetConnection web.local -CommonTCPPort HTTP).RemotePort")
 	if !strings.HasSuffix(r.Out, lines("80")) {
 		t.Errorf("-CommonTCPPort HTTP: %q", r.Out)

@@ -51,6 +51,7 @@ func TestWriteCmdlets(t *testing.T) {
 		{script: "Write-Verbose 'quiet'; Write-Verbose 'loud' -Verbose; Write-Debug 'dbg'; Write-Information 'info'", out: lines("VERBOSE: loud")},
 		{script: "$VerbosePreference = 'Continue'; Write-Verbose 'pref'; Write-Verbose 'off' -Verbose:$false", out: lines("VERBOSE: pref")},
 		{script: "Write-Error 'bad' -ErrorAction SilentlyContinue; 'after'", out: lines("after")},
+		{script: "Write-Error 'bad' -Category InvalidData -ErrorId 'E42' -ea 0; $Error[0].CategoryInfo.Category; $Error[0].FullyQualifiedErrorId", out: lines("InvalidData", "E42")},
 		{script: "try { Write-Error 'bad' -ErrorAction Stop } catch { $_.Exception.Message; $_.FullyQualifiedErrorId }",
 			out: lines("bad", "Microsoft.PowerShell.Commands.WriteErrorException")},
 	})
