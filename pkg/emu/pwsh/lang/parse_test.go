@@ -469,3 +469,31 @@ func TestMultiLine(t *testing.T) {
 		}
 	}
 }
+
+// Command arguments (about_Parsing, argument mode): a word glued to a
+// variable or subexpression is one argument; quotes end where they
+// close; a leading -- or a number is a value; & and . invoke
+// expressions.
+func TestArguments(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`echo "$a"x`, `(cmd 'echo' (cat "$a" 'x'))`},
+		{`echo $a.b`, `(cmd 'echo' (. $a 'b'))`},
+		{`echo C:\$name\bin`, `(cmd 'echo' (cat 'C:\' $name '\bin'))`},
+		{`echo $(1 + 1)px`, `(cmd 'echo' (cat $((+ 1 1)) 'px'))`},
+		{`echo -1 5 1.5`, `(cmd 'echo' -1 5 1.5)`},
+		{`echo @(1, 2)`, `(cmd 'echo' @((, 1 2)))`},
+		{`echo @{a = 1}`, `(cmd 'echo' @{'a'=1})`},
+		{`echo {x}`, `(cmd 'echo' {(cmd 'x')})`},
+		{`& $cmd -v`, `(cmd& $cmd -v)`},
+		{`& { 1 }`, `(cmd& {1})`},
+		{`. $script`, `(cmd. $script)`},
+		{`Get-Item -Path:$p -Force:$false`, `(cmd 'Get-Item' -Path:$p -Force:$false)`},
+		{`echo a>b`, `(cmd 'echo' 'a') >'b'`},
+		{`echo a 2>$null`, `(cmd 'echo' 'a') 2>$null`},
+		{`echo a *>&1`, `(cmd 'echo' 'a') *>&1nil`},
+	} {
+		if got := parse(t, c.src); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.src, got, c.want)
+		}
+	}
+}
