@@ -80,7 +80,9 @@ func contentOf(c *engine.Call, path string) error {
 	}
 	text := engine.DecodeText(b)
 	if c.Flag("Raw") {
-		c.Emit(text)
+		if text != "" { // an empty file gives nothing, not ""
+			c.Emit(text)
+		}
 		return nil
 	}
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
