@@ -167,3 +167,17 @@ func TestMain(m *testing.M) {
 	time.Local = time.UTC
 	os.Exit(m.Run())
 }
+
+// Content edge cases: an empty file gives no lines (and -Raw gives
+// nothing), -NoNewline joins writes, piped values are lines, a string
+// with a line feed is two lines once written, several paths are read
+// in turn, -Tail and -Skip take from the ends.
+func TestContentEdges(t *testing.T) {
+	runAll(t, []tc{
+		{script: `New-Item C:\e.txt -ItemType File | Out-Null; (Get-Content C:\e.txt) -eq $null; (Get-Content C:\e.txt -Raw) -eq $null; @(Get-Content C:\e.txt).Count`, out: lines("True", "True", "0")},
+		{script: `Add-Content C:\n.txt 'a' -NoNewline; Add-Content C:\n.txt 'b' -NoNewline; Get-Content C:\n.txt; 'x', 'y' | Add-Content C:\n2.txt; (Get-Content C:\n2.txt).Count`, out: lines("ab", "2")},
+		{script: `Set-Content C:\u.txt 'héllo' -Encoding UTF8; Get-Content C:\u.txt -Encoding UTF8; (Get-Item C:\u.txt).Length`, out: lines("héllo", "11")},
+		{script: "\"line1`nline2\" | Set-Content C:\\lf.txt; (Get-Content C:\\lf.txt).Count; Get-Content C:\\data\\a.txt | Select-Object -Skip 1", out: lines("2", "two", "three")},
+		{script: `(Get-Content C:\data\a.txt -Tail 2) -join ','; Get-Content C:\data\a.txt, C:\data\sub\b.log`, out: lines("two,three", "one", "two", "three", "xyz")},
+	})
+}
