@@ -47,3 +47,19 @@ func TestInteractivePrompt(t *testing.T) {
 		t.Errorf("the prompt follows the location: %q", out)
 	}
 }
+
+// At the prompt a statement that does not parse is reported and the
+// session goes on; a here-string and a hashtable may span lines; the
+// exit code is the last statement's success when stdin ends.
+func TestInteractiveSession(t *testing.T) {
+	// A line ending in an operator continues: 1 + 'next' is one statement.
+	out, code := interactive(t, "powershell.exe", "1 )\n'next'\n1 +\n2\n$h = @{\na = 1\n}\n$h.a\n", "-NoLogo")
+	if !strings.Contains(out, "Unexpected token ')' in expression or statement.") ||
+		!strings.HasSuffix(out, "PS C:\\> next\r\nPS C:\\> >> 3\r\nPS C:\\> >> >> PS C:\\> 1\r\nPS C:\\> ") || code != 0 {
+		t.Errorf("got (%d) %q", code, out)
+	}
+	out, code = interactive(t, "powershell.exe", "$s = @'\nraw $x\n'@\n$s\nGet-Item C:\\nope\n", "-NoLogo")
+	if !strings.Contains(out, "PS C:\\> raw $x\r\n") || !strings.Contains(out, "Cannot find path 'C:\\nope'") || code != 1 {
+		t.Errorf("got (%d) %q", code, out)
+	}
+}

@@ -271,3 +271,47 @@ func TestRecordIsReadOnly(t *testing.T) {
 		t.Errorf("setting an unknown property: %v", err)
 	}
 }
+
+// The NameValueCollection's index and key methods, and Clear.
+func TestNameValuesKeys(t *testing.T) {
+	ctx := context.Background()
+	c := NewNameValues(false)
+	c.Add("B", "2")
+	c.Add("a", "1")
+	if k, _, _ := c.CallMethod(ctx, "getkey", []any{1}); k != "a" {
+		t.Errorf("GetKey(1) = %v", k)
+	}
+	if k, _, _ := c.CallMethod(ctx, "getkey", []any{9}); k != nil {
+		t.Errorf("GetKey(9) = %v, want $null", k)
+	}
+	if v, _, _ := c.CallMethod(ctx, "get", []any{"b"}); v != "2" {
+		t.Errorf("Get(b) = %v", v)
+	}
+	if v, _, _ := c.CallMethod(ctx, "getvalues", []any{"nope"}); v != nil {
+		t.Errorf("GetValues(nope) = %v, want $null", v)
+	}
+	if err := c.SetItem("c", 3); err != nil || c.Item("C") != "3" {
+		t.Errorf("SetItem: %v %v", err, c.Item("C"))
+	}
+	if _, ok, _ := c.CallMethod(ctx, "clear", nil); !ok || len(c.Items()) != 0 {
+		t.Errorf("Clear left %v", c.Items())
+	}
+	if _, ok, _ := c.CallMethod(ctx, "nosuch", nil); ok {
+		t.Error("an unknown method is not the collection's")
+	}
+}
+
+// A plain .NET object (Dotnet) has no properties or methods of its
+// own and prints as its type; setting a property says there is none.
+func TestDotnet(t *testing.T) {
+	d := Dotnet{Typ: "System.Object"}
+	if _, ok := d.GetProp("x"); ok || d.String() != "System.Object" || d.NetType() != "System.Object" {
+		t.Errorf("Dotnet: %v %q", ok, d.String())
+	}
+	if _, ok, err := d.CallMethod(context.Background(), "x", nil); ok || err != nil {
+		t.Errorf("CallMethod: %v %v", ok, err)
+	}
+	if err := d.SetProp("X", 1); err == nil || !strings.Contains(err.Error(), "The property 'X' cannot be found on this object.") {
+		t.Errorf("SetProp: %v", err)
+	}
+}
