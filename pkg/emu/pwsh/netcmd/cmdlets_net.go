@@ -67,6 +67,18 @@ func invokeWebRequest(ctx context.Context, c *engine.Call) error {
 		return c.I.WriteFile(c.I.Abs(c.Str("OutFile")), resp.Body, false)
 	}
 	if strings.EqualFold(c.Cl.Name, "Invoke-RestMethod") {
+		// A JSON response is converted to objects (an array's items are
+		// written one by one); other text is the body as a string.
+		if strings.Contains(resp.Header.Get("Content-Type"), "json") {
+			v, err := fromJSON(resp.Body)
+			if err != nil {
+				return c.Fail("Invalid JSON primitive: "+string(resp.Body), "NotSpecified", "", "ArgumentException", "System.ArgumentException")
+			}
+			for _, item := range values.ToList(v) {
+				c.Emit(item)
+			}
+			return nil
+		}
 		c.Emit(string(resp.Body))
 		return nil
 	}
