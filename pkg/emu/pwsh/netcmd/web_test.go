@@ -86,8 +86,11 @@ func web(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		io.WriteString(w, r.Method+" "+r.Header.Get("X-Token")+" "+r.Header.Get("Content-Type")+" "+string(b))
 	case "/json":
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		io.WriteString(w, `{"name":"x","n":2,"ratio":0.5,"ok":true,"none":null,"tags":["a","b"],"inner":{"z":1,"a":2}}`)
+	case "/list":
 		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"name":"x","n":2}`)
+		io.WriteString(w, `[{"id":1},{"id":2}]`)
 	default:
 		io.WriteString(w, r.Method+" "+r.URL.Path)
 	}
@@ -244,5 +247,24 @@ func TestNetViews(t *testing.T) {
 	r = pwshtest.Run(sys, "(Get-NetIPAddress -InterfaceAlias 'vEthernet (Ethernet)' -AddressFamily IPv4).IPAddress; (Get-NetAdapter).ifIndex -eq (Get-NetIPConfiguration).InterfaceIndex")
 	if r.Out != lines("127.0.0.1", "True") || r.Err != "" {
 		t.Errorf("by alias: %q %q", r.Out, r.Err)
+	}
+}
+
+// Invoke-RestMethod converts a JSON response to objects as
+// ConvertFrom-Json does: properties in the document's order, numbers as
+// Int32 or Double, arrays enumerated into the pipeline.
+func TestInvokeRestMethodJSON(t *testing.T) {
+	sys, port := server(t, web)
+	base := "http://web.local:" + port
+	for _, c := range []struct{ script, out string }{
+		{"$r = Invoke-RestMethod " + base + "/json; $r.name; $r.n + 1; $r.ratio; $r.ok; $r.none -eq $null; $r.tags -join ','; $r.inner.a",
+			lines("x", "3", "0.5", "True", "True", "a,b", "2")},
+		{"$r = irm " + base + "/json; $r.n.GetType().Name; $r.ratio.GetType().Name; $r.GetType().Name", lines("Int32", "Double", "PSCustomObject")},
+		{"(Invoke-RestMethod " + base + "/list).Count; Invoke-RestMethod " + base + "/list | % { $_.id * 10 }", lines("2", "10", "20")},
+		{"Invoke-RestMethod " + base + "/json | Select-Object name, n", lines("", "name n", "---- -", "x    2", "", "")},
+	} {
+		if r := pwshtest.Run(sys, c.script); r.Out != c.out || r.Err != "" {
+			t.Errorf("%s:\ngot %q %q\nwant %q", c.script, r.Out, r.Err, c.out)
+		}
 	}
 }
