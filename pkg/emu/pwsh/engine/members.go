@@ -445,6 +445,20 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 	return nil, false, nil
 }
 
+// toDate is [datetime] of a value: a date, or text in the invariant
+// culture's forms.
+func toDate(v any) (time.Time, bool) {
+	if t, ok := v.(time.Time); ok {
+		return t, true
+	}
+	for _, layout := range []string{"01/02/2006 15:04:05", "2006-01-02T15:04:05Z07:00", "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02", "01/02/2006"} {
+		if t, err := time.Parse(layout, values.ToStr(v)); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
 // netTypes are the .NET names of the numeric types a cast names.
 var netTypes = map[string]string{"int": "Int32", "int32": "Int32", "int64": "Int64", "long": "Int64", "byte": "Byte",
 	"int16": "Int16", "uint32": "UInt32", "uint64": "UInt64", "double": "Double", "float": "Single", "single": "Single",
@@ -550,13 +564,8 @@ func (i *Interp) Cast(typ string, v any) (any, error) {
 		}
 		return string(rune(n)), nil
 	case "datetime":
-		if t, ok := v.(time.Time); ok {
+		if t, ok := toDate(v); ok {
 			return t, nil
-		}
-		for _, layout := range []string{"01/02/2006 15:04:05", "2006-01-02T15:04:05Z07:00", "2006-01-02 15:04:05", "2006-01-02", "01/02/2006"} {
-			if t, err := time.Parse(layout, values.ToStr(v)); err == nil {
-				return t, nil
-			}
 		}
 		return nil, bad()
 	case "regex", "scriptblock":

@@ -336,7 +336,8 @@ func Compare(l, r any, fold bool) int {
 		a, b := lang.Btoi(values.ToBool(l)), lang.Btoi(values.ToBool(r))
 		return a - b
 	case time.Time:
-		if t, ok := r.(time.Time); ok {
+		// The right operand converts to the left's type: a date.
+		if t, ok := toDate(r); ok {
 			return l.(time.Time).Compare(t)
 		}
 	}

@@ -233,7 +233,9 @@ func init() {
 	for _, op := range strings.Fields("and or xor not band bor bxor bnot f is isnot as join split replace " +
 		"eq ne gt ge lt le like notlike match notmatch contains notcontains in notin") {
 		DashOps[op] = true
-		if !strings.Contains("and or xor not band bor bxor bnot f is isnot as join", op) {
+		// Every comparison has i- and c- forms (-cin, -ilike); the
+		// logical, bitwise, type and join operators have none.
+		if !strings.Contains(" and or xor not band bor bxor bnot f is isnot as join ", " "+op+" ") {
 			DashOps["i"+op] = true
 			DashOps["c"+op] = true
 		}
