@@ -61,6 +61,10 @@ func TestComparison(t *testing.T) {
 		{script: "'a','B' -ccontains 'b'; 'a','B' -icontains 'b'", out: lines("False", "True")},
 		{script: "2 -in 1,2,3; 5 -notin 1,2,3; 'x' -notcontains 'x'", out: lines("True", "True", "False")},
 		{script: "$true -eq 'false'; $false -eq ''", out: lines("True", "True")},
+		// The right operand converts to the left's type.
+		{script: "$true -eq 1; 1 -eq $true; 'true' -eq $true; $false -eq 0; '' -eq $false", out: lines("True", "True", "True", "True", "False")},
+		{script: "[datetime]'2024-01-02' -eq '2024-01-02'; (Get-Date) -gt '2020-01-01'; (Get-Date) -lt '2020-01-01'", out: lines("True", "True", "False")},
+		{script: "@(1, 2) -eq @(1, 2); $null -ne 0; 'a' -in 'A', 'b'; 'a' -cin 'A', 'b'; 'A' -cnotin 'a'", out: lines("True", "True", "False", "True")},
 		{script: "'abc' -like 'a*'; 'abc' -like 'A?C'; 'abc' -clike 'A*'; 'abc' -notlike '*d*'", out: lines("True", "True", "False", "True")},
 		{script: "'a[b]c' -like 'a[[]b]c'; 'axc' -like 'a[xy]c'", out: lines("True", "True")},
 		{script: "'file.txt','a.log' -like '*.txt'", out: lines("file.txt")},
