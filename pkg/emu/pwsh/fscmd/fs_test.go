@@ -181,3 +181,20 @@ func TestContentEdges(t *testing.T) {
 		{script: `(Get-Content C:\data\a.txt -Tail 2) -join ','; Get-Content C:\data\a.txt, C:\data\sub\b.log`, out: lines("two,three", "one", "two", "three", "xyz")},
 	})
 }
+
+// Copy-Item and Move-Item into a directory keep the name; Copy-Item
+// replaces a file, Move-Item does not without -Force; Rename-Item of a
+// missing item is PathNotFound.
+func TestCopyMoveRename(t *testing.T) {
+	runAll(t, []tc{
+		{script: `New-Item C:\d2 -ItemType Directory | Out-Null; Copy-Item C:\data\a.txt C:\d2; Move-Item C:\data\sub\b.log C:\d2; Get-ChildItem C:\d2 -Name; Test-Path C:\data\sub\b.log`,
+			out: lines("a.txt", "b.log", "False")},
+		{script: `Copy-Item C:\data\a.txt C:\data\sub\b.log; Get-Content C:\data\sub\b.log -TotalCount 1`, out: lines("one")},
+		{script: `Move-Item C:\data\a.txt C:\data\sub\b.log`, code: 1, errHas: "Move-Item : Cannot create a file when that file already exists."},
+		{script: `Move-Item C:\data\a.txt C:\data\sub\b.log`, code: 1, errHas: "FullyQualifiedErrorId : MoveFileInfoItemIOError,Microsoft.PowerShell.Commands.MoveItemCommand"},
+		{script: `Move-Item C:\data\a.txt C:\data\sub\b.log -Force; Get-Content C:\data\sub\b.log -TotalCount 1; Test-Path C:\data\a.txt`, out: lines("one", "False")},
+		{script: `Rename-Item C:\nope.txt x.txt`, code: 1, err: errRecord("Rename-Item", "Cannot find path 'C:\\nope.txt' because it does not exist.",
+			`Rename-Item C:\nope.txt x.txt`, "ObjectNotFound", `C:\nope.txt`, "ItemNotFoundException", "PathNotFound")},
+		{script: `Remove-Item C:\data -Recurse -Force; Test-Path C:\data`, out: lines("False")},
+	})
+}
