@@ -315,3 +315,15 @@ func TestDotnet(t *testing.T) {
 		t.Errorf("SetProp: %v", err)
 	}
 }
+
+// Negative numbers and the edges of .NET's 15-digit "R"-less format.
+func TestFormatFloatEdges(t *testing.T) {
+	for v, want := range map[float64]string{
+		-1.5: "-1.5", -0.000001: "-1E-06", 1e-5: "1E-05", 0.0001: "0.0001", 1234567.891: "1234567.891",
+		123456789012345678: "1.23456789012346E+17", -1e15: "-1E+15", 2.0 / 3: "0.666666666666667",
+	} {
+		if got := ToStr(v); got != want {
+			t.Errorf("ToStr(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
