@@ -289,8 +289,11 @@ func whereObject(ctx context.Context, c *engine.Call) error {
 
 func selectObject(ctx context.Context, c *engine.Call) error {
 	items := c.Input
-	if c.Has("Skip") {
-		k, _ := values.ToInt(c.Get("Skip"))
+	// -Skip counts from the start, or from the end with -Last
+	// (Select-Object reference).
+	if k, _ := values.ToInt(c.Get("Skip")); c.Has("Skip") && c.Has("Last") {
+		items = items[:max(0, len(items)-k)]
+	} else if c.Has("Skip") {
 		items = items[min(k, len(items)):]
 	}
 	if c.Has("First") {
