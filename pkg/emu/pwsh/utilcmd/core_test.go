@@ -79,6 +79,10 @@ func TestSelectSortMeasure(t *testing.T) {
 	runAll(t, []tc{
 		{script: "1..10 | Select-Object -First 2; 1..10 | Select-Object -Last 2; 1..10 | Select-Object -Skip 8", out: lines("1", "2", "9", "10", "9", "10")},
 		{script: "1,1,2 | Select-Object -Unique", out: lines("1", "2")},
+		// -Skip counts from the end when -Last is given.
+		{script: "1..10 | Select-Object -Skip 2 -First 3; 1..10 | Select-Object -Last 3 -Skip 1", out: lines("3", "4", "5", "7", "8", "9")},
+		{script: "$o = [pscustomobject]@{N = 'a'}, [pscustomobject]@{N = 'a'}, [pscustomobject]@{N = 'b'}; ($o | Sort-Object N -Unique | % N) -join ','; ($o | Select-Object -ExpandProperty N -Unique) -join ','", out: lines("a,b", "a,b")},
+		{script: "1..3 | Out-String -Stream | % { \"<$_>\" }", out: lines("<1>", "<2>", "<3>")},
 		{script: "[pscustomobject]@{N = 'a'; V = 1} | Select-Object -ExpandProperty N", out: lines("a")},
 		{script: "$o = [pscustomobject]@{N = 'a'; V = 1} | Select-Object -Property N, @{n = 'W'; e = { $_.V * 2 }}, @{Label = 'L'; Expression = 'N'}; $o.W; $o.L; $o.PSObject -eq $null",
 			out: lines("2", "a", "True")},
