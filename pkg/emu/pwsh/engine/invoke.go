@@ -47,6 +47,12 @@ func init() {
 	}
 }
 
+// removedIn7 are the Windows PowerShell cmdlets PowerShell 7 does not
+// have ("Differences between Windows PowerShell 5.1 and PowerShell 7":
+// the *-EventLog and WMI v1 cmdlets): pwsh reports them not found.
+var removedIn7 = map[string]bool{"get-eventlog": true, "write-eventlog": true, "new-eventlog": true, "remove-eventlog": true,
+	"clear-eventlog": true, "get-wmiobject": true}
+
 // invoke runs a command: a function, a cmdlet, a script file or a
 // program of the image.
 func (i *Interp) invoke(ctx context.Context, c *lang.Command, input []any, piped bool, emit func(any)) error {
@@ -69,7 +75,7 @@ func (i *Interp) invoke(ctx context.Context, c *lang.Command, input []any, piped
 	if canon, ok := Aliases[lower]; ok && !(i.Pwsh7 && (lower == "curl" || lower == "wget")) {
 		lower = canon // PowerShell 7 dropped these two: curl is curl.exe there
 	}
-	if cl, ok := Cmdlets[lower]; ok {
+	if cl, ok := Cmdlets[lower]; ok && !(i.Pwsh7 && removedIn7[lower]) {
 		return i.runCmdlet(ctx, lower, cl, c, args, input, piped, emit)
 	}
 	if KnownCmdlets[lower] {
