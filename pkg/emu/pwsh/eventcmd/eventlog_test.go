@@ -183,3 +183,21 @@ func TestEventLogTimes(t *testing.T) {
 		t.Errorf("no log: %q", r.Err)
 	}
 }
+
+// PowerShell 7 has no *-EventLog cmdlets (removed with the other
+// Windows-only ones); Get-WinEvent and the .NET EventLog class remain.
+func TestEventLogInPwsh7(t *testing.T) {
+	sys := withApp(t)
+	r := pwshtest.Run7(sys, "Get-EventLog -LogName Application")
+	if r.Code != 1 || !strings.HasPrefix(r.Err, "Get-EventLog: The term 'Get-EventLog' is not recognized as a name of a cmdlet, function, script file, or executable program.") {
+		t.Errorf("Get-EventLog in pwsh: %q (%d)", r.Err, r.Code)
+	}
+	r = pwshtest.Run7(sys, "Write-EventLog Application MyApp 1 -Message x; 'next'")
+	if r.Out != lines("next") || !strings.HasPrefix(r.Err, "Write-EventLog: The term 'Write-EventLog' is not recognized") {
+		t.Errorf("Write-EventLog in pwsh: %q %q", r.Out, r.Err)
+	}
+	r = pwshtest.Run7(sys, "(Get-WinEvent -LogName Application -MaxEvents 1).Id; [Diagnostics.EventLog]::SourceExists('MyApp')")
+	if r.Out != lines("7", "True") || r.Err != "" {
+		t.Errorf("Get-WinEvent in pwsh: %q %q", r.Out, r.Err)
+	}
+}

@@ -111,3 +111,13 @@ func TestRegistry(t *testing.T) {
 		{script: `Get-ChildItem HKLM:\SOFTWARE\Microsoft`, code: 1, err: "winkube: PowerShell construct not emulated: Get-ChildItem on the HKLM: drive\r\n"},
 	})
 }
+
+// PowerShell 7 has no Get-WmiObject (the WMI v1 cmdlets were removed);
+// Get-CimInstance is the way there.
+func TestNoWmiObjectInPwsh7(t *testing.T) {
+	sys := container()
+	r := pwshtest.Run7(sys, "(Get-CimInstance Win32_OperatingSystem).BuildNumber -gt 0; Get-WmiObject Win32_OperatingSystem")
+	if r.Out != lines("True") || !strings.HasPrefix(r.Err, "Get-WmiObject: The term 'Get-WmiObject' is not recognized") || r.Code != 1 {
+		t.Errorf("got (%d) %q %q", r.Code, r.Out, r.Err)
+	}
+}
