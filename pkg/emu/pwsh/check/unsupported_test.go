@@ -89,3 +89,27 @@ func TestUnsupportedAgreesWithTheInterpreter(t *testing.T) {
 		}
 	}
 }
+
+// The walk reaches every place a command can hide: function bodies,
+// hashtable values, try/catch/finally blocks, loop conditions and
+// bodies, script block arguments, casts and method arguments.
+func TestUnsupportedFindsNested(t *testing.T) {
+	for _, script := range []string{
+		"function f { Get-Counter }",
+		"$h = @{ k = (Get-Counter) }",
+		"try { 1 } catch { Get-Counter } finally { }",
+		"try { 1 } finally { Get-Counter }",
+		"for ($i = 0; $i -lt (Get-Counter); $i++) { }",
+		"do { } until (Get-Counter)",
+		"foreach ($x in Get-Counter) { }",
+		"1..2 | ForEach-Object -Begin { Get-Counter } -Process { $_ }",
+		"[string](Get-Counter)",
+		"'x'.Replace((Get-Counter), 'y')",
+		"$a = @(1, (Get-Counter))",
+		"& { Get-Counter }",
+	} {
+		if got := check.Unsupported(script); got != "the cmdlet Get-Counter" {
+			t.Errorf("%s: %q", script, got)
+		}
+	}
+}

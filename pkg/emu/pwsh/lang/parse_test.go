@@ -497,3 +497,36 @@ func TestArguments(t *testing.T) {
 		}
 	}
 }
+
+// The parser records where statements and commands are, in runes: the
+// evaluator points at them in error messages.
+func TestPositions(t *testing.T) {
+	src := "$x = 1\n  Get-Item C:\\x -Force | Out-Null; 'é' ; exit 3"
+	list, err := ParseStatements(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := []rune(src)
+	at := func(pos, end int) string { return strings.TrimSpace(string(rs[pos:min(end, len(rs))])) }
+	if a := list[0].(*AssignStmt); a.Pos != 0 {
+		t.Errorf("assignment at %d", a.Pos)
+	}
+	pl := list[1].(*PipelineStmt)
+	if got := at(pl.Pos, pl.End); got != `Get-Item C:\x -Force | Out-Null` {
+		t.Errorf("pipeline extent %q", got)
+	}
+	if cmd := pl.Elems[0].Cmd; at(cmd.Pos, cmd.End) != `Get-Item C:\x -Force` {
+		t.Errorf("command extent %q", at(cmd.Pos, cmd.End))
+	}
+	if s := list[2].(*PipelineStmt); at(s.Pos, s.End) != "'é'" {
+		t.Errorf("after a non-ASCII rune: %q", at(s.Pos, s.End))
+	}
+	if f := list[3].(*FlowStmt); at(f.Pos, f.End) != "exit 3" {
+		t.Errorf("exit extent %q", at(f.Pos, f.End))
+	}
+	_, err = ParseStatements("$a = 'é'; 1 +")
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.Pos != len([]rune("$a = 'é'; 1 +")) {
+		t.Errorf("error position %v", err)
+	}
+}
