@@ -516,13 +516,13 @@ func startSleep(ctx context.Context, c *engine.Call) error {
 	case c.Has("Milliseconds"):
 		n, ok := values.ToNumber(c.Get("Milliseconds"))
 		if !ok {
-			return sleepError(c, c.Str("Milliseconds"))
+			return sleepError(c, "Milliseconds", c.Str("Milliseconds"))
 		}
 		d = time.Duration(values.ToFloat(n) * float64(time.Millisecond))
 	case c.Has("Seconds"):
 		n, ok := values.ToNumber(c.Get("Seconds"))
 		if !ok {
-			return sleepError(c, c.Str("Seconds"))
+			return sleepError(c, "Seconds", c.Str("Seconds"))
 		}
 		d = time.Duration(values.ToFloat(n) * float64(time.Second))
 	default:
@@ -535,8 +535,12 @@ func startSleep(ctx context.Context, c *engine.Call) error {
 	return nil
 }
 
-func sleepError(c *engine.Call, v string) error {
-	return c.BindError(fmt.Sprintf(`Cannot bind parameter 'Seconds'. Cannot convert value "%s" to type "System.Double". Error: "Input string was not in a correct format."`, v), "CannotConvertArgumentNoMessage")
+func sleepError(c *engine.Call, param, v string) error {
+	typ := "System.Double"
+	if param == "Milliseconds" {
+		typ = "System.Int32"
+	}
+	return c.BindError(fmt.Sprintf(`Cannot bind parameter '%s'. Cannot convert value "%s" to type "%s". Error: "Input string was not in a correct format."`, param, v, typ), "CannotConvertArgumentNoMessage")
 }
 
 func getDate(_ context.Context, c *engine.Call) error {
