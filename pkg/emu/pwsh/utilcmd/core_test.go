@@ -192,3 +192,18 @@ func TestMain(m *testing.M) {
 	time.Local = time.UTC
 	os.Exit(m.Run())
 }
+
+// The sleep parameters' bad values fail binding before any wait, and
+// the other streams' cmdlets write nothing to the output.
+func TestSleepAndStreams(t *testing.T) {
+	sys := pwshtest.Sys()
+	start := sys.Clock.Now()
+	r := pwshtest.Run(sys, "Start-Sleep -Milliseconds x; $r = Write-Warning 'w'; $r -eq $null; $v = Write-Verbose 'v' -Verbose; $v -eq $null")
+	// -Milliseconds is an Int32 (Start-Sleep reference).
+	if !strings.Contains(r.Err, "Start-Sleep : Cannot bind parameter 'Milliseconds'. Cannot convert value \"x\" to type \"System.Int32\".") || r.Out != lines("WARNING: w", "True", "VERBOSE: v", "True") {
+		t.Errorf("got %q %q", r.Out, r.Err)
+	}
+	if sys.Clock.Now() != start {
+		t.Errorf("a failed Start-Sleep waited %v", sys.Clock.Now().Sub(start))
+	}
+}

@@ -147,3 +147,27 @@ func TestMemberErrors(t *testing.T) {
 		}
 	}
 }
+
+// $_.CategoryInfo's properties are the parts of its line: the
+// category, the command (Activity), the exception's short name
+// (Reason), and the target with its type.
+func TestCategoryInfo(t *testing.T) {
+	r := &ErrorRecord{Msg: "m", CmdName: "Get-Item", Category: "ObjectNotFound", Target: `C:\x`, Reason: "ItemNotFoundException"}
+	ci := r.CategoryInfo()
+	for name, want := range map[string]any{"Category": "ObjectNotFound", "Activity": "Get-Item", "Reason": "ItemNotFoundException",
+		"TargetName": `C:\x`, "TargetType": "String"} {
+		if got, _ := ci.GetProp(name); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	if ci.String() != `ObjectNotFound: (C:\x:String) [Get-Item], ItemNotFoundException` {
+		t.Errorf("text %q", ci.String())
+	}
+	bare := (&ErrorRecord{Category: "InvalidOperation", Reason: "RuntimeException"}).CategoryInfo()
+	if bare.String() != "InvalidOperation: (:) [], RuntimeException" {
+		t.Errorf("no target: %q", bare.String())
+	}
+	if tt, _ := bare.GetProp("TargetType"); tt != "" {
+		t.Errorf("no target's type: %q", tt)
+	}
+}
