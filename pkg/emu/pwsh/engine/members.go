@@ -85,6 +85,8 @@ func toString(v any, args []any) string {
 		if format != "" {
 			return formatSpec(x, format)
 		}
+	case []any:
+		return "System.Object[]" // Object.ToString of an array
 	}
 	return values.ToStr(v)
 }
