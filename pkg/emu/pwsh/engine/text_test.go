@@ -36,6 +36,10 @@ func TestFormatOperator(t *testing.T) {
 		{script: "'{{literal}} {0}' -f 1", out: lines("{literal} 1")},
 		{script: "'{0:yyyy-MM-dd HH:mm}' -f (Get-Date); '{0}' -f (Get-Date)", out: lines("2024-03-05 14:07", "3/5/2024 2:07:00 PM")},
 		{script: "'{0} {2}' -f 'a'", out: lines("a {2}")},
+		// An array supplies the arguments; one array argument is .NET's
+		// Object[] (its ToString), unlike PowerShell's "1 2".
+		{script: "$a = 'x', 'y'; '{0}-{1}' -f $a; '{0}' -f @(, @(1, 2)); \"$(@(1, 2))\"", out: lines("x-y", "System.Object[]", "1 2")},
+		{script: "([pscustomobject]@{A = 1}, [pscustomobject]@{A = 2}) -join ';'; '{0:N1}|{1,3}' -f 2.25, 'z'", out: lines("@{A=1};@{A=2}", "2.3|  z")},
 	})
 }
 
