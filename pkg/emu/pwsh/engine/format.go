@@ -311,6 +311,11 @@ func (t *autoTable) line(cells []string) string {
 func cellText(v any) string {
 	list, ok := v.([]any)
 	if !ok {
+		// A cell shows an object's ToString(): a date in the culture's
+		// form (1/2/2024 12:00:00 AM).
+		if t, isDate := v.(time.Time); isDate {
+			return toString(t, nil)
+		}
 		return values.ToStr(v)
 	}
 	parts := make([]string, 0, min(len(list), 4))
