@@ -61,3 +61,17 @@ func TestRedirection(t *testing.T) {
 		{script: "Write-Host 'host' 6> $null; 'after'", out: lines("after")},
 	})
 }
+
+// In an auto-sized table a numeric column (Int32 or Double) is
+// right-aligned under a right-aligned header; text stays left; a
+// missing property is a blank cell.
+func TestAutoTableAlignment(t *testing.T) {
+	runAll(t, []tc{
+		{script: "[pscustomobject]@{Name = 'a'; Size = 1.5}, [pscustomobject]@{Name = 'bb'; Size = 10}",
+			out: lines("", "Name Size", "---- ----", "a     1.5", "bb     10", "", "")},
+		{script: "[pscustomobject]@{Id = 7; Tag = 'x'}, [pscustomobject]@{Id = 12345}",
+			out: lines("", "   Id Tag", "   -- ---", "    7 x", "12345", "", "")},
+		{script: "[pscustomobject]@{When = [datetime]'2024-01-02'; Ok = $true}",
+			out: lines("", "When                 Ok", "----                 --", "1/2/2024 12:00:00 AM True", "", "")},
+	})
+}
