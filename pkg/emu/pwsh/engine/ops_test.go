@@ -26,6 +26,12 @@ func TestArithmetic(t *testing.T) {
 		{script: "$l = @(1); $l += 2; $l.Count", out: lines("2")},
 		{script: "$i = 1; $i++; ++$i; $i--; $i", out: lines("2")},
 		{script: "-(3); - -3", out: lines("-3", "3")},
+		// Unary minus binds tighter than *, a cast tighter than +.
+		{script: "-2 * 3; [int]'2' + 3; [string]2 + 3", out: lines("-6", "5", "23")},
+		{script: "10 - 2 - 3; 2 * 3 % 4; 17 % 5 * 2", out: lines("5", "2", "4")},
+		// Left to right: 'a' + 1 is text; 1 + 2 + 'a' needs 'a' as a number.
+		{script: "'a' + 1 + 2; 1 + 2 + 'a'", out: lines("a12"), code: 1, errHas: "Cannot convert value \"a\" to type \"System.Int32\"."},
+		{script: "$s = 'x'; $s *= 3; $s; $n = 7; $n %= 4; $n", out: lines("xxx", "3")},
 		{script: "[int]::MaxValue + 1; ([int]::MaxValue + 1).GetType().Name; (2 * 3).GetType().Name", out: lines("2147483648", "Double", "Int32")},
 		// about_Arithmetic_Operators: "If you try to divide ... by zero".
 		{script: "$z = 0; 1 / $z", errHas: "Attempted to divide by zero.", code: 1},
