@@ -198,3 +198,14 @@ func TestCopyMoveRename(t *testing.T) {
 		{script: `Remove-Item C:\data -Recurse -Force; Test-Path C:\data`, out: lines("False")},
 	})
 }
+
+// Join-Path and Split-Path work on the text: Join-Path does not
+// resolve .., Split-Path of a root's child is the root, a relative
+// path's parent stays relative.
+func TestPathText(t *testing.T) {
+	runAll(t, []tc{
+		{script: `Join-Path 'C:\a' '..\b'; Split-Path 'C:\a'; Split-Path 'C:\a\b' -Leaf; Split-Path 'dir\file.txt' -Parent`,
+			out: lines(`C:\a\..\b`, `C:\`, "b", "dir")},
+		{script: `Join-Path C:\data a.txt | Test-Path; (Join-Path $env:COMPUTERNAME x)`, out: lines("True", `WIN-POD\x`)},
+	})
+}
