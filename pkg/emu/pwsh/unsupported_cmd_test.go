@@ -30,3 +30,30 @@ func TestUnsupportedCommand(t *testing.T) {
 		}
 	}
 }
+
+// UnsupportedCommand reads the script out of a container's command line
+// as PowerShell would take it: -Command and its prefixes, the rest of
+// the line, -EncodedCommand, through LogMonitor; a -File script, stdin
+// and other programs are not read.
+func TestUnsupportedCommandLines(t *testing.T) {
+	enc := "RwBlAHQALQBDAG8AdQBuAHQAZQByAA==" // "Get-Counter" in UTF-16LE, base64
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"powershell", "-NoProfile", "-c", "Get-Counter"}, "the cmdlet Get-Counter"},
+		{[]string{"powershell.exe", "-NoLogo", "-ExecutionPolicy", "Bypass", "-Comm", "Write-Host", "hi;", "Get-Counter"}, "the cmdlet Get-Counter"},
+		{[]string{"pwsh", "-EncodedCommand", enc}, "the cmdlet Get-Counter"},
+		{[]string{`C:\Windows\System32\WindowsPowerShell\v1.0\powershell.exe`, "Get-Counter"}, "the cmdlet Get-Counter"},
+		{[]string{"LogMonitor.exe", "powershell", "-c", "Get-Counter"}, "the cmdlet Get-Counter"},
+		{[]string{"powershell", "-Command", "-"}, ""},
+		{[]string{"powershell", "-File", `C:\run.ps1`}, ""},
+		{[]string{"pwsh", `C:\run.ps1`}, ""},
+		{[]string{"powershell", "-EncodedCommand", "not base64!"}, ""},
+		{[]string{"cmd.exe", "/c", "Get-Counter"}, ""},
+	} {
+		if got := UnsupportedCommand(c.argv); got != c.want {
+			t.Errorf("%q: %q, want %q", c.argv, got, c.want)
+		}
+	}
+}

@@ -39,6 +39,8 @@ type Call struct {
 	Stop     bool // -ErrorAction Stop
 	Silent   bool // -ErrorAction SilentlyContinue / Ignore
 	HadError bool
+	// Shown lists the common switches given: "verbose", "debug".
+	Shown map[string]bool
 }
 
 // Cmdlets are the registered cmdlets by lower-case name.
@@ -84,7 +86,21 @@ func (c *Call) Flag(name string) bool { return c.Has(name) && values.ToBool(c.Ge
 
 // className is the .NET class of a cmdlet, for error ids.
 func className(name string) string {
+	if c, ok := moduleClasses[strings.ToLower(name)]; ok {
+		return c
+	}
 	return "Microsoft.PowerShell.Commands." + strings.ReplaceAll(name, "-", "") + "Command"
+}
+
+// moduleClasses are the classes of cmdlets outside PowerShell's own
+// modules, whose error ids name them.
+var moduleClasses = map[string]string{
+	"resolve-dnsname": "Microsoft.DnsClient.Commands.ResolveDnsName",
+	// CIM (CDXML) cmdlets: their ids end with the command's own name
+	// ("CmdletizationQuery_NotFound_DisplayName,Get-NetFirewallRule").
+	"new-netfirewallrule": "New-NetFirewallRule", "get-netfirewallrule": "Get-NetFirewallRule",
+	"remove-netfirewallrule": "Remove-NetFirewallRule", "get-netadapter": "Get-NetAdapter",
+	"get-netipaddress": "Get-NetIPAddress", "get-dnsclientserveraddress": "Get-DnsClientServerAddress",
 }
 
 func (i *Interp) runCmdlet(ctx context.Context, lower string, cl *Cmdlet, cmd *lang.Command, args []evaluated, input []any, piped bool, emit func(any)) error {
@@ -109,7 +125,8 @@ func (c *Call) BindError(msg, fqid string) error {
 // alias), then by position.
 func (c *Call) bind(args []evaluated) error {
 	var positional []any
-	pending := ""
+	pending, pendingName := "", "" // a parameter waiting for its value
+
 	for _, a := range args {
 		if !a.isParam {
 			if pending == "#erroraction" {
@@ -124,13 +141,13 @@ func (c *Call) bind(args []evaluated) error {
 			continue
 		}
 		if pending != "" {
-			return c.BindError(fmt.Sprintf("Missing an argument for parameter '%s'. Specify a parameter of type 'System.Object' and try again.", pending), "MissingArgument")
+			return c.BindError(fmt.Sprintf("Missing an argument for parameter '%s'. Specify a parameter of type 'System.Object' and try again.", pendingName), "MissingArgument")
 		}
 		if c.common(a) {
 			continue
 		}
 		if isErrorAction(a.param) {
-			pending = "#erroraction"
+			pending, pendingName = "#erroraction", "ErrorAction"
 			continue
 		}
 		spec := c.match(a.param)
@@ -144,11 +161,11 @@ func (c *Call) bind(args []evaluated) error {
 		case spec.sw:
 			c.Named[key] = true
 		default:
-			pending = key
+			pending, pendingName = key, spec.name
 		}
 	}
 	if pending != "" {
-		return c.BindError(fmt.Sprintf("Missing an argument for parameter '%s'. Specify a parameter of type 'System.Object' and try again.", pending), "MissingArgument")
+		return c.BindError(fmt.Sprintf("Missing an argument for parameter '%s'. Specify a parameter of type 'System.Object' and try again.", pendingName), "MissingArgument")
 	}
 	for pos := 0; len(positional) > 0; pos++ {
 		spec := c.positional(pos)
@@ -177,10 +194,20 @@ func (c *Call) common(a evaluated) bool {
 			return false
 		}
 		v := strings.ToLower(values.ToStr(a.value))
+		// ActionPreference's numbers: -ea 0 is SilentlyContinue.
+		if n, ok := map[string]string{"0": "silentlycontinue", "1": "stop", "2": "continue", "3": "inquire", "4": "ignore"}[v]; ok {
+			v = n
+		}
 		c.Stop = v == "stop"
 		c.Silent = v == "silentlycontinue" || v == "ignore"
 		return true
-	case "verbose", "debug", "whatif", "confirm":
+	case "verbose", "debug":
+		if c.Shown == nil {
+			c.Shown = map[string]bool{}
+		}
+		c.Shown[name] = a.value == nil || values.ToBool(a.value)
+		return true
+	case "whatif", "confirm":
 		return true
 	}
 	return false
@@ -224,6 +251,14 @@ func (c *Call) Fail(msg, category, target, reason, fqid string) error {
 	c.HadError = true
 	rec := &values.ErrorRecord{Msg: msg, CmdName: c.Cl.Name, Category: category, Target: target, Reason: reason,
 		Fqid: fqid + "," + className(c.Cl.Name), Src: c.I.Src, Pos: c.Cmd.Pos, End: c.Cmd.End}
+	return c.Report(rec)
+}
+
+// Report is a cmdlet's error record as -ErrorAction wants it: thrown
+// (Stop), printed (Continue) or not (SilentlyContinue); each goes to
+// $Error.
+func (c *Call) Report(rec *values.ErrorRecord) error {
+	c.I.RecordError(rec)
 	if c.Stop {
 		return &values.RuntimeError{Rec: rec, Script: c.I.TryDepth == 0}
 	}

@@ -19,6 +19,7 @@ func (i *Interp) ExecList(ctx context.Context, list []lang.Stmt, emit func(any))
 		err := i.exec(ctx, s, emit)
 		var re *values.RuntimeError
 		if errors.As(err, &re) && !re.Script && i.TryDepth == 0 {
+			i.RecordError(re.Rec)
 			i.ErrOut(re.Rec)
 			i.ok = false
 			continue
@@ -63,7 +64,7 @@ func (i *Interp) exec(ctx context.Context, s lang.Stmt, emit func(any)) error {
 	case *lang.TryStmt:
 		return i.try(ctx, s, emit)
 	case *lang.FlowStmt:
-		return i.flow(ctx, s)
+		return i.flow(ctx, s, emit)
 	case *lang.FunctionStmt:
 		i.Funcs[strings.ToLower(s.Name)] = s
 		return nil
@@ -138,6 +139,44 @@ func (i *Interp) foreach(ctx context.Context, s *lang.ForeachStmt, emit func(any
 	return nil
 }
 
+// catching is the first catch block that takes the error: one naming
+// no type, or a type the exception is (about_Try_Catch_Finally); -1 for
+// none.
+func catching(s *lang.TryStmt, rec *values.ErrorRecord) int {
+	for k := range s.Catches {
+		var types []string
+		if k < len(s.CatchTypes) {
+			types = s.CatchTypes[k]
+		}
+		if len(types) == 0 {
+			return k
+		}
+		for _, t := range types {
+			if exceptionIs(rec.ExceptionType(), t) {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
+// exceptionIs tells whether an exception of the full type name full is
+// a typ: the type itself, System.Exception, or RuntimeException for
+// PowerShell's own exceptions (which derive from it).
+func exceptionIs(full, typ string) bool {
+	short := func(s string) string { return strings.ToLower(s[strings.LastIndex(s, ".")+1:]) }
+	t := short(typ)
+	switch {
+	case t == short(full), t == "exception":
+		return true
+	case t == "runtimeexception":
+		return strings.HasPrefix(full, "System.Management.Automation.")
+	case t == "systemexception":
+		return strings.HasPrefix(full, "System.") && !strings.HasPrefix(full, "System.Management.Automation.")
+	}
+	return false
+}
+
 // try runs the body; a terminating error goes to the first catch, with
 // $_ the error. finally always runs.
 func (i *Interp) try(ctx context.Context, s *lang.TryStmt, emit func(any)) error {
@@ -145,10 +184,13 @@ func (i *Interp) try(ctx context.Context, s *lang.TryStmt, emit func(any)) error
 	err := i.ExecList(ctx, s.Body, emit)
 	i.TryDepth--
 	var re *values.RuntimeError
-	if errors.As(err, &re) && len(s.Catches) > 0 {
-		i.Scopes = append(i.Scopes, map[string]any{"_": re.Rec, "psitem": re.Rec})
-		err = i.ExecList(ctx, s.Catches[0], emit)
-		i.Scopes = i.Scopes[:len(i.Scopes)-1]
+	if errors.As(err, &re) {
+		if k := catching(s, re.Rec); k >= 0 {
+			i.RecordError(re.Rec)
+			i.Scopes = append(i.Scopes, map[string]any{"_": re.Rec, "psitem": re.Rec})
+			err = i.ExecList(ctx, s.Catches[k], emit)
+			i.Scopes = i.Scopes[:len(i.Scopes)-1]
+		}
 	}
 	if s.Finally != nil {
 		if ferr := i.ExecList(context.WithoutCancel(ctx), s.Finally, emit); ferr != nil {
@@ -158,7 +200,17 @@ func (i *Interp) try(ctx context.Context, s *lang.TryStmt, emit func(any)) error
 	return err
 }
 
-func (i *Interp) flow(ctx context.Context, s *lang.FlowStmt) error {
+func (i *Interp) flow(ctx context.Context, s *lang.FlowStmt, emit func(any)) error {
+	if s.Kind == "return" {
+		// return 'x' writes 'x' to the output, then leaves
+		// (about_Return).
+		if s.Value != nil {
+			if err := i.exec(ctx, s.Value, emit); err != nil {
+				return err
+			}
+		}
+		return values.ReturnFlow{}
+	}
 	v, err := i.value(ctx, s.Value)
 	if err != nil {
 		return err
@@ -175,8 +227,6 @@ func (i *Interp) flow(ctx context.Context, s *lang.FlowStmt) error {
 			code = n
 		}
 		return values.ExitFlow{Code: code}
-	case "return":
-		return values.ReturnFlow{}
 	case "break":
 		return values.BreakFlow{}
 	case "continue":
@@ -193,9 +243,63 @@ func (i *Interp) flow(ctx context.Context, s *lang.FlowStmt) error {
 		Reason: "RuntimeException", Fqid: msg, Src: i.Src, Pos: s.Pos, End: s.End}}
 }
 
+// assigned is the value an assignment stores. An expression is stored
+// as it is ($a = @(1) is an array of one, $b = $a the same array, as
+// .NET arrays are references); a pipeline's output is collected ($null,
+// one object, or an array).
+func (i *Interp) assigned(ctx context.Context, s lang.Stmt) (any, error) {
+	pl, ok := s.(*lang.PipelineStmt)
+	if !ok || len(pl.Elems) != 1 || pl.Elems[0].Expr == nil || len(pl.Elems[0].Redirs) != 0 {
+		return i.value(ctx, s)
+	}
+	switch pl.Elems[0].Expr.(type) {
+	case *lang.IncExpr:
+		return i.value(ctx, s)
+	}
+	v, err := i.eval(ctx, pl.Elems[0].Expr)
+	if re, ok := err.(*values.RuntimeError); ok && re.Rec.Src == nil {
+		re.Rec.Src, re.Rec.Pos, re.Rec.End = i.Src, pl.Pos, pl.End
+	}
+	return v, err
+}
+
+// assignMany is $a, $b, $rest = 1, 2, 3, 4 (about_Assignment_Operators):
+// each variable takes one value, the last the rest (an array when more
+// than one is left, $null when none).
+func (i *Interp) assignMany(t *lang.ArrayExpr, v any) error {
+	vals := values.ToList(v)
+	for k, item := range t.Items {
+		ve, ok := item.(*lang.VarExpr)
+		if !ok {
+			return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: "The assignment expression is not valid. The input to an assignment operator must be an object that is able to accept assignments, such as a variable or a property.",
+				Category: "ParserError", Reason: "ParentContainsErrorRecordException", Fqid: "InvalidLeftHandSide", Src: i.Src}}
+		}
+		var part any
+		switch {
+		case k == len(t.Items)-1 && k < len(vals):
+			part = values.FromList(vals[k:])
+		case k < len(vals):
+			part = vals[k]
+		}
+		if err := i.SetVar(ve.Name, part); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // assign is $x = ..., $x += ..., $env:X = ..., $a[i] = ..., $o.P = ...
 func (i *Interp) assign(ctx context.Context, s *lang.AssignStmt) error {
-	v, err := i.value(ctx, s.Value)
+	err := i.assignTo(ctx, s)
+	// An error of the assignment itself ($a[10] = 1) points at it.
+	if re, ok := err.(*values.RuntimeError); ok && re.Rec.Src == nil && !re.Rec.NoPos {
+		re.Rec.Src, re.Rec.Pos = i.Src, s.Pos
+	}
+	return err
+}
+
+func (i *Interp) assignTo(ctx context.Context, s *lang.AssignStmt) error {
+	v, err := i.assigned(ctx, s.Value)
 	if err != nil {
 		return err
 	}
@@ -219,6 +323,10 @@ func (i *Interp) assign(ctx context.Context, s *lang.AssignStmt) error {
 	switch t := target.(type) {
 	case *lang.VarExpr:
 		return i.SetVar(t.Name, v)
+	case *lang.ArrayExpr:
+		if s.Op == "=" {
+			return i.assignMany(t, v)
+		}
 	case *lang.IndexExpr:
 		return i.setIndex(ctx, t, v)
 	case *lang.MemberExpr:

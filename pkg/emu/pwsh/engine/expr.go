@@ -132,7 +132,7 @@ func (i *Interp) unary(ctx context.Context, e *lang.UnaryExpr) (any, error) {
 	case "join":
 		return JoinValues(values.ToList(v), ""), nil
 	case "split":
-		return splitString(values.ToStr(v), `\s+`, true)
+		return splitString(strings.TrimSpace(values.ToStr(v)), `\s+`, true, -1)
 	}
 	return nil, nil
 }

@@ -18,6 +18,18 @@ type Formatter struct {
 	pwsh7     bool
 	errWriter func(*values.ErrorRecord)
 	cols      []Column
+	pending   *autoTable // rows of a table sized when it ends
+}
+
+// autoTable is a table of objects without a view of their own (a
+// PSCustomObject of up to four properties): like Out-Default, which
+// collects the objects that come together before it sizes the columns,
+// it prints when the table ends. Numbers are right-aligned.
+type autoTable struct {
+	names  []string
+	right  []bool
+	rows   [][]string
+	widths []int // set once printed: later rows keep these widths
 }
 
 // Column is one column of a table view: its header, width (0: the
@@ -62,6 +74,12 @@ func (f *Formatter) Write(v any) {
 
 // End closes an open table or list.
 func (f *Formatter) End() {
+	if t := f.pending; t != nil {
+		f.pending = nil
+		if t.widths == nil {
+			f.printAuto(t)
+		}
+	}
 	if f.Kind != "" {
 		f.Line("")
 		f.Line("")
@@ -99,12 +117,7 @@ func (f *Formatter) object(o *values.Object) {
 		f.TableRow("path", o, []Column{{"Path", 0, false}})
 	default:
 		if len(o.Names) <= 4 && o.TypeName == "System.Management.Automation.PSCustomObject" {
-			cols := make([]Column, len(o.Names))
-			for k, name := range o.Names {
-				cols[k] = Column{name, max(len(name), len(values.ToStr(o.Props[strings.ToLower(name)]))), false}
-			}
-			cols[len(cols)-1].Width = 0
-			f.TableRow("custom:"+strings.Join(o.Names, ","), o, cols)
+			f.autoRow(o)
 			return
 		}
 		f.listEntry(o)
@@ -188,7 +201,7 @@ func (f *Formatter) listEntry(o *values.Object) {
 			continue
 		}
 		v := o.Props[strings.ToLower(n)]
-		text := values.ToStr(v)
+		text := cellText(v)
 		if h, ok := v.(*values.Hashtable); ok && n == "Headers" {
 			text = values.ToStr(o.Props["headerstext"])
 			_ = h
@@ -211,6 +224,107 @@ func (f *Formatter) hashtable(h *values.Hashtable) {
 	}
 	for _, k := range h.Keys {
 		v, _ := h.Get(k)
-		f.Line(strings.TrimRight(fmt.Sprintf("%-30s %s", k, values.ToStr(v)), " "))
+		f.Line(strings.TrimRight(fmt.Sprintf("%-30s %s", k, cellText(v)), " "))
 	}
+}
+
+// autoRow adds an object to the open auto-sized table, or starts one;
+// the first object's values decide each column's alignment.
+func (f *Formatter) autoRow(o *values.Object) {
+	kind := "custom:" + strings.Join(o.Names, ",")
+	if f.pending != nil && strings.HasPrefix(f.Kind, "custom:") {
+		// Out-Default keeps the first object's columns for the objects
+		// after it, whatever properties they have.
+		kind = f.Kind
+	}
+	if f.Kind != kind || f.pending == nil {
+		f.End()
+		f.Kind = kind
+		t := &autoTable{names: o.Names, right: make([]bool, len(o.Names))}
+		for k, n := range o.Names {
+			switch o.Props[strings.ToLower(n)].(type) {
+			case int, float64:
+				t.right[k] = true
+			}
+		}
+		f.pending = t
+	}
+	row := make([]string, len(f.pending.names))
+	for k, n := range f.pending.names {
+		row[k] = cellText(o.Props[strings.ToLower(n)])
+	}
+	if t := f.pending; t.widths != nil {
+		f.Line(t.line(row))
+		return
+	}
+	f.pending.rows = append(f.pending.rows, row)
+}
+
+// Settle prints a table whose rows are still being collected: the
+// script waits (Start-Sleep), as Out-Default's collection window ends.
+func (f *Formatter) Settle() {
+	if t := f.pending; t != nil && t.widths == nil {
+		f.printAuto(t)
+	}
+}
+
+// printAuto prints a table with each column as wide as its widest cell
+// or header, one space apart; the last column is not padded.
+func (f *Formatter) printAuto(t *autoTable) {
+	t.widths = make([]int, len(t.names))
+	for k, n := range t.names {
+		t.widths[k] = len(n)
+		for _, r := range t.rows {
+			t.widths[k] = max(t.widths[k], len([]rune(r[k])))
+		}
+	}
+	dashes := make([]string, len(t.names))
+	for k, n := range t.names {
+		dashes[k] = strings.Repeat("-", len(n))
+	}
+	f.Line("")
+	f.Line(t.line(t.names))
+	f.Line(t.line(dashes))
+	for _, r := range t.rows {
+		f.Line(t.line(r))
+	}
+}
+
+func (t *autoTable) line(cells []string) string {
+	parts := make([]string, len(cells))
+	for k, c := range cells {
+		switch {
+		case t.right[k]:
+			parts[k] = fmt.Sprintf("%*s", t.widths[k], c)
+		case k == len(cells)-1:
+			parts[k] = c
+		default:
+			parts[k] = fmt.Sprintf("%-*s", t.widths[k], c)
+		}
+	}
+	return strings.TrimRight(strings.Join(parts, " "), " ")
+}
+
+// cellText is a value in a table cell or list entry: a collection is
+// shown in braces, its first four items ($FormatEnumerationLimit) and
+// "..." for the rest.
+func cellText(v any) string {
+	list, ok := v.([]any)
+	if !ok {
+		// A cell shows an object's ToString(): a date in the culture's
+		// form (1/2/2024 12:00:00 AM).
+		if t, isDate := v.(time.Time); isDate {
+			return toString(t, nil)
+		}
+		return values.ToStr(v)
+	}
+	parts := make([]string, 0, min(len(list), 4))
+	for _, e := range list[:min(len(list), 4)] {
+		parts = append(parts, values.ToStr(e))
+	}
+	s := "{" + strings.Join(parts, ", ")
+	if len(list) > 4 {
+		s += "..."
+	}
+	return s + "}"
 }

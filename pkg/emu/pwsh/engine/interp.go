@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/program"
@@ -36,7 +37,9 @@ type Interp struct {
 	ErrOut   func(*values.ErrorRecord)
 	HostOut  io.Writer // Write-Host
 	TryDepth int
-	stop     bool // $ErrorActionPreference = 'Stop'
+	console  *Formatter // the top-level Out-Default
+	errs     []any      // $Error, the newest first
+	stop     bool       // $ErrorActionPreference = 'Stop'
 	// exits run when the session ends: what the process holds open
 	// (an HttpListener's ports) is released as the OS would.
 	exits []func()
@@ -100,6 +103,19 @@ func (i *Interp) GetVar(name string) (any, bool) {
 		return 1, true
 	case "psversiontable":
 		return i.versionTable(), true
+	case "host":
+		return i.Host(), true
+	case "error":
+		return i.errs, true
+	case "iswindows", "iscoreclr":
+		// PowerShell 6+ only (about_Automatic_Variables); 5.1 has none.
+		if i.Pwsh7 {
+			return true, true
+		}
+	case "islinux", "ismacos":
+		if i.Pwsh7 {
+			return false, true
+		}
 	case "erroractionpreference":
 		if i.stop {
 			return "Stop", true
@@ -122,8 +138,15 @@ func (i *Interp) SetVar(name string, v any) error {
 		i.Setenv(name[4:], values.ToStr(v))
 		return nil
 	}
-	for _, scope := range []string{"global:", "script:", "local:", "private:", "variable:"} {
-		lower = strings.TrimPrefix(lower, scope)
+	// $script:x and $global:x are the script's own variable, whichever
+	// function sets them (about_Scopes); the others are the current
+	// scope's.
+	scope := len(i.Scopes) - 1
+	if strings.HasPrefix(lower, "global:") || strings.HasPrefix(lower, "script:") {
+		scope = 0
+	}
+	for _, prefix := range []string{"global:", "script:", "local:", "private:", "variable:"} {
+		lower = strings.TrimPrefix(lower, prefix)
 	}
 	switch lower {
 	case "true", "false", "null", "?", "pwd", "home", "pid", "psversiontable":
@@ -139,7 +162,7 @@ func (i *Interp) SetVar(name string, v any) error {
 	case "erroractionpreference":
 		i.stop = strings.EqualFold(values.ToStr(v), "Stop")
 	}
-	i.Scopes[len(i.Scopes)-1][lower] = v
+	i.Scopes[scope][lower] = v
 	return nil
 }
 
@@ -184,17 +207,58 @@ func (i *Interp) versionTable() *values.Hashtable {
 	os := i.Sys.OS
 	h := values.NewHashtable()
 	if i.Pwsh7 {
-		h.Set("PSVersion", Pwsh7Version)
+		h.Set("PSVersion", Version(Pwsh7Version))
 		h.Set("PSEdition", "Core")
 		h.Set("OS", "Microsoft Windows "+strings.TrimSuffix(os.NTVersion(), ".0"))
 		h.Set("Platform", "Win32NT")
 		return h
 	}
-	h.Set("PSVersion", os.PSVersion)
+	h.Set("PSVersion", Version(os.PSVersion))
 	h.Set("PSEdition", "Desktop")
-	h.Set("BuildVersion", os.Version())
+	h.Set("BuildVersion", Version(os.Version()))
 	h.Set("CLRVersion", "4.0.30319.42000")
 	return h
+}
+
+// RecordError puts an error at the head of $Error
+// (about_Automatic_Variables), once.
+func (i *Interp) RecordError(rec *values.ErrorRecord) {
+	if len(i.errs) > 0 && i.errs[0] == any(rec) {
+		return
+	}
+	i.errs = append([]any{rec}, i.errs...)
+}
+
+// Host is $Host and Get-Host: the console host of the PowerShell that
+// runs.
+func (i *Interp) Host() *values.Object {
+	v := i.Sys.OS.PSVersion
+	if i.Pwsh7 {
+		v = Pwsh7Version
+	}
+	return values.NewObject("System.Management.Automation.Internal.Host.InternalHost", "Name", "ConsoleHost", "Version", Version(v))
+}
+
+// Version is a System.Version: it prints as its text and has the
+// numbered parts as properties (-1 for a part the text lacks, as .NET).
+func Version(text string) *values.Record {
+	parts := []any{"Major", -1, "Minor", -1, "Build", -1, "Revision", -1}
+	for k, f := range strings.SplitN(text, ".", 4) {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			break
+		}
+		parts[2*k+1] = n
+	}
+	return values.NewRecord("System.Version", text, parts...)
+}
+
+// Settle prints what the console formatter still collects, before the
+// script waits.
+func (i *Interp) Settle() {
+	if i.console != nil {
+		i.console.Settle()
+	}
 }
 
 func (i *Interp) Abs(path string) string { return i.Sys.FS.Abs(i.Dir, path) }
@@ -203,6 +267,7 @@ func (i *Interp) Abs(path string) string { return i.Sys.FS.Abs(i.Dir, path) }
 // ended: the exit code of exit, or 0/1 by the last statement's success.
 func (i *Interp) runScript(ctx context.Context, list []lang.Stmt) (int, bool, error) {
 	f := i.NewFormatter(i.out)
+	i.console = f
 	err := i.ExecList(ctx, list, f.Write)
 	f.Flush()
 	var ex values.ExitFlow
@@ -214,6 +279,7 @@ func (i *Interp) runScript(ctx context.Context, list []lang.Stmt) (int, bool, er
 	}
 	var re *values.RuntimeError
 	if errors.As(err, &re) {
+		i.RecordError(re.Rec)
 		i.ErrOut(re.Rec)
 		i.ok = false
 		return 1, false, nil

@@ -31,10 +31,27 @@ func init() {
 		"register-scheduledtask new-psdrive get-acl set-acl restart-computer stop-computer " +
 		"install-windowsfeature get-windowsfeature convertto-json convertfrom-json import-module " +
 		"set-executionpolicy get-counter enable-psremoting get-credential " +
-		"start-transcript stop-process wait-process") {
+		"start-transcript stop-process wait-process " +
+		// Microsoft.PowerShell.Utility, Management and Core cmdlets
+		// scripts use that the emulation lacks: not "not recognized",
+		// but said to be not emulated.
+		"get-member format-table format-list format-wide select-string add-member new-timespan get-random " +
+		"group-object compare-object tee-object get-unique resolve-path push-location pop-location " +
+		"get-variable set-variable new-variable remove-variable clear-variable get-alias set-alias new-alias " +
+		"export-csv import-csv convertto-csv convertfrom-csv convertto-xml convertto-html select-xml " +
+		"set-itemproperty new-itemproperty remove-itemproperty clear-content clear-item invoke-item " +
+		"get-filehash expand-archive compress-archive get-culture get-uiculture get-timezone set-date " +
+		"read-host get-history test-connection start-bitstransfer get-localuser new-localuser add-localgroupmember " +
+		"convertto-securestring convertfrom-securestring") {
 		KnownCmdlets[n] = true
 	}
 }
+
+// removedIn7 are the Windows PowerShell cmdlets PowerShell 7 does not
+// have ("Differences between Windows PowerShell 5.1 and PowerShell 7":
+// the *-EventLog and WMI v1 cmdlets): pwsh reports them not found.
+var removedIn7 = map[string]bool{"get-eventlog": true, "write-eventlog": true, "new-eventlog": true, "remove-eventlog": true,
+	"clear-eventlog": true, "get-wmiobject": true}
 
 // invoke runs a command: a function, a cmdlet, a script file or a
 // program of the image.
@@ -58,14 +75,14 @@ func (i *Interp) invoke(ctx context.Context, c *lang.Command, input []any, piped
 	if canon, ok := Aliases[lower]; ok && !(i.Pwsh7 && (lower == "curl" || lower == "wget")) {
 		lower = canon // PowerShell 7 dropped these two: curl is curl.exe there
 	}
-	if cl, ok := Cmdlets[lower]; ok {
+	if cl, ok := Cmdlets[lower]; ok && !(i.Pwsh7 && removedIn7[lower]) {
 		return i.runCmdlet(ctx, lower, cl, c, args, input, piped, emit)
 	}
 	if KnownCmdlets[lower] {
 		return &values.NotEmulatedError{What: "the cmdlet " + name}
 	}
 	if strings.HasSuffix(lower, ".ps1") && i.FileExists(i.Abs(name)) {
-		return i.runScriptFile(ctx, i.Abs(name), args, emit)
+		return i.runScriptFile(ctx, i.Abs(name), args, emit, c.Invoke == ".")
 	}
 	if _, err := i.Sys.Lookup(name); err == nil {
 		return i.native(ctx, name, args, input, piped, emit)
@@ -223,7 +240,7 @@ func (i *Interp) runFunction(ctx context.Context, f *lang.FunctionStmt, args []e
 
 // runScriptFile runs a .ps1 of the container's filesystem; its exit
 // code becomes $LASTEXITCODE.
-func (i *Interp) runScriptFile(ctx context.Context, path string, args []evaluated, emit func(any)) error {
+func (i *Interp) runScriptFile(ctx context.Context, path string, args []evaluated, emit func(any), dot bool) error {
 	b, err := i.ReadFile(path)
 	if err != nil {
 		return i.fileError(err, path, "")
@@ -235,9 +252,26 @@ func (i *Interp) runScriptFile(ctx context.Context, path string, args []evaluate
 	}
 	oldSrc := i.Src
 	i.Src = []rune(text)
-	i.Scopes = append(i.Scopes, map[string]any{"args": plainArgs(args)})
+	// A dot-sourced script runs in the caller's scope: what it assigns
+	// stays (about_Scripts, "Script scope and dot sourcing").
+	top := len(i.Scopes) - 1
+	if dot {
+		saved, had := i.Scopes[top]["args"]
+		i.Scopes[top]["args"] = plainArgs(args)
+		defer func() {
+			if had {
+				i.Scopes[top]["args"] = saved
+			} else {
+				delete(i.Scopes[top], "args")
+			}
+		}()
+	} else {
+		i.Scopes = append(i.Scopes, map[string]any{"args": plainArgs(args)})
+	}
 	err = i.ExecList(ctx, list, emit)
-	i.Scopes = i.Scopes[:len(i.Scopes)-1]
+	if !dot {
+		i.Scopes = i.Scopes[:len(i.Scopes)-1]
+	}
 	i.Src = oldSrc
 	var ex values.ExitFlow
 	if errors.As(err, &ex) {
@@ -260,12 +294,12 @@ func (i *Interp) ParseFailure(err error, text string) error {
 		return &values.NotEmulatedError{What: un.What}
 	}
 	var se *lang.SyntaxError
-	pos := 0
+	pos, id := 0, "ParseError"
 	if errors.As(err, &se) {
-		pos = se.Pos
+		pos, id = se.Pos, se.ID()
 	}
 	return &values.RuntimeError{Script: true, Rec: &values.ErrorRecord{Msg: err.Error(), Category: "ParserError", Target: "",
-		Reason: "ParseException", Fqid: "UnexpectedToken", Src: []rune(text), Pos: pos, End: pos + 1}}
+		Reason: "ParseException", Fqid: id, Src: []rune(text), Pos: pos, End: pos + 1, Parse: true}}
 }
 
 // fileError is a cmdlet's error for a filesystem failure.

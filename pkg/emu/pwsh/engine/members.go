@@ -32,12 +32,91 @@ func typeName(v any) string {
 		return "datetime"
 	case *values.ScriptBlock:
 		return "management.automation.scriptblock"
+	case *values.ErrorRecord:
+		return "management.automation.errorrecord"
 	case *values.Object:
 		return strings.ToLower(strings.TrimPrefix(x.TypeName, "System."))
 	case values.NetObject:
 		return strings.ToLower(strings.TrimPrefix(x.NetType(), "System."))
 	}
 	return "object"
+}
+
+// addMonths is DateTime.AddMonths: a day past the new month's end is
+// its last day (1/31 plus a month is 2/29 in 2024), not an overflow.
+func addMonths(t time.Time, n int) time.Time {
+	first := time.Date(t.Year(), t.Month(), 1, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), t.Location()).AddDate(0, n, 0)
+	last := first.AddDate(0, 1, -1).Day()
+	return first.AddDate(0, 0, min(t.Day(), last)-1)
+}
+
+// splitAny splits s at every character of seps, keeping empty fields.
+func splitAny(s, seps string) []string {
+	var out []string
+	start := 0
+	for k, r := range s {
+		if strings.ContainsRune(seps, r) {
+			out = append(out, s[start:k])
+			start = k + len(string(r))
+		}
+	}
+	return append(out, s[start:])
+}
+
+// ToCultureString is a value as .NET's ToString() gives it, with the
+// culture (en-US): what Write-Host and String.Format print.
+func ToCultureString(v any) string { return toString(v, nil) }
+
+// toString is a value's .NET ToString(format): unlike PowerShell's
+// [string], a DateTime's ToString() uses the culture (en-US) and a
+// number's takes a format.
+func toString(v any, args []any) string {
+	format := ""
+	if len(args) > 0 {
+		format = values.ToStr(args[0])
+	}
+	switch x := v.(type) {
+	case time.Time:
+		if format == "" {
+			return x.Format("1/2/2006 3:04:05 PM")
+		}
+		return DotnetTime(x, format)
+	case int, float64:
+		if format != "" {
+			return formatSpec(x, format)
+		}
+	case []any:
+		return "System.Object[]" // Object.ToString of an array
+	}
+	return values.ToStr(v)
+}
+
+// fullTypeName is the .NET type of a value as GetType().FullName gives
+// it.
+func fullTypeName(v any) string {
+	switch x := v.(type) {
+	case string:
+		return "System.String"
+	case bool:
+		return "System.Boolean"
+	case int:
+		return "System.Int32"
+	case float64:
+		return "System.Double"
+	case []any:
+		return "System.Object[]"
+	case *values.Hashtable:
+		return "System.Collections.Hashtable"
+	case time.Time:
+		return "System.DateTime"
+	case *values.ScriptBlock:
+		return "System.Management.Automation.ScriptBlock"
+	case *values.ErrorRecord:
+		return "System.Management.Automation.ErrorRecord"
+	case *values.Object:
+		return x.TypeName
+	}
+	return "System.Object"
 }
 
 func (i *Interp) member(ctx context.Context, e *lang.MemberExpr) (any, error) {
@@ -87,6 +166,12 @@ func Property(obj any, name string) any {
 		switch lower {
 		case "count":
 			return len(x.Keys)
+		case "values":
+			out := make([]any, len(x.Keys))
+			for k, key := range x.Keys {
+				out[k], _ = x.Get(key)
+			}
+			return out
 		case "keys":
 			out := make([]any, len(x.Keys))
 			for k, key := range x.Keys {
@@ -113,14 +198,19 @@ func Property(obj any, name string) any {
 		case "dayofweek":
 			return x.Weekday().String()
 		case "ticks":
-			return int(x.Sub(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)) / 100)
+			// 100 ns intervals since 1/1/0001 of the wall-clock time (a
+			// Duration cannot span the two thousand years).
+			y, m, d := x.Date()
+			h, mi, sec := x.Clock()
+			wall := time.Date(y, m, d, h, mi, sec, x.Nanosecond(), time.UTC)
+			return int((wall.Unix()+62135596800)*10000000 + int64(wall.Nanosecond()/100))
 		}
 	case *values.ErrorRecord:
 		switch lower {
 		case "exception":
-			return values.NewObject("System.Exception", "Message", x.Msg)
+			return values.NewObject(x.ExceptionType(), "Message", x.Msg)
 		case "categoryinfo":
-			return x.Category
+			return x.CategoryInfo()
 		case "fullyqualifiederrorid":
 			return x.Fqid
 		}
@@ -172,6 +262,22 @@ func (i *Interp) call(ctx context.Context, e *lang.CallExpr) (any, error) {
 	if obj == nil {
 		return nil, opError("You cannot call a method on a null-valued expression.", "InvokeMethodOnNull")
 	}
+	// Member enumeration (about_Member-Access_Enumeration): a method
+	// the array lacks is called on each of its items.
+	if list, ok := obj.([]any); ok && len(list) > 0 {
+		var out []any
+		for _, item := range list {
+			v, ok, err := i.method(item, name, args)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, &values.NotEmulatedError{What: fmt.Sprintf("the method %s() of [%s]", values.ToStr(nv), typeName(item))}
+			}
+			out = append(out, v)
+		}
+		return values.FromList(out), nil
+	}
 	return nil, &values.NotEmulatedError{What: fmt.Sprintf("the method %s() of [%s]", values.ToStr(nv), typeName(obj))}
 }
 
@@ -184,14 +290,15 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 		return ""
 	}
 	if name == "tostring" {
-		return values.ToStr(obj), true, nil
+		return toString(obj, args), true, nil
 	}
 	if o, ok := obj.(values.NetObject); ok && name == "gettype" {
 		full := o.NetType()
 		return values.NewObject("System.RuntimeType", "Name", full[strings.LastIndex(full, ".")+1:], "FullName", full), true, nil
 	}
 	if name == "gettype" {
-		return values.NewObject("System.RuntimeType", "Name", typeName(obj), "FullName", "System."+typeName(obj)), true, nil
+		full := fullTypeName(obj)
+		return values.NewObject("System.RuntimeType", "Name", full[strings.LastIndex(full, ".")+1:], "FullName", full), true, nil
 	}
 	switch x := obj.(type) {
 	case string:
@@ -202,7 +309,22 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 			}
 			return strings.TrimSpace(x), true, nil
 		case "trimstart":
-			return strings.TrimLeft(x, " \t\r\n"+arg(0)), true, nil
+			if len(args) > 0 {
+				return strings.TrimLeft(x, arg(0)), true, nil
+			}
+			return strings.TrimLeft(x, " \t\r\n"), true, nil
+		case "padleft", "padright":
+			// PadLeft(totalWidth[, paddingChar]): a space by default.
+			w, _ := values.ToInt(args[0])
+			pad := " "
+			if len(args) > 1 && arg(1) != "" {
+				pad = string([]rune(arg(1))[:1])
+			}
+			n := max(0, w-len([]rune(x)))
+			if name == "padleft" {
+				return strings.Repeat(pad, n) + x, true, nil
+			}
+			return x + strings.Repeat(pad, n), true, nil
 		case "trimend":
 			if len(args) > 0 {
 				return strings.TrimRight(x, arg(0)), true, nil
@@ -223,9 +345,23 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 		case "replace":
 			return strings.ReplaceAll(x, arg(0), arg(1)), true, nil
 		case "split":
-			var out []any
-			for _, p := range strings.FieldsFunc(x, func(r rune) bool { return strings.ContainsRune(arg(0), r) }) {
-				out = append(out, p)
+			// .NET keeps empty fields. PowerShell 7 (.NET Core) has
+			// Split(string), which splits on the whole separator;
+			// 5.1 converts it to char[], any of whose characters splits.
+			var parts []string
+			switch {
+			case i.Pwsh7 && len(args) > 0:
+				parts = strings.Split(x, arg(0))
+			default:
+				sep := arg(0)
+				if len(args) == 0 {
+					sep = " \t\r\n"
+				}
+				parts = splitAny(x, sep)
+			}
+			out := make([]any, len(parts))
+			for k, p := range parts {
+				out[k] = p
 			}
 			return out, true, nil
 		case "substring":
@@ -235,8 +371,13 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 			if len(args) > 1 {
 				b, _ = values.ToInt(args[1])
 			}
-			if a < 0 || a+b > len(r) || b < 0 {
-				return nil, true, opError("Exception calling \"Substring\": \"Index and length must refer to a location within the string.\"", "ArgumentOutOfRangeException")
+			switch {
+			case a < 0 || a > len(r):
+				return nil, true, values.MethodError("Substring", len(args), values.Exception("ArgumentOutOfRangeException",
+					"startIndex cannot be larger than length of string.%s", values.ParamName("startIndex")).(*values.DotnetException))
+			case a+b > len(r) || b < 0:
+				return nil, true, values.MethodError("Substring", len(args), values.Exception("ArgumentOutOfRangeException",
+					"Index and length must refer to a location within the string.%s", values.ParamName("length")).(*values.DotnetException))
 			}
 			return string(r[a : a+b]), true, nil
 		}
@@ -262,8 +403,21 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 			x.Set(arg(0), args[1])
 			return nil, true, nil
 		case "add":
+			if _, dup := x.Get(arg(0)); dup {
+				return nil, true, values.MethodError("Add", len(args), values.Exception("ArgumentException",
+					"Item has already been added. Key in dictionary: '%s'  Key being added: '%s'", arg(0), arg(0)).(*values.DotnetException))
+			}
 			x.Set(arg(0), args[1])
 			return nil, true, nil
+		case "getenumerator":
+			// DictionaryEntry objects: Key and Value (Name is Key's
+			// alias), as a pipeline sees them.
+			out := make([]any, len(x.Keys))
+			for k, key := range x.Keys {
+				v, _ := x.Get(key)
+				out[k] = values.NewObject("System.Collections.DictionaryEntry", "Name", key, "Key", key, "Value", v)
+			}
+			return out, true, nil
 		case "remove":
 			x.Remove(arg(0))
 			return nil, true, nil
@@ -278,29 +432,70 @@ func (i *Interp) method(obj any, name string, args []any) (any, bool, error) {
 		case "adddays":
 			n, _ := values.ToNumber(args[0])
 			return x.Add(time.Duration(values.ToFloat(n) * 24 * float64(time.Hour))), true, nil
-		case "addseconds":
-			n, _ := values.ToNumber(args[0])
-			return x.Add(time.Duration(values.ToFloat(n) * float64(time.Second))), true, nil
+		case "addseconds", "addminutes", "addhours", "addmilliseconds":
+			n, _ := values.ToNumber(FirstArg(args))
+			unit := map[string]time.Duration{"addseconds": time.Second, "addminutes": time.Minute, "addhours": time.Hour, "addmilliseconds": time.Millisecond}[name]
+			return x.Add(time.Duration(values.ToFloat(n) * float64(unit))), true, nil
+		case "addmonths", "addyears":
+			n, _ := values.ToInt(FirstArg(args))
+			if name == "addyears" {
+				n *= 12
+			}
+			return addMonths(x, n), true, nil
 		}
 	}
 	return nil, false, nil
 }
 
-// DotnetTime formats a time with a few .NET custom format strings.
-func DotnetTime(t time.Time, f string) string {
-	if f == "" {
-		return values.ToStr(t)
+// toDate is [datetime] of a value: a date, or text in the invariant
+// culture's forms.
+func toDate(v any) (time.Time, bool) {
+	if t, ok := v.(time.Time); ok {
+		return t, true
 	}
-	r := strings.NewReplacer("yyyy", "2006", "MM", "01", "dd", "02", "HH", "15", "mm", "04", "ss", "05", "fff", "000")
-	return t.Format(r.Replace(f))
+	for _, layout := range []string{"01/02/2006 15:04:05", "2006-01-02T15:04:05Z07:00", "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02", "01/02/2006"} {
+		if t, err := time.Parse(layout, values.ToStr(v)); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// netTypes are the .NET names of the numeric types a cast names.
+var netTypes = map[string]string{"int": "Int32", "int32": "Int32", "int64": "Int64", "long": "Int64", "byte": "Byte",
+	"int16": "Int16", "uint32": "UInt32", "uint64": "UInt64", "double": "Double", "float": "Single", "single": "Single",
+	"decimal": "Decimal", "byte[]": "Byte"}
+
+// castError is a failed conversion as PowerShell reports it
+// (PSInvalidCastException: category InvalidArgument); a string that is
+// not a number names the parse failure and the numeric kind.
+func castError(v any, lower string) error {
+	if lower == "datetime" {
+		return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: fmt.Sprintf(`Cannot convert value "%s" to type "System.DateTime". Error: "String was not recognized as a valid DateTime."`, values.ToStr(v)),
+			Category: "InvalidArgument", Reason: "RuntimeException", Fqid: "InvalidCastParseTargetInvocation"}}
+	}
+	name := netTypes[lower]
+	msg := fmt.Sprintf(`Cannot convert value "%s" to type "System.%s".`, values.ToStr(v), name)
+	fqid := "InvalidCastFromStringToInteger"
+	switch name {
+	case "Double", "Single":
+		fqid = "InvalidCastFromStringToDoubleOrSingle"
+	case "Decimal":
+		fqid = "InvalidCastFromStringToDecimal"
+	}
+	if _, ok := v.(string); ok {
+		msg += ` Error: "Input string was not in a correct format."`
+	} else {
+		msg = fmt.Sprintf(`Cannot convert the "%s" value of type "%s" to type "System.%s".`, values.ToStr(v), fullTypeName(v), name)
+		fqid = "ConvertToFinalInvalidCastException"
+	}
+	return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: msg, Category: "InvalidArgument", Reason: "RuntimeException", Fqid: fqid}}
 }
 
 // Cast converts a value to a type written [type].
 func (i *Interp) Cast(typ string, v any) (any, error) {
 	lower := strings.TrimPrefix(strings.ToLower(typ), "system.")
-	bad := func() error {
-		return opError(fmt.Sprintf(`Cannot convert value "%s" to type "System.%s".`, values.ToStr(v), typ), "InvalidCastFromStringToInteger")
-	}
+	bad := func() error { return castError(v, lower) }
 	if o, ok := v.(values.NetObject); ok && CanonicalType(o.NetType()) == lower {
 		return v, nil
 	}
@@ -331,6 +526,12 @@ func (i *Interp) Cast(typ string, v any) (any, error) {
 				n, ok := values.ToInt(e)
 				if !ok || n < 0 || n > 255 {
 					return nil, bad()
+				}
+				list[k] = n
+			case "int[]":
+				n, ok := values.ToInt(e)
+				if !ok {
+					return nil, castError(e, "int")
 				}
 				list[k] = n
 			}
@@ -365,13 +566,8 @@ func (i *Interp) Cast(typ string, v any) (any, error) {
 		}
 		return string(rune(n)), nil
 	case "datetime":
-		if t, ok := v.(time.Time); ok {
+		if t, ok := toDate(v); ok {
 			return t, nil
-		}
-		for _, layout := range []string{"01/02/2006 15:04:05", "2006-01-02T15:04:05Z07:00", "2006-01-02 15:04:05", "2006-01-02", "01/02/2006"} {
-			if t, err := time.Parse(layout, values.ToStr(v)); err == nil {
-				return t, nil
-			}
 		}
 		return nil, bad()
 	case "regex", "scriptblock":

@@ -3,9 +3,11 @@ package engine
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
@@ -13,6 +15,28 @@ import (
 
 func opError(msg, fqid string) error {
 	return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: msg, Category: "InvalidOperation", Reason: "RuntimeException", Fqid: fqid}}
+}
+
+// widen is an integer result as PowerShell types it: Int32 operands
+// whose result leaves Int32 give a Double ([int]::MaxValue + 1 is
+// 2147483648, a Double).
+func widen(a, b, r int) any {
+	in32 := func(n int) bool { return n >= math.MinInt32 && n <= math.MaxInt32 }
+	if in32(a) && in32(b) && !in32(r) {
+		return float64(r)
+	}
+	return r
+}
+
+// Operator applies a binary operator written without its dash ("eq",
+// "clike", "+"), as a script would: Where-Object's comparison
+// parameters use it.
+func (i *Interp) Operator(op string, l, r any) (any, error) { return i.binary(op, l, r) }
+
+// Method calls a .NET method of a value by name (ForEach-Object
+// -MemberName); ok is false when the value has none of that name.
+func (i *Interp) Method(obj any, name string, args []any) (any, bool, error) {
+	return i.method(obj, strings.ToLower(name), args)
 }
 
 // binary applies an operator; the left operand's type decides how the
@@ -49,7 +73,7 @@ func (i *Interp) binary(op string, l, r any) (any, error) {
 	case "join", "ijoin", "cjoin":
 		return JoinValues(values.ToList(l), values.ToStr(r)), nil
 	case "is", "isnot":
-		return (typeName(l) == strings.TrimPrefix(strings.ToLower(values.ToStr(r)), "system.")) == (op == "is"), nil
+		return isType(l, values.ToStr(r)) == (op == "is"), nil
 	case "as":
 		v, err := i.Cast(values.ToStr(r), l)
 		if err != nil {
@@ -130,18 +154,14 @@ func Arith(op string, l, r any) (any, error) {
 		if ok1 {
 			bad = r
 		}
-		return nil, opError(fmt.Sprintf(`Cannot convert value "%s" to type "System.Int32". Error: "Input string was not in a correct format."`, values.ToStr(bad)), "InvalidCastFromStringToInteger")
+		return nil, castError(bad, "int")
 	}
 	ai, aInt := a.(int)
 	bi, bInt := b.(int)
 	if aInt && bInt {
 		switch op {
-		case "+":
-			return ai + bi, nil
-		case "-":
-			return ai - bi, nil
-		case "*":
-			return ai * bi, nil
+		case "+", "-", "*":
+			return widen(ai, bi, map[string]int{"+": ai + bi, "-": ai - bi, "*": ai * bi}[op]), nil
 		case "%":
 			if bi == 0 {
 				return nil, opError("Attempted to divide by zero.", "RuntimeException")
@@ -194,7 +214,15 @@ func (i *Interp) compareOp(op string, fold bool, l, r any) (any, error) {
 	case "replace":
 		return replaceOp(l, r, fold)
 	case "split":
-		return splitString(values.ToStr(l), values.ToStr(r), fold)
+		// -split pattern, max: at most max substrings (about_Split).
+		pattern, limit := r, -1
+		if list, ok := r.([]any); ok && len(list) == 2 {
+			pattern = list[0]
+			if n, ok := values.ToInt(list[1]); ok && n > 0 {
+				limit = n
+			}
+		}
+		return splitString(values.ToStr(l), values.ToStr(pattern), fold, limit)
 	}
 	if list, ok := l.([]any); ok {
 		out := []any{}
@@ -228,17 +256,58 @@ func (i *Interp) compareOne(op string, fold bool, l, r any) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		m := re.FindStringSubmatch(values.ToStr(l))
+		m := re.FindStringSubmatchIndex(values.ToStr(l))
 		if m != nil {
-			h := values.NewHashtable()
-			for k, s := range m {
-				h.Set(strconv.Itoa(k), s)
-			}
-			i.SetVar("Matches", h)
+			i.SetVar("Matches", matches(re, values.ToStr(l), m))
 		}
 		return (m != nil) == (op == "match"), nil
 	}
 	return false, opError("The operator -"+op+" is not supported.", "OperatorNotSupported")
+}
+
+// matches is $Matches: the groups that took part in the match, keyed
+// as .NET numbers them (unnamed groups first, left to right) and named
+// groups by their names.
+func matches(re *regexp.Regexp, s string, m []int) *values.Hashtable {
+	h := values.NewHashtable()
+	names := re.SubexpNames()
+	h.Set("0", s[m[0]:m[1]])
+	n := 1
+	for k := 1; k < len(names); k++ {
+		if names[k] == "" {
+			if m[2*k] >= 0 {
+				h.Set(strconv.Itoa(n), s[m[2*k]:m[2*k+1]])
+			}
+			n++
+		}
+	}
+	for k := 1; k < len(names); k++ {
+		if names[k] != "" && m[2*k] >= 0 {
+			h.Set(names[k], s[m[2*k]:m[2*k+1]])
+		}
+	}
+	return h
+}
+
+// typeAliases are PowerShell's type accelerators for -is.
+var typeAliases = map[string]string{"int": "int32", "long": "int64", "bool": "boolean", "hashtable": "collections.hashtable",
+	"array": "object[]", "scriptblock": "management.automation.scriptblock",
+	"pscustomobject": "management.automation.pscustomobject", "float": "single"}
+
+// isType is -is: every value but $null is an [object] (and a
+// [psobject]).
+func isType(v any, typ string) bool {
+	n := strings.TrimPrefix(strings.ToLower(strings.Trim(typ, "[]")), "system.")
+	if strings.HasSuffix(strings.ToLower(typ), "[]") {
+		n += "[]"
+	}
+	if a, ok := typeAliases[n]; ok {
+		n = a
+	}
+	if n == "object" || n == "psobject" || n == "management.automation.psobject" {
+		return v != nil
+	}
+	return typeName(v) == n
 }
 
 // Equal is -eq between two scalars; fold compares strings without case.
@@ -267,13 +336,26 @@ func Compare(l, r any, fold bool) int {
 		a, b := lang.Btoi(values.ToBool(l)), lang.Btoi(values.ToBool(r))
 		return a - b
 	case time.Time:
-		if t, ok := r.(time.Time); ok {
+		// The right operand converts to the left's type: a date.
+		if t, ok := toDate(r); ok {
 			return l.(time.Time).Compare(t)
 		}
 	}
 	a, b := values.ToStr(l), values.ToStr(r)
-	if fold {
-		a, b = strings.ToLower(a), strings.ToLower(b)
+	if c := strings.Compare(strings.ToLower(a), strings.ToLower(b)); c != 0 || fold {
+		return c
 	}
-	return strings.Compare(a, b)
+	// The culture's order (en-US), not the ordinal one: letters first
+	// without case, then a lower-case letter before its upper case
+	// ('a' -clt 'A' is True).
+	for k, ra := range []rune(a) {
+		rb := []rune(b)[k]
+		if ra != rb {
+			if unicode.IsLower(ra) {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
 }

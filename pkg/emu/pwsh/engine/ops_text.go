@@ -2,9 +2,11 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
@@ -33,7 +35,7 @@ func replaceOp(l, r any, fold bool) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	repl = regexp.MustCompile(`\$(\d+)`).ReplaceAllString(repl, "$${$1}")
+	repl = dotnetSubstitutions(repl, re.NumSubexp())
 	if list, ok := l.([]any); ok {
 		out := make([]any, len(list))
 		for k, e := range list {
@@ -44,12 +46,50 @@ func replaceOp(l, r any, fold bool) (any, error) {
 	return re.ReplaceAllString(values.ToStr(l), repl), nil
 }
 
-func splitString(s, pattern string, fold bool) (any, error) {
+// dotnetSubstitutions turns .NET's replacement syntax into Go's: $1 and
+// ${name} are groups, $& the whole match, $$ a dollar sign; a group the
+// pattern lacks ($5 of two groups) stays as written.
+func dotnetSubstitutions(repl string, groups int) string {
+	var b strings.Builder
+	for k := 0; k < len(repl); k++ {
+		c := repl[k]
+		if c != '$' || k+1 == len(repl) {
+			b.WriteByte(c)
+			continue
+		}
+		switch n := repl[k+1]; {
+		case n == '$':
+			b.WriteString("$$")
+			k++
+		case n == '&':
+			b.WriteString("${0}")
+			k++
+		case n >= '0' && n <= '9':
+			end := k + 1
+			for end < len(repl) && repl[end] >= '0' && repl[end] <= '9' {
+				end++
+			}
+			if n, _ := strconv.Atoi(repl[k+1 : end]); n > groups {
+				b.WriteString("$$" + repl[k+1:end])
+			} else {
+				b.WriteString("${" + repl[k+1:end] + "}")
+			}
+			k = end - 1
+		case n == '{':
+			b.WriteByte('$')
+		default:
+			b.WriteString("$$") // a lone $ is literal in .NET
+		}
+	}
+	return b.String()
+}
+
+func splitString(s, pattern string, fold bool, limit int) (any, error) {
 	re, err := compileRegex(pattern, fold)
 	if err != nil {
 		return nil, err
 	}
-	parts := re.Split(s, -1)
+	parts := re.Split(s, limit)
 	out := make([]any, len(parts))
 	for k, p := range parts {
 		out[k] = p
@@ -66,52 +106,150 @@ func JoinValues(list []any, sep string) string {
 	return strings.Join(parts, sep)
 }
 
-// FormatOp is "{0} {1:N2}" -f a, b (alignment and a few formats).
+// FormatOp is "{0} {1:N2}" -f a, b: .NET's composite formatting
+// (String.Format) with alignment, {{ and }} for braces, and the
+// standard numeric formats N, F, D, X and custom 0/#/, patterns, in
+// the en-US culture of the images; a DateTime takes .NET's custom date
+// formats.
 func FormatOp(f string, args []any) string {
-	re := regexp.MustCompile(`\{(\d+)(,-?\d+)?(:[^}]*)?\}`)
-	return re.ReplaceAllStringFunc(f, func(m string) string {
-		sub := re.FindStringSubmatch(m)
-		n, _ := strconv.Atoi(sub[1])
-		if n >= len(args) {
-			return m
-		}
-		s := values.ToStr(args[n])
-		if sub[3] != "" {
-			s = formatSpec(args[n], sub[3][1:])
-		}
-		if sub[2] != "" {
-			w, _ := strconv.Atoi(sub[2][1:])
-			if w < 0 {
-				s = fmt.Sprintf("%-*s", -w, s)
-			} else {
-				s = fmt.Sprintf("%*s", w, s)
+	var b strings.Builder
+	rs := []rune(f)
+	for k := 0; k < len(rs); k++ {
+		c := rs[k]
+		switch {
+		case c == '{' && k+1 < len(rs) && rs[k+1] == '{', c == '}' && k+1 < len(rs) && rs[k+1] == '}':
+			b.WriteRune(c)
+			k++
+		case c == '{':
+			end := k + 1
+			for end < len(rs) && rs[end] != '}' {
+				end++
 			}
+			if end == len(rs) {
+				b.WriteString(string(rs[k:]))
+				return b.String()
+			}
+			b.WriteString(formatItem(string(rs[k+1:end]), args))
+			k = end
+		default:
+			b.WriteRune(c)
 		}
-		return s
-	})
+	}
+	return b.String()
+}
+
+// formatItem is one {index[,alignment][:format]}.
+func formatItem(item string, args []any) string {
+	item, spec, hasSpec := strings.Cut(item, ":")
+	index, align, _ := strings.Cut(item, ",")
+	n, err := strconv.Atoi(strings.TrimSpace(index))
+	if err != nil || n < 0 || n >= len(args) {
+		return "{" + item + "}"
+	}
+	// String.Format converts with the culture (en-US), not as
+	// PowerShell's [string] does: a date is 3/5/2024 2:07:00 PM.
+	s := toString(args[n], nil)
+	if hasSpec {
+		s = formatSpec(args[n], spec)
+	}
+	if w, err := strconv.Atoi(strings.TrimSpace(align)); err == nil {
+		if w < 0 {
+			s = fmt.Sprintf("%-*s", -w, s)
+		} else {
+			s = fmt.Sprintf("%*s", w, s)
+		}
+	}
+	return s
 }
 
 func formatSpec(v any, spec string) string {
 	if len(spec) == 0 {
 		return values.ToStr(v)
 	}
-	digits, err := strconv.Atoi(spec[1:])
-	if err != nil {
-		digits = 2
+	if t, ok := v.(time.Time); ok {
+		return DotnetTime(t, spec)
 	}
-	switch strings.ToUpper(spec[:1]) {
-	case "N":
-		return strconv.FormatFloat(values.ToFloat(numberOr0(v)), 'f', digits, 64)
-	case "F":
-		return strconv.FormatFloat(values.ToFloat(numberOr0(v)), 'f', digits, 64)
-	case "D":
+	digits, err := strconv.Atoi(spec[1:])
+	if err != nil && len(spec) > 1 {
+		return customNumber(v, spec)
+	}
+	switch spec[:1] {
+	case "N", "n", "F", "f":
+		if err != nil {
+			digits = 2
+		}
+		s := fixed(values.ToFloat(numberOr0(v)), digits)
+		if strings.EqualFold(spec[:1], "n") {
+			s = group(s)
+		}
+		return s
+	case "D", "d":
 		n, _ := values.ToInt(v)
+		if n < 0 {
+			return fmt.Sprintf("-%0*d", digits, -n)
+		}
 		return fmt.Sprintf("%0*d", digits, n)
 	case "X":
 		n, _ := values.ToInt(v)
-		return fmt.Sprintf("%X", n)
+		return fmt.Sprintf("%0*X", digits, n)
+	case "x":
+		n, _ := values.ToInt(v)
+		return fmt.Sprintf("%0*x", digits, n)
 	}
-	return values.ToStr(v)
+	return customNumber(v, spec)
+}
+
+// fixed prints f with the given decimals, a midpoint rounded away from
+// zero as .NET Framework's formatting does ({0:N0} of 2.5 is 3).
+func fixed(f float64, decimals int) string {
+	scale := math.Pow(10, float64(decimals))
+	if r := math.Round(f * scale); !math.IsInf(r, 0) && math.Abs(r) < 1e15 {
+		f = r / scale
+	}
+	return strconv.FormatFloat(f, 'f', decimals, 64)
+}
+
+// group puts the en-US thousands separator into a fixed-point number.
+func group(s string) string {
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	whole, frac, hasFrac := strings.Cut(s, ".")
+	var b strings.Builder
+	for k, c := range whole {
+		if k > 0 && (len(whole)-k)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if hasFrac {
+		return sign + b.String() + "." + frac
+	}
+	return sign + b.String()
+}
+
+// customNumber is a custom numeric format made of 0, #, a comma for
+// grouping and a point ("0.00", "#,##0"); other formats print the
+// value as it is.
+func customNumber(v any, spec string) string {
+	if strings.Trim(spec, "0#,.") != "" {
+		return values.ToStr(v)
+	}
+	_, frac, _ := strings.Cut(spec, ".")
+	s := fixed(values.ToFloat(numberOr0(v)), len(frac))
+	if strings.Contains(strings.SplitN(spec, ".", 2)[0], ",") {
+		s = group(s)
+	}
+	// Optional digits (#) after the point drop trailing zeros.
+	if opt := len(frac) - len(strings.TrimRight(frac, "#")); opt > 0 && strings.Contains(s, ".") {
+		keep := len(s) - opt
+		for len(s) > keep && s[len(s)-1] == '0' {
+			s = s[:len(s)-1]
+		}
+		s = strings.TrimSuffix(s, ".")
+	}
+	return s
 }
 
 func numberOr0(v any) any {

@@ -55,6 +55,18 @@ func (i *Interp) runElement(ctx context.Context, el *lang.Element, input []any, 
 			emit(v)
 			return nil
 		}
+		if v == nil {
+			// $null is one object in a pipeline ($null | % { 1 }
+			// runs once; @($null).Count is 1), unlike @(). A variable
+			// holding what an empty pipeline gave (AutomationNull in
+			// PowerShell: $x = Get-ChildItem *.none) gives nothing; the
+			// interpreter keeps no AutomationNull, so a variable's
+			// $null counts as that.
+			if ve, ok := el.Expr.(*lang.VarExpr); !ok || strings.EqualFold(ve.Name, "null") {
+				emit(nil)
+			}
+			return nil
+		}
 		for _, item := range values.ToList(v) {
 			emit(item)
 		}
@@ -163,10 +175,21 @@ func (i *Interp) Encode(s, encoding string, noBOM bool) []byte {
 			b = append(b, byte(u), byte(u>>8))
 		}
 		return b
-	case "utf8", "utf-8":
-		if !i.Pwsh7 && !noBOM {
+	case "utf8", "utf-8", "utf8bom":
+		// 5.1's UTF8 writes a BOM; PowerShell 7's utf8 is utf8NoBOM
+		// and utf8BOM asks for one (about_Character_Encoding).
+		if (!i.Pwsh7 || enc == "utf8bom") && !noBOM {
 			return append([]byte{0xef, 0xbb, 0xbf}, s...)
 		}
+	case "bigendianunicode":
+		var b []byte
+		if !noBOM {
+			b = []byte{0xfe, 0xff}
+		}
+		for _, u := range utf16.Encode([]rune(s)) {
+			b = append(b, byte(u>>8), byte(u))
+		}
+		return b
 	}
 	return []byte(s)
 }
@@ -178,6 +201,12 @@ func DecodeText(b []byte) string {
 		u := make([]uint16, 0, len(b)/2)
 		for k := 2; k+1 < len(b); k += 2 {
 			u = append(u, uint16(b[k])|uint16(b[k+1])<<8)
+		}
+		return string(utf16.Decode(u))
+	case len(b) >= 2 && b[0] == 0xfe && b[1] == 0xff:
+		u := make([]uint16, 0, len(b)/2)
+		for k := 2; k+1 < len(b); k += 2 {
+			u = append(u, uint16(b[k])<<8|uint16(b[k+1]))
 		}
 		return string(utf16.Decode(u))
 	case len(b) >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf:

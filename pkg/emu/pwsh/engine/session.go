@@ -72,7 +72,6 @@ func (i *Interp) parseError(err error, text string) int {
 	var re *values.RuntimeError
 	if errors.As(i.ParseFailure(err, text), &re) {
 		re.Rec.CmdName = ""
-		re.Rec.Reason = "ParseException"
 		i.ErrOut(re.Rec)
 		return 1
 	}
@@ -129,5 +128,15 @@ func (i *Interp) Interact(ctx context.Context, noLogo bool) int {
 // or string) from a real syntax error.
 func incomplete(err error, text string) bool {
 	var se *lang.SyntaxError
-	return errors.As(err, &se) && se.Pos >= len([]rune(strings.TrimRight(text, "\n")))
+	if !errors.As(err, &se) {
+		return false
+	}
+	// A string or block still open runs on; its error points where it
+	// opened, not at the end.
+	for _, open := range []string{"TerminatorExpectedAtEndOfString", "MissingEndCurlyBrace", "MissingEndParenthesisInExpression", "MissingEndParenthesisInSubexpression"} {
+		if se.ID() == open {
+			return true
+		}
+	}
+	return se.Pos >= len([]rune(strings.TrimRight(text, "\n")))
 }

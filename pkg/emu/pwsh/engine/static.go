@@ -117,7 +117,7 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 	case "net.dns::gethostaddresses", "net.dns::resolve", "net.dns::gethostentry":
 		addrs, err := i.Lookup(ctx, arg(0))
 		if err != nil {
-			return nil, opError(`Exception calling "`+name+`" with "1" argument(s): "No such host is known"`, "SocketException")
+			return nil, values.Exception("SocketException", "No such host is known")
 		}
 		out := make([]any, len(addrs))
 		for k, a := range addrs {
@@ -125,7 +125,11 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 		}
 		return values.FromList(out), nil
 	case "math::round":
-		return math.RoundToEven(num(0)), nil
+		// Round(x) and Round(x, digits): to even, as Math.Round does.
+		scale := math.Pow(10, num(1))
+		return math.RoundToEven(num(0)*scale) / scale, nil
+	case "math::truncate":
+		return math.Trunc(num(0)), nil
 	case "math::floor":
 		return math.Floor(num(0)), nil
 	case "math::ceiling":
@@ -155,7 +159,7 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 	case "io.file::readalltext":
 		b, err := i.ReadFile(i.Abs(arg(0)))
 		if err != nil {
-			return nil, opError(`Exception calling "ReadAllText": "Could not find file '`+i.Abs(arg(0))+`'."`, "FileNotFoundException")
+			return nil, values.MethodError("ReadAllText", len(args), values.Exception("FileNotFoundException", "Could not find file '%s'.", i.Abs(arg(0))).(*values.DotnetException))
 		}
 		return DecodeText(b), nil
 	case "io.file::writealltext":

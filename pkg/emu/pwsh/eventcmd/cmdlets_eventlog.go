@@ -49,23 +49,21 @@ func elError(c *engine.Call, msg, category, target, reason, fqid string) error {
 	c.HadError = true
 	rec := &values.ErrorRecord{Msg: msg, CmdName: c.Cl.Name, Category: category, Target: target, Reason: reason,
 		Fqid: fqid, Src: c.I.Src, Pos: c.Cmd.Pos, End: c.Cmd.End}
-	if c.Stop {
-		return &values.RuntimeError{Rec: rec, Script: c.I.TryDepth == 0}
-	}
-	if !c.Silent {
-		c.I.ErrOut(rec)
-	}
-	return nil
+	return c.Report(rec)
 }
 
 func need(c *engine.Call, names ...string) error {
+	var missing []string
 	for _, n := range names {
 		if !c.Has(n) {
-			// Windows PowerShell prompts for a mandatory parameter; a
-			// container has no console to answer, so it fails as a
-			// non-interactive host does.
-			return c.BindError(fmt.Sprintf("Cannot process command because of one or more missing mandatory parameters: %s.", strings.Join(names, " ")), "MissingMandatoryParameter")
+			missing = append(missing, n)
 		}
+	}
+	if len(missing) > 0 {
+		// Windows PowerShell prompts for a mandatory parameter; a
+		// container has no console to answer, so it fails as a
+		// non-interactive host does, naming the missing ones.
+		return c.BindError(fmt.Sprintf("Cannot process command because of one or more missing mandatory parameters: %s.", strings.Join(missing, " ")), "MissingMandatoryParameter")
 	}
 	return nil
 }
@@ -169,7 +167,7 @@ func getEventLog(_ context.Context, c *engine.Call) error {
 				continue
 			}
 			c.Emit(values.NewObject(eventLogType, "Log", info.Name, "MaximumKilobytes", info.MaxKB, "MinimumRetentionDays", info.RetainDays,
-				"OverflowAction", info.Overflow, "Entries", info.Entries, "LogDisplayName", info.Name, "MachineName", "."))
+				"OverflowAction", info.Overflow, "Entries", values.NewRecord("System.Diagnostics.EventLogEntryCollection", "", "Count", info.Entries), "LogDisplayName", info.Name, "MachineName", "."))
 		}
 		return nil
 	}
@@ -192,7 +190,20 @@ func getEventLog(_ context.Context, c *engine.Call) error {
 		}
 		return false
 	}
-	filtered := c.Has("Source") || c.Has("EntryType") || c.Has("Message") || c.Has("InstanceId") || c.Has("Index")
+	filtered := c.Has("Source") || c.Has("EntryType") || c.Has("Message") || c.Has("InstanceId") || c.Has("Index") ||
+		c.Has("After") || c.Has("Before")
+	// -After and -Before bound the entries' TimeGenerated.
+	var after, before time.Time
+	for name, t := range map[string]*time.Time{"After": &after, "Before": &before} {
+		if !c.Has(name) {
+			continue
+		}
+		v, err := c.I.Cast("datetime", c.Get(name))
+		if err != nil {
+			return err
+		}
+		*t = v.(time.Time)
+	}
 	newest := -1
 	if c.Has("Newest") {
 		newest, _ = values.ToInt(c.Get("Newest"))
@@ -205,6 +216,9 @@ func getEventLog(_ context.Context, c *engine.Call) error {
 			continue
 		}
 		if c.Has("InstanceId") && !intIn(c.Get("InstanceId"), e.EventID) || c.Has("Index") && !intIn(c.Get("Index"), e.Index) {
+			continue
+		}
+		if !after.IsZero() && !e.Time.After(after) || !before.IsZero() && !e.Time.Before(before) {
 			continue
 		}
 		found++
@@ -430,7 +444,7 @@ func eventLogListRow(f *engine.Formatter, o *values.Object) {
 		f.Line(fmt.Sprintf(layout, "------", "------", "--------------", "-------", "---"))
 	}
 	kb, _ := values.ToInt(engine.Property(o, "MaximumKilobytes"))
-	n, _ := values.ToInt(engine.Property(o, "Entries"))
+	n, _ := values.ToInt(engine.Property(engine.Property(o, "Entries"), "Count"))
 	f.Line(fmt.Sprintf(layout, thousands(kb), values.ToStr(engine.Property(o, "MinimumRetentionDays")), values.ToStr(engine.Property(o, "OverflowAction")), thousands(n), values.ToStr(engine.Property(o, "Log"))))
 }
 

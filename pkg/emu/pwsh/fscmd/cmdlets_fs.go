@@ -22,9 +22,15 @@ func init() {
 	engine.Register("Add-Content", "ac", setContent(true), engine.P("Path", 0), engine.P("Value", 1), engine.Sw("NoNewline"), engine.N("Encoding"), engine.Sw("Force"))
 	engine.Register("Out-File", "", outFileCmd, engine.P("FilePath", 0, "Path"), engine.N("InputObject"), engine.N("Encoding"), engine.Sw("Append"), engine.Sw("Force"), engine.Sw("NoNewline"), engine.N("Width"))
 	engine.Register("New-Item", "ni", newItem, engine.P("Path", 0), engine.N("Name"), engine.N("ItemType", "Type"), engine.N("Value"), engine.Sw("Force"))
+	// mkdir is Windows PowerShell's function for New-Item -ItemType
+	// Directory; md its alias.
+	engine.Register("mkdir", "md", func(ctx context.Context, c *engine.Call) error {
+		c.Named["itemtype"] = "Directory"
+		return newItem(ctx, c)
+	}, engine.P("Path", 0), engine.N("Name"), engine.Sw("Force"))
 	engine.Register("Remove-Item", "rm del erase rd rmdir ri", removeItem, engine.P("Path", 0, "LiteralPath"), engine.Sw("Recurse"), engine.Sw("Force"), engine.N("Include"), engine.N("Exclude"))
 	engine.Register("Test-Path", "", testPath, engine.P("Path", 0, "LiteralPath"), engine.N("PathType"), engine.Sw("IsValid"))
-	engine.Register("Get-ChildItem", "ls dir gci", getChildItem, engine.P("Path", 0, "LiteralPath"), engine.P("Filter", 1), engine.Sw("Recurse"), engine.Sw("Force"), engine.Sw("Name"), engine.Sw("File"), engine.Sw("Directory"), engine.N("Include"), engine.N("Depth"))
+	engine.Register("Get-ChildItem", "ls dir gci", getChildItem, engine.P("Path", 0, "LiteralPath"), engine.P("Filter", 1), engine.Sw("Recurse"), engine.Sw("Force"), engine.Sw("Name"), engine.Sw("File"), engine.Sw("Directory"), engine.N("Include"), engine.N("Exclude"), engine.N("Depth"))
 	engine.Register("Get-Item", "gi", getItem, engine.P("Path", 0, "LiteralPath"), engine.Sw("Force"))
 	engine.Register("Copy-Item", "cp copy cpi", copyItem, engine.P("Path", 0), engine.P("Destination", 1), engine.Sw("Recurse"), engine.Sw("Force"))
 	engine.Register("Move-Item", "mv move mi", moveItem, engine.P("Path", 0), engine.P("Destination", 1), engine.Sw("Force"))
@@ -74,7 +80,9 @@ func contentOf(c *engine.Call, path string) error {
 	}
 	text := engine.DecodeText(b)
 	if c.Flag("Raw") {
-		c.Emit(text)
+		if text != "" { // an empty file gives nothing, not ""
+			c.Emit(text)
+		}
 		return nil
 	}
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
@@ -121,7 +129,9 @@ func setContent(appendTo bool) func(context.Context, *engine.Call) error {
 			data := c.I.Encode(b.String(), enc, appendTo && c.I.FileExists(path))
 			if err := c.I.WriteFile(path, data, appendTo); err != nil {
 				if winutil.IsNotExist(err) {
-					err = c.NotFound(path)
+					// The file's directory is missing: .NET's
+					// DirectoryNotFoundException.
+					err = c.Fail("Could not find a part of the path '"+path+"'.", "ObjectNotFound", path, "DirectoryNotFoundException", "GetContentWriterDirectoryNotFoundError")
 				} else {
 					err = ioError(c, err, path)
 				}
@@ -217,6 +227,12 @@ func removeItem(_ context.Context, c *engine.Call) error {
 
 func testPath(_ context.Context, c *engine.Call) error {
 	for _, name := range c.Items("Path") {
+		if c.Flag("IsValid") {
+			// -IsValid asks only whether the path is well-formed
+			// (Path.GetInvalidPathChars), not whether it exists.
+			c.Emit(!strings.ContainsAny(values.ToStr(name), "\"<>|\x00"))
+			continue
+		}
 		paths := resolve(c.I, values.ToStr(name))
 		ok := len(paths) > 0
 		if ok && c.Has("PathType") {
@@ -254,6 +270,27 @@ func getChildItem(_ context.Context, c *engine.Call) error {
 // list emits a directory's children (or a file itself); with -Recurse
 // the subdirectories follow, each after its parent's listing, and -Name
 // gives names relative to the listed directory (rel).
+// withinDepth tells whether -Depth lets the listing go below the
+// directory at rel (its depth is the number of its separators).
+func withinDepth(c *engine.Call, rel string) bool {
+	if !c.Has("Depth") {
+		return true
+	}
+	n, _ := values.ToInt(c.Get("Depth"))
+	return strings.Count(rel, `\`) < n
+}
+
+// anyMatch tells whether a name matches one of -Include's or
+// -Exclude's wildcard patterns.
+func anyMatch(patterns any, name string) bool {
+	for _, p := range values.ToList(patterns) {
+		if engine.Wildcard(values.ToStr(p), name, true) {
+			return true
+		}
+	}
+	return false
+}
+
 func list(c *engine.Call, path, rel string, matched bool) error {
 	fi, err := c.I.Sys.FS.Stat(path)
 	if err != nil {
@@ -270,13 +307,14 @@ func list(c *engine.Call, path, rel string, matched bool) error {
 		isDir := values.ToBool(engine.Property(it, "PSIsContainer"))
 		name := values.ToStr(engine.Property(it, "Name"))
 		show := !(c.Flag("File") && isDir) && !(c.Flag("Directory") && !isDir) &&
-			(!c.Has("Filter") || engine.Wildcard(c.Str("Filter"), name, true))
+			(!c.Has("Filter") || engine.Wildcard(c.Str("Filter"), name, true)) &&
+			(!c.Has("Include") || anyMatch(c.Get("Include"), name)) && !(c.Has("Exclude") && anyMatch(c.Get("Exclude"), name))
 		if show && c.Flag("Name") {
 			c.Emit(rel + name)
 		} else if show {
 			c.Emit(it)
 		}
-		if isDir && c.Flag("Recurse") && fi.IsDir() {
+		if isDir && (c.Flag("Recurse") || c.Has("Depth")) && fi.IsDir() && withinDepth(c, rel) {
 			subdirs = append(subdirs, it)
 		}
 	}

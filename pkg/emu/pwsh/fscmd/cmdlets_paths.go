@@ -70,6 +70,14 @@ func moveItem(_ context.Context, c *engine.Call) error {
 			}
 		}
 		for _, p := range paths {
+			// An existing file is not replaced without -Force (.NET's
+			// File.Move refuses it).
+			if fi, err := c.I.Sys.FS.Stat(into(c.I, p, dst)); err == nil && !fi.IsDir() && !c.Flag("Force") {
+				if err := c.Fail("Cannot create a file when that file already exists.", "WriteError", p, "IOException", "MoveFileInfoItemIOError"); err != nil {
+					return err
+				}
+				continue
+			}
 			if err := c.I.Sys.FS.Rename(p, into(c.I, p, dst)); err != nil {
 				if err := ioError(c, err, p); err != nil {
 					return err

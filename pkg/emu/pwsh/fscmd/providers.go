@@ -89,6 +89,8 @@ func providerPath(i *engine.Interp, path string) (provPath, bool) {
 	if rest == "." {
 		rest = ""
 	}
+	// A leading .\ names the location itself.
+	rest = strings.TrimPrefix(strings.TrimPrefix(rest, `.\`), "./")
 	if cur := strings.Trim(i.Loc[strings.Index(i.Loc, ":")+1:], `\`); cur != "" && !strings.HasPrefix(path, `\`) && rest != "" {
 		rest = cur + `\` + rest
 	} else if rest == "" && !strings.HasPrefix(path, `\`) {

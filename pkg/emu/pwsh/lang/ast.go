@@ -95,7 +95,10 @@ type ForeachStmt struct {
 type TryStmt struct {
 	Body    []Stmt
 	Catches [][]Stmt
-	Finally []Stmt
+	// CatchTypes are the exception types each catch names; none
+	// catches every error.
+	CatchTypes [][]string
+	Finally    []Stmt
 }
 
 // FlowStmt is exit, return, throw, break or continue.

@@ -48,6 +48,44 @@ type SyntaxError struct {
 
 func (e *SyntaxError) Error() string { return e.msg }
 
+// errorIDs are the ParserStrings resource names PowerShell gives its
+// parse errors as FullyQualifiedErrorId, by the message's start.
+var errorIDs = []struct{ prefix, id string }{
+	{"Unexpected token", "UnexpectedToken"},
+	{"Missing closing '}'", "MissingEndCurlyBrace"},
+	{"Missing closing ')' in expression", "MissingEndParenthesisInExpression"},
+	{"Missing closing ')' in subexpression", "MissingEndParenthesisInSubexpression"},
+	{"The string is missing the terminator", "TerminatorExpectedAtEndOfString"},
+	{"You must provide a value expression", "ExpectedValueExpression"},
+	{"An empty pipe element", "EmptyPipeElement"},
+	{"Expressions are only allowed", "ExpressionsMustBeFirstInPipeline"},
+	{"The token '&&'", "InvalidEndOfLine"},
+	{"The token '||'", "InvalidEndOfLine"},
+	{"The '<' operator", "RedirectionNotSupported"},
+	{"Missing property name", "MissingPropertyName"},
+	{"Missing ')' in method call", "MissingEndParenthesisInMethodCall"},
+	{"Missing '=' operator after key", "MissingEqualsInHashLiteral"},
+	{"Missing file specification", "MissingFileSpecification"},
+	{"Missing ] at end of type token", "EndSquareBracketExpectedAtEndOfType"},
+	{"Missing while or until", "MissingWhileOrUntilInDoWhile"},
+	{"Missing variable name after foreach", "MissingVariableNameAfterForeach"},
+	{"Missing 'in' after variable", "MissingInInForeach"},
+	{"The Try statement is missing", "MissingCatchOrFinally"},
+	{"Missing argument in parameter list", "MissingArgument"},
+	{"Missing name after", "MissingNameAfterKeyword"},
+	{"Missing condition in ", "IfStatementMissingCondition"},
+}
+
+// ID is the error's FullyQualifiedErrorId.
+func (e *SyntaxError) ID() string {
+	for _, x := range errorIDs {
+		if strings.HasPrefix(e.msg, x.prefix) {
+			return x.id
+		}
+	}
+	return "ParseError"
+}
+
 func (l *lexer) peekRune(off int) rune {
 	if l.pos+off < len(l.src) {
 		return l.src[l.pos+off]
@@ -153,7 +191,9 @@ func (l *lexer) exprToken() (token, error) {
 		return tok(tPunct, ".", 1)
 	case (c == '+' || c == '-') && c1 == c:
 		return tok(tPunct, string([]rune{c, c}), 2)
-	case c == '-' && unicode.IsLetter(c1):
+	case isDash(c) && unicode.IsLetter(c1):
+		// PowerShell takes the en dash, em dash and horizontal bar for
+		// a hyphen (text pasted from documents has them).
 		end := l.pos + 1
 		for end < len(l.src) && unicode.IsLetter(l.src[end]) {
 			end++
@@ -184,6 +224,8 @@ func (l *lexer) exprToken() (token, error) {
 	return token{}, &SyntaxError{start, fmt.Sprintf("Unexpected token '%c' in expression or statement.", c)}
 }
 
+func isDash(c rune) bool { return c == '-' || c == '–' || c == '—' || c == '―' }
+
 // DashOps are the operators written -name.
 var DashOps = map[string]bool{}
 
@@ -191,7 +233,9 @@ func init() {
 	for _, op := range strings.Fields("and or xor not band bor bxor bnot f is isnot as join split replace " +
 		"eq ne gt ge lt le like notlike match notmatch contains notcontains in notin") {
 		DashOps[op] = true
-		if !strings.Contains("and or xor not band bor bxor bnot f is isnot as join", op) {
+		// Every comparison has i- and c- forms (-cin, -ilike); the
+		// logical, bitwise, type and join operators have none.
+		if !strings.Contains(" and or xor not band bor bxor bnot f is isnot as join ", " "+op+" ") {
 			DashOps["i"+op] = true
 			DashOps["c"+op] = true
 		}
@@ -322,7 +366,7 @@ func (l *lexer) number() (token, error) {
 func (l *lexer) commandToken() (token, error) {
 	start := l.pos
 	c, c1 := l.src[l.pos], l.peekRune(1)
-	if (c == '-' || c == '–') && (unicode.IsLetter(c1) || c1 == '_' || c1 == '?') {
+	if isDash(c) && (unicode.IsLetter(c1) || c1 == '_' || c1 == '?') {
 		end := l.pos + 1
 		for end < len(l.src) && (unicode.IsLetter(l.src[end]) || unicode.IsDigit(l.src[end]) || strings.ContainsRune("_-?", l.src[end])) {
 			end++

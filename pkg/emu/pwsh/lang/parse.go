@@ -9,8 +9,9 @@ import (
 // parser is a recursive-descent parser over the lexer. Its first error
 // sticks: after it every token reads as the end, so loops end.
 type parser struct {
-	lx  lexer
-	err error
+	lx     lexer
+	err    error
+	lastOp string // the binary operator read last, for its error
 }
 
 // UnsupportedError is a construct the interpreter does not follow.
@@ -86,9 +87,24 @@ func tokenText(t token) string {
 }
 
 func (p *parser) expect(s string) {
+	p.expectClosing(s, "")
+}
+
+// expectClosing is expect for the end of a block or of parentheses;
+// at the end of the script PowerShell names what is left open
+// (ParserStrings MissingEndCurlyBrace, MissingEndParenthesisIn...).
+func (p *parser) expectClosing(s, what string) {
 	p.skipNewlines()
 	t := p.next(false)
-	if !isPunct(t, s) && p.err == nil {
+	if isPunct(t, s) || p.err != nil {
+		return
+	}
+	switch {
+	case t.kind == tEOF && s == "}":
+		p.fail(t.pos, "Missing closing '}' in statement block or type definition.")
+	case t.kind == tEOF && s == ")" && what != "":
+		p.fail(t.pos, "Missing closing ')' in "+what+".")
+	default:
 		p.fail(t.pos, fmt.Sprintf("Missing '%s' in statement.", s))
 	}
 }
@@ -137,7 +153,7 @@ func (p *parser) startsExpression() bool {
 	p.lx.skip()
 	c, c1 := p.lx.peekRune(0), p.lx.peekRune(1)
 	switch {
-	case c == '$' || c == '(' || c == '@' || c == '[' || c == '!' || c == ',' || c == '+':
+	case c == '$' || c == '(' || c == '@' || c == '[' || c == '!' || c == ',' || c == '+' || c == '{':
 		return true
 	case isSingleQuote(c) || isDoubleQuote(c):
 		return true
@@ -210,6 +226,10 @@ func (p *parser) pipeline() Stmt {
 	for p.err == nil && isPunct(p.peek(false), "|") {
 		p.next(false)
 		p.skipNewlines()
+		if p.lx.skip(); p.lx.pos >= len(p.lx.src) {
+			p.fail(p.lx.pos, "An empty pipe element is not allowed.")
+			return nil
+		}
 		if p.startsExpression() && !strings.HasPrefix(string(p.lx.src[p.lx.pos:]), "$") {
 			p.fail(p.lx.pos, "Expressions are only allowed as the first element of a pipeline.")
 			return nil

@@ -6,7 +6,9 @@ import (
 	"unicode"
 )
 
-// precedence of binary operators, loosest first.
+// precedence of binary operators, loosest first, as
+// about_Operator_Precedence lists them: the bitwise operators bind
+// tighter than the comparisons (5 -band 3 -eq 1 is True).
 func precedence(t token) int {
 	switch {
 	case t.kind == tDashOp:
@@ -14,13 +16,13 @@ func precedence(t token) int {
 		case "and", "or", "xor":
 			return 1
 		case "band", "bor", "bxor":
-			return 2
+			return 3
 		case "f":
 			return 6
 		case "not", "bnot":
 			return 0
 		}
-		return 3 // comparison, -replace, -split, -join, -is, -as
+		return 2 // comparison, -replace, -split, -join, -is, -as
 	case t.kind == tOp && (t.text == "+" || t.text == "-"):
 		return 4
 	case t.kind == tOp && (t.text == "*" || t.text == "/" || t.text == "%"):
@@ -59,6 +61,7 @@ func (p *parser) binary(min int, comma bool) Expr {
 			l = &ArrayExpr{items}
 			continue
 		}
+		p.lastOp = tokenText(t)
 		r := p.binary(prec+1, comma)
 		l = &BinExpr{Op: t.text, L: l, R: r}
 	}
@@ -137,6 +140,10 @@ func (p *parser) rest() string {
 func (p *parser) postfix(x Expr) Expr {
 	for p.err == nil && x != nil && p.lx.pos < len(p.lx.src) {
 		c, c1 := p.lx.peekRune(0), p.lx.peekRune(1)
+		if c == '.' && (c1 == 0 || c1 == '\n' || c1 == '\r') {
+			p.fail(p.lx.pos+1, "Missing property name after reference operator.")
+			return nil
+		}
 		switch {
 		case c == ':' && c1 == ':', c == '.' && (c1 == '_' || unicode.IsLetter(c1) || c1 == '$' || isSingleQuote(c1) || isDoubleQuote(c1)):
 			static := c == ':'
@@ -223,14 +230,14 @@ func (p *parser) primary() Expr {
 		switch t.text {
 		case "$(", "@(":
 			list := p.statements(")")
-			p.expect(")")
+			p.expectClosing(")", "subexpression")
 			return &SubExpr{Stmts: list, Array: t.text == "@("}
 		case "@{":
 			return p.hashLiteral()
 		case "(":
 			p.skipNewlines()
 			s := p.statement()
-			p.expect(")")
+			p.expectClosing(")", "expression")
 			return &ParenExpr{s}
 		case "{":
 			start := p.lx.pos
@@ -244,7 +251,7 @@ func (p *parser) primary() Expr {
 		}
 	case tEOF:
 		if p.err == nil {
-			p.fail(t.pos, "You must provide a value expression following the operator.")
+			p.fail(t.pos, fmt.Sprintf("You must provide a value expression following the '%s' operator.", p.lastOp))
 		}
 		return nil
 	}

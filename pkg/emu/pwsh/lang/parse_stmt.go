@@ -27,13 +27,36 @@ func (p *parser) peekKeyword(words ...string) string {
 	return ""
 }
 
+// missingCondition reports an if whose script ends at "if (", as
+// PowerShell's parser does (ParserStrings IfStatementMissingCondition).
+func (p *parser) missingCondition(kw string) bool {
+	save := p.lx.pos
+	p.skipNewlines()
+	if p.lx.peekRune(0) == '(' {
+		p.lx.pos++
+		p.skipNewlines()
+		if p.lx.skip(); p.lx.pos >= len(p.lx.src) {
+			p.fail(p.lx.pos, "Missing condition in "+kw+" statement after '"+kw+" ('.")
+			return true
+		}
+	}
+	p.lx.pos = save
+	return false
+}
+
 func (p *parser) ifStatement(token) Stmt {
 	s := &IfStmt{}
+	if p.missingCondition("if") {
+		return nil
+	}
 	s.Conds = append(s.Conds, p.condition())
 	s.Bodies = append(s.Bodies, p.block())
 	for p.err == nil {
 		switch p.peekKeyword("elseif", "else") {
 		case "elseif":
+			if p.missingCondition("elseif") {
+				return nil
+			}
 			s.Conds = append(s.Conds, p.condition())
 			s.Bodies = append(s.Bodies, p.block())
 		case "else":
@@ -106,19 +129,42 @@ func (p *parser) foreachStatement(t token) Stmt {
 	return &ForeachStmt{V: v.text, Coll: coll, Body: p.block()}
 }
 
+// typeName reads a type literal [Name] (nested brackets included, as
+// in [string[]]) and gives the name.
+func (p *parser) typeName() string {
+	p.lx.skip()
+	start, depth := p.lx.pos, 0
+	for ; p.lx.pos < len(p.lx.src); p.lx.pos++ {
+		switch p.lx.src[p.lx.pos] {
+		case '[':
+			depth++
+		case ']':
+			depth--
+		}
+		if depth == 0 {
+			p.lx.pos++
+			return strings.TrimSpace(string(p.lx.src[start+1 : p.lx.pos-1]))
+		}
+	}
+	p.fail(start, "Missing ] at end of type token.")
+	return ""
+}
+
 func (p *parser) tryStatement(token) Stmt {
 	s := &TryStmt{Body: p.block()}
 	for p.err == nil {
 		switch p.peekKeyword("catch", "finally") {
 		case "catch":
-			for p.err == nil && isPunct(p.peek(false), "[") { // catch [Type]: every error is caught
-				p.typeOrCast()
+			var types []string
+			for p.err == nil && isPunct(p.peek(false), "[") { // catch [Type1], [Type2]
+				types = append(types, p.typeName())
 				if isPunct(p.peek(false), ",") {
 					p.next(false)
 					p.skipNewlines()
 				}
 			}
 			s.Catches = append(s.Catches, p.block())
+			s.CatchTypes = append(s.CatchTypes, types)
 		case "finally":
 			s.Finally = p.block()
 			if s.Finally == nil {
@@ -140,7 +186,7 @@ func (p *parser) tryStatement(token) Stmt {
 func (p *parser) functionStatement(t token) Stmt {
 	name := p.next(true)
 	if name.kind != tWord {
-		p.fail(name.pos, "Missing function name after function keyword.")
+		p.fail(name.pos, "Missing name after function keyword.")
 		return nil
 	}
 	s := &FunctionStmt{Name: name.text}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,17 +22,31 @@ import (
 )
 
 func init() {
-	engine.Register("Invoke-WebRequest", "iwr curl wget", invokeWebRequest, engine.P("Uri", 0), engine.Sw("UseBasicParsing"), engine.N("Method"), engine.N("TimeoutSec"), engine.N("OutFile"), engine.Sw("SkipCertificateCheck"), engine.N("Headers"))
-	engine.Register("Invoke-RestMethod", "irm", invokeWebRequest, engine.P("Uri", 0), engine.Sw("UseBasicParsing"), engine.N("Method"), engine.N("TimeoutSec"), engine.N("OutFile"), engine.Sw("SkipCertificateCheck"), engine.N("Headers"))
-	engine.Register("Test-NetConnection", "tnc", testNetConnection, engine.P("ComputerName", 0, "RemoteAddress", "cn"), engine.P("Port", 1, "RemotePort"), engine.N("CommonTCPPort"), engine.Sw("InformationLevel"))
+	engine.Register("Invoke-WebRequest", "iwr curl wget", invokeWebRequest, engine.P("Uri", 0), engine.Sw("UseBasicParsing"), engine.N("Method"), engine.N("TimeoutSec"), engine.N("OutFile"), engine.Sw("SkipCertificateCheck"), engine.N("Headers"), engine.N("Body"), engine.N("ContentType"))
+	engine.Register("Invoke-RestMethod", "irm", invokeWebRequest, engine.P("Uri", 0), engine.Sw("UseBasicParsing"), engine.N("Method"), engine.N("TimeoutSec"), engine.N("OutFile"), engine.Sw("SkipCertificateCheck"), engine.N("Headers"), engine.N("Body"), engine.N("ContentType"))
+	engine.Register("Test-NetConnection", "tnc", testNetConnection, engine.P("ComputerName", 0, "RemoteAddress", "cn"), engine.P("Port", 1, "RemotePort"), engine.N("CommonTCPPort"), engine.N("InformationLevel"))
 	engine.Register("Resolve-DnsName", "", resolveDNSName, engine.P("Name", 0), engine.P("Type", 1), engine.N("Server"))
 }
 
 func invokeWebRequest(ctx context.Context, c *engine.Call) error {
 	uri := c.Str("Uri")
 	secs, _ := values.ToInt(c.Get("TimeoutSec"))
-	resp, err := winutil.Get(ctx, c.I.Sys, winutil.Request{Method: strings.ToUpper(c.Str("Method")), URL: uri,
-		Insecure: c.Flag("SkipCertificateCheck"), Timeout: time.Duration(secs) * time.Second})
+	req := winutil.Request{Method: strings.ToUpper(c.Str("Method")), URL: uri,
+		Insecure: c.Flag("SkipCertificateCheck"), Timeout: time.Duration(secs) * time.Second, Header: http.Header{}}
+	// -Headers, -ContentType and -Body go with the request.
+	if h, ok := c.Get("Headers").(*values.Hashtable); ok {
+		for _, k := range h.Keys {
+			v, _ := h.Get(k)
+			req.Header.Set(k, values.ToStr(v))
+		}
+	}
+	if c.Has("ContentType") {
+		req.Header.Set("Content-Type", c.Str("ContentType"))
+	}
+	if c.Has("Body") {
+		req.Body = []byte(c.Str("Body"))
+	}
+	resp, err := winutil.Get(ctx, c.I.Sys, req)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -52,6 +67,18 @@ func invokeWebRequest(ctx context.Context, c *engine.Call) error {
 		return c.I.WriteFile(c.I.Abs(c.Str("OutFile")), resp.Body, false)
 	}
 	if strings.EqualFold(c.Cl.Name, "Invoke-RestMethod") {
+		// A JSON response is converted to objects (an array's items are
+		// written one by one); other text is the body as a string.
+		if strings.Contains(resp.Header.Get("Content-Type"), "json") {
+			v, err := fromJSON(resp.Body)
+			if err != nil {
+				return c.Fail("Invalid JSON primitive: "+string(resp.Body), "NotSpecified", "", "ArgumentException", "System.ArgumentException")
+			}
+			for _, item := range values.ToList(v) {
+				c.Emit(item)
+			}
+			return nil
+		}
 		c.Emit(string(resp.Body))
 		return nil
 	}
@@ -119,8 +146,8 @@ func testNetConnection(ctx context.Context, c *engine.Call) error {
 	addrs, err := c.I.Lookup(ctx, host)
 	if err != nil {
 		fmt.Fprintf(c.I.HostOut, "WARNING: Name resolution of %s failed%s", host, values.NL)
-		c.Emit(values.NewObject("TestNetConnectionResult", "ComputerName", host, "RemoteAddress", nil, "InterfaceAlias", nil,
-			"SourceAddress", nil, "PingSucceeded", false))
+		emitResult(c, values.NewObject("TestNetConnectionResult", "ComputerName", host, "RemoteAddress", nil, "InterfaceAlias", nil,
+			"SourceAddress", nil, "PingSucceeded", false), false)
 		return nil
 	}
 	src := winutil.PodIP(c.I.Sys)
@@ -142,7 +169,7 @@ func testNetConnection(ctx context.Context, c *engine.Call) error {
 		if pinged {
 			o.Set("PingReplyDetails (RTT)", "0 ms")
 		}
-		c.Emit(o)
+		emitResult(c, o, pinged)
 		return nil
 	}
 	ok := false
@@ -160,8 +187,18 @@ func testNetConnection(ctx context.Context, c *engine.Call) error {
 	o.Set("InterfaceAlias", "vEthernet (Ethernet)")
 	o.Set("SourceAddress", src)
 	o.Set("TcpTestSucceeded", ok)
-	c.Emit(o)
+	emitResult(c, o, ok)
 	return nil
+}
+
+// emitResult is Test-NetConnection's output: the result object, or with
+// -InformationLevel Quiet only whether the test succeeded.
+func emitResult(c *engine.Call, o *values.Object, ok bool) {
+	if strings.EqualFold(c.Str("InformationLevel"), "Quiet") {
+		c.Emit(ok)
+		return
+	}
+	c.Emit(o)
 }
 
 func resolveDNSName(ctx context.Context, c *engine.Call) error {

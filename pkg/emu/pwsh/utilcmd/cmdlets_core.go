@@ -7,6 +7,7 @@ package utilcmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -23,17 +24,22 @@ func init() {
 	engine.Register("Write-Output", "echo write", writeOutput, engine.Rest("InputObject"), engine.Sw("NoEnumerate"))
 	engine.Register("Write-Error", "", writeError, engine.P("Message", 0), engine.N("Category"), engine.N("ErrorId"))
 	engine.Register("Write-Warning", "", writeStream("WARNING: "), engine.P("Message", 0))
-	engine.Register("Write-Verbose", "", writeStream(""), engine.P("Message", 0))
-	engine.Register("Write-Debug", "", writeStream(""), engine.P("Message", 0))
+	engine.Register("Write-Verbose", "", writeStream("VERBOSE: "), engine.P("Message", 0))
+	engine.Register("Write-Debug", "", writeStream("DEBUG: "), engine.P("Message", 0))
 	engine.Register("Write-Information", "", writeStream("+"), engine.P("MessageData", 0))
 	engine.Register("Out-Null", "", func(context.Context, *engine.Call) error { return nil }, engine.N("InputObject"))
 	engine.Register("Out-Default", "", passThrough, engine.N("InputObject"))
 	engine.Register("Out-Host", "oh", passThrough, engine.N("InputObject"))
 	engine.Register("Out-String", "", outString, engine.N("InputObject"), engine.Sw("Stream"), engine.N("Width"))
 	engine.Register("ForEach-Object", "% foreach", forEachObject, engine.P("Process", 0), engine.N("Begin"), engine.N("End"), engine.P("MemberName", 1))
-	engine.Register("Where-Object", "? where", whereObject, engine.P("FilterScript", 0), engine.P("Value", 1))
+	where := []engine.Param{engine.P("FilterScript", 0, "Property"), engine.P("Value", 1)}
+	for _, op := range whereOps {
+		where = append(where, engine.Sw(op))
+	}
+	engine.Register("Where-Object", "? where", whereObject, where...)
 	engine.Register("Select-Object", "select", selectObject, engine.P("Property", 0), engine.N("First"), engine.N("Last"), engine.N("Skip"), engine.N("ExpandProperty"), engine.Sw("Unique"))
-	engine.Register("Measure-Object", "measure", measureObject, engine.P("Property", 0), engine.Sw("Sum"), engine.Sw("Line"))
+	engine.Register("Measure-Object", "measure", measureObject, engine.P("Property", 0), engine.Sw("Sum"), engine.Sw("Average"),
+		engine.Sw("Maximum"), engine.Sw("Minimum"), engine.Sw("Line"), engine.Sw("Word"), engine.Sw("Character"))
 	engine.Register("Sort-Object", "sort", sortObject, engine.P("Property", 0), engine.Sw("Descending"), engine.Sw("Unique"))
 	engine.Register("Start-Sleep", "sleep", startSleep, engine.P("Seconds", 0, "s"), engine.N("Milliseconds", "ms", "m"), engine.N("Duration"))
 	engine.Register("Get-Date", "", getDate, engine.P("Date", 0), engine.N("Format"), engine.N("UFormat"))
@@ -41,6 +47,13 @@ func init() {
 	engine.Register("Get-Process", "ps gps", getProcess, engine.P("Name", 0), engine.N("Id"))
 	engine.Register("Get-Command", "gcm", getCommand, engine.P("Name", 0))
 	engine.Register("Get-Host", "", getHost)
+	// Get-Command's table view, shared with the aliases and functions
+	// of their drives.
+	for _, t := range []string{"System.Management.Automation.CmdletInfo", "System.Management.Automation.ApplicationInfo"} {
+		engine.RegisterFormat(t, func(f *engine.Formatter, o *values.Object) {
+			f.TableRow("command", o, []engine.Column{{Name: "CommandType", Width: 15}, {Name: "Name", Width: 50}, {Name: "Version", Width: 10}, {Name: "Source"}})
+		})
+	}
 	engine.Register("Clear-Host", "cls clear", func(_ context.Context, c *engine.Call) error {
 		io.WriteString(c.I.HostOut, "\x1b[2J\x1b[H")
 		return nil
@@ -66,7 +79,9 @@ func writeHost(_ context.Context, c *engine.Call) error {
 		if list, ok := v.([]any); ok {
 			parts = append(parts, engine.JoinValues(list, sep))
 		} else {
-			parts = append(parts, values.ToStr(v))
+			// Write-Host prints an object's ToString(): a date in the
+			// culture's form, not PowerShell's invariant one.
+			parts = append(parts, engine.ToCultureString(v))
 		}
 	}
 	text := strings.Join(parts, sep)
@@ -78,6 +93,11 @@ func writeHost(_ context.Context, c *engine.Call) error {
 }
 
 func writeOutput(_ context.Context, c *engine.Call) error {
+	// -NoEnumerate passes an array given as the argument as one object.
+	if c.Flag("NoEnumerate") && c.Has("InputObject") {
+		c.Emit(values.FromList(values.ToList(c.Get("InputObject"))))
+		return nil
+	}
 	for _, v := range c.Items("InputObject") {
 		if list, ok := v.([]any); ok && !c.Flag("NoEnumerate") {
 			for _, e := range list {
@@ -103,24 +123,44 @@ func writeError(_ context.Context, c *engine.Call) error {
 	if c.I.Src != nil {
 		rec.Invoked = strings.TrimSpace(string(c.I.Src[c.Cmd.Pos:min(c.Cmd.End, len(c.I.Src))]))
 	}
-	if c.Stop {
-		return &values.RuntimeError{Rec: rec, Script: c.I.TryDepth == 0}
+	// -Category and -ErrorId replace the record's category and id.
+	if c.Has("Category") {
+		rec.Category = c.Str("Category")
 	}
-	if !c.Silent {
-		c.I.ErrOut(rec)
+	if c.Has("ErrorId") {
+		rec.Fqid = c.Str("ErrorId")
 	}
-	return nil
+	return c.Report(rec)
 }
 
 // writeStream is Write-Warning and friends; only warnings show by
 // default.
 func writeStream(prefix string) func(context.Context, *engine.Call) error {
 	return func(_ context.Context, c *engine.Call) error {
-		if prefix == "WARNING: " {
+		if shown(c, prefix) {
 			io.WriteString(c.I.HostOut, prefix+c.Str("Message")+values.NL)
 		}
 		return nil
 	}
+}
+
+// shown tells whether a stream's message is shown: warnings are, by
+// default; verbose and debug messages with -Verbose/-Debug or their
+// preference variable set to Continue (about_Preference_Variables).
+// Information messages are not shown by default in 5.1 or 7.
+func shown(c *engine.Call, prefix string) bool {
+	switch prefix {
+	case "WARNING: ":
+		return true
+	case "VERBOSE: ", "DEBUG: ":
+		name := strings.ToLower(strings.TrimSuffix(prefix, ": "))
+		if on, given := c.Shown[name]; given {
+			return on
+		}
+		pref, _ := c.I.GetVar(name + "preference")
+		return strings.EqualFold(values.ToStr(pref), "Continue")
+	}
+	return false
 }
 
 func outString(_ context.Context, c *engine.Call) error {
@@ -162,7 +202,11 @@ func eachInput(c *engine.Call, ctx context.Context, sb *values.ScriptBlock, item
 			}
 		}
 	}()
-	return c.I.ExecList(ctx, sb.Stmts, emit)
+	// return ends this item's run of the block only (about_Return).
+	if err := c.I.ExecList(ctx, sb.Stmts, emit); !errors.As(err, new(values.ReturnFlow)) {
+		return err
+	}
+	return nil
 }
 
 func forEachObject(ctx context.Context, c *engine.Call) error {
@@ -181,8 +225,17 @@ func forEachObject(ctx context.Context, c *engine.Call) error {
 			if err := eachInput(c, ctx, sb, item, c.Emit); err != nil {
 				return err
 			}
-		default: // % Name: a property
-			if v := engine.Property(item, values.ToStr(sb)); v != nil {
+		default: // % Name: a property, else a method
+			name := values.ToStr(sb)
+			if v := engine.Property(item, name); v != nil {
+				c.Emit(v)
+				continue
+			}
+			v, ok, err := c.I.Method(item, name, nil)
+			if err != nil {
+				return err
+			}
+			if ok && v != nil {
 				c.Emit(v)
 			}
 		}
@@ -193,11 +246,32 @@ func forEachObject(ctx context.Context, c *engine.Call) error {
 	return nil
 }
 
+// whereOps are Where-Object's comparison parameters (its simplified
+// syntax: Where-Object Length -gt 2), each PowerShell's operator.
+var whereOps = []string{"EQ", "NE", "GT", "GE", "LT", "LE", "Like", "NotLike", "Match", "NotMatch", "Contains", "NotContains",
+	"In", "NotIn", "Is", "IsNot", "CEQ", "CNE", "CGT", "CGE", "CLT", "CLE", "CLike", "CNotLike", "CMatch", "CNotMatch",
+	"CContains", "CNotContains", "CIn", "CNotIn"}
+
 func whereObject(ctx context.Context, c *engine.Call) error {
+	op := ""
+	for _, o := range whereOps {
+		if c.Flag(o) {
+			op = strings.ToLower(o)
+		}
+	}
 	for _, item := range c.Input {
 		sb, ok := c.Get("FilterScript").(*values.ScriptBlock)
 		if !ok {
-			if values.ToBool(engine.Property(item, c.Str("FilterScript"))) {
+			v := engine.Property(item, c.Str("FilterScript"))
+			keep := values.ToBool(v)
+			if op != "" {
+				r, err := c.I.Operator(op, v, c.Get("Value"))
+				if err != nil {
+					return err
+				}
+				keep = values.ToBool(r)
+			}
+			if keep {
 				c.Emit(item)
 			}
 			continue
@@ -213,10 +287,13 @@ func whereObject(ctx context.Context, c *engine.Call) error {
 	return nil
 }
 
-func selectObject(_ context.Context, c *engine.Call) error {
+func selectObject(ctx context.Context, c *engine.Call) error {
 	items := c.Input
-	if c.Has("Skip") {
-		k, _ := values.ToInt(c.Get("Skip"))
+	// -Skip counts from the start, or from the end with -Last
+	// (Select-Object reference).
+	if k, _ := values.ToInt(c.Get("Skip")); c.Has("Skip") && c.Has("Last") {
+		items = items[:max(0, len(items)-k)]
+	} else if c.Has("Skip") {
 		items = items[min(k, len(items)):]
 	}
 	if c.Has("First") {
@@ -227,7 +304,18 @@ func selectObject(_ context.Context, c *engine.Call) error {
 		k, _ := values.ToInt(c.Get("Last"))
 		items = items[max(0, len(items)-k):]
 	}
+	var seen []any
 	for _, item := range items {
+		if c.Flag("Unique") {
+			dup := false
+			for _, s := range seen {
+				dup = dup || engine.Equal(s, item, false)
+			}
+			if dup {
+				continue
+			}
+			seen = append(seen, item)
+		}
 		switch {
 		case c.Has("ExpandProperty"):
 			for _, v := range values.ToList(engine.Property(item, c.Str("ExpandProperty"))) {
@@ -235,8 +323,12 @@ func selectObject(_ context.Context, c *engine.Call) error {
 			}
 		case c.Has("Property"):
 			o := values.NewObject("System.Management.Automation.PSCustomObject")
-			for _, name := range values.ToList(c.Get("Property")) {
-				o.Set(values.ToStr(name), engine.Property(item, values.ToStr(name)))
+			for _, p := range expandWildcards(item, values.ToList(c.Get("Property"))) {
+				name, v, err := selected(ctx, c, item, p)
+				if err != nil {
+					return err
+				}
+				o.Set(name, v)
 			}
 			c.Emit(o)
 		default:
@@ -246,38 +338,168 @@ func selectObject(_ context.Context, c *engine.Call) error {
 	return nil
 }
 
-func measureObject(_ context.Context, c *engine.Call) error {
-	o := values.NewObject("Microsoft.PowerShell.Commands.GenericMeasureInfo", "Count", len(c.Input), "Average", nil, "Sum", nil,
-		"Maximum", nil, "Minimum", nil, "Property", nil)
-	if c.Flag("Sum") {
-		var sum any = 0
-		for _, v := range c.Input {
-			if c.Has("Property") {
-				v = engine.Property(v, c.Str("Property"))
-			}
-			sum, _ = engine.Arith("+", sum, v)
+// expandWildcards replaces a property name with wildcards (*) by the
+// item's properties it matches, in their order.
+func expandWildcards(item any, props []any) []any {
+	o, ok := item.(*values.Object)
+	var out []any
+	for _, p := range props {
+		name, isName := p.(string)
+		if !isName || !strings.ContainsAny(name, "*?") || !ok {
+			out = append(out, p)
+			continue
 		}
-		o.Set("Sum", sum)
+		for _, n := range o.Names {
+			if engine.Wildcard(name, n, true) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// selected is one property Select-Object makes: a name, or a
+// calculated property @{Name = ...; Expression = {...}} (Name, N, Label
+// or L; Expression or E, a script block with $_ or a property name).
+func selected(ctx context.Context, c *engine.Call, item, p any) (string, any, error) {
+	h, ok := p.(*values.Hashtable)
+	if !ok {
+		return values.ToStr(p), engine.Property(item, values.ToStr(p)), nil
+	}
+	name, expr := "", any(nil)
+	for _, k := range h.Keys {
+		v, _ := h.Get(k)
+		switch lk := strings.ToLower(k); {
+		case strings.HasPrefix("name", lk), strings.HasPrefix("label", lk):
+			name = values.ToStr(v)
+		case strings.HasPrefix("expression", lk):
+			expr = v
+		}
+	}
+	sb, ok := expr.(*values.ScriptBlock)
+	if !ok {
+		if name == "" {
+			name = values.ToStr(expr)
+		}
+		return name, engine.Property(item, values.ToStr(expr)), nil
+	}
+	if name == "" {
+		name = sb.Src
+	}
+	var out []any
+	err := eachInput(c, ctx, sb, item, func(v any) { out = append(out, v) })
+	return name, values.FromList(out), err
+}
+
+// measureText is Measure-Object -Line/-Word/-Character: a
+// TextMeasureInfo of the input strings, the counts not asked for
+// $null.
+func measureText(c *engine.Call) error {
+	lines, words, chars := 0, 0, 0
+	for _, v := range c.Input {
+		s := values.ToStr(v)
+		lines += len(strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }))
+		words += len(strings.Fields(s))
+		chars += len([]rune(s))
+	}
+	o := values.NewObject("Microsoft.PowerShell.Commands.TextMeasureInfo", "Lines", nil, "Words", nil, "Characters", nil, "Property", nil)
+	for flag, n := range map[string]int{"Line": lines, "Word": words, "Character": chars} {
+		if c.Flag(flag) {
+			o.Set(map[string]string{"Line": "Lines", "Word": "Words", "Character": "Characters"}[flag], n)
+		}
 	}
 	c.Emit(o)
 	return nil
 }
 
-func sortObject(_ context.Context, c *engine.Call) error {
-	items := append([]any{}, c.Input...)
-	key := func(v any) any {
-		if c.Has("Property") {
-			return engine.Property(v, c.Str("Property"))
-		}
-		return v
+// measureObject is Measure-Object's GenericMeasureInfo: the count,
+// and the sum, average, maximum and minimum asked for (the others stay
+// $null); -Property measures that property of each input.
+func measureObject(_ context.Context, c *engine.Call) error {
+	if c.Flag("Line") || c.Flag("Word") || c.Flag("Character") {
+		return measureText(c)
 	}
-	sort.SliceStable(items, func(a, b int) bool {
-		r := engine.Compare(key(items[a]), key(items[b]), true)
+	o := values.NewObject("Microsoft.PowerShell.Commands.GenericMeasureInfo", "Count", len(c.Input), "Average", nil, "Sum", nil,
+		"Maximum", nil, "Minimum", nil, "Property", nil)
+	if c.Has("Property") {
+		o.Set("Property", c.Str("Property"))
+	}
+	var sum, maxV, minV any = 0, nil, nil
+	stats := c.Flag("Sum") || c.Flag("Average") || c.Flag("Maximum") || c.Flag("Minimum")
+	for _, v := range c.Input {
+		if !stats {
+			break
+		}
+		if c.Has("Property") {
+			v = engine.Property(v, c.Str("Property"))
+		}
+		n, ok := values.ToNumber(v)
+		if !ok {
+			if err := c.Fail(fmt.Sprintf(`Input object "%s" is not numeric.`, values.ToStr(v)), "InvalidType", values.ToStr(v), "PSInvalidOperationException", "NonNumericInputObject"); err != nil {
+				return err
+			}
+			continue
+		}
+		sum, _ = engine.Arith("+", sum, n)
+		if maxV == nil || engine.Compare(n, maxV, false) > 0 {
+			maxV = n
+		}
+		if minV == nil || engine.Compare(n, minV, false) < 0 {
+			minV = n
+		}
+	}
+	// Measure-Object computes in doubles: the results are Double.
+	if c.Flag("Sum") {
+		o.Set("Sum", values.ToFloat(sum))
+	}
+	if c.Flag("Average") && len(c.Input) > 0 {
+		o.Set("Average", values.ToFloat(sum)/float64(len(c.Input)))
+	}
+	if c.Flag("Maximum") && maxV != nil {
+		o.Set("Maximum", values.ToFloat(maxV))
+	}
+	if c.Flag("Minimum") && minV != nil {
+		o.Set("Minimum", values.ToFloat(minV))
+	}
+	c.Emit(o)
+	return nil
+}
+
+func sortObject(ctx context.Context, c *engine.Call) error {
+	items := append([]any{}, c.Input...)
+	// The key is a property, or a script block run with $_ as each
+	// item (Sort-Object { $_.Length }).
+	keys := make([]any, len(items))
+	for k, v := range items {
+		keys[k] = v
+		switch p := c.Get("Property").(type) {
+		case nil:
+		case *values.ScriptBlock:
+			var out []any
+			if err := eachInput(c, ctx, p, v, func(x any) { out = append(out, x) }); err != nil {
+				return err
+			}
+			keys[k] = values.FromList(out)
+		default:
+			keys[k] = engine.Property(v, values.ToStr(p))
+		}
+	}
+	order := make([]int, len(items))
+	for k := range order {
+		order[k] = k
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		r := engine.Compare(keys[order[a]], keys[order[b]], true)
 		if c.Flag("Descending") {
 			return r > 0
 		}
 		return r < 0
 	})
+	sorted := make([]any, len(items))
+	for k, o := range order {
+		sorted[k] = items[o]
+	}
+	items = sorted
 	for k, v := range items {
 		if c.Flag("Unique") && k > 0 && engine.Equal(v, items[k-1], true) {
 			continue
@@ -294,26 +516,31 @@ func startSleep(ctx context.Context, c *engine.Call) error {
 	case c.Has("Milliseconds"):
 		n, ok := values.ToNumber(c.Get("Milliseconds"))
 		if !ok {
-			return sleepError(c, c.Str("Milliseconds"))
+			return sleepError(c, "Milliseconds", c.Str("Milliseconds"))
 		}
 		d = time.Duration(values.ToFloat(n) * float64(time.Millisecond))
 	case c.Has("Seconds"):
 		n, ok := values.ToNumber(c.Get("Seconds"))
 		if !ok {
-			return sleepError(c, c.Str("Seconds"))
+			return sleepError(c, "Seconds", c.Str("Seconds"))
 		}
 		d = time.Duration(values.ToFloat(n) * float64(time.Second))
 	default:
 		return c.BindError("Cannot process command because of one or more missing mandatory parameters: Seconds.", "MissingMandatoryParameter")
 	}
+	c.I.Settle()
 	if !c.I.Sys.Sleep(ctx, d) {
 		return ctx.Err()
 	}
 	return nil
 }
 
-func sleepError(c *engine.Call, v string) error {
-	return c.BindError(fmt.Sprintf(`Cannot bind parameter 'Seconds'. Cannot convert value "%s" to type "System.Double". Error: "Input string was not in a correct format."`, v), "CannotConvertArgumentNoMessage")
+func sleepError(c *engine.Call, param, v string) error {
+	typ := "System.Double"
+	if param == "Milliseconds" {
+		typ = "System.Int32"
+	}
+	return c.BindError(fmt.Sprintf(`Cannot bind parameter '%s'. Cannot convert value "%s" to type "%s". Error: "Input string was not in a correct format."`, param, v, typ), "CannotConvertArgumentNoMessage")
 }
 
 func getDate(_ context.Context, c *engine.Call) error {
@@ -342,6 +569,11 @@ func invokeExpression(ctx context.Context, c *engine.Call) error {
 	if err != nil {
 		return c.I.ParseFailure(err, c.Str("Command"))
 	}
+	// The expression's errors point into its own text, as PowerShell
+	// reports them.
+	outer := c.I.Src
+	c.I.Src = []rune(c.Str("Command"))
+	defer func() { c.I.Src = outer }()
 	return c.I.ExecList(ctx, list, c.Emit)
 }
 
@@ -363,8 +595,13 @@ func getProcess(_ context.Context, c *engine.Call) error {
 func getCommand(_ context.Context, c *engine.Call) error {
 	name := c.Str("Name")
 	lower := strings.ToLower(name)
-	if a, ok := engine.Aliases[lower]; ok {
-		lower = a
+	// An alias is an AliasInfo ("Alias  gci -> Get-ChildItem");
+	// PowerShell 7 has no curl and wget aliases (they are the programs).
+	if a, ok := engine.Aliases[lower]; ok && !(c.I.Pwsh7 && (lower == "curl" || lower == "wget")) {
+		target := engine.Cmdlets[a].Name
+		c.Emit(values.NewObject("System.Management.Automation.AliasInfo", "CommandType", "Alias", "Name", lower+" -> "+target,
+			"Version", "", "Source", "", "Definition", target, "ResolvedCommandName", target))
+		return nil
 	}
 	if cl, ok := engine.Cmdlets[lower]; ok {
 		c.Emit(values.NewObject("System.Management.Automation.CmdletInfo", "CommandType", "Cmdlet", "Name", cl.Name, "Version", "3.1.0.0", "Source", "Microsoft.PowerShell.Management"))
@@ -378,10 +615,6 @@ func getCommand(_ context.Context, c *engine.Call) error {
 }
 
 func getHost(_ context.Context, c *engine.Call) error {
-	v := c.I.Sys.OS.PSVersion
-	if c.I.Pwsh7 {
-		v = engine.Pwsh7Version
-	}
-	c.Emit(values.NewObject("System.Management.Automation.Internal.Host.InternalHost", "Name", "ConsoleHost", "Version", v))
+	c.Emit(c.I.Host())
 	return nil
 }

@@ -210,6 +210,10 @@ func ToNumber(v any) (any, bool) {
 		if s == "" {
 			return 0, true
 		}
+		// .NET's number parsing takes a leading plus sign ([int]'+5').
+		if rest, ok := strings.CutPrefix(s, "+"); ok && rest != "" && rest[0] != '-' && rest[0] != '+' {
+			s = rest
+		}
 		if n, ok := lang.ParseNumber(s); ok {
 			return n, true
 		}
