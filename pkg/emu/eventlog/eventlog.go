@@ -12,6 +12,7 @@ package eventlog
 
 import (
 	"errors"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -129,10 +130,41 @@ const DefaultMaxKB = 512
 type Store struct {
 	now func() time.Time
 
-	mu      sync.Mutex
-	logs    []*log
-	sources map[string]*source // by lower-case name
+	mu   sync.Mutex
+	logs []*log
+	// sources are the registered sources by lower-case name; nil while
+	// they are the standard ones (most containers never register one, and
+	// a copy each costs a pod more than the rest of its event log).
+	sources map[string]*source
 	subs    map[*Subscription]struct{}
+}
+
+// standardSources are the sources of the standard logs, shared read-only
+// by every Store until it changes its own.
+var standardSources = func() map[string]*source {
+	m := map[string]*source{}
+	for _, l := range standard {
+		for _, src := range l.sources {
+			m[strings.ToLower(src)] = &source{name: src, log: l.name}
+		}
+	}
+	return m
+}()
+
+// source is the registered source of a name (any case), or nil.
+func (s *Store) source(name string) *source {
+	if s.sources == nil {
+		return standardSources[strings.ToLower(name)]
+	}
+	return s.sources[strings.ToLower(name)]
+}
+
+// ownSources is the Store's own copy of its sources, to change.
+func (s *Store) ownSources() map[string]*source {
+	if s.sources == nil {
+		s.sources = maps.Clone(standardSources)
+	}
+	return s.sources
 }
 
 type log struct {
@@ -152,12 +184,9 @@ type source struct {
 // New is a container's event log with the standard logs, empty; now
 // stamps entries (the container's clock).
 func New(now func() time.Time) *Store {
-	s := &Store{now: now, sources: map[string]*source{}, subs: map[*Subscription]struct{}{}}
+	s := &Store{now: now, subs: map[*Subscription]struct{}{}}
 	for _, l := range standard {
 		s.logs = append(s.logs, &log{name: l.name, next: 1})
-		for _, src := range l.sources {
-			s.sources[strings.ToLower(src)] = &source{name: src, log: l.name}
-		}
 	}
 	return s
 }
@@ -237,7 +266,7 @@ func (s *Store) Count(logName string) int {
 func (s *Store) SourceLog(src string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r := s.sources[strings.ToLower(src)]; r != nil {
+	if r := s.source(src); r != nil {
 		return r.log
 	}
 	return ""
@@ -247,7 +276,7 @@ func (s *Store) SourceLog(src string) string {
 func (s *Store) SourceName(src string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r := s.sources[strings.ToLower(src)]; r != nil {
+	if r := s.source(src); r != nil {
 		return r.name
 	}
 	return src
@@ -257,7 +286,7 @@ func (s *Store) SourceName(src string) string {
 func (s *Store) EventCreateSource(src string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := s.sources[strings.ToLower(src)]
+	r := s.source(src)
 	return r != nil && r.eventcreate
 }
 
@@ -277,18 +306,19 @@ func (s *Store) CreateEventCreateSource(src, logName string) error {
 func (s *Store) createSource(src, logName string, ec bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.sources[strings.ToLower(src)] != nil {
+	if s.source(src) != nil {
 		return ErrSourceExists
 	}
+	sources := s.ownSources()
 	l := s.find(logName)
 	if l == nil {
 		// A source's name is also taken as a log's: Windows refuses a
 		// log named as an existing source.
 		l = &log{name: logName, next: 1, custom: true}
 		s.logs = append(s.logs, l)
-		s.sources[strings.ToLower(logName)] = &source{name: logName, log: logName}
+		sources[strings.ToLower(logName)] = &source{name: logName, log: logName}
 	}
-	s.sources[strings.ToLower(src)] = &source{name: src, log: l.name, eventcreate: ec}
+	sources[strings.ToLower(src)] = &source{name: src, log: l.name, eventcreate: ec}
 	return nil
 }
 
@@ -296,10 +326,10 @@ func (s *Store) createSource(src, logName string, ec bool) error {
 func (s *Store) DeleteSource(src string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.sources[strings.ToLower(src)] == nil {
+	if s.source(src) == nil {
 		return ErrNoSource
 	}
-	delete(s.sources, strings.ToLower(src))
+	delete(s.ownSources(), strings.ToLower(src))
 	return nil
 }
 
@@ -311,9 +341,10 @@ func (s *Store) DeleteLog(name string) error {
 	for k, l := range s.logs {
 		if strings.EqualFold(l.name, name) {
 			s.logs = append(s.logs[:k:k], s.logs[k+1:]...)
-			for key, r := range s.sources {
+			sources := s.ownSources()
+			for key, r := range sources {
 				if r.log == l.name {
-					delete(s.sources, key)
+					delete(sources, key)
 				}
 			}
 			return nil
@@ -340,7 +371,7 @@ func (s *Store) Clear(name string) error {
 // entry's Log, Index and Time are set here.
 func (s *Store) Write(e Entry) (Entry, error) {
 	s.mu.Lock()
-	r := s.sources[strings.ToLower(e.Source)]
+	r := s.source(e.Source)
 	if r == nil {
 		s.mu.Unlock()
 		return e, ErrNoSource

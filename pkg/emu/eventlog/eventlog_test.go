@@ -36,3 +36,37 @@ func TestSubscribe(t *testing.T) {
 		t.Errorf("an unregistered source wrote: %v", err)
 	}
 }
+
+// Two containers' event logs share the standard sources until one
+// changes its own: a source one registers or removes is not the other's.
+func TestStoresKeepTheirOwnSources(t *testing.T) {
+	a, b := New(time.Now), New(time.Now)
+	if err := a.CreateSource("MyApp", "Application"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.DeleteSource("WMI"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.DeleteLog("System"); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.SourceLog("MyApp"); got != "" {
+		t.Errorf("another container's source is registered here, in %q", got)
+	}
+	if got := b.SourceLog("wmi"); got != "Application" {
+		t.Errorf("WMI removed from another container is gone here too (log %q)", got)
+	}
+	if got := b.SourceLog("Service Control Manager"); got != "System" {
+		t.Errorf("another container's deleted System log took this one's sources (log %q)", got)
+	}
+	if got := New(time.Now).SourceLog("MyApp"); got != "" {
+		t.Errorf("a new container's event log has another's source, in %q", got)
+	}
+}
+
+func BenchmarkNew(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		New(time.Now)
+	}
+}
