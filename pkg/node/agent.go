@@ -21,11 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	listerscorev1 "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -100,7 +97,7 @@ type Agent struct {
 	claims  map[string]*vfs.Volume
 	// serviceLister feeds the service link variables of containers.
 	serviceLister listerscorev1.ServiceLister
-	broadcaster   record.EventBroadcaster
+	events        *eventSinks
 	cidrs         *podnet.CIDRPicker
 	kubelet       *kubeletapi.Server
 	// fabric carries the emulated pods' traffic; router decides it with
@@ -237,7 +234,7 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 		return nil, err
 	}
 	a.cidrs = cidrs
-	a.broadcaster = record.NewBroadcaster()
+	a.events = &eventSinks{}
 	for _, n := range o.Cluster.Nodes() {
 		if o.Nodes != nil && !o.Nodes(n.Name) {
 			continue
@@ -247,8 +244,7 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 			return nil, err
 		}
 		spec := &nodeSpec{name: n.Name, pool: n.Pool, ip: n.InternalIP.String(), host: host, kubelet: version}
-		recorder := a.broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet", Host: n.Name})
-		a.nodes[n.Name] = newEmuNode(a, spec, recorder)
+		a.nodes[n.Name] = newEmuNode(a, spec, a.events.recorder(len(a.names), n.Name))
 		a.names = append(a.names, n.Name)
 	}
 	if len(a.names) == 0 {
@@ -264,7 +260,7 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 
 // start registers the nodes, syncs the informers and launches the loops.
 func (a *Agent) start(ctx, runCtx context.Context) error {
-	a.broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: a.client.CoreV1().Events("")})
+	a.events.start(a.client.CoreV1().Events(""))
 	if err := a.registerAll(ctx); err != nil {
 		return err
 	}
@@ -381,7 +377,7 @@ func (a *Agent) Close() error {
 		// The workers are idle: keep what the containers wrote, before
 		// the events saying what could not be kept are flushed.
 		a.saveLayers()
-		a.broadcaster.Shutdown()
+		a.events.shutdown()
 	})
 	return nil
 }
