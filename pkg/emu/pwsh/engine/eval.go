@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/dotnet"
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
@@ -380,6 +381,6 @@ func (i *Interp) setIndex(ctx context.Context, t *lang.IndexExpr, v any) error {
 		return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: "Index was outside the bounds of the array.", Category: "OperationStopped",
 			Reason: "IndexOutOfRangeException", Fqid: "System.IndexOutOfRangeException"}}
 	}
-	return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: "Unable to index into an object of type " + typeName(obj) + ".",
+	return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: "Unable to index into an object of type " + dotnet.TypeName(obj) + ".",
 		Category: "InvalidOperation", Reason: "RuntimeException", Fqid: "CannotIndex"}}
 }

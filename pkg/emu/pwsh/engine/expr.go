@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/dotnet"
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
@@ -130,9 +131,9 @@ func (i *Interp) unary(ctx context.Context, e *lang.UnaryExpr) (any, error) {
 		n, _ := values.ToInt(v)
 		return ^n, nil
 	case "join":
-		return JoinValues(values.ToList(v), ""), nil
+		return dotnet.JoinValues(values.ToList(v), ""), nil
 	case "split":
-		return splitString(strings.TrimSpace(values.ToStr(v)), `\s+`, true, -1)
+		return dotnet.Split(strings.TrimSpace(values.ToStr(v)), `\s+`, true, -1)
 	}
 	return nil, nil
 }

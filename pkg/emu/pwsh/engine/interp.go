@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/pwsh/format"
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
@@ -37,9 +38,9 @@ type Interp struct {
 	ErrOut   func(*values.ErrorRecord)
 	HostOut  io.Writer // Write-Host
 	TryDepth int
-	console  *Formatter // the top-level Out-Default
-	errs     []any      // $Error, the newest first
-	stop     bool       // $ErrorActionPreference = 'Stop'
+	console  *format.Formatter // the top-level Out-Default
+	errs     []any             // $Error, the newest first
+	stop     bool              // $ErrorActionPreference = 'Stop'
 	// exits run when the session ends: what the process holds open
 	// (an HttpListener's ports) is released as the OS would.
 	exits []func()
@@ -294,3 +295,6 @@ func (i *Interp) Location() string {
 	}
 	return i.Dir
 }
+
+// NewFormatter is an Out-Default writing to w in this session's edition.
+func (i *Interp) NewFormatter(w io.Writer) *format.Formatter { return format.New(w, i.Pwsh7) }

@@ -9,13 +9,12 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/dotnet"
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
-func opError(msg, fqid string) error {
-	return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: msg, Category: "InvalidOperation", Reason: "RuntimeException", Fqid: fqid}}
-}
+func opError(msg, fqid string) error { return dotnet.OpError(msg, fqid) }
 
 // widen is an integer result as PowerShell types it: Int32 operands
 // whose result leaves Int32 give a Double ([int]::MaxValue + 1 is
@@ -69,9 +68,9 @@ func (i *Interp) binary(op string, l, r any) (any, error) {
 		b, _ := values.ToInt(r)
 		return map[string]int{"band": a & b, "bor": a | b, "bxor": a ^ b}[op], nil
 	case "f":
-		return FormatOp(values.ToStr(l), values.ToList(r)), nil
+		return dotnet.FormatOp(values.ToStr(l), values.ToList(r)), nil
 	case "join", "ijoin", "cjoin":
-		return JoinValues(values.ToList(l), values.ToStr(r)), nil
+		return dotnet.JoinValues(values.ToList(l), values.ToStr(r)), nil
 	case "is", "isnot":
 		return isType(l, values.ToStr(r)) == (op == "is"), nil
 	case "as":
@@ -154,7 +153,7 @@ func Arith(op string, l, r any) (any, error) {
 		if ok1 {
 			bad = r
 		}
-		return nil, castError(bad, "int")
+		return nil, dotnet.CastError(bad, "int")
 	}
 	ai, aInt := a.(int)
 	bi, bInt := b.(int)
@@ -212,7 +211,7 @@ func (i *Interp) compareOp(op string, fold bool, l, r any) (any, error) {
 	case "in", "notin":
 		return i.compareOp(map[string]string{"in": "contains", "notin": "notcontains"}[op], fold, r, l)
 	case "replace":
-		return replaceOp(l, r, fold)
+		return dotnet.Replace(l, r, fold)
 	case "split":
 		// -split pattern, max: at most max substrings (about_Split).
 		pattern, limit := r, -1
@@ -222,7 +221,7 @@ func (i *Interp) compareOp(op string, fold bool, l, r any) (any, error) {
 				limit = n
 			}
 		}
-		return splitString(values.ToStr(l), values.ToStr(pattern), fold, limit)
+		return dotnet.Split(values.ToStr(l), values.ToStr(pattern), fold, limit)
 	}
 	if list, ok := l.([]any); ok {
 		out := []any{}
@@ -250,9 +249,9 @@ func (i *Interp) compareOne(op string, fold bool, l, r any) (bool, error) {
 		c := Compare(l, r, fold)
 		return map[string]bool{"gt": c > 0, "ge": c >= 0, "lt": c < 0, "le": c <= 0}[op], nil
 	case "like", "notlike":
-		return Wildcard(values.ToStr(r), values.ToStr(l), fold) == (op == "like"), nil
+		return dotnet.Wildcard(values.ToStr(r), values.ToStr(l), fold) == (op == "like"), nil
 	case "match", "notmatch":
-		re, err := compileRegex(values.ToStr(r), fold)
+		re, err := dotnet.CompileRegex(values.ToStr(r), fold)
 		if err != nil {
 			return false, err
 		}
@@ -307,7 +306,7 @@ func isType(v any, typ string) bool {
 	if n == "object" || n == "psobject" || n == "management.automation.psobject" {
 		return v != nil
 	}
-	return typeName(v) == n
+	return dotnet.TypeName(v) == n
 }
 
 // Equal is -eq between two scalars; fold compares strings without case.
@@ -337,7 +336,7 @@ func Compare(l, r any, fold bool) int {
 		return a - b
 	case time.Time:
 		// The right operand converts to the left's type: a date.
-		if t, ok := toDate(r); ok {
+		if t, ok := dotnet.ToDate(r); ok {
 			return l.(time.Time).Compare(t)
 		}
 	}

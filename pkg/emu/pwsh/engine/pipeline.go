@@ -139,7 +139,7 @@ func (i *Interp) withRedirects(ctx context.Context, rs []lang.Redirect, sink fun
 func (i *Interp) OutFile(path string, vals []any, appendTo bool, encoding string) error {
 	var b bytes.Buffer
 	f := i.NewFormatter(&b)
-	f.errWriter = func(rec *values.ErrorRecord) { rec.Write(&b, i.Pwsh7) }
+	f.ErrWriter = func(rec *values.ErrorRecord) { rec.Write(&b, i.Pwsh7) }
 	for _, v := range vals {
 		f.Write(v)
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/dotnet"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
@@ -150,7 +151,7 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 		return strings.TrimSpace(arg(0)) == "", nil
 	case "string::join":
 		if len(args) > 1 {
-			return JoinValues(flatten(args[1:]), arg(0)), nil
+			return dotnet.JoinValues(flatten(args[1:]), arg(0)), nil
 		}
 		return "", nil
 	case "io.file::exists", "io.directory::exists", "io.path::exists":

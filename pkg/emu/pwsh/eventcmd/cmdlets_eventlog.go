@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/winkube/winkube/pkg/emu/eventlog"
+	"github.com/winkube/winkube/pkg/emu/pwsh/dotnet"
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
+	"github.com/winkube/winkube/pkg/emu/pwsh/format"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
@@ -31,9 +33,9 @@ func init() {
 	engine.Register("Get-WinEvent", "", getWinEvent, engine.P("LogName", 0), engine.N("MaxEvents"), engine.N("ListLog"), engine.N("ProviderName"), engine.Sw("Oldest"),
 		engine.N("FilterHashtable"), engine.N("FilterXPath"), engine.N("ComputerName", "cn"))
 	engine.RegisterStatic("diagnostics.eventlog", eventLogStatic)
-	engine.RegisterFormat(eventLogEntryType, eventLogRow)
-	engine.RegisterFormat(eventLogType, eventLogListRow)
-	engine.RegisterFormat(eventLogRecordType, winEventRow)
+	format.RegisterFormat(eventLogEntryType, eventLogRow)
+	format.RegisterFormat(eventLogType, eventLogListRow)
+	format.RegisterFormat(eventLogRecordType, winEventRow)
 }
 
 const (
@@ -184,7 +186,7 @@ func getEventLog(_ context.Context, c *engine.Call) error {
 			return true
 		}
 		for _, w := range values.ToList(c.Get(name)) {
-			if engine.Wildcard(values.ToStr(w), v, true) {
+			if dotnet.Wildcard(values.ToStr(w), v, true) {
 				return true
 			}
 		}
@@ -263,7 +265,7 @@ func getWinEvent(_ context.Context, c *engine.Call) error {
 		for _, pat := range values.ToList(c.Get("ListLog")) {
 			matched := false
 			for _, info := range store.List() {
-				if engine.Wildcard(values.ToStr(pat), info.Name, true) {
+				if dotnet.Wildcard(values.ToStr(pat), info.Name, true) {
 					matched = true
 					mode := "Circular"
 					c.Emit(values.NewObject(eventLogConfigType, "LogMode", mode, "MaximumSizeInBytes", info.MaxKB*1024, "RecordCount", info.Entries, "LogName", info.Name))
@@ -339,7 +341,7 @@ func getWinEvent(_ context.Context, c *engine.Call) error {
 
 func intInStr(v any, s string) bool {
 	for _, x := range values.ToList(v) {
-		if engine.Wildcard(values.ToStr(x), s, true) {
+		if dotnet.Wildcard(values.ToStr(x), s, true) {
 			return true
 		}
 	}
@@ -419,7 +421,7 @@ func eventLogStatic(i *engine.Interp, name string, args []any) (any, bool, error
 // eventLogRow is Get-EventLog's table (DotNetTypes.format.ps1xml):
 // Index, Time (MMM dd HH:mm), EntryType, Source (20 wide, cut with ...),
 // InstanceID and Message.
-func eventLogRow(f *engine.Formatter, o *values.Object) {
+func eventLogRow(f *format.Formatter, o *values.Object) {
 	layout := "%8s %-13s %-11s %-20s %12s %s"
 	if f.Kind != "eventlogentry" {
 		f.End()
@@ -428,13 +430,13 @@ func eventLogRow(f *engine.Formatter, o *values.Object) {
 		f.Line(fmt.Sprintf(layout, "Index", "Time", "EntryType", "Source", "InstanceID", "Message"))
 		f.Line(fmt.Sprintf(layout, "-----", "----", "---------", "------", "----------", "-------"))
 	}
-	t, _ := engine.Property(o, "TimeGenerated").(time.Time)
-	f.Line(strings.TrimRight(fmt.Sprintf(layout, values.ToStr(engine.Property(o, "Index")), t.Format("Jan 02 15:04"), values.ToStr(engine.Property(o, "EntryType")),
-		cut(values.ToStr(engine.Property(o, "Source")), 20), values.ToStr(engine.Property(o, "InstanceId")), firstLine(values.ToStr(engine.Property(o, "Message")))), " "))
+	t, _ := dotnet.Property(o, "TimeGenerated").(time.Time)
+	f.Line(strings.TrimRight(fmt.Sprintf(layout, values.ToStr(dotnet.Property(o, "Index")), t.Format("Jan 02 15:04"), values.ToStr(dotnet.Property(o, "EntryType")),
+		cut(values.ToStr(dotnet.Property(o, "Source")), 20), values.ToStr(dotnet.Property(o, "InstanceId")), firstLine(values.ToStr(dotnet.Property(o, "Message")))), " "))
 }
 
 // eventLogListRow is Get-EventLog -List's table.
-func eventLogListRow(f *engine.Formatter, o *values.Object) {
+func eventLogListRow(f *format.Formatter, o *values.Object) {
 	layout := "%8s %6s %-18s %10s %s"
 	if f.Kind != "eventloglist" {
 		f.End()
@@ -443,27 +445,27 @@ func eventLogListRow(f *engine.Formatter, o *values.Object) {
 		f.Line(fmt.Sprintf(layout, "Max(K)", "Retain", "OverflowAction", "Entries", "Log"))
 		f.Line(fmt.Sprintf(layout, "------", "------", "--------------", "-------", "---"))
 	}
-	kb, _ := values.ToInt(engine.Property(o, "MaximumKilobytes"))
-	n, _ := values.ToInt(engine.Property(engine.Property(o, "Entries"), "Count"))
-	f.Line(fmt.Sprintf(layout, thousands(kb), values.ToStr(engine.Property(o, "MinimumRetentionDays")), values.ToStr(engine.Property(o, "OverflowAction")), thousands(n), values.ToStr(engine.Property(o, "Log"))))
+	kb, _ := values.ToInt(dotnet.Property(o, "MaximumKilobytes"))
+	n, _ := values.ToInt(dotnet.Property(dotnet.Property(o, "Entries"), "Count"))
+	f.Line(fmt.Sprintf(layout, thousands(kb), values.ToStr(dotnet.Property(o, "MinimumRetentionDays")), values.ToStr(dotnet.Property(o, "OverflowAction")), thousands(n), values.ToStr(dotnet.Property(o, "Log"))))
 }
 
 // winEventRow is Get-WinEvent's table, grouped by provider
 // (Event.format.ps1xml).
-func winEventRow(f *engine.Formatter, o *values.Object) {
+func winEventRow(f *format.Formatter, o *values.Object) {
 	layout := "%-23s %10s %-16s %s"
-	kind := "winevent:" + values.ToStr(engine.Property(o, "ProviderName"))
+	kind := "winevent:" + values.ToStr(dotnet.Property(o, "ProviderName"))
 	if f.Kind != kind {
 		f.End()
 		f.Kind = kind
 		f.Line("")
-		f.Line("   ProviderName: " + values.ToStr(engine.Property(o, "ProviderName")))
+		f.Line("   ProviderName: " + values.ToStr(dotnet.Property(o, "ProviderName")))
 		f.Line("")
 		f.Line(fmt.Sprintf(layout, "TimeCreated", "Id", "LevelDisplayName", "Message"))
 		f.Line(fmt.Sprintf(layout, "-----------", "--", "----------------", "-------"))
 	}
-	t, _ := engine.Property(o, "TimeCreated").(time.Time)
-	f.Line(strings.TrimRight(fmt.Sprintf(layout, t.Format("1/2/2006 3:04:05 PM"), values.ToStr(engine.Property(o, "Id")), values.ToStr(engine.Property(o, "LevelDisplayName")), firstLine(values.ToStr(engine.Property(o, "Message")))), " "))
+	t, _ := dotnet.Property(o, "TimeCreated").(time.Time)
+	f.Line(strings.TrimRight(fmt.Sprintf(layout, t.Format("1/2/2006 3:04:05 PM"), values.ToStr(dotnet.Property(o, "Id")), values.ToStr(dotnet.Property(o, "LevelDisplayName")), firstLine(values.ToStr(dotnet.Property(o, "Message")))), " "))
 }
 
 func cut(s string, w int) string {

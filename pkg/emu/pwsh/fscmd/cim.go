@@ -5,14 +5,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/dotnet"
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
+	"github.com/winkube/winkube/pkg/emu/pwsh/format"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
 func init() {
 	// Get-CimInstance Win32_OperatingSystem's table view.
-	engine.RegisterFormat(cimOSType, func(f *engine.Formatter, o *values.Object) {
-		f.TableRow("cimos", o, []engine.Column{{Name: "SystemDirectory", Width: 19, Right: false}, {Name: "Organization", Width: 12, Right: false}, {Name: "BuildNumber", Width: 11, Right: false},
+	format.RegisterFormat(cimOSType, func(f *format.Formatter, o *values.Object) {
+		f.TableRow("cimos", o, []format.Column{{Name: "SystemDirectory", Width: 19, Right: false}, {Name: "Organization", Width: 12, Right: false}, {Name: "BuildNumber", Width: 11, Right: false},
 			{Name: "RegisteredUser", Width: 14, Right: false}, {Name: "SerialNumber", Width: 12, Right: false}, {Name: "Version", Width: 0, Right: false}})
 	})
 }
@@ -67,7 +69,7 @@ func getComputerInfo(_ context.Context, c *engine.Call) error {
 	out := values.NewObject(all.TypeName)
 	for _, pat := range values.ToList(c.Get("Property")) {
 		for _, n := range all.Names {
-			if engine.Wildcard(values.ToStr(pat), n, true) {
+			if dotnet.Wildcard(values.ToStr(pat), n, true) {
 				out.Set(n, all.Props[strings.ToLower(n)])
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/pwsh/dotnet"
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 	"github.com/winkube/winkube/pkg/emu/winexe/winutil"
@@ -195,7 +196,7 @@ func removeItem(_ context.Context, c *engine.Call) error {
 	for _, name := range c.Items("Path") {
 		path := values.ToStr(name)
 		if o, ok := name.(*values.Object); ok {
-			path = values.ToStr(engine.Property(o, "FullName"))
+			path = values.ToStr(dotnet.Property(o, "FullName"))
 		}
 		paths := resolve(c.I, path)
 		if len(paths) == 0 && !strings.ContainsAny(path, "*?") {
@@ -284,7 +285,7 @@ func withinDepth(c *engine.Call, rel string) bool {
 // -Exclude's wildcard patterns.
 func anyMatch(patterns any, name string) bool {
 	for _, p := range values.ToList(patterns) {
-		if engine.Wildcard(values.ToStr(p), name, true) {
+		if dotnet.Wildcard(values.ToStr(p), name, true) {
 			return true
 		}
 	}
@@ -304,10 +305,10 @@ func list(c *engine.Call, path, rel string, matched bool) error {
 	}
 	var subdirs []*values.Object
 	for _, it := range items {
-		isDir := values.ToBool(engine.Property(it, "PSIsContainer"))
-		name := values.ToStr(engine.Property(it, "Name"))
+		isDir := values.ToBool(dotnet.Property(it, "PSIsContainer"))
+		name := values.ToStr(dotnet.Property(it, "Name"))
 		show := !(c.Flag("File") && isDir) && !(c.Flag("Directory") && !isDir) &&
-			(!c.Has("Filter") || engine.Wildcard(c.Str("Filter"), name, true)) &&
+			(!c.Has("Filter") || dotnet.Wildcard(c.Str("Filter"), name, true)) &&
 			(!c.Has("Include") || anyMatch(c.Get("Include"), name)) && !(c.Has("Exclude") && anyMatch(c.Get("Exclude"), name))
 		if show && c.Flag("Name") {
 			c.Emit(rel + name)
@@ -319,7 +320,7 @@ func list(c *engine.Call, path, rel string, matched bool) error {
 		}
 	}
 	for _, it := range subdirs {
-		if err := list(c, values.ToStr(engine.Property(it, "FullName")), rel+values.ToStr(engine.Property(it, "Name"))+`\`, false); err != nil {
+		if err := list(c, values.ToStr(dotnet.Property(it, "FullName")), rel+values.ToStr(dotnet.Property(it, "Name"))+`\`, false); err != nil {
 			return err
 		}
 	}

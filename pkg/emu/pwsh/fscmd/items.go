@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/dotnet"
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
@@ -69,7 +70,7 @@ func resolve(i *engine.Interp, name string) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		if engine.Wildcard(pat, e.Name(), true) {
+		if dotnet.Wildcard(pat, e.Name(), true) {
 			out = append(out, i.Sys.FS.Abs(dir, e.Name()))
 		}
 	}
@@ -98,7 +99,7 @@ func children(i *engine.Interp, dir string) ([]*values.Object, error) {
 	}
 	byName := func(l []*values.Object) {
 		sort.SliceStable(l, func(a, b int) bool {
-			return strings.ToLower(values.ToStr(engine.Property(l[a], "Name"))) < strings.ToLower(values.ToStr(engine.Property(l[b], "Name")))
+			return strings.ToLower(values.ToStr(dotnet.Property(l[a], "Name"))) < strings.ToLower(values.ToStr(dotnet.Property(l[b], "Name")))
 		})
 	}
 	byName(dirs)

@@ -6,7 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/dotnet"
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
+	"github.com/winkube/winkube/pkg/emu/pwsh/format"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
@@ -123,7 +125,7 @@ func init() {
 	}
 	// Out-Default's views of the provider items and drives.
 	for _, t := range []string{dictEntryType, psVariableType, functionType, aliasType, psDriveType, "System.Management.Automation.ProviderInfo"} {
-		engine.RegisterFormat(t, func(f *engine.Formatter, o *values.Object) { providerRow(f, o) })
+		format.RegisterFormat(t, func(f *format.Formatter, o *values.Object) { providerRow(f, o) })
 	}
 	engine.Register("Set-Item", "si", setItem, engine.P("Path", 0, "LiteralPath", "PSPath"), engine.P("Value", 1), engine.Sw("Force"), engine.Sw("PassThru"))
 	engine.Register("Get-PSDrive", "gdr", getPSDrive, engine.P("Name", 0), engine.N("PSProvider"), engine.N("Scope"))
@@ -215,7 +217,7 @@ func providerItems(i *engine.Interp, d *drive) ([]*values.Object, bool) {
 	// SessionStateProviderBase and the Environment provider sort by name,
 	// ignoring case.
 	sort.SliceStable(out, func(a, b int) bool {
-		return strings.ToLower(values.ToStr(engine.Property(out[a], "Name"))) < strings.ToLower(values.ToStr(engine.Property(out[b], "Name")))
+		return strings.ToLower(values.ToStr(dotnet.Property(out[a], "Name"))) < strings.ToLower(values.ToStr(dotnet.Property(out[b], "Name")))
 	})
 	return out, true
 }
@@ -259,12 +261,12 @@ func Lookup(c *engine.Call, pp provPath) ([]*values.Object, error) {
 	}
 	var out []*values.Object
 	for _, it := range items {
-		key := values.ToStr(engine.Property(it, "Name"))
+		key := values.ToStr(dotnet.Property(it, "Name"))
 		if pp.drv.provider == "Alias" {
-			key = values.ToStr(engine.Property(it, "PSPath"))
+			key = values.ToStr(dotnet.Property(it, "PSPath"))
 			key = key[strings.Index(key, "::")+2:]
 		}
-		if strings.EqualFold(key, pp.rest) || strings.ContainsAny(pp.rest, "*?[") && engine.Wildcard(pp.rest, key, true) {
+		if strings.EqualFold(key, pp.rest) || strings.ContainsAny(pp.rest, "*?[") && dotnet.Wildcard(pp.rest, key, true) {
 			out = append(out, it)
 		}
 	}
@@ -302,7 +304,7 @@ func provGetChildItem(_ context.Context, c *engine.Call, pp provPath, _ any) err
 	}
 	for _, it := range items {
 		if c.Flag("Name") {
-			c.Emit(values.ToStr(engine.Property(it, "PSPath"))[strings.Index(values.ToStr(engine.Property(it, "PSPath")), "::")+2:])
+			c.Emit(values.ToStr(dotnet.Property(it, "PSPath"))[strings.Index(values.ToStr(dotnet.Property(it, "PSPath")), "::")+2:])
 		} else {
 			c.Emit(it)
 		}
@@ -363,7 +365,7 @@ func provGetContent(_ context.Context, c *engine.Call, pp provPath, _ any) error
 		return missing(c, pp)
 	}
 	for _, it := range items {
-		c.Emit(engine.Property(it, "Value"))
+		c.Emit(dotnet.Property(it, "Value"))
 	}
 	return nil
 }
@@ -448,7 +450,7 @@ func provRemoveItem(_ context.Context, c *engine.Call, pp provPath, _ any) error
 		return missing(c, pp)
 	}
 	for _, it := range items {
-		name := values.ToStr(engine.Property(it, "Name"))
+		name := values.ToStr(dotnet.Property(it, "Name"))
 		if pp.drv.provider == "Environment" {
 			c.I.Setenv(name, "")
 		} else {
@@ -488,7 +490,7 @@ func getPSDrive(_ context.Context, c *engine.Call) error {
 	for _, n := range names {
 		found := false
 		for _, d := range drives {
-			found = found || engine.Wildcard(n, d.name, true)
+			found = found || dotnet.Wildcard(n, d.name, true)
 		}
 		if !found && !strings.ContainsAny(n, "*?[") {
 			if err := c.Fail("Cannot find drive. A drive with the name '"+n+"' does not exist.", "ObjectNotFound", n,
@@ -499,12 +501,12 @@ func getPSDrive(_ context.Context, c *engine.Call) error {
 	}
 	for k := range drives {
 		d := &drives[k]
-		if prov != "" && !engine.Wildcard(prov, d.provider, true) {
+		if prov != "" && !dotnet.Wildcard(prov, d.provider, true) {
 			continue
 		}
 		match := len(names) == 0
 		for _, n := range names {
-			match = match || engine.Wildcard(n, d.name, true)
+			match = match || dotnet.Wildcard(n, d.name, true)
 		}
 		if match {
 			c.Emit(driveInfo(c.I, d))
@@ -528,7 +530,7 @@ func driveInfo(i *engine.Interp, d *drive) *values.Object {
 func getPSProvider(_ context.Context, c *engine.Call) error {
 	seen := map[string]bool{}
 	for _, d := range []string{"Registry", "Alias", "Environment", "FileSystem", "Function", "Variable", "Certificate", "WSMan"} {
-		if seen[d] || c.Has("PSProvider") && !engine.Wildcard(c.Str("PSProvider"), d, true) {
+		if seen[d] || c.Has("PSProvider") && !dotnet.Wildcard(c.Str("PSProvider"), d, true) {
 			continue
 		}
 		seen[d] = true
@@ -553,7 +555,7 @@ var providerCaps = map[string]string{
 
 // providerRow formats the provider items and drives as Out-Default
 // does; it reports false for other objects.
-func providerRow(f *engine.Formatter, o *values.Object) bool {
+func providerRow(f *format.Formatter, o *values.Object) bool {
 	switch o.TypeName {
 	case dictEntryType, psVariableType:
 		kind := "dict"
@@ -567,20 +569,20 @@ func providerRow(f *engine.Formatter, o *values.Object) bool {
 			f.Line(fmt.Sprintf("%-30s %s", "Name", "Value"))
 			f.Line(fmt.Sprintf("%-30s %s", "----", "-----"))
 		}
-		name := values.ToStr(engine.Property(o, "Name"))
+		name := values.ToStr(dotnet.Property(o, "Name"))
 		if len(name) > 30 {
 			name = name[:27] + "..."
 		}
-		f.Line(strings.TrimRight(fmt.Sprintf("%-30s %s", name, values.ToStr(engine.Property(o, "Value"))), " "))
+		f.Line(strings.TrimRight(fmt.Sprintf("%-30s %s", name, values.ToStr(dotnet.Property(o, "Value"))), " "))
 	case functionType, aliasType:
-		f.TableRow("command", o, []engine.Column{{Name: "CommandType", Width: 15, Right: false}, {Name: "Name", Width: 50, Right: false}, {Name: "Version", Width: 10, Right: false}, {Name: "Source", Width: 0, Right: false}})
+		f.TableRow("command", o, []format.Column{{Name: "CommandType", Width: 15, Right: false}, {Name: "Name", Width: 50, Right: false}, {Name: "Version", Width: 10, Right: false}, {Name: "Source", Width: 0, Right: false}})
 	case psDriveType:
 		// The drive view: Used and Free are blank where the provider
 		// reports no sizes; CurrentLocation fills a 120-column console.
-		f.TableRow("psdrive", o, []engine.Column{{Name: "Name", Width: 10, Right: false}, {Name: "Used (GB)", Width: 13, Right: true}, {Name: "Free (GB)", Width: 13, Right: true},
+		f.TableRow("psdrive", o, []format.Column{{Name: "Name", Width: 10, Right: false}, {Name: "Used (GB)", Width: 13, Right: true}, {Name: "Free (GB)", Width: 13, Right: true},
 			{Name: "Provider", Width: 13, Right: false}, {Name: "Root", Width: 35, Right: false}, {Name: "CurrentLocation", Width: 31, Right: true}})
 	case "System.Management.Automation.ProviderInfo":
-		f.TableRow("provider", o, []engine.Column{{Name: "Name", Width: 20, Right: false}, {Name: "Capabilities", Width: 35, Right: false}, {Name: "Drives", Width: 0, Right: false}})
+		f.TableRow("provider", o, []format.Column{{Name: "Name", Width: 20, Right: false}, {Name: "Capabilities", Width: 35, Right: false}, {Name: "Drives", Width: 0, Right: false}})
 	default:
 		return false
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/dotnet"
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
@@ -167,7 +168,7 @@ func selectRules(c *engine.Call, verb string) ([]fwRule, bool) {
 		if prop == "DisplayName" {
 			v = r.DisplayName
 		}
-		if engine.Wildcard(pattern, v, true) {
+		if dotnet.Wildcard(pattern, v, true) {
 			out = append(out, r)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/dotnet"
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
@@ -306,7 +307,7 @@ func (w *streamWriter) CallMethod(_ context.Context, name string, args []any) (a
 		text = values.ToStr(args[0])
 	}
 	if len(args) > 1 {
-		text = engine.FormatOp(text, args[1:])
+		text = dotnet.FormatOp(text, args[1:])
 	}
 	switch name {
 	case "write", "writeline":

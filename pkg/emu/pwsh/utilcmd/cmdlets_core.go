@@ -14,7 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/dotnet"
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
+	"github.com/winkube/winkube/pkg/emu/pwsh/format"
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
@@ -50,8 +52,8 @@ func init() {
 	// Get-Command's table view, shared with the aliases and functions
 	// of their drives.
 	for _, t := range []string{"System.Management.Automation.CmdletInfo", "System.Management.Automation.ApplicationInfo"} {
-		engine.RegisterFormat(t, func(f *engine.Formatter, o *values.Object) {
-			f.TableRow("command", o, []engine.Column{{Name: "CommandType", Width: 15}, {Name: "Name", Width: 50}, {Name: "Version", Width: 10}, {Name: "Source"}})
+		format.RegisterFormat(t, func(f *format.Formatter, o *values.Object) {
+			f.TableRow("command", o, []format.Column{{Name: "CommandType", Width: 15}, {Name: "Name", Width: 50}, {Name: "Version", Width: 10}, {Name: "Source"}})
 		})
 	}
 	engine.Register("Clear-Host", "cls clear", func(_ context.Context, c *engine.Call) error {
@@ -77,11 +79,11 @@ func writeHost(_ context.Context, c *engine.Call) error {
 	var parts []string
 	for _, v := range values.ToList(c.Get("Object")) {
 		if list, ok := v.([]any); ok {
-			parts = append(parts, engine.JoinValues(list, sep))
+			parts = append(parts, dotnet.JoinValues(list, sep))
 		} else {
 			// Write-Host prints an object's ToString(): a date in the
 			// culture's form, not PowerShell's invariant one.
-			parts = append(parts, engine.ToCultureString(v))
+			parts = append(parts, dotnet.ToCultureString(v))
 		}
 	}
 	text := strings.Join(parts, sep)
@@ -227,7 +229,7 @@ func forEachObject(ctx context.Context, c *engine.Call) error {
 			}
 		default: // % Name: a property, else a method
 			name := values.ToStr(sb)
-			if v := engine.Property(item, name); v != nil {
+			if v := dotnet.Property(item, name); v != nil {
 				c.Emit(v)
 				continue
 			}
@@ -262,7 +264,7 @@ func whereObject(ctx context.Context, c *engine.Call) error {
 	for _, item := range c.Input {
 		sb, ok := c.Get("FilterScript").(*values.ScriptBlock)
 		if !ok {
-			v := engine.Property(item, c.Str("FilterScript"))
+			v := dotnet.Property(item, c.Str("FilterScript"))
 			keep := values.ToBool(v)
 			if op != "" {
 				r, err := c.I.Operator(op, v, c.Get("Value"))
@@ -318,7 +320,7 @@ func selectObject(ctx context.Context, c *engine.Call) error {
 		}
 		switch {
 		case c.Has("ExpandProperty"):
-			for _, v := range values.ToList(engine.Property(item, c.Str("ExpandProperty"))) {
+			for _, v := range values.ToList(dotnet.Property(item, c.Str("ExpandProperty"))) {
 				c.Emit(v)
 			}
 		case c.Has("Property"):
@@ -350,7 +352,7 @@ func expandWildcards(item any, props []any) []any {
 			continue
 		}
 		for _, n := range o.Names {
-			if engine.Wildcard(name, n, true) {
+			if dotnet.Wildcard(name, n, true) {
 				out = append(out, n)
 			}
 		}
@@ -364,7 +366,7 @@ func expandWildcards(item any, props []any) []any {
 func selected(ctx context.Context, c *engine.Call, item, p any) (string, any, error) {
 	h, ok := p.(*values.Hashtable)
 	if !ok {
-		return values.ToStr(p), engine.Property(item, values.ToStr(p)), nil
+		return values.ToStr(p), dotnet.Property(item, values.ToStr(p)), nil
 	}
 	name, expr := "", any(nil)
 	for _, k := range h.Keys {
@@ -381,7 +383,7 @@ func selected(ctx context.Context, c *engine.Call, item, p any) (string, any, er
 		if name == "" {
 			name = values.ToStr(expr)
 		}
-		return name, engine.Property(item, values.ToStr(expr)), nil
+		return name, dotnet.Property(item, values.ToStr(expr)), nil
 	}
 	if name == "" {
 		name = sb.Src
@@ -431,7 +433,7 @@ func measureObject(_ context.Context, c *engine.Call) error {
 			break
 		}
 		if c.Has("Property") {
-			v = engine.Property(v, c.Str("Property"))
+			v = dotnet.Property(v, c.Str("Property"))
 		}
 		n, ok := values.ToNumber(v)
 		if !ok {
@@ -481,7 +483,7 @@ func sortObject(ctx context.Context, c *engine.Call) error {
 			}
 			keys[k] = values.FromList(out)
 		default:
-			keys[k] = engine.Property(v, values.ToStr(p))
+			keys[k] = dotnet.Property(v, values.ToStr(p))
 		}
 	}
 	order := make([]int, len(items))
@@ -554,7 +556,7 @@ func getDate(_ context.Context, c *engine.Call) error {
 	}
 	switch {
 	case c.Has("Format"):
-		c.Emit(engine.DotnetTime(t, c.Str("Format")))
+		c.Emit(dotnet.DotnetTime(t, c.Str("Format")))
 	case c.Has("UFormat"):
 		c.Emit(strings.NewReplacer("%Y", t.Format("2006"), "%m", t.Format("01"), "%d", t.Format("02"), "%H", t.Format("15"),
 			"%M", t.Format("04"), "%S", t.Format("05"), "%s", fmt.Sprint(t.Unix())).Replace(c.Str("UFormat")))

@@ -1,4 +1,4 @@
-package engine
+package dotnet
 
 import (
 	"fmt"
@@ -11,18 +11,18 @@ import (
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
-func compileRegex(pattern string, fold bool) (*regexp.Regexp, error) {
+func CompileRegex(pattern string, fold bool) (*regexp.Regexp, error) {
 	if fold {
 		pattern = "(?i)" + pattern
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return nil, opError(`The regular expression pattern `+pattern+` is not valid.`, "InvalidRegularExpression")
+		return nil, OpError(`The regular expression pattern `+pattern+` is not valid.`, "InvalidRegularExpression")
 	}
 	return re, nil
 }
 
-func replaceOp(l, r any, fold bool) (any, error) {
+func Replace(l, r any, fold bool) (any, error) {
 	args := values.ToList(r)
 	pattern, repl := "", ""
 	if len(args) > 0 {
@@ -31,7 +31,7 @@ func replaceOp(l, r any, fold bool) (any, error) {
 	if len(args) > 1 {
 		repl = values.ToStr(args[1])
 	}
-	re, err := compileRegex(pattern, fold)
+	re, err := CompileRegex(pattern, fold)
 	if err != nil {
 		return nil, err
 	}
@@ -84,8 +84,8 @@ func dotnetSubstitutions(repl string, groups int) string {
 	return b.String()
 }
 
-func splitString(s, pattern string, fold bool, limit int) (any, error) {
-	re, err := compileRegex(pattern, fold)
+func Split(s, pattern string, fold bool, limit int) (any, error) {
+	re, err := CompileRegex(pattern, fold)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func formatItem(item string, args []any) string {
 	}
 	// String.Format converts with the culture (en-US), not as
 	// PowerShell's [string] does: a date is 3/5/2024 2:07:00 PM.
-	s := toString(args[n], nil)
+	s := ToString(args[n], nil)
 	if hasSpec {
 		s = formatSpec(args[n], spec)
 	}
@@ -282,4 +282,10 @@ func Wildcard(pattern, s string, fold bool) bool {
 	b.WriteString("$")
 	re, err := regexp.Compile(b.String())
 	return err == nil && re.MatchString(s)
+}
+
+// OpError is an operator's failure as PowerShell reports it (category
+// InvalidOperation).
+func OpError(msg, fqid string) error {
+	return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: msg, Category: "InvalidOperation", Reason: "RuntimeException", Fqid: fqid}}
 }

@@ -1,4 +1,7 @@
-package engine
+// Package format is Out-Default: how pipeline output becomes console
+// text (scalars, tables and lists), as PowerShell's default views lay it
+// out.
+package format
 
 import (
 	"fmt"
@@ -6,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/dotnet"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
@@ -16,7 +20,7 @@ type Formatter struct {
 	w         io.Writer
 	Kind      string // the open table or list, "" when none
 	pwsh7     bool
-	errWriter func(*values.ErrorRecord)
+	ErrWriter func(*values.ErrorRecord) // how an error record prints; nil: its own form
 	cols      []Column
 	pending   *autoTable // rows of a table sized when it ends
 }
@@ -40,7 +44,8 @@ type Column struct {
 	Right bool
 }
 
-func (i *Interp) NewFormatter(w io.Writer) *Formatter { return &Formatter{w: w, pwsh7: i.Pwsh7} }
+// New is a formatter writing to w; pwsh7 picks PowerShell 7's layout.
+func New(w io.Writer, pwsh7 bool) *Formatter { return &Formatter{w: w, pwsh7: pwsh7} }
 
 func (f *Formatter) Line(s string) { io.WriteString(f.w, s+values.NL) }
 
@@ -50,8 +55,8 @@ func (f *Formatter) Write(v any) {
 		return
 	case *values.ErrorRecord:
 		f.End()
-		if f.errWriter != nil {
-			f.errWriter(x)
+		if f.ErrWriter != nil {
+			f.ErrWriter(x)
 		} else {
 			x.Write(f.w, f.pwsh7)
 		}
@@ -126,7 +131,7 @@ func (f *Formatter) object(o *values.Object) {
 
 // fileRow is a line of Get-ChildItem's table, headed by its directory.
 func (f *Formatter) fileRow(o *values.Object) {
-	parent := values.ToStr(Property(o, "PSParentPath"))
+	parent := values.ToStr(dotnet.Property(o, "PSParentPath"))
 	layout := "%-6s %26s %14s %s"
 	stamp := func(t time.Time) string { return fmt.Sprintf("%10s  %8s", t.Format("1/2/2006"), t.Format("3:04 PM")) }
 	if f.pwsh7 {
@@ -145,8 +150,8 @@ func (f *Formatter) fileRow(o *values.Object) {
 		f.Line(fmt.Sprintf(layout, "Mode", "LastWriteTime", "Length", "Name"))
 		f.Line(fmt.Sprintf(layout, "----", "-------------", "------", "----"))
 	}
-	t, _ := Property(o, "LastWriteTime").(time.Time)
-	f.Line(fmt.Sprintf(layout, values.ToStr(Property(o, "Mode")), stamp(t), values.ToStr(Property(o, "Length")), values.ToStr(Property(o, "Name"))))
+	t, _ := dotnet.Property(o, "LastWriteTime").(time.Time)
+	f.Line(fmt.Sprintf(layout, values.ToStr(dotnet.Property(o, "Mode")), stamp(t), values.ToStr(dotnet.Property(o, "Length")), values.ToStr(dotnet.Property(o, "Name"))))
 }
 
 // TableRow prints an object as a row of a table with fixed columns.
@@ -314,7 +319,7 @@ func cellText(v any) string {
 		// A cell shows an object's ToString(): a date in the culture's
 		// form (1/2/2024 12:00:00 AM).
 		if t, isDate := v.(time.Time); isDate {
-			return toString(t, nil)
+			return dotnet.ToString(t, nil)
 		}
 		return values.ToStr(v)
 	}
