@@ -18,16 +18,16 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 // configMaps are n ConfigMaps in namespace ns, preceded by the Namespace.
-func configMaps(ns string, n int) []load.Object {
-	objs := []load.Object{{File: "ns.yaml", Line: 1, Obj: &unstructured.Unstructured{Object: map[string]any{
+func configMaps(ns string, n int) []manifest.Object {
+	objs := []manifest.Object{{File: "ns.yaml", Line: 1, Obj: &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns},
 	}}}}
 	for i := range n {
-		objs = append(objs, load.Object{File: "cms.yaml", Line: 1 + 5*i, Obj: &unstructured.Unstructured{Object: map[string]any{
+		objs = append(objs, manifest.Object{File: "cms.yaml", Line: 1 + 5*i, Obj: &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "v1", "kind": "ConfigMap",
 			"metadata": map[string]any{"name": fmt.Sprintf("cm-%d", i), "namespace": ns},
 			"data":     map[string]any{"index": fmt.Sprint(i)},
@@ -118,7 +118,7 @@ func TestApplyObjectsReportsEveryFailure(t *testing.T) {
 	if err != nil || sum.Applied != 1 {
 		t.Fatalf("applied %d: %v", sum.Applied, err)
 	}
-	bad := []load.Object{objs[0], {File: filepath.Join("dir", "bad.yaml"), Line: 4, Obj: &unstructured.Unstructured{Object: map[string]any{
+	bad := []manifest.Object{objs[0], {File: filepath.Join("dir", "bad.yaml"), Line: 4, Obj: &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "Not_A_Name"},
 	}}}}
 	_, err = applyObjects(context.Background(), cfg, bad, nil)
@@ -185,7 +185,7 @@ func pidCPU(b *testing.B, pid int) time.Duration {
 // defines kinds, fails as kubectl's apply does (without waiting for it).
 func TestApplyObjectsUnservedKind(t *testing.T) {
 	cfg := sharedControlPlane(t)
-	rc := []load.Object{{File: "rc.yaml", Line: 1, Obj: &unstructured.Unstructured{Object: map[string]any{
+	rc := []manifest.Object{{File: "rc.yaml", Line: 1, Obj: &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "node.k8s.io/v1beta1", "kind": "RuntimeClass", "metadata": map[string]any{"name": "windows-2019"}, "handler": "docker",
 	}}}}
 	_, err := applyObjects(context.Background(), cfg, rc, nil)

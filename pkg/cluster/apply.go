@@ -10,7 +10,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/deploy"
 	"github.com/winkube/winkube/pkg/kubeapply"
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 // ApplyAndReport applies the manifests of Options.Apply (read and checked
@@ -49,7 +49,7 @@ func (c *Cluster) ApplyAndReport(ctx context.Context, timeout time.Duration) err
 
 // applyObjects applies the manifests' objects with kubeapply.ApplyAll,
 // counting them on p.
-func applyObjects(ctx context.Context, cfg *rest.Config, objs []load.Object, p *progress) (kubeapply.Summary, error) {
+func applyObjects(ctx context.Context, cfg *rest.Config, objs []manifest.Object, p *progress) (kubeapply.Summary, error) {
 	in := make([]kubeapply.Object, len(objs))
 	for i, o := range objs {
 		in[i] = kubeapply.Object{Obj: o.Obj, File: o.File, Line: o.Line}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/gmsa"
 	"github.com/winkube/winkube/pkg/kubeversion"
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 // Manifests are the --apply inputs, read and checked before anything
@@ -22,7 +22,7 @@ import (
 // cluster came up.
 type Manifests struct {
 	Paths   []string
-	Objects []load.Object
+	Objects []manifest.Object
 }
 
 // LoadManifests reads paths as `winkube lint` does and checks every object
@@ -38,14 +38,14 @@ func LoadManifests(paths []string, clusterExists bool, installed ...schema.Group
 	if len(paths) == 0 {
 		return &Manifests{}, nil
 	}
-	objs, errs := load.Load(paths, load.Options{})
+	objs, errs := manifest.Load(paths, manifest.Options{})
 	crds := definedKinds(objs)
 	for _, gvk := range installed {
 		crds[gvk] = true
 	}
 	for _, o := range objs {
 		if err := checkObject(o, crds, clusterExists); err != nil {
-			errs = append(errs, &load.InputError{File: o.File, Line: o.Line, Err: err})
+			errs = append(errs, &manifest.InputError{File: o.File, Line: o.Line, Err: err})
 		}
 	}
 	if len(errs) > 0 {
@@ -86,7 +86,7 @@ var strict = jsonserializer.NewSerializerWithOptions(jsonserializer.DefaultMetaF
 // in it or before are not served.
 var servedMinor = kubeversion.DefaultMinor
 
-func checkObject(o load.Object, crds map[schema.GroupVersionKind]bool, clusterExists bool) error {
+func checkObject(o manifest.Object, crds map[schema.GroupVersionKind]bool, clusterExists bool) error {
 	gvk := o.Obj.GroupVersionKind()
 	if o.Obj.GetName() == "" {
 		return fmt.Errorf("%s has no metadata.name (kubectl apply needs one; generateName is for create)", gvk.Kind)
@@ -122,7 +122,7 @@ func checkObject(o load.Object, crds map[schema.GroupVersionKind]bool, clusterEx
 
 // definedKinds lists the kinds the CustomResourceDefinitions among objs
 // serve, so their custom resources can be applied with them.
-func definedKinds(objs []load.Object) map[schema.GroupVersionKind]bool {
+func definedKinds(objs []manifest.Object) map[schema.GroupVersionKind]bool {
 	kinds := map[schema.GroupVersionKind]bool{}
 	for _, o := range objs {
 		if o.Obj.GroupVersionKind().GroupKind() != apiextensionsv1.Kind("CustomResourceDefinition") {

@@ -3,7 +3,7 @@ package lint
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -25,7 +25,7 @@ func (r *run) checkAnnotations(w *workload) {
 
 // checkIgnore reports items of an object's winkube.io/ignore that name no
 // rule (WK-8).
-func (r *run) checkIgnore(src *load.Object) {
+func (r *run) checkIgnore(src *manifest.Object) {
 	vs := windows.IgnoreViolations(src.Obj.GetAnnotations(), field.NewPath("metadata"))
 	if len(vs) == 0 {
 		return

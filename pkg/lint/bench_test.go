@@ -5,7 +5,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/lint/lintcorpus"
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 func writeCorpus(tb testing.TB, dir string) {
@@ -28,7 +28,7 @@ func defaultTarget(b *testing.B) *Target {
 func BenchmarkLint(b *testing.B) {
 	dir := b.TempDir()
 	writeCorpus(b, dir)
-	objs, errs := load.Load([]string{dir}, load.Options{})
+	objs, errs := manifest.Load([]string{dir}, manifest.Options{})
 	if len(errs) > 0 {
 		b.Fatal(errs)
 	}
@@ -52,7 +52,7 @@ func BenchmarkLoadAndLint(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		linter := New(defaultTarget(b))
-		objs, errs := load.Load([]string{dir}, load.Options{})
+		objs, errs := manifest.Load([]string{dir}, manifest.Options{})
 		if len(errs) > 0 {
 			b.Fatal(errs)
 		}

@@ -3,7 +3,7 @@
 // Windows limitations no API server enforces (LIM-*), placement on the
 // nodes of a target cluster (SCH-*, IMG-*) and Service limits (LIM-*, KP-*).
 //
-// The flow is load.Load → Linter.Lint → Result → a reporter in
+// The flow is manifest.Load → Linter.Lint → Result → a reporter in
 // pkg/lint/report. Nothing here reads files except the live-cluster target.
 package lint
 
@@ -13,7 +13,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 	"github.com/winkube/winkube/pkg/rules"
 )
 
@@ -28,7 +28,7 @@ type Finding struct {
 	Name      string `json:"name"`
 
 	// src and path find the field's line (see locator).
-	src  *load.Object
+	src  *manifest.Object
 	path string
 }
 

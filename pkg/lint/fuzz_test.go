@@ -9,7 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 // FuzzLint feeds arbitrary objects to every check: bad input must give
@@ -19,7 +19,7 @@ func FuzzLint(f *testing.F) {
 	for _, s := range seeds {
 		data, err := os.ReadFile(s)
 		if err == nil {
-			for _, doc := range load.SplitDocuments(data) {
+			for _, doc := range manifest.SplitDocuments(data) {
 				f.Add(doc.Data)
 			}
 		}
@@ -34,7 +34,7 @@ func FuzzLint(f *testing.F) {
 		if yaml.Unmarshal(data, &m) != nil || m == nil {
 			return
 		}
-		obj := load.Object{File: "fuzz.yaml", Line: 1, Obj: &unstructured.Unstructured{Object: m}, Fixable: true}
-		linter.Lint([]load.Object{obj, obj})
+		obj := manifest.Object{File: "fuzz.yaml", Line: 1, Obj: &unstructured.Unstructured{Object: m}, Fixable: true}
+		linter.Lint([]manifest.Object{obj, obj})
 	})
 }

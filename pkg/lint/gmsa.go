@@ -8,13 +8,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/winkube/winkube/pkg/gmsa"
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 // collectGMSA keeps the GMSACredentialSpecs and RBAC objects of the
 // input, which the windows-gmsa webhook would read from the cluster; ok is
 // false for other kinds.
-func (r *run) collectGMSA(src *load.Object) (ok bool) {
+func (r *run) collectGMSA(src *manifest.Object) (ok bool) {
 	ok, err := r.gmsa.Add(src.Obj, newObject(src).namespace)
 	if err != nil {
 		r.decodeError(src, err)

@@ -12,8 +12,8 @@ import (
 
 	"github.com/winkube/winkube/pkg/gmsa"
 	"github.com/winkube/winkube/pkg/imageinfo"
-	"github.com/winkube/winkube/pkg/lint/load"
 	"github.com/winkube/winkube/pkg/lint/strict"
+	"github.com/winkube/winkube/pkg/manifest"
 	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/windows"
 )
@@ -68,7 +68,7 @@ type run struct {
 
 // Lint checks objs and returns the findings, the --fix edits and the
 // objects that could not be decoded.
-func (l *Linter) Lint(objs []load.Object) *Result {
+func (l *Linter) Lint(objs []manifest.Object) *Result {
 	r := &run{Linter: l, runtimeClasses: map[string]*nodev1.RuntimeClass{}, locator: newLocator()}
 	for name, rc := range l.target.RuntimeClasses {
 		r.runtimeClasses[name] = rc
@@ -97,7 +97,7 @@ func (l *Linter) Lint(objs []load.Object) *Result {
 // unknownKinds names the objects of kinds Kubernetes itself does not
 // define (custom resources, a misspelt kind), which no rule looks into, as
 // "Kind apiVersion" with their count.
-func unknownKinds(objs []load.Object) map[string]int {
+func unknownKinds(objs []manifest.Object) map[string]int {
 	var out map[string]int
 	for i := range objs {
 		gvk := objs[i].Obj.GroupVersionKind()
@@ -115,7 +115,7 @@ func unknownKinds(objs []load.Object) map[string]int {
 // collect decodes one object into the run: workloads are returned for the
 // second pass, Services and RuntimeClasses are kept, other kinds are only
 // checked for a removed apiVersion.
-func (r *run) collect(src *load.Object) *workload {
+func (r *run) collect(src *manifest.Object) *workload {
 	r.checkRemovedAPI(src)
 	r.checkIgnore(src)
 	w, ok, err := decodeWorkload(src)
@@ -155,7 +155,7 @@ func (r *run) collect(src *load.Object) *workload {
 
 // decodeError records an object that does not decode, at the line of the
 // field with the wrong type when the error names one.
-func (r *run) decodeError(src *load.Object, err error) {
+func (r *run) decodeError(src *manifest.Object, err error) {
 	line := src.Line
 	var fe *strict.FieldTypeError
 	if errors.As(err, &fe) && line > 0 && src.Doc >= 0 {
@@ -163,7 +163,7 @@ func (r *run) decodeError(src *load.Object, err error) {
 			line = l
 		}
 	}
-	r.errs = append(r.errs, &load.InputError{File: src.File, Line: line, Err: err})
+	r.errs = append(r.errs, &manifest.InputError{File: src.File, Line: line, Err: err})
 }
 
 // checkWorkload runs every pod check on one workload.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 	"github.com/winkube/winkube/pkg/rules"
 )
 
@@ -162,7 +162,7 @@ items:
 	if err := os.WriteFile(path, []byte(list), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	objs, errs := load.Load([]string{path}, load.Options{})
+	objs, errs := manifest.Load([]string{path}, manifest.Options{})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/kubeversion"
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -31,7 +31,7 @@ func lintFiles(t testing.TB, clusterFile string, minor int, paths ...string) *Re
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs, errs := load.Load(paths, load.Options{})
+	objs, errs := manifest.Load(paths, manifest.Options{})
 	if len(errs) > 0 {
 		t.Fatalf("loading %v: %v", paths, errs)
 	}

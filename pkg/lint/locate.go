@@ -6,7 +6,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 // locator moves a finding's line from the start of its document to the
@@ -15,7 +15,7 @@ import (
 // document is parsed once, and only when it has findings. Rendered
 // objects (Helm, Kustomize) and unreadable files keep the line they have.
 type locator struct {
-	files map[string][]load.Document
+	files map[string][]manifest.Document
 	docs  map[docKey]*yaml.Node
 }
 
@@ -25,13 +25,13 @@ type docKey struct {
 }
 
 func newLocator() *locator {
-	return &locator{files: map[string][]load.Document{}, docs: map[docKey]*yaml.Node{}}
+	return &locator{files: map[string][]manifest.Document{}, docs: map[docKey]*yaml.Node{}}
 }
 
 // line returns the line of the deepest node of path found below obj (a
 // List item's "items[2]", or the whole document), or 0 when the document
 // cannot be read or has no such object.
-func (l *locator) line(obj *load.Object, path string) int {
+func (l *locator) line(obj *manifest.Object, path string) int {
 	node, _, shift := l.find(obj, path)
 	if node == nil {
 		return 0
@@ -42,7 +42,7 @@ func (l *locator) line(obj *load.Object, path string) int {
 // keyLine is line, but when the whole path is found and ends at a mapping
 // key it returns the key's line: a block list or mapping under a key
 // starts on the line after it, and a wrong value is best shown at its key.
-func (l *locator) keyLine(obj *load.Object, path string) int {
+func (l *locator) keyLine(obj *manifest.Object, path string) int {
 	node, key, shift := l.find(obj, path)
 	switch {
 	case key != nil:
@@ -56,7 +56,7 @@ func (l *locator) keyLine(obj *load.Object, path string) int {
 // find walks obj.Root, then as much of path as the document has. key is
 // the mapping key of the last segment when the whole path was found;
 // shift turns the nodes' lines into the file's.
-func (l *locator) find(obj *load.Object, path string) (node, key *yaml.Node, shift int) {
+func (l *locator) find(obj *manifest.Object, path string) (node, key *yaml.Node, shift int) {
 	node, shift = obj.Tree, obj.TreeLine-1
 	if node == nil {
 		node, shift = l.document(obj.File, obj.Doc), 0
@@ -89,9 +89,9 @@ func (l *locator) document(file string, doc int) *yaml.Node {
 	l.docs[key] = nil
 	docs, ok := l.files[file]
 	if !ok {
-		data, err := load.ReadSource(file) // stdin too
+		data, err := manifest.ReadSource(file) // stdin too
 		if err == nil {
-			docs = load.SplitDocuments(data)
+			docs = manifest.SplitDocuments(data)
 		}
 		l.files[file] = docs
 	}

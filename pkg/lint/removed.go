@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 // servedAPI is the lifecycle of one API version of one kind, as upstream
@@ -80,7 +80,7 @@ var removedAPIs = map[string]servedAPI{
 // object is still checked against the other rules, decoded as its current
 // version. A version that is only deprecated at the target gets the API
 // server's own deprecation warning.
-func (r *run) checkRemovedAPI(src *load.Object) {
+func (r *run) checkRemovedAPI(src *manifest.Object) {
 	apiVersion, kind := src.Obj.GetAPIVersion(), src.Obj.GetKind()
 	api, ok := removedAPIs[apiVersion+" "+kind]
 	if !ok {
@@ -122,7 +122,7 @@ func replacement(apiVersion, kind string, minor int) (string, string) {
 }
 
 // removedFix says what to write instead.
-func removedFix(src *load.Object, kind string, removed int, use, note string) string {
+func removedFix(src *manifest.Object, kind string, removed int, use, note string) string {
 	if use == "" {
 		if kind == "PodSecurityPolicy" {
 			return "delete the PodSecurityPolicy: its API was removed in 1.25 without a successor; label the namespaces for Pod Security admission instead (pod-security.kubernetes.io/enforce)"
@@ -148,7 +148,7 @@ func removedFix(src *load.Object, kind string, removed int, use, note string) st
 // selectorNote is the apps/v1 change that breaks old workloads: the older
 // versions defaulted spec.selector from the template's labels, apps/v1
 // requires it. "" when the object has a selector already.
-func selectorNote(src *load.Object) string {
+func selectorNote(src *manifest.Object) string {
 	const required = "spec.selector is required and must match spec.template.metadata.labels"
 	spec, _ := src.Obj.Object["spec"].(map[string]any)
 	if _, found := spec["selector"]; found {

@@ -12,7 +12,7 @@ import (
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/imageinfo/registry"
 	"github.com/winkube/winkube/pkg/imageinfo/registry/registrytest"
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 	"github.com/winkube/winkube/pkg/rules"
 )
 
@@ -102,7 +102,7 @@ func lintWithRegistry(t *testing.T, path string) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs, errs := load.Load([]string{path}, load.Options{})
+	objs, errs := manifest.Load([]string{path}, manifest.Options{})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

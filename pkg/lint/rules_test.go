@@ -6,7 +6,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/kubeversion"
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 	"github.com/winkube/winkube/pkg/rules"
 )
 
@@ -131,7 +131,7 @@ func TestLIM12DSRUnknown(t *testing.T) {
 		t.Fatal(err)
 	}
 	target.DSR, target.DSRKnown = false, false
-	objs, errs := load.Load([]string{"testdata/rules/lim-12-bad.yaml"}, load.Options{})
+	objs, errs := manifest.Load([]string{"testdata/rules/lim-12-bad.yaml"}, manifest.Options{})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

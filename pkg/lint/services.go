@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 	"github.com/winkube/winkube/pkg/windows"
 	winservice "github.com/winkube/winkube/pkg/windows/service"
 )
@@ -18,7 +18,7 @@ type service struct {
 	svc corev1.Service
 }
 
-func decodeService(src *load.Object) (*service, error) {
+func decodeService(src *manifest.Object) (*service, error) {
 	s := &service{object: newObject(src)}
 	if err := s.convert(src.Obj, &s.svc); err != nil {
 		return nil, fmt.Errorf("decoding Service %s: %w", s.name, err)

@@ -12,8 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/winkube/winkube/pkg/apis/annotations"
-	"github.com/winkube/winkube/pkg/lint/load"
 	"github.com/winkube/winkube/pkg/lint/strict"
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 // IgnoreAnnotation silences rules per object: "RULE-ID,RULE-ID".
@@ -21,7 +21,7 @@ const IgnoreAnnotation = annotations.Ignore
 
 // object is what every check sees of one input object.
 type object struct {
-	src       *load.Object
+	src       *manifest.Object
 	kind      string
 	namespace string
 	name      string
@@ -66,7 +66,7 @@ var workloadKinds = map[string]func(*unstructured.Unstructured, *workload) error
 }
 
 // newObject reads the metadata every check needs.
-func newObject(src *load.Object) object {
+func newObject(src *manifest.Object) object {
 	u := src.Obj
 	o := object{src: src, kind: u.GetKind(), namespace: u.GetNamespace(), name: u.GetName()}
 	if o.namespace == "" && namespaced(o.kind) {
@@ -99,7 +99,7 @@ func namespaced(kind string) bool {
 }
 
 // decodeWorkload converts a pod-making object; ok is false for other kinds.
-func decodeWorkload(src *load.Object) (*workload, bool, error) {
+func decodeWorkload(src *manifest.Object) (*workload, bool, error) {
 	decode, ok := workloadKinds[src.Obj.GetKind()]
 	if !ok {
 		return nil, false, nil

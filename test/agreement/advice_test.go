@@ -12,7 +12,7 @@ import (
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/lint"
 	"github.com/winkube/winkube/pkg/lint/fix"
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 // TestLintFixLeadsNowhere applies `lint --fix` to every input and lints
@@ -30,7 +30,7 @@ func TestLintFixLeadsNowhere(t *testing.T) {
 		if err := os.WriteFile(file, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		objs, _ := load.Load([]string{file}, load.Options{})
+		objs, _ := manifest.Load([]string{file}, manifest.Options{})
 		edits := lint.New(target).Lint(objs).Edits
 		if len(edits) == 0 {
 			continue
@@ -39,7 +39,7 @@ func TestLintFixLeadsNowhere(t *testing.T) {
 			t.Fatalf("%s: lint --fix: %v", in.file, err)
 		}
 		fixed++
-		again, errs := load.Load([]string{file}, load.Options{})
+		again, errs := manifest.Load([]string{file}, manifest.Options{})
 		if len(errs) > 0 {
 			t.Fatalf("%s: the fixed file does not load: %v", in.file, errs)
 		}
@@ -84,7 +84,7 @@ func TestWebhookPlacementLeadsNowhere(t *testing.T) {
 }
 
 // podObjects is a pod as lint loads it.
-func podObjects(t *testing.T, pod runtime.Object) []load.Object {
+func podObjects(t *testing.T, pod runtime.Object) []manifest.Object {
 	t.Helper()
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pod)
 	if err != nil {
@@ -93,7 +93,7 @@ func podObjects(t *testing.T, pod runtime.Object) []load.Object {
 	u := &unstructured.Unstructured{Object: m}
 	u.SetAPIVersion("v1")
 	u.SetKind("Pod")
-	return []load.Object{{File: "pod.yaml", Doc: -1, Obj: u}}
+	return []manifest.Object{{File: "pod.yaml", Doc: -1, Obj: u}}
 }
 
 // reportNew fails for every rule an object has after the change and did

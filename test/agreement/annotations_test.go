@@ -17,7 +17,7 @@ import (
 	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/lint"
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/webhook"
 )
@@ -132,7 +132,7 @@ func lintFinding(t *testing.T, target *lint.Target, obj runtime.Object, rule str
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs := []load.Object{{File: "in.yaml", Doc: -1, Obj: &unstructured.Unstructured{Object: m}}}
+	objs := []manifest.Object{{File: "in.yaml", Doc: -1, Obj: &unstructured.Unstructured{Object: m}}}
 	for _, f := range lint.New(target).Lint(objs).Findings {
 		if f.Rule == rule {
 			if want := rules.VerdictOf(rule, "").Severity; f.Severity != want {

@@ -22,7 +22,7 @@ import (
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/lint"
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 	"github.com/winkube/winkube/pkg/rules"
 	"github.com/winkube/winkube/pkg/webhook"
 )
@@ -81,13 +81,13 @@ func nodes(target *lint.Target) []*corev1.Node {
 
 // lintVerdicts lints one input against the target: every rule, and the
 // rules of error findings (what will fail, not advice or a guess).
-func lintVerdicts(target *lint.Target, objs []load.Object) (all, errs verdicts) {
+func lintVerdicts(target *lint.Target, objs []manifest.Object) (all, errs verdicts) {
 	return lintVerdictsWith(target, objs, nil)
 }
 
 // lintVerdictsWith is lintVerdicts with lint reading images through
 // images (nil: the catalog).
-func lintVerdictsWith(target *lint.Target, objs []load.Object, images imageinfo.Resolver) (all, errs verdicts) {
+func lintVerdictsWith(target *lint.Target, objs []manifest.Object, images imageinfo.Resolver) (all, errs verdicts) {
 	all, errs = verdicts{}, verdicts{}
 	l := lint.New(target)
 	if images != nil {

@@ -17,8 +17,8 @@ import (
 	rt "github.com/winkube/winkube/pkg/imageinfo/registry/registrytest"
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/lint"
-	"github.com/winkube/winkube/pkg/lint/load"
 	"github.com/winkube/winkube/pkg/lint/report"
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 // readDoc returns a page of the repository (README.md, docs/*.md).
@@ -40,7 +40,7 @@ func TestDocsLintTranscripts(t *testing.T) {
 	target := cluster(t, kubeversion.DefaultMinor)
 
 	examples := filepath.Join(repoRoot, "examples")
-	objs, _ := load.Load([]string{examples}, load.Options{})
+	objs, _ := manifest.Load([]string{examples}, manifest.Options{})
 	clean := transcript(t, lint.New(target).Lint(objs), examples, "examples")
 
 	// rule: IMG-2 (the IIS transcript: a 2022 image on 2019 nodes)
@@ -58,7 +58,7 @@ func TestDocsLintTranscripts(t *testing.T) {
 	if err := os.WriteFile(file, []byte(strings.Join(kept, "\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	objs, _ = load.Load([]string{file}, load.Options{})
+	objs, _ = manifest.Load([]string{file}, manifest.Options{})
 	iis := transcript(t, lint.New(target).Lint(objs), file, "/tmp/iis.yaml")
 
 	for _, page := range []string{"README.md", "docs/lint.md"} {
@@ -74,7 +74,7 @@ func TestDocsLintTranscripts(t *testing.T) {
 	// rule: API-10 (docs/lint.md's deploy.yaml lines are lint's golden
 	// unknown-fields.yaml, whose Deployment is the page's)
 	golden := filepath.Join(repoRoot, "pkg", "lint", "testdata", "golden", "unknown-fields.yaml")
-	objs, _ = load.Load([]string{golden}, load.Options{})
+	objs, _ = manifest.Load([]string{golden}, manifest.Options{})
 	out := transcript(t, lint.New(target).Lint(objs), golden, "deploy.yaml")
 	var shown int
 	for _, line := range strings.Split(readDoc(t, "docs/lint.md"), "\n") {

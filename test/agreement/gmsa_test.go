@@ -18,7 +18,7 @@ import (
 	"github.com/winkube/winkube/pkg/doctor"
 	"github.com/winkube/winkube/pkg/gmsa"
 	"github.com/winkube/winkube/pkg/kubeversion"
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 	"github.com/winkube/winkube/pkg/network"
 )
 
@@ -30,19 +30,19 @@ import (
 // words, or all admit it.
 func TestGMSAAgreement(t *testing.T) {
 	target := cluster(t, kubeversion.DefaultMinor)
-	example, _ := load.Load([]string{filepath.Join(repoRoot, "examples", "gmsa.yaml")}, load.Options{})
+	example, _ := manifest.Load([]string{filepath.Join(repoRoot, "examples", "gmsa.yaml")}, manifest.Options{})
 	other := `{"CmsPlugins":["ActiveDirectory"]}`
 	cases := []struct {
 		name, rule string
-		edit       func(objs []load.Object) []load.Object
+		edit       func(objs []manifest.Object) []manifest.Object
 	}{
-		{"intact", "", func(o []load.Object) []load.Object { return o }},
+		{"intact", "", func(o []manifest.Object) []manifest.Object { return o }},
 		// rule: GMSA-1
-		{"spec deleted", "GMSA-1", func(o []load.Object) []load.Object { return without(o, gmsa.Kind) }},
+		{"spec deleted", "GMSA-1", func(o []manifest.Object) []manifest.Object { return without(o, gmsa.Kind) }},
 		// rule: GMSA-2
-		{"binding deleted", "GMSA-2", func(o []load.Object) []load.Object { return without(o, "RoleBinding") }},
+		{"binding deleted", "GMSA-2", func(o []manifest.Object) []manifest.Object { return without(o, "RoleBinding") }},
 		// rule: GMSA-3
-		{"spec changed", "GMSA-3", func(o []load.Object) []load.Object {
+		{"spec changed", "GMSA-3", func(o []manifest.Object) []manifest.Object {
 			return edited(o, gmsa.Kind, func(u *unstructured.Unstructured) {
 				u.Object[gmsa.ContentsField] = map[string]any{"CmsPlugins": []any{"ActiveDirectory"}}
 			})
@@ -91,7 +91,7 @@ func sameBut(doctor, hook, pod string) bool {
 
 // webhookAdmits runs the example's Deployment's pod through the webhook
 // and returns it as admitted (nil if refused).
-func webhookAdmits(t *testing.T, objs []load.Object) *corev1.Pod {
+func webhookAdmits(t *testing.T, objs []manifest.Object) *corev1.Pod {
 	t.Helper()
 	pod := templatePod(t, objs)
 	specs := staticOf(t, objs)
@@ -110,7 +110,7 @@ func webhookAdmits(t *testing.T, objs []load.Object) *corev1.Pod {
 
 // webhookRefuses is the webhook's refusal of the template's pod ("" when
 // admitted), mutate then validate, as the API server calls them.
-func webhookRefuses(t *testing.T, objs []load.Object) string {
+func webhookRefuses(t *testing.T, objs []manifest.Object) string {
 	t.Helper()
 	specs := staticOf(t, objs)
 	pod := templatePod(t, objs)
@@ -151,7 +151,7 @@ func review(t *testing.T, wh *gmsa.Webhook, path string, pod []byte) *admissionv
 
 // doctorSays is doctor's GMSA finding on the admitted pod in a cluster
 // holding objs.
-func doctorSays(t *testing.T, objs []load.Object, pod *corev1.Pod) (rule, msg string) {
+func doctorSays(t *testing.T, objs []manifest.Object, pod *corev1.Pod) (rule, msg string) {
 	t.Helper()
 	g := &doctor.GMSA{Objects: gmsaObjects(t, objs)}
 	s := &doctor.State{Snapshot: &network.Snapshot{Pods: []*corev1.Pod{pod}}, GMSA: g}
@@ -164,7 +164,7 @@ func doctorSays(t *testing.T, objs []load.Object, pod *corev1.Pod) (rule, msg st
 }
 
 // gmsaObjects are the input's specs and RBAC objects.
-func gmsaObjects(t *testing.T, objs []load.Object) gmsa.Objects {
+func gmsaObjects(t *testing.T, objs []manifest.Object) gmsa.Objects {
 	t.Helper()
 	var g gmsa.Objects
 	for _, o := range objs {
@@ -175,13 +175,13 @@ func gmsaObjects(t *testing.T, objs []load.Object) gmsa.Objects {
 	return g
 }
 
-func staticOf(t *testing.T, objs []load.Object) *gmsa.StaticCredSpecs {
+func staticOf(t *testing.T, objs []manifest.Object) *gmsa.StaticCredSpecs {
 	return gmsaObjects(t, objs).Static()
 }
 
 // templatePod is the pod the input's Deployment makes, as the webhook
 // sees it (no name yet).
-func templatePod(t *testing.T, objs []load.Object) *corev1.Pod {
+func templatePod(t *testing.T, objs []manifest.Object) *corev1.Pod {
 	t.Helper()
 	ws := workloadsOf(objs)
 	if len(ws) != 1 {
@@ -192,8 +192,8 @@ func templatePod(t *testing.T, objs []load.Object) *corev1.Pod {
 	return p
 }
 
-func copies(objs []load.Object) []load.Object {
-	out := make([]load.Object, len(objs))
+func copies(objs []manifest.Object) []manifest.Object {
+	out := make([]manifest.Object, len(objs))
 	for i, o := range objs {
 		out[i] = o
 		out[i].Obj = o.Obj.DeepCopy()
@@ -201,8 +201,8 @@ func copies(objs []load.Object) []load.Object {
 	return out
 }
 
-func without(objs []load.Object, kind string) []load.Object {
-	var out []load.Object
+func without(objs []manifest.Object, kind string) []manifest.Object {
+	var out []manifest.Object
 	for _, o := range objs {
 		if o.Obj.GetKind() != kind {
 			out = append(out, o)
@@ -211,7 +211,7 @@ func without(objs []load.Object, kind string) []load.Object {
 	return out
 }
 
-func edited(objs []load.Object, kind string, f func(*unstructured.Unstructured)) []load.Object {
+func edited(objs []manifest.Object, kind string, f func(*unstructured.Unstructured)) []manifest.Object {
 	for _, o := range objs {
 		if o.Obj.GetKind() == kind {
 			f(o.Obj)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/lint"
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 	"github.com/winkube/winkube/pkg/webhook"
 	"github.com/winkube/winkube/pkg/windows"
 )
@@ -52,7 +52,7 @@ func TestRuntimeHandlerAgreement(t *testing.T) {
 	if err := os.WriteFile(file, []byte(handlerInput), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	objs, errs := load.Load([]string{file}, load.Options{})
+	objs, errs := manifest.Load([]string{file}, manifest.Options{})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/winkube/winkube/pkg/imageinfo/registry/registrytest"
 	"github.com/winkube/winkube/pkg/imageinfo/report"
 	"github.com/winkube/winkube/pkg/kubeversion"
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 	"github.com/winkube/winkube/pkg/windows"
 )
 
@@ -63,7 +63,7 @@ func TestImportedImageAgreement(t *testing.T) {
 	if err := os.WriteFile(file, []byte(agentDeployment), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	objs, errs := load.Load([]string{file}, load.Options{})
+	objs, errs := manifest.Load([]string{file}, manifest.Options{})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/winkube/winkube/pkg/apis/annotations"
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 // repoRoot is the repository, two levels up from test/agreement.
@@ -34,7 +34,7 @@ var inputSets = []string{
 // input is one file of an input set, loaded.
 type input struct {
 	file string
-	objs []load.Object
+	objs []manifest.Object
 }
 
 // loadInputs loads every YAML file of the input sets, one input per file,
@@ -55,7 +55,7 @@ func loadInputs(t *testing.T) []input {
 	sort.Strings(files)
 	var out []input
 	for _, f := range files {
-		objs, _ := load.Load([]string{f}, load.Options{})
+		objs, _ := manifest.Load([]string{f}, manifest.Options{})
 		for i := range objs {
 			a := objs[i].Obj.GetAnnotations()
 			if _, ok := a[annotations.Ignore]; ok {
@@ -94,7 +94,7 @@ func objectKey(kind, namespace, name string) string {
 
 // workloadsOf types the objects that make pods; others are skipped, as
 // are objects that do not decode (lint reports those as input errors).
-func workloadsOf(objs []load.Object) []*workload {
+func workloadsOf(objs []manifest.Object) []*workload {
 	var out []*workload
 	for i := range objs {
 		u := objs[i].Obj
@@ -151,7 +151,7 @@ func templateOf[T any](get func(*T) *corev1.PodTemplateSpec) func(map[string]any
 }
 
 // runtimeClassesOf are the RuntimeClasses of an input (SCH-4).
-func runtimeClassesOf(objs []load.Object) map[string]*nodev1.RuntimeClass {
+func runtimeClassesOf(objs []manifest.Object) map[string]*nodev1.RuntimeClass {
 	out := map[string]*nodev1.RuntimeClass{}
 	for i := range objs {
 		if objs[i].Obj.GetKind() != "RuntimeClass" {

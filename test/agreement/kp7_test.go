@@ -11,7 +11,7 @@ import (
 	"github.com/winkube/winkube/pkg/doctor"
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/lint"
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 // rule: KP-7
@@ -107,6 +107,6 @@ func cutNodes(msg string) (rest, nodes string, ok bool) {
 }
 
 // lintFindings lints one input against the target.
-func lintFindings(target *lint.Target, objs []load.Object) []lint.Finding {
+func lintFindings(target *lint.Target, objs []manifest.Object) []lint.Finding {
 	return lint.New(target).Lint(objs).Findings
 }

@@ -25,7 +25,7 @@ import (
 	"k8s.io/client-go/tools/remotecommand"
 
 	"github.com/winkube/winkube/pkg/kubeapply"
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 	"github.com/winkube/winkube/pkg/webhook"
 )
 
@@ -33,13 +33,13 @@ import (
 func file(rel string) string { return filepath.Join(testdata, filepath.FromSlash(rel)) }
 
 // loadFiles reads manifests with the loader `winkube up --apply` and `lint` use.
-func loadFiles(t *testing.T, rels ...string) []load.Object {
+func loadFiles(t *testing.T, rels ...string) []manifest.Object {
 	t.Helper()
 	paths := make([]string, len(rels))
 	for i, r := range rels {
 		paths[i] = file(r)
 	}
-	objs, errs := load.Load(paths, load.Options{})
+	objs, errs := manifest.Load(paths, manifest.Options{})
 	for _, err := range errs {
 		t.Fatalf("loading %v: %v", rels, err)
 	}
@@ -48,7 +48,7 @@ func loadFiles(t *testing.T, rels ...string) []load.Object {
 
 // apply applies the files unchanged, as `kubectl apply -f` does, and
 // returns what was applied.
-func (c *cluster) apply(t *testing.T, rels ...string) []load.Object {
+func (c *cluster) apply(t *testing.T, rels ...string) []manifest.Object {
 	t.Helper()
 	objs := loadFiles(t, rels...)
 	if err := c.applyObjects(t, objs); err != nil {
@@ -57,7 +57,7 @@ func (c *cluster) apply(t *testing.T, rels ...string) []load.Object {
 	return objs
 }
 
-func (c *cluster) applyObjects(t *testing.T, objs []load.Object) error {
+func (c *cluster) applyObjects(t *testing.T, objs []manifest.Object) error {
 	in := make([]kubeapply.Object, len(objs))
 	for i, o := range objs {
 		in[i] = kubeapply.Object{Obj: o.Obj, File: o.File, Line: o.Line}
@@ -69,7 +69,7 @@ func (c *cluster) applyObjects(t *testing.T, objs []load.Object) error {
 // remove deletes the applied objects, as `kubectl delete -f` does, and
 // waits until they and the pods of podSelector (if any) are gone, so that
 // a row applying objects of the same names starts afresh.
-func (c *cluster) remove(t *testing.T, objs []load.Object, podSelector string) {
+func (c *cluster) remove(t *testing.T, objs []manifest.Object, podSelector string) {
 	t.Helper()
 	a, err := kubeapply.NewApplier(c.cfg)
 	if err != nil {
@@ -322,13 +322,13 @@ func readFile(t *testing.T, rel string) string {
 }
 
 // loadBytes loads text as the file rel would be if it held it.
-func loadBytes(t *testing.T, rel, text string) []load.Object {
+func loadBytes(t *testing.T, rel, text string) []manifest.Object {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), filepath.Base(rel))
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	objs, errs := load.Load([]string{path}, load.Options{})
+	objs, errs := manifest.Load([]string{path}, manifest.Options{})
 	for _, err := range errs {
 		t.Fatalf("loading %s: %v", rel, err)
 	}
@@ -381,7 +381,7 @@ func (c *cluster) cordon(t *testing.T, prefix string) {
 // validate runs winkube's validating webhook, with the default policy and
 // this cluster's nodes and RuntimeClasses, on obj as kube-apiserver would
 // send it at creation, and returns its warnings.
-func (c *cluster) validate(t *testing.T, obj load.Object) []string {
+func (c *cluster) validate(t *testing.T, obj manifest.Object) []string {
 	t.Helper()
 	h, err := webhook.NewHandler(webhook.Options{Client: c.cs})
 	if err != nil {

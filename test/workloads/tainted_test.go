@@ -10,7 +10,7 @@ import (
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 // TestTaintedCluster runs the corpus rows on the default cluster: Windows
@@ -74,8 +74,8 @@ func seedRuntimeClass(t *testing.T, c *cluster) {
 	// The manifest as published: its " selector:" is indented by one
 	// space, which kubectl refuses ("error converting YAML to JSON: yaml:
 	// line 27: did not find expected key"); the loader names the line.
-	_, errs := load.Load([]string{file(rel)}, load.Options{})
-	var ie *load.InputError
+	_, errs := manifest.Load([]string{file(rel)}, manifest.Options{})
+	var ie *manifest.InputError
 	if len(errs) != 1 || !errors.As(errs[0], &ie) || ie.Line != 28 || !strings.Contains(ie.Error(), "did not find expected key") {
 		t.Errorf("loading %s: %v, want a YAML error at line 28", rel, errs)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/winkube/winkube/pkg/gmsa"
 	"github.com/winkube/winkube/pkg/lint"
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 // rule: GMSA-1, GMSA-2
@@ -80,7 +80,7 @@ func TestLiveGMSA(t *testing.T) {
 	}
 }
 
-func gmsaDeployment(t *testing.T, sa, spec string) []load.Object {
+func gmsaDeployment(t *testing.T, sa, spec string) []manifest.Object {
 	t.Helper()
 	d := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apps/v1", "kind": "Deployment",
@@ -97,5 +97,5 @@ func gmsaDeployment(t *testing.T, sa, spec string) []load.Object {
 			},
 		},
 	}}
-	return []load.Object{{File: "in.yaml", Doc: -1, Obj: d}}
+	return []manifest.Object{{File: "in.yaml", Doc: -1, Obj: d}}
 }

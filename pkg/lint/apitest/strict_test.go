@@ -20,7 +20,7 @@ import (
 	"github.com/winkube/winkube/pkg/controlplane/cptest"
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/lint"
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 var (
@@ -52,7 +52,7 @@ func TestUnknownFieldsAsTheAPIServerRefusesThem(t *testing.T) {
 	if client == nil {
 		t.Skip("integration test: needs the control plane (not in -short mode)")
 	}
-	objs, errs := load.Load([]string{"../testdata/golden/unknown-fields.yaml"}, load.Options{})
+	objs, errs := manifest.Load([]string{"../testdata/golden/unknown-fields.yaml"}, manifest.Options{})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -14,13 +14,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 // Edit asks for OS placement to be added to one pod spec.
 type Edit struct {
 	File string
-	// Doc is the document index in File, as load.Object.Doc reports it.
+	// Doc is the document index in File, as manifest.Object.Doc reports it.
 	Doc int
 	// PodSpec is the path to the pod spec in the object, e.g.
 	// {"spec","template","spec"}; {"spec"} for a Pod;
@@ -108,7 +108,7 @@ func fixFile(name string, data []byte, edits []Edit) ([]byte, int, error) {
 	for _, e := range edits {
 		byDoc[e.Doc] = append(byDoc[e.Doc], e)
 	}
-	docs := load.SplitDocuments(data)
+	docs := manifest.SplitDocuments(data)
 	for d := range byDoc {
 		if d < 0 || d >= len(docs) {
 			return nil, 0, fmt.Errorf("fix %s: no document %d (the file has %d; did it change since it was linted?)", name, d, len(docs))

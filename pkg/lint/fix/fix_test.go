@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden want.yaml and want.diff files")
@@ -86,7 +86,7 @@ func checkIdempotent(t *testing.T, file string, edits []Edit, first []byte) {
 // checkLoads makes sure the fixed file is still valid for the loader.
 func checkLoads(t *testing.T, file string) {
 	t.Helper()
-	if _, errs := load.Load([]string{file}, load.Options{}); len(errs) > 0 {
+	if _, errs := manifest.Load([]string{file}, manifest.Options{}); len(errs) > 0 {
 		t.Errorf("fixed file does not load: %v", errs)
 	}
 }

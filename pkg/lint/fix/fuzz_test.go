@@ -8,7 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 // FuzzFix edits the pod spec at "spec" of the first document of arbitrary
@@ -46,7 +46,7 @@ func FuzzFix(f *testing.F) {
 }
 
 // parseFile loads bytes through the real loader via a temporary file.
-func parseFile(data []byte) ([]load.Object, []error) {
+func parseFile(data []byte) ([]manifest.Object, []error) {
 	dir, err := os.MkdirTemp("", "fuzzfix")
 	if err != nil {
 		return nil, []error{err}
@@ -56,5 +56,5 @@ func parseFile(data []byte) ([]load.Object, []error) {
 	if err := os.WriteFile(file, data, 0o644); err != nil {
 		return nil, []error{err}
 	}
-	return load.Load([]string{file}, load.Options{})
+	return manifest.Load([]string{file}, manifest.Options{})
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/lint"
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 	"github.com/winkube/winkube/pkg/rules"
 )
 
@@ -129,7 +129,7 @@ func sarifInvocations(errs []error) []sarifInvocation {
 	inv := sarifInvocation{ToolExecutionNotifications: []sarifNotification{}}
 	for _, err := range errs {
 		n := sarifNotification{Level: "error", Message: sarifMessage{Text: err.Error()}}
-		var ie *load.InputError
+		var ie *manifest.InputError
 		if errors.As(err, &ie) {
 			n.Message.Text = ie.Err.Error()
 			n.Locations = []sarifLocation{{PhysicalLocation: sarifPhysical{

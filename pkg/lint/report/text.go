@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/winkube/winkube/pkg/lint"
-	"github.com/winkube/winkube/pkg/lint/load"
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 // Text writes one finding a line with its fix, then the input errors (what
@@ -45,7 +45,7 @@ func Text(w io.Writer, r *lint.Result) error {
 
 // inputErrorLine renders "file:line: input error: message".
 func inputErrorLine(err error) string {
-	var ie *load.InputError
+	var ie *manifest.InputError
 	if !errors.As(err, &ie) {
 		return err.Error() // not tied to a file, e.g. --fix failing
 	}

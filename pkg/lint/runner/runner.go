@@ -16,8 +16,8 @@ import (
 	"github.com/winkube/winkube/pkg/kubeversion"
 	"github.com/winkube/winkube/pkg/lint"
 	"github.com/winkube/winkube/pkg/lint/fix"
-	"github.com/winkube/winkube/pkg/lint/load"
 	"github.com/winkube/winkube/pkg/lint/report"
+	"github.com/winkube/winkube/pkg/manifest"
 	"github.com/winkube/winkube/pkg/rules"
 	"k8s.io/client-go/rest"
 )
@@ -33,7 +33,7 @@ const (
 type Options struct {
 	Paths []string
 	// Load carries stdin and the Helm options.
-	Load load.Options
+	Load manifest.Options
 	// ClusterConfig is a Cluster file; Cluster a live cluster's client
 	// config (--kubeconfig, --context, --data-dir). Neither means winkube's
 	// default cluster.
@@ -227,7 +227,7 @@ func (o *Options) readsStdin() bool {
 func (o *Options) lint(l *lint.Linter, stdin io.Reader) *lint.Result {
 	opts := o.Load
 	opts.Stdin = stdin
-	objs, errs := load.Load(o.Paths, opts)
+	objs, errs := manifest.Load(o.Paths, opts)
 	result := l.Lint(objs)
 	result.Errors = append(errs, result.Errors...)
 	return result

@@ -15,8 +15,8 @@ import (
 	"github.com/winkube/winkube/pkg/datadir"
 	"github.com/winkube/winkube/pkg/imageinfo/registry"
 	"github.com/winkube/winkube/pkg/kubeversion"
-	"github.com/winkube/winkube/pkg/lint/load"
 	"github.com/winkube/winkube/pkg/lint/runner"
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 type flagpole struct {
@@ -152,7 +152,7 @@ func (f *flagpole) reports(errOut io.Writer) (formats, files []string) {
 // noteRendered says which inputs --fix leaves alone: it rewrites plain
 // YAML files, not the sources behind a Helm chart or a Kustomize build.
 func noteRendered(errOut io.Writer, paths []string) {
-	rendered := load.Rendered(paths)
+	rendered := manifest.Rendered(paths)
 	dirs := make([]string, 0, len(rendered))
 	for d := range rendered {
 		dirs = append(dirs, d)

@@ -24,7 +24,7 @@ func TestStdinFindingsHaveFieldLines(t *testing.T) {
 // --fix says which inputs it cannot rewrite instead of silently doing
 // nothing for them.
 func TestFixSaysWhatItCannotRewrite(t *testing.T) {
-	_, errOut, _ := runLint(t, "", "--fix", "--dry-run", "../../../lint/load/testdata/repo/kustomize/overlay")
+	_, errOut, _ := runLint(t, "", "--fix", "--dry-run", "../../../manifest/testdata/repo/kustomize/overlay")
 	if !strings.Contains(errOut, "overlay is a Kustomize directory: its findings are reported, not fixed") {
 		t.Errorf("stderr:\n%s", errOut)
 	}

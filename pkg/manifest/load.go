@@ -1,7 +1,7 @@
-// Package load turns the inputs of `winkube lint` (manifest files,
-// directories, Helm charts, Kustomize trees and stdin) into Kubernetes
-// objects that remember where they came from.
-package load
+// Package manifest turns the inputs of `winkube lint` and `winkube up
+// --apply` (manifest files, directories, Helm charts, Kustomize trees and
+// stdin) into Kubernetes objects that remember where they came from.
+package manifest
 
 import (
 	"fmt"
