@@ -36,7 +36,7 @@ func (e *env) follow(t *testing.T, args ...string) (*lockedBuf, func() int) {
 	t.Helper()
 	out := &lockedBuf{}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &program.Proc{Args: append([]string{"tail"}, args...), Dir: "/", Stdin: strings.NewReader(""), Stdout: out, Stderr: io.Discard, Sys: e.sys}
+	p := &program.Proc{Args: append([]string{"tail"}, args...), Dir: "/", Stdin: strings.NewReader(""), Stdout: out, Stderr: io.Discard, Sys: e.Sys}
 	done := make(chan int, 1)
 	go func() { done <- Tail(ctx, p) }()
 	return out, func() int {
@@ -56,13 +56,13 @@ func (e *env) follow(t *testing.T, args ...string) (*lockedBuf, func() int) {
 func (e *env) poll(t *testing.T, out *lockedBuf, want string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	for !e.clock.HasWaiters() {
+	for !e.Clock.HasWaiters() {
 		if time.Now().After(deadline) {
 			t.Fatal("tail never waited on the clock")
 		}
 		time.Sleep(time.Millisecond)
 	}
-	e.clock.Step(time.Second)
+	e.Clock.Step(time.Second)
 	for out.String() != want {
 		if time.Now().After(deadline) {
 			t.Fatalf("tail printed %q, want %q", out.String(), want)
@@ -72,7 +72,7 @@ func (e *env) poll(t *testing.T, out *lockedBuf, want string) {
 }
 
 func (e *env) appendTo(name, s string) {
-	f, err := e.fs.Privileged().OpenFile(name, os.O_WRONLY|os.O_APPEND, 0)
+	f, err := e.FS.Privileged().OpenFile(name, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		panic(err)
 	}
@@ -85,8 +85,8 @@ func (e *env) appendTo(name, s string) {
 // that grew, as busybox's tail does.
 func TestTailFollowFiles(t *testing.T) {
 	e := newEnv()
-	e.fs.Put("/a", "a1\n", 0o644)
-	e.fs.Put("/b", "b1\n", 0o644)
+	e.FS.Put("/a", "a1\n", 0o644)
+	e.FS.Put("/b", "b1\n", 0o644)
 	out, stop := e.follow(t, "-n", "1", "-f", "/a", "/b")
 	want := "==> /a <==\na1\n\n==> /b <==\nb1\n"
 	e.poll(t, out, want)
@@ -96,7 +96,7 @@ func TestTailFollowFiles(t *testing.T) {
 	e.appendTo("/a", "a2\n")
 	want += "\n==> /a <==\na2\n"
 	e.poll(t, out, want)
-	e.fs.Put("/a", "new\n", 0o644) // truncated and rewritten
+	e.FS.Put("/a", "new\n", 0o644) // truncated and rewritten
 	want += "new\n"
 	e.poll(t, out, want)
 	if code := stop(); code != 0 {
@@ -107,5 +107,5 @@ func TestTailFollowFiles(t *testing.T) {
 // tail -f of stdin alone follows nothing: it ends with the input.
 func TestTailFollowStdin(t *testing.T) {
 	e := newEnv()
-	e.check(t, []tc{{argv: args("tail -f -n 1"), stdin: "x\ny\n", out: "y\n"}})
+	e.Check(t, []tc{{Argv: args("tail -f -n 1"), Stdin: "x\ny\n", Out: "y\n"}})
 }

@@ -10,18 +10,18 @@ import (
 // -n names alone.
 func TestIDWhoami(t *testing.T) {
 	e := newEnv()
-	e.sys.User = program.User{UID: 65534, GID: 65534, Groups: []int64{10, 65534, 4000}}
-	e.check(t, []tc{
-		{argv: a("id"), out: "uid=65534(nobody) gid=65534(nogroup) groups=65534(nogroup),10(wheel),4000\n"},
-		{argv: a("id -u"), out: "65534\n"},
-		{argv: a("id -un"), out: "nobody\n"},
-		{argv: a("id -g"), out: "65534\n"},
-		{argv: a("id -gn"), out: "nogroup\n"},
-		{argv: a("id -Gn"), out: "nogroup wheel 4000\n"},
-		{argv: a("id -G"), out: "65534 10 4000\n"},
-		{argv: a("id someone"), err: "id: unknown user someone", code: 1},
-		{argv: a("id -x"), err: "id: invalid option -- 'x'", code: 1},
-		{argv: a("whoami"), out: "nobody\n"},
+	e.Sys.User = program.User{UID: 65534, GID: 65534, Groups: []int64{10, 65534, 4000}}
+	e.Check(t, []tc{
+		{Argv: a("id"), Out: "uid=65534(nobody) gid=65534(nogroup) groups=65534(nogroup),10(wheel),4000\n"},
+		{Argv: a("id -u"), Out: "65534\n"},
+		{Argv: a("id -un"), Out: "nobody\n"},
+		{Argv: a("id -g"), Out: "65534\n"},
+		{Argv: a("id -gn"), Out: "nogroup\n"},
+		{Argv: a("id -Gn"), Out: "nogroup wheel 4000\n"},
+		{Argv: a("id -G"), Out: "65534 10 4000\n"},
+		{Argv: a("id someone"), Err: "id: unknown user someone", Code: 1},
+		{Argv: a("id -x"), Err: "id: invalid option -- 'x'", Code: 1},
+		{Argv: a("whoami"), Out: "nobody\n"},
 	})
 }
 
@@ -29,21 +29,21 @@ func TestIDWhoami(t *testing.T) {
 // the rest; setting it is not permitted in a container.
 func TestHostnameUname(t *testing.T) {
 	e := newEnv()
-	e.sys.Net = names{"web-0.web.default.svc.cluster.local": {"10.0.0.9"}}
-	e.check(t, []tc{
-		{argv: a("hostname"), out: "web-0.web.default.svc.cluster.local\n"},
-		{argv: a("hostname -s"), out: "web-0\n"},
-		{argv: a("hostname -d"), out: "web.default.svc.cluster.local\n"},
-		{argv: a("hostname -f"), out: "web-0.web.default.svc.cluster.local\n"},
-		{argv: a("hostname -i"), out: "10.0.0.9\n"},
-		{argv: a("hostname other"), err: "hostname: sethostname: Operation not permitted", code: 1},
-		{argv: a("hostname -x"), err: "hostname: invalid option -- 'x'", code: 1},
-		{argv: a("uname"), out: "Linux\n"},
-		{argv: a("uname -sr"), out: "Linux 6.8.0-45-generic\n"},
-		{argv: a("uname -m -o"), out: "x86_64 GNU/Linux\n"},
-		{argv: a("uname -a"), out: "Linux web-0.web.default.svc.cluster.local 6.8.0-45-generic " + kernelVersion + " x86_64 GNU/Linux\n"},
-		{argv: a("uname -pi"), out: "unknown unknown\n"},
-		{argv: a("uname -z"), err: "uname: invalid option -- 'z'", code: 1},
+	e.Sys.Net = names{"web-0.web.default.svc.cluster.local": {"10.0.0.9"}}
+	e.Check(t, []tc{
+		{Argv: a("hostname"), Out: "web-0.web.default.svc.cluster.local\n"},
+		{Argv: a("hostname -s"), Out: "web-0\n"},
+		{Argv: a("hostname -d"), Out: "web.default.svc.cluster.local\n"},
+		{Argv: a("hostname -f"), Out: "web-0.web.default.svc.cluster.local\n"},
+		{Argv: a("hostname -i"), Out: "10.0.0.9\n"},
+		{Argv: a("hostname other"), Err: "hostname: sethostname: Operation not permitted", Code: 1},
+		{Argv: a("hostname -x"), Err: "hostname: invalid option -- 'x'", Code: 1},
+		{Argv: a("uname"), Out: "Linux\n"},
+		{Argv: a("uname -sr"), Out: "Linux 6.8.0-45-generic\n"},
+		{Argv: a("uname -m -o"), Out: "x86_64 GNU/Linux\n"},
+		{Argv: a("uname -a"), Out: "Linux web-0.web.default.svc.cluster.local 6.8.0-45-generic " + kernelVersion + " x86_64 GNU/Linux\n"},
+		{Argv: a("uname -pi"), Out: "unknown unknown\n"},
+		{Argv: a("uname -z"), Err: "uname: invalid option -- 'z'", Code: 1},
 	})
 }
 
@@ -52,19 +52,19 @@ func TestHostnameUname(t *testing.T) {
 func TestEnvPrintenvPwd(t *testing.T) {
 	e := newEnv()
 	vars := []string{"A=1", "B=2"}
-	e.check(t, []tc{
-		{argv: a("env"), env: vars, out: "A=1\nB=2\n"},
-		{argv: a("env -u A"), env: vars, out: "B=2\n"},
-		{argv: a("env A=3 C=4"), env: vars, out: "B=2\nA=3\nC=4\n"},
-		{argv: a("env -i C=5"), env: vars, out: "C=5\n"},
-		{argv: a("env - C=5 printenv C"), env: vars, out: "5\n"},
-		{argv: a("env -0"), env: vars, out: "A=1\x00B=2\x00"},
-		{argv: a("env false"), code: 1},
-		{argv: a("env nosuch"), err: "env: can't execute 'nosuch': No such file or directory", code: 127},
-		{argv: a("printenv"), env: vars, out: "A=1\nB=2\n"},
-		{argv: a("printenv B A"), env: vars, out: "2\n1\n"},
-		{argv: a("printenv A NOPE"), env: vars, out: "1\n", code: 1},
-		{argv: a("pwd"), out: "/tmp\n"},
+	e.Check(t, []tc{
+		{Argv: a("env"), Env: vars, Out: "A=1\nB=2\n"},
+		{Argv: a("env -u A"), Env: vars, Out: "B=2\n"},
+		{Argv: a("env A=3 C=4"), Env: vars, Out: "B=2\nA=3\nC=4\n"},
+		{Argv: a("env -i C=5"), Env: vars, Out: "C=5\n"},
+		{Argv: a("env - C=5 printenv C"), Env: vars, Out: "5\n"},
+		{Argv: a("env -0"), Env: vars, Out: "A=1\x00B=2\x00"},
+		{Argv: a("env false"), Code: 1},
+		{Argv: a("env nosuch"), Err: "env: can't execute 'nosuch': No such file or directory", Code: 127},
+		{Argv: a("printenv"), Env: vars, Out: "A=1\nB=2\n"},
+		{Argv: a("printenv B A"), Env: vars, Out: "2\n1\n"},
+		{Argv: a("printenv A NOPE"), Env: vars, Out: "1\n", Code: 1},
+		{Argv: a("pwd"), Out: "/tmp\n"},
 	})
 }
 
@@ -72,16 +72,16 @@ func TestEnvPrintenvPwd(t *testing.T) {
 // exists.
 func TestKill(t *testing.T) {
 	e := newEnv()
-	e.check(t, []tc{
-		{argv: a("kill 1")},
-		{argv: a("kill -9 1")},
-		{argv: a("kill -s TERM 1")},
-		{argv: a("kill -- 1")},
-		{argv: a("kill 1 99"), err: "kill: can't kill pid 99: No such process", code: 1},
-		{argv: a("kill abc"), err: "kill: bad pid 'abc'", code: 1},
-		{argv: a("kill"), err: "kill: usage", code: 1},
+	e.Check(t, []tc{
+		{Argv: a("kill 1")},
+		{Argv: a("kill -9 1")},
+		{Argv: a("kill -s TERM 1")},
+		{Argv: a("kill -- 1")},
+		{Argv: a("kill 1 99"), Err: "kill: can't kill pid 99: No such process", Code: 1},
+		{Argv: a("kill abc"), Err: "kill: bad pid 'abc'", Code: 1},
+		{Argv: a("kill"), Err: "kill: usage", Code: 1},
 	})
-	out, _, code := e.run(t, nil, "kill", "-l")
+	out, _, code := e.Run(t, tc{Argv: a("kill -l")})
 	if code != 0 || len(out) < 9 || out[:9] != " 1) HUP\n " {
 		t.Errorf("kill -l = %q", out)
 	}
@@ -92,15 +92,15 @@ func TestKill(t *testing.T) {
 // under /bin.
 func TestWhich(t *testing.T) {
 	e := newEnv()
-	e.fs.Put("/usr/local/bin/tool", "#!/bin/sh\n", 0o755)
-	e.fs.Put("/bin/tool", "#!/bin/sh\n", 0o755)
-	e.fs.Put("/bin/notexec", "", 0o644)
+	e.FS.Put("/usr/local/bin/tool", "#!/bin/sh\n", 0o755)
+	e.FS.Put("/bin/tool", "#!/bin/sh\n", 0o755)
+	e.FS.Put("/bin/notexec", "", 0o644)
 	path := []string{"PATH=/usr/local/bin:/bin"}
-	e.check(t, []tc{
-		{argv: a("which tool"), env: path, out: "/usr/local/bin/tool\n"},
-		{argv: a("which date tool"), env: path, out: "/bin/date\n/usr/local/bin/tool\n"},
-		{argv: a("which -a tool"), env: path, out: "/usr/local/bin/tool\n/bin/tool\n"},
-		{argv: a("which notexec nosuch"), env: path, code: 1},
-		{argv: a("which /bin/tool ./nosuch"), env: path, out: "/bin/tool\n", code: 1},
+	e.Check(t, []tc{
+		{Argv: a("which tool"), Env: path, Out: "/usr/local/bin/tool\n"},
+		{Argv: a("which date tool"), Env: path, Out: "/bin/date\n/usr/local/bin/tool\n"},
+		{Argv: a("which -a tool"), Env: path, Out: "/usr/local/bin/tool\n/bin/tool\n"},
+		{Argv: a("which notexec nosuch"), Env: path, Code: 1},
+		{Argv: a("which /bin/tool ./nosuch"), Env: path, Out: "/bin/tool\n", Code: 1},
 	})
 }

@@ -6,45 +6,45 @@ import "testing"
 // on a match, 1 on none, 2 on an error (unless -q matched).
 func TestGrep(t *testing.T) {
 	e := newEnv()
-	e.fs.Put("/a", "alpha\nbeta\nAlpha beta\ngamma\n", 0o644)
-	e.fs.Put("/b", "beta\n", 0o644)
-	e.fs.Put("/pats", "gam\nalp\n", 0o644)
-	e.fs.Put("/dir/x/deep", "needle\n", 0o644)
-	e.fs.Put("/dir/y", "hay\n", 0o644)
-	e.check(t, []tc{
-		{argv: a("grep beta /a"), out: "beta\nAlpha beta\n"},
-		{argv: a("grep -in alpha /a"), out: "1:alpha\n3:Alpha beta\n"},
-		{argv: a("grep -vc a /a"), out: "0\n", code: 1},
-		{argv: a("grep -c beta /a /b"), out: "/a:2\n/b:1\n"},
-		{argv: a("grep -h beta /a /b"), out: "beta\nAlpha beta\nbeta\n"},
-		{argv: a("grep -H gamma /a"), out: "/a:gamma\n"},
-		{argv: a("grep -l beta /a /b"), out: "/a\n/b\n"},
-		{argv: a("grep -L gamma /a /b"), out: "/b\n"},
-		{argv: a("grep -x beta /a"), out: "beta\n"},
-		{argv: a("grep -w Alpha /a"), out: "Alpha beta\n"},
-		{argv: a("grep -w alp /a"), code: 1},
-		{argv: a("grep -m1 beta /a"), out: "beta\n"},
-		{argv: a("grep -e gamma -e beta /a"), out: "beta\nAlpha beta\ngamma\n"},
-		{argv: a("grep -f /pats /a"), out: "alpha\ngamma\n"},
-		{argv: a("grep -o a. /a"), out: "al\na \nam\n"},
-		{argv: a("grep -oE (al|ga)[a-z] /a"), out: "alp\ngam\n"},
-		{argv: a("grep ^a\\|^g /a"), out: "alpha\ngamma\n"},
-		{argv: a("grep -E ^(a|g) /a"), out: "alpha\ngamma\n"},
-		{argv: a("egrep a{2} /a"), code: 1},
-		{argv: a("grep -F a.p /a"), code: 1},
-		{argv: a("fgrep ta /b"), out: "beta\n"},
-		{argv: a("grep -r needle /dir"), out: "/dir/x/deep:needle\n"},
-		{argv: a("grep -rh needle /dir"), out: "needle\n"},
-		{argv: a("grep -- -x /a"), code: 1},
-		{argv: a("grep beta"), stdin: "beta\n", out: "beta\n"},
-		{argv: a("grep -l beta -"), stdin: "beta\n", out: "(standard input)\n"},
-		{argv: a("grep -q beta /nosuch /a"), err: "grep: /nosuch: No such file or directory"},
-		{argv: a("grep beta /nosuch /b"), out: "/b:beta\n", err: "grep: /nosuch: No such file or directory", code: 2},
-		{argv: a("grep -s beta /nosuch"), code: 2},
-		{argv: a("grep -y x /a"), err: "grep: invalid option -- 'y'", code: 2},
-		{argv: a("grep"), err: "Usage: grep", code: 2},
-		{argv: a("grep -e"), err: "grep: option requires an argument -- 'e'", code: 2},
-		{argv: a("grep -f /nosuch /a"), err: "grep: /nosuch: No such file or directory", code: 2},
+	e.FS.Put("/a", "alpha\nbeta\nAlpha beta\ngamma\n", 0o644)
+	e.FS.Put("/b", "beta\n", 0o644)
+	e.FS.Put("/pats", "gam\nalp\n", 0o644)
+	e.FS.Put("/dir/x/deep", "needle\n", 0o644)
+	e.FS.Put("/dir/y", "hay\n", 0o644)
+	e.Check(t, []tc{
+		{Argv: a("grep beta /a"), Out: "beta\nAlpha beta\n"},
+		{Argv: a("grep -in alpha /a"), Out: "1:alpha\n3:Alpha beta\n"},
+		{Argv: a("grep -vc a /a"), Out: "0\n", Code: 1},
+		{Argv: a("grep -c beta /a /b"), Out: "/a:2\n/b:1\n"},
+		{Argv: a("grep -h beta /a /b"), Out: "beta\nAlpha beta\nbeta\n"},
+		{Argv: a("grep -H gamma /a"), Out: "/a:gamma\n"},
+		{Argv: a("grep -l beta /a /b"), Out: "/a\n/b\n"},
+		{Argv: a("grep -L gamma /a /b"), Out: "/b\n"},
+		{Argv: a("grep -x beta /a"), Out: "beta\n"},
+		{Argv: a("grep -w Alpha /a"), Out: "Alpha beta\n"},
+		{Argv: a("grep -w alp /a"), Code: 1},
+		{Argv: a("grep -m1 beta /a"), Out: "beta\n"},
+		{Argv: a("grep -e gamma -e beta /a"), Out: "beta\nAlpha beta\ngamma\n"},
+		{Argv: a("grep -f /pats /a"), Out: "alpha\ngamma\n"},
+		{Argv: a("grep -o a. /a"), Out: "al\na \nam\n"},
+		{Argv: a("grep -oE (al|ga)[a-z] /a"), Out: "alp\ngam\n"},
+		{Argv: a("grep ^a\\|^g /a"), Out: "alpha\ngamma\n"},
+		{Argv: a("grep -E ^(a|g) /a"), Out: "alpha\ngamma\n"},
+		{Argv: a("egrep a{2} /a"), Code: 1},
+		{Argv: a("grep -F a.p /a"), Code: 1},
+		{Argv: a("fgrep ta /b"), Out: "beta\n"},
+		{Argv: a("grep -r needle /dir"), Out: "/dir/x/deep:needle\n"},
+		{Argv: a("grep -rh needle /dir"), Out: "needle\n"},
+		{Argv: a("grep -- -x /a"), Code: 1},
+		{Argv: a("grep beta"), Stdin: "beta\n", Out: "beta\n"},
+		{Argv: a("grep -l beta -"), Stdin: "beta\n", Out: "(standard input)\n"},
+		{Argv: a("grep -q beta /nosuch /a"), Err: "grep: /nosuch: No such file or directory"},
+		{Argv: a("grep beta /nosuch /b"), Out: "/b:beta\n", Err: "grep: /nosuch: No such file or directory", Code: 2},
+		{Argv: a("grep -s beta /nosuch"), Code: 2},
+		{Argv: a("grep -y x /a"), Err: "grep: invalid option -- 'y'", Code: 2},
+		{Argv: a("grep"), Err: "Usage: grep", Code: 2},
+		{Argv: a("grep -e"), Err: "grep: option requires an argument -- 'e'", Code: 2},
+		{Argv: a("grep -f /nosuch /a"), Err: "grep: /nosuch: No such file or directory", Code: 2},
 	})
 }
 
@@ -52,16 +52,16 @@ func TestGrep(t *testing.T) {
 // match, with "--" between groups that do not touch.
 func TestGrepContext(t *testing.T) {
 	e := newEnv()
-	e.fs.Put("/c", "1\n2\nx3\n4\n5\n6\n7\nx8\n9\n", 0o644)
-	e.check(t, []tc{
-		{argv: a("grep -A1 x /c"), out: "x3\n4\n--\nx8\n9\n"},
-		{argv: a("grep -B 1 x /c"), out: "2\nx3\n--\n7\nx8\n"},
-		{argv: a("grep -C2 x /c"), out: "1\n2\nx3\n4\n5\n6\n7\nx8\n9\n"},
-		{argv: a("grep -nA1 x /c"), out: "3:x3\n4-4\n--\n8:x8\n9-9\n"},
-		{argv: a("grep -A1 -c x /c"), out: "2\n"},
-		{argv: a("grep -A1 x8 /c /c"), out: "/c:x8\n/c-9\n--\n/c:x8\n/c-9\n"},
-		{argv: a("grep -vB1 [0-9]$ /c"), code: 1},
-		{argv: a("grep -A x x /c"), err: "grep: invalid number 'x'", code: 2},
+	e.FS.Put("/c", "1\n2\nx3\n4\n5\n6\n7\nx8\n9\n", 0o644)
+	e.Check(t, []tc{
+		{Argv: a("grep -A1 x /c"), Out: "x3\n4\n--\nx8\n9\n"},
+		{Argv: a("grep -B 1 x /c"), Out: "2\nx3\n--\n7\nx8\n"},
+		{Argv: a("grep -C2 x /c"), Out: "1\n2\nx3\n4\n5\n6\n7\nx8\n9\n"},
+		{Argv: a("grep -nA1 x /c"), Out: "3:x3\n4-4\n--\n8:x8\n9-9\n"},
+		{Argv: a("grep -A1 -c x /c"), Out: "2\n"},
+		{Argv: a("grep -A1 x8 /c /c"), Out: "/c:x8\n/c-9\n--\n/c:x8\n/c-9\n"},
+		{Argv: a("grep -vB1 [0-9]$ /c"), Code: 1},
+		{Argv: a("grep -A x x /c"), Err: "grep: invalid number 'x'", Code: 2},
 	})
 }
 
@@ -69,40 +69,40 @@ func TestGrepContext(t *testing.T) {
 // the p, d, q, = and s commands with their flags, and -i in place.
 func TestSed(t *testing.T) {
 	e := newEnv()
-	e.fs.Put("/f", "one\ntwo\nthree\n", 0o644)
-	e.fs.Put("/g", "four\n", 0o644)
-	e.check(t, []tc{
-		{argv: a("sed s/o/0/ /f"), out: "0ne\ntw0\nthree\n"},
-		{argv: a("sed s/e/E/2 /f"), out: "one\ntwo\nthreE\n"},
-		{argv: a("sed s/e/E/g /f"), out: "onE\ntwo\nthrEE\n"},
-		{argv: a("sed -n s/two/2/p /f"), out: "2\n"},
-		{argv: a("sed s/O/0/I /f"), out: "0ne\ntw0\nthree\n"},
-		{argv: a("sed s|t|T|g /f"), out: "one\nTwo\nThree\n"},
-		{argv: a("sed s/\\(o\\)\\(n\\)/\\2\\1/ /f"), out: "noe\ntwo\nthree\n"},
-		{argv: a("sed -E s/(t)(w)/\\2\\1/ /f"), out: "one\nwto\nthree\n"},
-		{argv: a("sed -r s/e+/<&>/ /f"), out: "on<e>\ntwo\nthr<ee>\n"},
-		{argv: a("sed -n 2p /f"), out: "two\n"},
-		{argv: a("sed -n $p /f /g"), out: "four\n"},
-		{argv: a("sed -n 1,2p /f"), out: "one\ntwo\n"},
-		{argv: a("sed -n /two/,$p /f"), out: "two\nthree\n"},
-		{argv: a("sed 2d /f"), out: "one\nthree\n"},
-		{argv: a("sed /^t/d /f"), out: "one\n"},
-		{argv: a("sed 1!d /f"), out: "one\n"},
-		{argv: a("sed -n /e$/!p /f"), out: "two\n"},
-		{argv: a("sed 2,3!s/^/>/ /f"), out: ">one\ntwo\nthree\n"},
-		{argv: a("sed 2q /f"), out: "one\ntwo\n"},
-		{argv: a("sed -n $= /f"), out: "3\n"},
-		{argv: []string{"sed", "-e", "1d", "-e", "s/t/T/"}, stdin: "a\nt\n", out: "T\n"},
-		{argv: []string{"sed", "1d;s/t/T/"}, stdin: "a\nt\n", out: "T\n"},
-		{argv: a("sed -n p"), stdin: "x", out: "x"},
-		{argv: a("sed s/x/y/ /nosuch /g"), out: "four\n", err: "sed: can't open '/nosuch': No such file or directory", code: 1},
-		{argv: a("sed s/x/y"), err: "sed: unterminated `s' command", code: 1},
-		{argv: a("sed s/x/y/k"), err: "sed: unknown option to `s'", code: 1},
-		{argv: a("sed -z p"), err: "sed: invalid option -- 'z'", code: 1},
-		{argv: a("sed"), err: "sed: no script specified", code: 1},
+	e.FS.Put("/f", "one\ntwo\nthree\n", 0o644)
+	e.FS.Put("/g", "four\n", 0o644)
+	e.Check(t, []tc{
+		{Argv: a("sed s/o/0/ /f"), Out: "0ne\ntw0\nthree\n"},
+		{Argv: a("sed s/e/E/2 /f"), Out: "one\ntwo\nthreE\n"},
+		{Argv: a("sed s/e/E/g /f"), Out: "onE\ntwo\nthrEE\n"},
+		{Argv: a("sed -n s/two/2/p /f"), Out: "2\n"},
+		{Argv: a("sed s/O/0/I /f"), Out: "0ne\ntw0\nthree\n"},
+		{Argv: a("sed s|t|T|g /f"), Out: "one\nTwo\nThree\n"},
+		{Argv: a("sed s/\\(o\\)\\(n\\)/\\2\\1/ /f"), Out: "noe\ntwo\nthree\n"},
+		{Argv: a("sed -E s/(t)(w)/\\2\\1/ /f"), Out: "one\nwto\nthree\n"},
+		{Argv: a("sed -r s/e+/<&>/ /f"), Out: "on<e>\ntwo\nthr<ee>\n"},
+		{Argv: a("sed -n 2p /f"), Out: "two\n"},
+		{Argv: a("sed -n $p /f /g"), Out: "four\n"},
+		{Argv: a("sed -n 1,2p /f"), Out: "one\ntwo\n"},
+		{Argv: a("sed -n /two/,$p /f"), Out: "two\nthree\n"},
+		{Argv: a("sed 2d /f"), Out: "one\nthree\n"},
+		{Argv: a("sed /^t/d /f"), Out: "one\n"},
+		{Argv: a("sed 1!d /f"), Out: "one\n"},
+		{Argv: a("sed -n /e$/!p /f"), Out: "two\n"},
+		{Argv: a("sed 2,3!s/^/>/ /f"), Out: ">one\ntwo\nthree\n"},
+		{Argv: a("sed 2q /f"), Out: "one\ntwo\n"},
+		{Argv: a("sed -n $= /f"), Out: "3\n"},
+		{Argv: []string{"sed", "-e", "1d", "-e", "s/t/T/"}, Stdin: "a\nt\n", Out: "T\n"},
+		{Argv: []string{"sed", "1d;s/t/T/"}, Stdin: "a\nt\n", Out: "T\n"},
+		{Argv: a("sed -n p"), Stdin: "x", Out: "x"},
+		{Argv: a("sed s/x/y/ /nosuch /g"), Out: "four\n", Err: "sed: can't open '/nosuch': No such file or directory", Code: 1},
+		{Argv: a("sed s/x/y"), Err: "sed: unterminated `s' command", Code: 1},
+		{Argv: a("sed s/x/y/k"), Err: "sed: unknown option to `s'", Code: 1},
+		{Argv: a("sed -z p"), Err: "sed: invalid option -- 'z'", Code: 1},
+		{Argv: a("sed"), Err: "sed: no script specified", Code: 1},
 	})
-	e.check(t, []tc{{argv: a("sed -i s/four/4/ /g")}})
-	if got := e.fs.Read("/g"); got != "4\n" {
+	e.Check(t, []tc{{Argv: a("sed -i s/four/4/ /g")}})
+	if got := e.FS.Read("/g"); got != "4\n" {
 		t.Errorf("sed -i left %q", got)
 	}
 }
