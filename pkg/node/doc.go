@@ -39,7 +39,7 @@
 //
 // Components: this package is the wiring — the agent (agent.go), its nodes'
 // registration, heartbeats and status (emunode.go, lease.go, nodestatus.go,
-// internal/nodestatus), the informers' dispatch (dispatch.go), the queues
+// internal/status), the informers' dispatch (dispatch.go), the queues
 // (queue.go), the pod network's egress (egress.go, internal/podnet) and API
 // trouble reports (trouble.go). Each component below it gets a small config
 // or interface of what it needs, never the agent: the pod worker

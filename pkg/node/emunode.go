@@ -23,14 +23,14 @@ import (
 	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/node/internal/admission"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
-	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
 	"github.com/winkube/winkube/pkg/node/internal/podlogs"
 	"github.com/winkube/winkube/pkg/node/internal/podnet"
 	"github.com/winkube/winkube/pkg/node/internal/podworker"
+	"github.com/winkube/winkube/pkg/node/internal/status"
 )
 
 // Heartbeat timing, as the kubelet's defaults: the lease is renewed every
-// 10 s or so and lasts 40 s (nodestatus.LeaseRenewDelay); the status is
+// 10 s or so and lasts 40 s (status.LeaseRenewDelay); the status is
 // computed every 10 s (nodeStatusUpdateFrequency) and posted when it
 // changed or 5 min after the last post (nodeStatusReportFrequency): the
 // lease is what keeps the node alive for the lifecycle controller.
@@ -166,7 +166,7 @@ func (n *emuNode) reconcileExisting(ctx context.Context) error {
 		if cur.Annotations == nil {
 			cur.Annotations = map[string]string{}
 		}
-		cur.Annotations[nodestatus.AnnotationControllerManagedAttach] = "true"
+		cur.Annotations[status.AnnotationControllerManagedAttach] = "true"
 		_, err = nodes.Update(ctx, cur, metav1.UpdateOptions{})
 		return err
 	})
@@ -197,7 +197,7 @@ func (n *emuNode) beat(ctx context.Context, kind beatKind) time.Duration {
 	switch kind {
 	case beatLease:
 		n.renewLease(ctx)
-		return nodestatus.LeaseRenewDelay(rand.Float64())
+		return status.LeaseRenewDelay(rand.Float64())
 	case beatStatus:
 		n.syncStatus(ctx)
 		return statusCheckInterval

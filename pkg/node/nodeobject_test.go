@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
-	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
+	"github.com/winkube/winkube/pkg/node/internal/status"
 )
 
 var (
@@ -120,7 +120,7 @@ func TestNodeStatusPatch(t *testing.T) {
 	cur := spec.initialNode(start)
 	spec.setStatus(cur, false, start)
 	n := &emuNode{agent: &Agent{cluster: v1alpha1.DefaultCluster()}, spec: spec, networkReady: true, images: map[string]bool{}}
-	patch, err := nodestatus.StatusPatch(cur, n.desired(cur, start.Add(time.Second)))
+	patch, err := status.StatusPatch(cur, n.desired(cur, start.Add(time.Second)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestNodeStatusKeepsExtendedResources(t *testing.T) {
 	if q := want.Status.Allocatable[fake]; q.Cmp(resource.MustParse("1000")) != 0 {
 		t.Errorf("allocatable %s = %s, want 1000", fake, q.String())
 	}
-	patch, err := nodestatus.StatusPatch(cur, want)
+	patch, err := status.StatusPatch(cur, want)
 	if err != nil {
 		t.Fatal(err)
 	}

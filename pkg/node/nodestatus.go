@@ -6,8 +6,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
 	"github.com/winkube/winkube/pkg/node/internal/podnet"
+	"github.com/winkube/winkube/pkg/node/internal/status"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -35,8 +35,8 @@ func (n *emuNode) statusDue(cur *corev1.Node, now time.Time) bool {
 		return true
 	}
 	want := n.desired(cur, now)
-	nodestatus.EmulatedAddress(want) // cur is the informer's view (nodeView)
-	return nodestatus.StatusChanged(&cur.Status, &want.Status) || !maps.Equal(cur.Annotations, want.Annotations)
+	status.EmulatedAddress(want) // cur is the informer's view (nodeView)
+	return status.StatusChanged(&cur.Status, &want.Status) || !maps.Equal(cur.Annotations, want.Annotations)
 }
 
 // recordStatus reports the outcome of a status post.
@@ -61,7 +61,7 @@ func (n *emuNode) postStatus(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	patch, err := nodestatus.StatusPatch(cur, n.desired(cur, time.Now()))
+	patch, err := status.StatusPatch(cur, n.desired(cur, time.Now()))
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func (n *emuNode) postStatus(ctx context.Context) error {
 	}
 	n.uid = updated.UID
 	n.lastPosted = time.Now()
-	if nodestatus.Ready(updated) && !n.readyPosted {
+	if status.Ready(updated) && !n.readyPosted {
 		n.readyPosted = true
 		n.statusEvent("NodeReady")
 	}
