@@ -118,7 +118,7 @@ type ctr struct {
 // New makes the worker of a pod bound to node n; the agent queues it.
 func New(n *Node, pod *corev1.Pod) *Worker {
 	w := &Worker{node: n, clock: n.Clock, pod: pod}
-	w.volumes = volume.Wait{Recorder: n.Recorder, Issues: n.VolumeIssues}
+	w.volumes = volume.Wait{Recorder: n.Recorder, Issues: n.VolumeIssues, Clock: n.Clock}
 	w.status = podstatus.NewWriter(podstatus.Config{
 		Client: n.Client, Clock: n.Clock, Pod: w.latest,
 		ReportErr: n.ReportErr, Succeeded: n.Succeeded, Failed: n.Failed,
