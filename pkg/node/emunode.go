@@ -22,6 +22,7 @@ import (
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/node/internal/admission"
+	"github.com/winkube/winkube/pkg/node/internal/images"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
 	"github.com/winkube/winkube/pkg/node/internal/podlogs"
 	"github.com/winkube/winkube/pkg/node/internal/podnet"
@@ -53,7 +54,7 @@ type emuNode struct {
 	mu      sync.Mutex
 	workers map[types.UID]*podworker.Worker
 	ipam    *podnet.IPAM
-	images  map[string]bool
+	images  *images.Store
 	// worker is what the node's pod workers use of it, made once
 	// (workernode.go).
 	workerOnce sync.Once
@@ -103,7 +104,7 @@ func newEmuNode(a *Agent, spec *nodeSpec, recorder record.EventRecorder) *emuNod
 		// The kubelet refers to its node by name, with the name as UID.
 		ref:     &corev1.ObjectReference{Kind: "Node", Name: spec.name, UID: types.UID(spec.name)},
 		workers: map[types.UID]*podworker.Worker{},
-		images:  map[string]bool{},
+		images:  images.NewStore(),
 		groups:  program.NewLocalGroups(),
 	}
 	n.watchPlugins()
@@ -371,19 +372,6 @@ func (n *emuNode) activeBesides(w *podworker.Worker) []*corev1.Pod {
 func (n *emuNode) osInfo() program.OSInfo {
 	n.osOnce.Do(func() { n.os = nodeos.Of(n.spec.initialNode(time.Time{})) })
 	return n.os
-}
-
-// hasImage and addImage track what the emulated runtime has pulled.
-func (n *emuNode) hasImage(ref string) bool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.images[ref]
-}
-
-func (n *emuNode) addImage(ref string) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.images[ref] = true
 }
 
 func isTerminal(p *corev1.Pod) bool {
