@@ -13,7 +13,6 @@ import (
 
 	"github.com/winkube/winkube/pkg/emu/vnet"
 
-	"golang.org/x/sync/singleflight"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,6 +30,7 @@ import (
 	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/kubeversion"
+	"github.com/winkube/winkube/pkg/node/internal/images"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletapi"
 	"github.com/winkube/winkube/pkg/node/internal/podfs"
 	"github.com/winkube/winkube/pkg/node/internal/podnet"
@@ -116,13 +116,10 @@ type Agent struct {
 	pods       workqueue.TypedDelayingInterface[*podworker.Worker]
 	beats      workqueue.TypedDelayingInterface[beatJob]
 	podWorkers int
-	images     imageinfo.Resolver
-	// secretReads collapses concurrent reads of the same pull secrets
-	// (resolveImage): a Deployment's pods start together and read the
-	// same service account.
-	secretReads singleflight.Group
-	// unknownImages is Options.UnknownImages (podworker.Node's
-	// StrictImages).
+	// imageSource answers every node's pulls, with the pods' pull
+	// secrets (images.Source).
+	imageSource *images.Source
+	// unknownImages is Options.UnknownImages (images.Config's Strict).
 	unknownImages string
 	layerDir      string
 	// syncPeriod is how often a running pod's volumes are written again
@@ -208,13 +205,13 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 		version = defaultKubeletVer
 	}
 	a := &Agent{
-		client:   client,
-		cluster:  o.Cluster,
-		progress: &progress{w: o.Progress},
-		nodes:    map[string]*emuNode{},
-		ready:    make(chan struct{}),
-		clock:    realClock,
-		images:   o.Images,
+		client:      client,
+		cluster:     o.Cluster,
+		progress:    &progress{w: o.Progress},
+		nodes:       map[string]*emuNode{},
+		ready:       make(chan struct{}),
+		clock:       realClock,
+		imageSource: &images.Source{Resolver: o.Images, Client: client},
 
 		unknownImages: o.UnknownImages,
 		layerDir:      o.LayerDir,

@@ -3,7 +3,7 @@
 package node
 
 import (
-	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
+	"github.com/winkube/winkube/pkg/node/internal/status"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 )
@@ -66,7 +66,7 @@ func (a *Agent) nodeSeen(obj any, deleted bool) {
 		// rather than at the next poll.
 		a.beats.Add(beatJob{en, beatCIDR})
 	}
-	now := !deleted && nodestatus.Ready(n)
+	now := !deleted && status.Ready(n)
 	a.readyMu.Lock()
 	defer a.readyMu.Unlock()
 	switch was := a.readyNodes[n.Name]; {

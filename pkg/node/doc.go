@@ -39,7 +39,7 @@
 //
 // Components: this package is the wiring — the agent (agent.go), its nodes'
 // registration, heartbeats and status (emunode.go, lease.go, nodestatus.go,
-// internal/nodestatus), the informers' dispatch (dispatch.go), the queues
+// internal/status), the informers' dispatch (dispatch.go), the queues
 // (queue.go), the pod network's egress (egress.go, internal/podnet) and API
 // trouble reports (trouble.go). Each component below it gets a small config
 // or interface of what it needs, never the agent: the pod worker
@@ -47,9 +47,12 @@
 // container's OS) gets a podworker.Node (workernode.go) and builds, per
 // pod, the pod's files (internal/podfs), its containers' processes
 // (internal/process) and its status writer (internal/podstatus), each
-// given a config of its own; the kubelet API gets kubeletapi.Node
-// (kubeletnode.go); internal/admission, internal/prober, internal/volume,
-// internal/ctrlog and internal/atomicwrite are pure.
+// given a config of its own; each node's image manager
+// (internal/images: pull policy, pulls, their events and back-off, the
+// images the node holds) gets an images.Config, and the agent's one
+// images.Source reads pull secrets for every node; the kubelet API gets
+// kubeletapi.Node (kubeletnode.go); internal/admission, internal/prober,
+// internal/volume, internal/ctrlog and internal/atomicwrite are pure.
 //
 // Cost: the agent runs on two delaying work queues with fixed goroutine
 // pools, one stepping pods and one for node heartbeats (queue.go), so its

@@ -22,15 +22,16 @@ import (
 	"github.com/winkube/winkube/pkg/emu/program"
 	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/node/internal/admission"
+	"github.com/winkube/winkube/pkg/node/internal/images"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
-	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
 	"github.com/winkube/winkube/pkg/node/internal/podlogs"
 	"github.com/winkube/winkube/pkg/node/internal/podnet"
 	"github.com/winkube/winkube/pkg/node/internal/podworker"
+	"github.com/winkube/winkube/pkg/node/internal/status"
 )
 
 // Heartbeat timing, as the kubelet's defaults: the lease is renewed every
-// 10 s or so and lasts 40 s (nodestatus.LeaseRenewDelay); the status is
+// 10 s or so and lasts 40 s (status.LeaseRenewDelay); the status is
 // computed every 10 s (nodeStatusUpdateFrequency) and posted when it
 // changed or 5 min after the last post (nodeStatusReportFrequency): the
 // lease is what keeps the node alive for the lifecycle controller.
@@ -53,7 +54,7 @@ type emuNode struct {
 	mu      sync.Mutex
 	workers map[types.UID]*podworker.Worker
 	ipam    *podnet.IPAM
-	images  map[string]bool
+	images  *images.Store
 	// worker is what the node's pod workers use of it, made once
 	// (workernode.go).
 	workerOnce sync.Once
@@ -103,7 +104,7 @@ func newEmuNode(a *Agent, spec *nodeSpec, recorder record.EventRecorder) *emuNod
 		// The kubelet refers to its node by name, with the name as UID.
 		ref:     &corev1.ObjectReference{Kind: "Node", Name: spec.name, UID: types.UID(spec.name)},
 		workers: map[types.UID]*podworker.Worker{},
-		images:  map[string]bool{},
+		images:  images.NewStore(),
 		groups:  program.NewLocalGroups(),
 	}
 	n.watchPlugins()
@@ -166,7 +167,7 @@ func (n *emuNode) reconcileExisting(ctx context.Context) error {
 		if cur.Annotations == nil {
 			cur.Annotations = map[string]string{}
 		}
-		cur.Annotations[nodestatus.AnnotationControllerManagedAttach] = "true"
+		cur.Annotations[status.AnnotationControllerManagedAttach] = "true"
 		_, err = nodes.Update(ctx, cur, metav1.UpdateOptions{})
 		return err
 	})
@@ -197,7 +198,7 @@ func (n *emuNode) beat(ctx context.Context, kind beatKind) time.Duration {
 	switch kind {
 	case beatLease:
 		n.renewLease(ctx)
-		return nodestatus.LeaseRenewDelay(rand.Float64())
+		return status.LeaseRenewDelay(rand.Float64())
 	case beatStatus:
 		n.syncStatus(ctx)
 		return statusCheckInterval
@@ -371,19 +372,6 @@ func (n *emuNode) activeBesides(w *podworker.Worker) []*corev1.Pod {
 func (n *emuNode) osInfo() program.OSInfo {
 	n.osOnce.Do(func() { n.os = nodeos.Of(n.spec.initialNode(time.Time{})) })
 	return n.os
-}
-
-// hasImage and addImage track what the emulated runtime has pulled.
-func (n *emuNode) hasImage(ref string) bool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.images[ref]
-}
-
-func (n *emuNode) addImage(ref string) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.images[ref] = true
 }
 
 func isTerminal(p *corev1.Pod) bool {

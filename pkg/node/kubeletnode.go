@@ -18,7 +18,7 @@ import (
 	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletapi"
-	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
+	"github.com/winkube/winkube/pkg/node/internal/status"
 )
 
 // The kubelet API (internal/kubeletapi) as the agent's callers see it.
@@ -205,7 +205,7 @@ func (a *Agent) KubeletEndpoints() map[string]netip.AddrPort {
 func nodeView(obj any) (any, error) {
 	obj, err := dropManagedFields(obj)
 	if n, ok := obj.(*corev1.Node); ok {
-		nodestatus.EmulatedAddress(n)
+		status.EmulatedAddress(n)
 	}
 	return obj, err
 }

@@ -6,7 +6,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
+	"github.com/winkube/winkube/pkg/node/internal/status"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -15,7 +15,7 @@ import (
 // renewLease creates or renews the node's lease in kube-node-lease, owned by
 // the node so it goes away with it.
 func (n *emuNode) renewLease(ctx context.Context) {
-	leases := n.agent.client.CoordinationV1().Leases(nodestatus.LeaseNamespace)
+	leases := n.agent.client.CoordinationV1().Leases(status.LeaseNamespace)
 	now := metav1.NewMicroTime(time.Now())
 	if n.lease != nil {
 		l := n.lease.DeepCopy()
@@ -28,7 +28,7 @@ func (n *emuNode) renewLease(ctx context.Context) {
 	}
 	cur, err := leases.Get(ctx, n.spec.name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		created, err := leases.Create(ctx, nodestatus.NewLease(n.spec.name, n.uid, now), metav1.CreateOptions{})
+		created, err := leases.Create(ctx, status.NewLease(n.spec.name, n.uid, now), metav1.CreateOptions{})
 		if err != nil {
 			n.failed(opLease, err)
 			return
@@ -42,9 +42,9 @@ func (n *emuNode) renewLease(ctx context.Context) {
 		return
 	}
 	cur.Spec.HolderIdentity = ptr.To(n.spec.name)
-	cur.Spec.LeaseDurationSeconds = ptr.To[int32](nodestatus.LeaseDuration)
+	cur.Spec.LeaseDurationSeconds = ptr.To[int32](status.LeaseDuration)
 	cur.Spec.RenewTime = &now
-	cur.OwnerReferences = nodestatus.NewLease(n.spec.name, n.uid, now).OwnerReferences
+	cur.OwnerReferences = status.NewLease(n.spec.name, n.uid, now).OwnerReferences
 	updated, err := leases.Update(ctx, cur, metav1.UpdateOptions{})
 	if err != nil {
 		n.failed(opLease, err)

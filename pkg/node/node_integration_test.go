@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
+	"github.com/winkube/winkube/pkg/node/internal/status"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -56,7 +56,7 @@ func TestNodesRegisteredAndReady(t *testing.T) {
 		}
 		checkAddresses(t, n, ips)
 		checkAllocatable(t, n)
-		if !nodestatus.Ready(n) {
+		if !status.Ready(n) {
 			t.Errorf("%s: not Ready: %+v", name, n.Status.Conditions)
 		}
 		if _, err := netip.ParsePrefix(n.Spec.PodCIDR); err != nil {
@@ -122,7 +122,7 @@ func checkAllocatable(t *testing.T, n *corev1.Node) {
 
 func checkLease(t *testing.T, n *corev1.Node) {
 	t.Helper()
-	l, err := client.CoordinationV1().Leases(nodestatus.LeaseNamespace).Get(context.Background(), n.Name, metav1.GetOptions{})
+	l, err := client.CoordinationV1().Leases(status.LeaseNamespace).Get(context.Background(), n.Name, metav1.GetOptions{})
 	if err != nil {
 		t.Errorf("%s: lease: %v", n.Name, err)
 		return

@@ -11,7 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
-	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
+	"github.com/winkube/winkube/pkg/node/internal/images"
+	"github.com/winkube/winkube/pkg/node/internal/status"
 )
 
 var (
@@ -86,7 +87,7 @@ func TestNodeStatusPostedOnChangeOrEveryFiveMinutes(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	posted := spec.initialNode(start)
 	spec.setStatus(posted, true, start)
-	n := &emuNode{agent: &Agent{cluster: v1alpha1.DefaultCluster()}, spec: spec, networkReady: true, lastPosted: start, images: map[string]bool{}}
+	n := &emuNode{agent: &Agent{cluster: v1alpha1.DefaultCluster()}, spec: spec, networkReady: true, lastPosted: start, images: images.NewStore()}
 	posted.Annotations = n.flannelAnnotations()
 
 	if n.statusDue(posted, start.Add(statusCheckInterval)) {
@@ -100,11 +101,11 @@ func TestNodeStatusPostedOnChangeOrEveryFiveMinutes(t *testing.T) {
 		t.Error("Ready turning False not posted at the next check")
 	}
 	n.networkReady = true
-	n.images["mcr.microsoft.com/windows/nanoserver:ltsc2022"] = true
+	n.images.Add("mcr.microsoft.com/windows/nanoserver:ltsc2022")
 	if !n.statusDue(posted, start.Add(statusCheckInterval)) {
 		t.Error("a newly pulled image not posted at the next check")
 	}
-	delete(n.images, "mcr.microsoft.com/windows/nanoserver:ltsc2022")
+	n.images = images.NewStore() // the image is gone again
 	delete(posted.Annotations, "flannel.alpha.coreos.com/backend-type")
 	if !n.statusDue(posted, start.Add(statusCheckInterval)) {
 		t.Error("a missing flannel annotation not written at the next check")
@@ -119,8 +120,8 @@ func TestNodeStatusPatch(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	cur := spec.initialNode(start)
 	spec.setStatus(cur, false, start)
-	n := &emuNode{agent: &Agent{cluster: v1alpha1.DefaultCluster()}, spec: spec, networkReady: true, images: map[string]bool{}}
-	patch, err := nodestatus.StatusPatch(cur, n.desired(cur, start.Add(time.Second)))
+	n := &emuNode{agent: &Agent{cluster: v1alpha1.DefaultCluster()}, spec: spec, networkReady: true, images: images.NewStore()}
+	patch, err := status.StatusPatch(cur, n.desired(cur, start.Add(time.Second)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,12 +146,12 @@ func TestNodeStatusKeepsExtendedResources(t *testing.T) {
 	cur := spec.initialNode(start)
 	fake := corev1.ResourceName("example.com/fakecpu")
 	cur.Status.Capacity[fake] = resource.MustParse("1000")
-	n := &emuNode{agent: &Agent{cluster: v1alpha1.DefaultCluster()}, spec: spec, networkReady: true, images: map[string]bool{"pause": true}}
+	n := &emuNode{agent: &Agent{cluster: v1alpha1.DefaultCluster()}, spec: spec, networkReady: true, images: storeOf("pause")}
 	want := n.desired(cur, start.Add(time.Second))
 	if q := want.Status.Allocatable[fake]; q.Cmp(resource.MustParse("1000")) != 0 {
 		t.Errorf("allocatable %s = %s, want 1000", fake, q.String())
 	}
-	patch, err := nodestatus.StatusPatch(cur, want)
+	patch, err := status.StatusPatch(cur, want)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,4 +164,13 @@ func TestNodeStatusKeepsExtendedResources(t *testing.T) {
 	if _, ok := again.Status.Allocatable[fake]; ok {
 		t.Errorf("allocatable keeps %s after it left capacity", fake)
 	}
+}
+
+// storeOf is a node's runtime holding refs.
+func storeOf(refs ...string) *images.Store {
+	s := images.NewStore()
+	for _, r := range refs {
+		s.Add(r)
+	}
+	return s
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/winkube/winkube/pkg/apis/annotations"
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/kubeversion"
-	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
+	"github.com/winkube/winkube/pkg/node/internal/status"
 )
 
 // LabelPool is the label winkube adds to a node: the name of its pool.
@@ -32,8 +32,8 @@ type nodeSpec struct {
 }
 
 // object is the spec as the node object's builder takes it.
-func (s *nodeSpec) object() nodestatus.Spec {
-	return nodestatus.Spec{Name: s.name, Pool: s.pool, IP: s.ip, Host: s.host, Kubelet: s.kubelet, Endpoint: s.endpoint}
+func (s *nodeSpec) object() status.Spec {
+	return status.Spec{Name: s.name, Pool: s.pool, IP: s.ip, Host: s.host, Kubelet: s.kubelet, Endpoint: s.endpoint}
 }
 
 func (s *nodeSpec) labels() map[string]string              { return s.object().Labels() }

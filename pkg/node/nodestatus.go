@@ -3,11 +3,10 @@ package node
 import (
 	"context"
 	"maps"
-	"sort"
 	"time"
 
-	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
 	"github.com/winkube/winkube/pkg/node/internal/podnet"
+	"github.com/winkube/winkube/pkg/node/internal/status"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -35,8 +34,8 @@ func (n *emuNode) statusDue(cur *corev1.Node, now time.Time) bool {
 		return true
 	}
 	want := n.desired(cur, now)
-	nodestatus.EmulatedAddress(want) // cur is the informer's view (nodeView)
-	return nodestatus.StatusChanged(&cur.Status, &want.Status) || !maps.Equal(cur.Annotations, want.Annotations)
+	status.EmulatedAddress(want) // cur is the informer's view (nodeView)
+	return status.StatusChanged(&cur.Status, &want.Status) || !maps.Equal(cur.Annotations, want.Annotations)
 }
 
 // recordStatus reports the outcome of a status post.
@@ -61,7 +60,7 @@ func (n *emuNode) postStatus(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	patch, err := nodestatus.StatusPatch(cur, n.desired(cur, time.Now()))
+	patch, err := status.StatusPatch(cur, n.desired(cur, time.Now()))
 	if err != nil {
 		return err
 	}
@@ -71,7 +70,7 @@ func (n *emuNode) postStatus(ctx context.Context) error {
 	}
 	n.uid = updated.UID
 	n.lastPosted = time.Now()
-	if nodestatus.Ready(updated) && !n.readyPosted {
+	if status.Ready(updated) && !n.readyPosted {
 		n.readyPosted = true
 		n.statusEvent("NodeReady")
 	}
@@ -83,7 +82,7 @@ func (n *emuNode) postStatus(ctx context.Context) error {
 func (n *emuNode) desired(cur *corev1.Node, now time.Time) *corev1.Node {
 	want := cur.DeepCopy()
 	n.spec.setStatus(want, n.networkReady, now)
-	want.Status.Images = n.imageList()
+	want.Status.Images = n.images.List()
 	if n.networkReady {
 		if want.Annotations == nil {
 			want.Annotations = map[string]string{}
@@ -106,19 +105,6 @@ func (n *emuNode) current(ctx context.Context) (*corev1.Node, error) {
 		return cur, nil
 	}
 	return n.agent.client.CoreV1().Nodes().Get(ctx, n.spec.name, metav1.GetOptions{})
-}
-
-// imageList is node.status.images: what the emulated runtime has pulled.
-func (n *emuNode) imageList() []corev1.ContainerImage {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	var out []corev1.ContainerImage
-	for ref := range n.images {
-		out = append(out, corev1.ContainerImage{Names: []string{ref}})
-	}
-	// A stable order keeps unchanged status posts identical.
-	sort.Slice(out, func(i, j int) bool { return out[i].Names[0] < out[j].Names[0] })
-	return out
 }
 
 // flannelAnnotations are what flanneld writes on the node once it holds

@@ -7,8 +7,8 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
 	"github.com/winkube/winkube/pkg/node/internal/podworker"
+	"github.com/winkube/winkube/pkg/node/internal/status"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 )
@@ -97,7 +97,7 @@ func beatWorkerCount(nodes int) int {
 // At 1,000 nodes that is 1,292 QPS: the API server's own limits, not the
 // agent's client, decide how fast work goes.
 func clientLimits(nodes int) (qps float32, burst int) {
-	leases := float64(nodes) / nodestatus.LeaseRenewDelay(0).Seconds() // the fastest renewal
+	leases := float64(nodes) / status.LeaseRenewDelay(0).Seconds() // the fastest renewal
 	pods := float64(nodes) * podsPerNodeMinute / 60 * requestsPerPod
 	q := max(minAgentQPS, math.Ceil(leases+pods))
 	return float32(q), int(2 * q)

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
-	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
+	"github.com/winkube/winkube/pkg/node/internal/status"
 )
 
 // rule: KLT-1, KLT-2, SCH-1
@@ -45,7 +45,7 @@ func TestNodeObjectForWindowsPool(t *testing.T) {
 	if len(node.Spec.Taints) != 1 || node.Spec.Taints[0].Key != "os" {
 		t.Errorf("taints = %v", node.Spec.Taints)
 	}
-	if nodestatus.Ready(node) {
+	if status.Ready(node) {
 		t.Error("a node without a pod CIDR must not be Ready")
 	}
 	if spec.pauseImage() != "registry.k8s.io/pause:3.10.2" {

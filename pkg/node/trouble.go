@@ -6,8 +6,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
 	"github.com/winkube/winkube/pkg/node/internal/podworker"
+	"github.com/winkube/winkube/pkg/node/internal/status"
 	"k8s.io/klog/v2"
 )
 
@@ -125,7 +125,7 @@ func (a *Agent) notReadyReason(name string) string {
 	}
 	n, err := a.nodeLister.Get(name)
 	switch {
-	case err == nil && nodestatus.Ready(n):
+	case err == nil && status.Ready(n):
 		return ""
 	case len(problems) > 0:
 		return strings.Join(problems, "; ")

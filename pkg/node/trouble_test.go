@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/winkube/winkube/pkg/node/internal/nodestatus"
+	"github.com/winkube/winkube/pkg/node/internal/status"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	listerscorev1 "k8s.io/client-go/listers/core/v1"
@@ -68,10 +68,10 @@ func TestNoFailureReportedWhileStopping(t *testing.T) {
 // else its Ready condition, and leaves Ready nodes out.
 func TestNotReadyReasons(t *testing.T) {
 	ready := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "linux-1"}, Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{
-		{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: nodestatus.ReasonReady},
+		{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: status.ReasonReady},
 	}}}
 	noNetwork := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "win2019-1"}, Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{
-		{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Reason: nodestatus.ReasonNotReady, Message: nodestatus.MsgNetworkNotReady},
+		{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Reason: status.ReasonNotReady, Message: status.MsgNetworkNotReady},
 	}}}
 	stale := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "win2022-1"}, Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{
 		{Type: corev1.NodeReady, Status: corev1.ConditionUnknown, Reason: "NodeStatusUnknown", Message: "Kubelet stopped posting node status."},

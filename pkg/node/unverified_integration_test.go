@@ -11,7 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
-	"github.com/winkube/winkube/pkg/node/internal/podworker"
+	"github.com/winkube/winkube/pkg/node/internal/images"
 )
 
 // unknownImage is not in the catalog, and no registry is asked.
@@ -27,7 +27,7 @@ func TestUnknownImagePulledUnverified(t *testing.T) {
 	pod := simplePod("agent", "win2019-1", unknownImage)
 	createPod(t, ns, pod)
 	waitPod(t, ns, "agent", 60*time.Second, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
-	ev := waitEvent(t, ns, "agent", podworker.ReasonImageUnverified, "winkube cannot tell which platforms image", 10*time.Second)
+	ev := waitEvent(t, ns, "agent", images.ReasonImageUnverified, "winkube cannot tell which platforms image", 10*time.Second)
 	if ev.Type != corev1.EventTypeWarning || !strings.Contains(ev.Message, "catalog does not know it and no registry was asked") ||
 		!strings.Contains(ev.Message, "runs on this windows/amd64") {
 		t.Errorf("event: %s %q", ev.Type, ev.Message)

@@ -12,9 +12,8 @@ import (
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
 	"github.com/winkube/winkube/pkg/emu/vfs"
-	"github.com/winkube/winkube/pkg/imageinfo"
-	"github.com/winkube/winkube/pkg/imageinfo/registry"
 	"github.com/winkube/winkube/pkg/node/internal/admission"
+	"github.com/winkube/winkube/pkg/node/internal/images"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
 	"github.com/winkube/winkube/pkg/node/internal/podnet"
 	"github.com/winkube/winkube/pkg/node/internal/podworker"
@@ -28,36 +27,37 @@ func (n *emuNode) workerNode() *podworker.Node {
 	n.workerOnce.Do(func() {
 		a := n.agent
 		n.worker = &podworker.Node{
-			Name:          n.spec.name,
-			IP:            n.spec.ip,
-			Host:          n.spec.host,
-			CPUs:          n.spec.pool.CPU,
-			PauseImage:    n.spec.pauseImage(),
-			Kubelet:       n.spec.kubelet,
-			Client:        a.client,
-			Recorder:      n.recorder,
-			Objects:       a.objects(),
-			Clock:         a.clock,
-			RunCtx:        a.runCtx,
-			Programs:      &a.programs,
-			LayerDir:      a.layerDir,
-			Fabric:        a.fabric,
-			Router:        a.router,
-			Groups:        n.groups,
-			Sockets:       n.plugins.sockets,
-			Domain:        a.domain(),
-			SyncPeriod:    a.syncPeriod,
-			StrictImages:  a.unknownImages == UnknownImagesStrict,
-			Queue:         func(w *podworker.Worker) { a.pods.Add(w) },
-			Network:       n.network,
-			KubeletNode:   n.kubeletNode,
-			OSInfo:        n.osInfo,
-			Machine:       n.machine,
-			Disk:          n.disk,
-			ClaimVolume:   a.claimVolume,
-			ResolveImage:  a.resolveImage,
-			HasImage:      n.hasImage,
-			AddImage:      n.addImage,
+			Name:        n.spec.name,
+			IP:          n.spec.ip,
+			Host:        n.spec.host,
+			CPUs:        n.spec.pool.CPU,
+			PauseImage:  n.spec.pauseImage(),
+			Kubelet:     n.spec.kubelet,
+			Client:      a.client,
+			Recorder:    n.recorder,
+			Objects:     a.objects(),
+			Clock:       a.clock,
+			RunCtx:      a.runCtx,
+			Programs:    &a.programs,
+			LayerDir:    a.layerDir,
+			Fabric:      a.fabric,
+			Router:      a.router,
+			Groups:      n.groups,
+			Sockets:     n.plugins.sockets,
+			Domain:      a.domain(),
+			SyncPeriod:  a.syncPeriod,
+			Queue:       func(w *podworker.Worker) { a.pods.Add(w) },
+			Network:     n.network,
+			KubeletNode: n.kubeletNode,
+			OSInfo:      n.osInfo,
+			Machine:     n.machine,
+			Disk:        n.disk,
+			ClaimVolume: a.claimVolume,
+			Images: images.New(images.Config{
+				Recorder: n.recorder, Clock: a.clock, Runtime: n.spec.host.Runtime(),
+				Resolve: a.imageSource.Resolve, Strict: a.unknownImages == UnknownImagesStrict,
+				Store: n.images,
+			}),
 			StartCounters: n.startCounters,
 			VolumeIssues:  n.volumeIssues,
 			Admit:         n.admit,
@@ -141,41 +141,6 @@ func (n *emuNode) volumeIssues(ctx context.Context, pod *corev1.Pod) []volume.Is
 	node, _ := n.agent.nodeLister.Get(n.spec.name)
 	host := volume.HostOf(node, n.spec.host.OS() == "windows")
 	return (&volume.Checker{Client: n.agent.client}).Issues(ctx, pod, host)
-}
-
-// resolveImage is what the node's runtime would find for ref: the
-// catalog's answer, or with Options.Images the registry's, read with the
-// pod's pull secrets as the kubelet passes them. A registry that answers
-// "not found" or 401 makes the pull fail as it would on a real node; one
-// that does not answer at all leaves the catalog's answer, so an offline
-// machine behaves as without a registry.
-func (a *Agent) resolveImage(ctx context.Context, pod *corev1.Pod, ref string) imageinfo.Answer {
-	if a.images == nil {
-		return imageinfo.CatalogAnswer(ref)
-	}
-	ans := a.images.Resolve(ctx, imageinfo.Request{Ref: ref, PullSecrets: a.pullSecrets(ctx, pod)})
-	if m := registry.Missing(ans.Err); m != nil {
-		ans.Image.Missing = m
-	}
-	return ans
-}
-
-// pullSecrets are the payloads of pod's pull secrets (registry.SecretsFor).
-// Missing secrets are skipped, as the kubelet does; a Forbidden read (a
-// node without RBAC for secrets) leaves the ones that were read. Pods
-// that ask while the same reads are under way share their answer, at
-// most one round trip older than reads of their own.
-func (a *Agent) pullSecrets(ctx context.Context, pod *corev1.Pod) [][]byte {
-	key := pod.Namespace + "\x00" + pod.Spec.ServiceAccountName
-	for _, s := range pod.Spec.ImagePullSecrets {
-		key += "\x00" + s.Name
-	}
-	v, _, _ := a.secretReads.Do(key, func() (any, error) {
-		secrets, _ := registry.SecretsFor(ctx, a.client, pod)
-		return secrets, nil
-	})
-	secrets, _ := v.([][]byte)
-	return secrets
 }
 
 // Values of Options.UnknownImages.

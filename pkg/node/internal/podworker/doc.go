@@ -7,8 +7,10 @@
 // the Worker: the pod's files (package podfs), its containers' processes
 // and what exec, attach and hooks reach of them (package process), its
 // status and the writes of it (package podstatus) and the wait for its
-// volumes (volume.Wait). What the kubelet API reaches of the pod is
-// target.go and portforward.go.
+// volumes (volume.Wait). The pull step of each container start is the
+// node's image manager's (package images), which the Node gives the
+// worker as the Images interface. What the kubelet API reaches of the pod
+// is target.go and portforward.go.
 //
 // A Worker owns no goroutine: pkg/node's pod queue calls Step and queues
 // the worker again for the time Step returns. Everything a worker uses of

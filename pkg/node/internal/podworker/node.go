@@ -14,9 +14,9 @@ import (
 	"github.com/winkube/winkube/pkg/emu/unixsock"
 	"github.com/winkube/winkube/pkg/emu/vfs"
 	"github.com/winkube/winkube/pkg/emu/vnet"
-	"github.com/winkube/winkube/pkg/imageinfo"
 	"github.com/winkube/winkube/pkg/node/internal/admission"
 	"github.com/winkube/winkube/pkg/node/internal/cri"
+	"github.com/winkube/winkube/pkg/node/internal/images"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletapi"
 	"github.com/winkube/winkube/pkg/node/internal/kubeletenv"
 	"github.com/winkube/winkube/pkg/node/internal/podnet"
@@ -73,9 +73,6 @@ type Node struct {
 	// SyncPeriod is how often a running pod's volumes are written again
 	// from their sources (podfs.Pod.Sync).
 	SyncPeriod time.Duration
-	// StrictImages fails the pull of an image nobody can answer for
-	// (Options.UnknownImages strict; images.go).
-	StrictImages bool
 
 	// Queue hands the worker to the agent's pod queue now.
 	Queue func(w *Worker)
@@ -92,11 +89,8 @@ type Node struct {
 	Disk func() *vfs.Volume
 	// ClaimVolume is the data of a PersistentVolumeClaim.
 	ClaimVolume func(namespace, claim string) *vfs.Volume
-	// ResolveImage is what the node's runtime would find for ref.
-	ResolveImage func(ctx context.Context, pod *corev1.Pod, ref string) imageinfo.Answer
-	// HasImage and AddImage track what the emulated runtime has pulled.
-	HasImage func(ref string) bool
-	AddImage func(ref string)
+	// Images is the node's image manager (images.Manager).
+	Images Images
 	// StartCounters are the node's container start counters.
 	StartCounters func() *kubeletapi.Counters
 	// VolumeIssues checks every volume the pod's containers use on the
@@ -113,6 +107,14 @@ type Node struct {
 	ReportErr func(err error)
 	Succeeded func(op string)
 	Failed    func(op string, err error)
+}
+
+// Images is the node's image manager as the workers use it: the pull
+// step of a container start, and the image that a container which ran
+// before the agent restarted kept.
+type Images interface {
+	Ensure(ctx context.Context, p images.Pull) images.Result
+	Kept(ctx context.Context, pod *corev1.Pod, ref string) (cri.Pulled, error)
 }
 
 // Host is the node's OS personality, as far as the workers use it.

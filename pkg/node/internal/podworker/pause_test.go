@@ -35,9 +35,9 @@ func TestAbandonedPauseIsDropped(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	w := &Worker{clock: clk}
 	w.pauseSeen = false
-	_ = w.pause(nil, 500*time.Millisecond)
+	_ = pullWait{w}.Pause(500 * time.Millisecond)
 	w.dropAbandonedPause()
-	if !w.pulling() {
+	if !(pullWait{w}).Pulling() {
 		t.Fatal("a pull that just started was dropped")
 	}
 	w.pauseSeen = false // the next step takes the image-present path

@@ -14,9 +14,10 @@ import (
 
 	"github.com/winkube/winkube/pkg/emu/vnet"
 	"github.com/winkube/winkube/pkg/node/internal/admission"
+	"github.com/winkube/winkube/pkg/node/internal/backoff"
+	"github.com/winkube/winkube/pkg/node/internal/images"
 	"github.com/winkube/winkube/pkg/node/internal/podfs"
 	"github.com/winkube/winkube/pkg/node/internal/podstatus"
-	"github.com/winkube/winkube/pkg/node/internal/podworker/backoff"
 	"github.com/winkube/winkube/pkg/node/internal/process"
 	"github.com/winkube/winkube/pkg/node/internal/volume"
 	winos "github.com/winkube/winkube/pkg/node/internal/windows"
@@ -99,8 +100,7 @@ type ctr struct {
 	exitCode int32
 	retryAt  time.Time
 	readyAt  time.Time
-	pullErr  string
-	pullBO   backoff.Backoff
+	pull     images.State
 	crashBO  backoff.Backoff
 	// live is the current run's OS, process and logs, read by exec,
 	// attach and logs outside the worker's steps.
@@ -118,7 +118,7 @@ type ctr struct {
 // New makes the worker of a pod bound to node n; the agent queues it.
 func New(n *Node, pod *corev1.Pod) *Worker {
 	w := &Worker{node: n, clock: n.Clock, pod: pod}
-	w.volumes = volume.Wait{Recorder: n.Recorder, Issues: n.VolumeIssues}
+	w.volumes = volume.Wait{Recorder: n.Recorder, Issues: n.VolumeIssues, Clock: n.Clock}
 	w.status = podstatus.NewWriter(podstatus.Config{
 		Client: n.Client, Clock: n.Clock, Pod: w.latest,
 		ReportErr: n.ReportErr, Succeeded: n.Succeeded, Failed: n.Failed,
@@ -245,12 +245,15 @@ func (w *Worker) dropAbandonedPause() {
 // paused reports whether the pod waits for a pull or a stop.
 func (w *Worker) paused() bool { return w.pauseKey != "" }
 
-// pause is the image pull's wait (pull.go); false ends the step.
-func (w *Worker) pause(_ context.Context, d time.Duration) bool { return w.wait(pausePull, d) }
+// pullWait is the image pull's wait (images.Wait).
+type pullWait struct{ w *Worker }
 
-// pulling reports whether an image pull is under way, so that the step
+// Pause waits out the pull; false ends the step.
+func (p pullWait) Pause(d time.Duration) bool { return p.w.wait(pausePull, d) }
+
+// Pulling reports whether an image pull is under way, so that the step
 // that finishes it does not announce it again.
-func (w *Worker) pulling() bool { return w.pauseKey == pausePull }
+func (p pullWait) Pulling() bool { return p.w.pauseKey == pausePull }
 
 // nextWake is the earliest time something is due: a retry, an exit or a
 // readiness change.

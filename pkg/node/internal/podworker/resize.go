@@ -8,8 +8,8 @@ import (
 	"time"
 	"weak"
 
+	"github.com/winkube/winkube/pkg/node/internal/backoff"
 	"github.com/winkube/winkube/pkg/node/internal/podfs"
-	"github.com/winkube/winkube/pkg/node/internal/podworker/backoff"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"

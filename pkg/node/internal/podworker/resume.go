@@ -88,13 +88,12 @@ func (w *Worker) resumeContainer(ctx context.Context, pod *corev1.Pod, c *ctr) {
 // annotations set from its original start.
 func (w *Worker) rerun(ctx context.Context, pod *corev1.Pod, c *ctr, started time.Time) error {
 	rt := w.node.Host.Runtime()
-	pulled, _, err := w.pullImage(ctx, pod, c.spec.Image)
+	// The runtime kept the image of a running container across the
+	// restart; the node lists it and later starts find it present.
+	pulled, err := w.node.Images.Kept(ctx, pod, c.spec.Image)
 	if err != nil {
 		return fmt.Errorf("image %s: %w", c.spec.Image, err)
 	}
-	// The runtime kept the image of a running container across the
-	// restart; the node lists it and later starts find it present.
-	w.node.AddImage(pulled.Ref)
 	if err := w.containerConfigErr(pod, c, pulled); err != nil {
 		return err
 	}

@@ -11,8 +11,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/winkube/winkube/pkg/apis/annotations"
+	"github.com/winkube/winkube/pkg/node/internal/backoff"
 	"github.com/winkube/winkube/pkg/node/internal/cri"
-	"github.com/winkube/winkube/pkg/node/internal/podworker/backoff"
+	"github.com/winkube/winkube/pkg/node/internal/images"
 	winos "github.com/winkube/winkube/pkg/node/internal/windows"
 )
 
@@ -136,6 +137,20 @@ func (w *Worker) crashLoopBackOff(pod *corev1.Pod, c *ctr, t *corev1.ContainerSt
 	}}
 	w.node.Recorder.Eventf(containerRef(pod, c), corev1.EventTypeWarning, "BackOff",
 		"Back-off restarting failed container %s in pod %s", c.spec.Name, format.Pod(pod))
+}
+
+// ensureImage is the container's pull step (images.Manager.Ensure): a
+// failed pull, or one in back-off, leaves the container waiting until the
+// next sync; false also while the pod pauses for the pull.
+func (w *Worker) ensureImage(ctx context.Context, pod *corev1.Pod, c *ctr) (cri.Pulled, bool) {
+	r := w.node.Images.Ensure(ctx, images.Pull{
+		Pod: pod, Container: &c.spec, Ref: containerRef(pod, c), State: &c.pull, Wait: pullWait{w},
+	})
+	if r.Waiting != nil {
+		c.status.State = corev1.ContainerState{Waiting: r.Waiting}
+		c.retryAt = r.RetryAt
+	}
+	return r.Image, r.OK
 }
 
 // startContainer pulls, creates and starts one container, recording the

@@ -14,9 +14,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/winkube/winkube/pkg/apis/annotations"
+	"github.com/winkube/winkube/pkg/node/internal/backoff"
 	"github.com/winkube/winkube/pkg/node/internal/cri"
 	"github.com/winkube/winkube/pkg/node/internal/podnet"
-	"github.com/winkube/winkube/pkg/node/internal/podworker/backoff"
 )
 
 // createSandbox starts the pod sandbox: the pause image must run on the

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
 )
 
 // The kubelet's volume manager timing (v1.36).
@@ -29,6 +30,9 @@ type Wait struct {
 	// volume the pod's containers use on the node.
 	Recorder record.EventRecorder
 	Issues   func(ctx context.Context, pod *corev1.Pod) []Issue
+	// Clock times the retries: the pod worker's, so that a fake clock
+	// steps the mount back-off with everything else; nil: the real one.
+	Clock clock.PassiveClock
 
 	mounted bool
 	// syncAt is the next pod sync, which reports volumes that cannot be
@@ -48,7 +52,7 @@ type mountRetry struct {
 // It does the work only when a retry is due, so the caller may call it at
 // every wake-up.
 func (v *Wait) Ready(ctx context.Context, pod *corev1.Pod) bool {
-	now := time.Now()
+	now := v.now()
 	if v.mounted || !v.due(now) {
 		return v.mounted
 	}
@@ -63,6 +67,13 @@ func (v *Wait) Ready(ctx context.Context, pod *corev1.Pod) bool {
 		v.syncAt = now.Add(volumeSyncRetry)
 	}
 	return false
+}
+
+func (v *Wait) now() time.Time {
+	if v.Clock == nil {
+		return time.Now()
+	}
+	return v.Clock.Now()
 }
 
 // due reports whether the pod sync or a mount retry is due.

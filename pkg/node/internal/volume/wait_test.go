@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
+	clocktesting "k8s.io/utils/clock/testing"
 )
 
 func waitPod() *corev1.Pod {
@@ -23,7 +24,8 @@ func TestWaitRetriesAFailedMount(t *testing.T) {
 	rec := record.NewFakeRecorder(10)
 	failing := true
 	calls := 0
-	w := Wait{Recorder: rec, Issues: func(context.Context, *corev1.Pod) []Issue {
+	clk := clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	w := Wait{Recorder: rec, Clock: clk, Issues: func(context.Context, *corev1.Pod) []Issue {
 		calls++
 		if !failing {
 			return nil
@@ -45,13 +47,16 @@ func TestWaitRetriesAFailedMount(t *testing.T) {
 	if wake := w.Wake(); wake.IsZero() {
 		t.Error("no wake time while a mount is retried")
 	}
+	// The retry comes after the back-off's first 500 ms on the
+	// worker's clock, not the machine's.
 	failing = false
-	deadline := time.Now().Add(30 * time.Second) // hang guard
-	for !w.Ready(ctx, pod) {
-		if time.Now().After(deadline) {
-			t.Fatal("the volumes never counted as mounted")
-		}
-		time.Sleep(50 * time.Millisecond)
+	clk.SetTime(clk.Now().Add(499 * time.Millisecond))
+	if w.Ready(ctx, pod) || calls != 1 {
+		t.Errorf("the retry came before its 500 ms back-off (%d checks)", calls)
+	}
+	clk.SetTime(clk.Now().Add(time.Millisecond))
+	if !w.Ready(ctx, pod) {
+		t.Fatal("the volumes did not count as mounted at the retry")
 	}
 	if !w.Wake().IsZero() {
 		t.Error("a wake time once the volumes are mounted")

@@ -1,4 +1,4 @@
-package nodestatus
+package status
 
 import (
 	"encoding/json"

@@ -1,6 +1,6 @@
-// Package backoff is the kubelet's timings that the pod worker follows:
-// the image pull and crash loop back-off, the retry after a failed sync
-// and the PLEG's relist period.
+// Package backoff is the kubelet's timings that the pod worker and the
+// image manager follow: the image pull and crash loop back-off, the retry
+// after a failed sync and the PLEG's relist period.
 package backoff
 
 import (

@@ -1,10 +1,10 @@
-// Package nodestatus is the Node object an emulated kubelet registers and
+// Package status is the Node object an emulated kubelet registers and
 // reports: its labels (SCH-1), capacity and allocatable (KLT-2), nodeInfo
 // (KLT-1), addresses, conditions and daemon endpoint, the patch of
 // nodes/status that posts it, and the Lease that keeps the node alive. It
 // is pure: the agent's heartbeat (pkg/node) calls the API with what it
 // returns.
-package nodestatus
+package status
 
 import (
 	"crypto/sha256"

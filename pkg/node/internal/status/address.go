@@ -1,4 +1,4 @@
-package nodestatus
+package status
 
 import (
 	"github.com/winkube/winkube/pkg/apis/annotations"

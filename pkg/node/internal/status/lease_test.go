@@ -1,4 +1,4 @@
-package nodestatus
+package status
 
 import (
 	"math/rand/v2"
