@@ -43,9 +43,10 @@ func (a access) String() string {
 	return s
 }
 
-// needs is what pkg/node calls (agent.go, emunode.go, nodestatus.go,
-// podworker.go, terminate.go, objects.go, volumes.go, netroute.go,
-// kubeletcert.go, kubeletauth.go, images.go; pkg/shard).
+// needs is what pkg/node and its components call (the agent and node
+// status, the pod worker and its volumes, tokens and pull secrets, the
+// kubelet API's certificate and authorization, the plugin registry;
+// pkg/shard).
 var needs = []access{
 	{verb: "create", resource: "nodes"}, {verb: "update", resource: "nodes"}, {verb: "patch", resource: "nodes"},
 	{verb: "watch", resource: "nodes"}, {verb: "delete", resource: "nodes"},
