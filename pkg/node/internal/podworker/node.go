@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
@@ -102,6 +103,11 @@ type Node struct {
 	// VolumeIssues checks every volume the pod's containers use on the
 	// node.
 	VolumeIssues func(ctx context.Context, pod *corev1.Pod) []volume.Issue
+	// CSIPublished is the node path where a CSI driver published a pod's
+	// volume; TearDownVolumes unpublishes a deleted pod's CSI volumes.
+	// Either may be nil.
+	CSIPublished    func(pod types.UID, volume string) (string, bool)
+	TearDownVolumes func(ctx context.Context, pod types.UID)
 	// Admit runs pod admission (KLT-4); it marks w admitted
 	// (Worker.MarkAdmitted) when the pod is.
 	Admit func(w *Worker, pod *corev1.Pod) admission.Result

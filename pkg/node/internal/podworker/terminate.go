@@ -28,6 +28,10 @@ func (w *Worker) terminate(ctx context.Context, pod *corev1.Pod) time.Time {
 	if m := w.node.Network(); m != nil {
 		m.Release(string(pod.UID))
 	}
+	// The kubelet unmounts the volumes before it lets the pod go.
+	if w.node.TearDownVolumes != nil {
+		w.node.TearDownVolumes(ctx, pod.UID)
+	}
 	opts := metav1.DeleteOptions{
 		GracePeriodSeconds: ptr.To[int64](0),
 		Preconditions:      &metav1.Preconditions{UID: &pod.UID},

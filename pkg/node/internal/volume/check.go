@@ -19,6 +19,7 @@ import (
 	"k8s.io/component-helpers/storage/ephemeral"
 
 	"github.com/winkube/winkube/pkg/apis/annotations"
+	"github.com/winkube/winkube/pkg/node/internal/csimount"
 )
 
 // Event reasons of the kubelet's volume manager.
@@ -171,6 +172,9 @@ type Host struct {
 	Labels   map[string]string
 	Drivers  map[string]bool
 	CSIProxy bool
+	// CSI is the node's CSI volume plugin, which calls the drivers
+	// registered with the node's kubelet; nil: none is.
+	CSI *csimount.Mounter
 }
 
 // HostOf is the storage software a node says its host has installed
