@@ -2,6 +2,8 @@ package node
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"google.golang.org/grpc"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
@@ -217,4 +220,108 @@ func TestPublishedCSIVolumeReachesTheContainer(t *testing.T) {
 		defer d.mu.Unlock()
 		return len(d.unpublished) == 1 && d.unpublished[0] == target, nil
 	})
+}
+
+// smbDriverPod runs csi-driver-smb's node plugin and its registrar on a
+// Windows node, their sockets in the node's plugin directory.
+func smbDriverPod(node string) *corev1.Pod {
+	dirOrCreate := corev1.HostPathDirectoryOrCreate
+	plugin := corev1.VolumeMount{Name: "plugin-dir", MountPath: `C:\csi`}
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "smb-driver"},
+		Spec: corev1.PodSpec{
+			NodeName:    node,
+			Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+			Containers: []corev1.Container{{
+				Name:  "node-driver-registrar",
+				Image: "registry.k8s.io/sig-storage/csi-node-driver-registrar:v2.17.0",
+				Args: []string{`--csi-address=unix://C:\csi\csi.sock`,
+					`--kubelet-registration-path=C:\var\lib\kubelet\plugins\smb.csi.k8s.io\csi.sock`},
+				VolumeMounts: []corev1.VolumeMount{plugin, {Name: "registration-dir", MountPath: `C:\registration`}},
+			}, {
+				Name:         "smb",
+				Image:        "registry.k8s.io/sig-storage/smbplugin:v1.17.0",
+				Args:         []string{"--v=5", `--endpoint=unix://C:\csi\csi.sock`, "--nodeid=" + node},
+				VolumeMounts: []corev1.VolumeMount{plugin},
+			}},
+			Volumes: []corev1.Volume{
+				{Name: "registration-dir", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: `C:\var\lib\kubelet\plugins_registry\`, Type: &dirOrCreate}}},
+				{Name: "plugin-dir", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: `C:\var\lib\kubelet\plugins\smb.csi.k8s.io\`, Type: &dirOrCreate}}},
+			},
+		},
+	}
+}
+
+// A statically provisioned SMB PersistentVolume (csi-driver-smb's
+// example: volumeHandle, source, nodeStageSecretRef) on a Windows node
+// where the driver is registered: the kubelet stages it first, at the
+// plugin's global mount path named by the handle's SHA-256, and the
+// driver's staging error is the MountDevice event.
+// rule: STO-1, STO-2
+func TestSMBPersistentVolumeStagedByTheDriver(t *testing.T) {
+	needCluster(t)
+	ns := newNamespace(t)
+	ctx := context.Background()
+	const node, driver = "win2019-2", "smb.csi.k8s.io"
+	cd := &storagev1.CSIDriver{ObjectMeta: metav1.ObjectMeta{Name: driver}, Spec: storagev1.CSIDriverSpec{
+		AttachRequired: ptr.To(false), PodInfoOnMount: ptr.To(true),
+		VolumeLifecycleModes: []storagev1.VolumeLifecycleMode{storagev1.VolumeLifecyclePersistent},
+	}}
+	if _, err := client.StorageV1().CSIDrivers().Create(ctx, cd, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = client.StorageV1().CSIDrivers().Delete(context.Background(), driver, metav1.DeleteOptions{})
+	})
+	createPod(t, ns, smbDriverPod(node))
+	t.Cleanup(func() {
+		_ = client.CoreV1().Pods(ns).Delete(context.Background(), "smb-driver", metav1.DeleteOptions{})
+	})
+	waitFor(t, 2*time.Minute, "the driver registered", func(context.Context) (bool, error) {
+		_, ok := agent.nodes[node].plugins.endpoint(driver)
+		return ok, nil
+	})
+
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "smbcreds"}, StringData: map[string]string{"username": "u", "password": "p"}}
+	if _, err := client.CoreV1().Secrets(ns).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	handle := "smb-server.example.com/share##"
+	pv := &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: ns + "-smb"},
+		Spec: corev1.PersistentVolumeSpec{
+			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")},
+			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
+			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+			MountOptions:                  []string{"dir_mode=0777", "file_mode=0777"},
+			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{
+				Driver: driver, VolumeHandle: handle,
+				VolumeAttributes:   map[string]string{"source": "//smb-server.example.com/share"},
+				NodeStageSecretRef: &corev1.SecretReference{Name: "smbcreds", Namespace: ns},
+			}},
+		},
+	}
+	if _, err := client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = client.CoreV1().PersistentVolumes().Delete(context.Background(), pv.Name, metav1.DeleteOptions{})
+	})
+	pvc := &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "smb"},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}, VolumeName: pv.Name, StorageClassName: ptr.To(""),
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")}},
+		},
+	}
+	if _, err := client.CoreV1().PersistentVolumeClaims(ns).Create(ctx, pvc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	claim := corev1.Volume{Name: "share", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "smb"}}}
+	createPod(t, ns, withVolume(simplePod("app", node, "mcr.microsoft.com/windows/servercore:ltsc2019"), claim))
+	staging := fmt.Sprintf(`c:\var\lib\kubelet\plugins\kubernetes.io\csi\smb.csi.k8s.io\%x\globalmount`, sha256.Sum256([]byte(handle)))
+	want := fmt.Sprintf(`MountVolume.MountDevice failed for volume %q : rpc error: code = Internal desc = volume(%s) mount "//smb-server.example.com/share" on %q failed with `,
+		pv.Name, handle, staging)
+	waitEvent(t, ns, "app", "FailedMount", want, 2*time.Minute)
+	waitCreating(t, ns, "app")
 }

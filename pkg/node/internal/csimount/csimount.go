@@ -78,6 +78,9 @@ type Volume struct {
 	ReadOnly bool
 	// Driver is the driver's CSIDriver object; nil when there is none.
 	Driver *storagev1.CSIDriver
+	// ModeError is why the CSIDriver does not allow the volume's
+	// lifecycle mode, checked after MountDevice; empty when it does.
+	ModeError string
 }
 
 func (v Volume) driverName() string {
@@ -99,6 +102,8 @@ type Mounter struct {
 	pods map[types.UID]map[string]publication
 	// staged are the staged persistent volumes by staging path.
 	staged map[string]*staging
+	// ops are the mount operations under way or last finished.
+	ops map[opKey]*operation
 }
 
 type publication struct {
@@ -121,7 +126,7 @@ func New(cfg Config) *Mounter {
 	if cfg.Logger != nil {
 		log = *cfg.Logger
 	}
-	return &Mounter{cfg: cfg, log: log, pods: map[types.UID]map[string]publication{}, staged: map[string]*staging{}}
+	return &Mounter{cfg: cfg, log: log, pods: map[types.UID]map[string]publication{}, staged: map[string]*staging{}, ops: map[opKey]*operation{}}
 }
 
 // Registered reports whether the driver is registered with the node's

@@ -42,8 +42,8 @@ type tinyDriver struct {
 	disk *vfs.Volume
 	caps []csi.NodeServiceCapability_RPC_Type
 	// started, when set, receives each NodePublishVolume call, which
-	// then waits for the call's context to end.
-	started chan struct{}
+	// then waits for the call's context to end, or for release.
+	started, release chan struct{}
 
 	mu          sync.Mutex
 	stages      []*csi.NodeStageVolumeRequest
@@ -73,8 +73,11 @@ func (d *tinyDriver) NodePublishVolume(ctx context.Context, req *csi.NodePublish
 	d.mu.Unlock()
 	if d.started != nil {
 		d.started <- struct{}{}
-		<-ctx.Done()
-		return nil, status.FromContextError(ctx.Err()).Err()
+		select {
+		case <-ctx.Done():
+			return nil, status.FromContextError(ctx.Err()).Err()
+		case <-d.release:
+		}
 	}
 	target := rootfs.HostRel(req.TargetPath)
 	if err := d.disk.MkdirAll(target, 0o755); err != nil {
@@ -339,5 +342,78 @@ func TestUnansweredPublishIsUnpublished(t *testing.T) {
 	m.TearDown(context.Background(), pod.UID)
 	if len(d.unpublishes) != 1 {
 		t.Errorf("%d NodeUnpublishVolume calls, want 1", len(d.unpublishes))
+	}
+}
+
+// pollMount asks for the volume's mount until it is no longer pending
+// (a hang guard, not a timing assertion).
+func pollMount(t *testing.T, m *Mounter, pod *corev1.Pod, v Volume, attempt bool) Result {
+	t.Helper()
+	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		if r := m.Mount(context.Background(), pod, v, attempt); !r.Pending {
+			return r
+		}
+		attempt = false
+	}
+	t.Fatal("the mount stayed pending")
+	return Result{}
+}
+
+// Mount runs off the caller: pending while the driver works, then its
+// result once; the same result until a new attempt is asked for, which
+// calls the driver again. A lifecycle mode the CSIDriver does not allow
+// fails SetUp after MountDevice, without a publish.
+// rule: STO-2
+func TestMountOperation(t *testing.T) {
+	d := &tinyDriver{disk: vfs.NewVolume(), caps: []csi.NodeServiceCapability_RPC_Type{csi.NodeServiceCapability_RPC_STAGE_UNSTAGE_VOLUME}}
+	m := serve(t, d, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "smbcreds"}})
+	pod := testPod("7")
+	pv := sharePV()
+	v := Volume{Name: "data", Spec: pv.Name, PV: pv, ModeError: `volume mode "Persistent" not supported by driver x (only supports ["Ephemeral"])`}
+	r := pollMount(t, m, pod, v, true)
+	want := `kubernetes.io/csi: mounter.SetupAt failed to check volume lifecycle mode: volume mode "Persistent" not supported by driver x (only supports ["Ephemeral"])`
+	if r.Step != "SetUp" || r.Err == nil || r.Err.Error() != want {
+		t.Fatalf("Mount = %+v, want SetUp: %s", r, want)
+	}
+	if len(d.stages) != 1 || len(d.publishes) != 0 {
+		t.Errorf("%d stages, %d publishes; want 1, 0", len(d.stages), len(d.publishes))
+	}
+	if again := m.Mount(context.Background(), pod, v, false); again.Pending || again.Err != r.Err {
+		t.Errorf("a look before the back-off passed = %+v, want the last result", again)
+	}
+	v.ModeError = ""
+	if r := pollMount(t, m, pod, v, true); r.Err != nil {
+		t.Fatalf("Mount = %+v", r)
+	}
+	if len(d.stages) != 1 || len(d.publishes) != 1 {
+		t.Errorf("%d stages, %d publishes; want 1, 1", len(d.stages), len(d.publishes))
+	}
+	if _, ok := m.Published(pod.UID, "data"); !ok {
+		t.Error("not published")
+	}
+}
+
+// A pod deleted while its volume's publish runs has the volume torn
+// down once the publish ends.
+func TestTearDownDuringMount(t *testing.T) {
+	d := &tinyDriver{disk: vfs.NewVolume(), started: make(chan struct{}), release: make(chan struct{})}
+	m := serve(t, d)
+	pod := testPod("8")
+	if r := m.Mount(context.Background(), pod, Volume{Name: "v", Spec: "v", Inline: &corev1.CSIVolumeSource{Driver: testDriver}}, true); !r.Pending {
+		t.Fatalf("Mount = %+v, want pending", r)
+	}
+	<-d.started
+	m.TearDown(context.Background(), pod.UID)
+	close(d.release) // the publish ends after the pod went
+	for end := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		d.mu.Lock()
+		n := len(d.unpublishes)
+		d.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("the abandoned volume was never unpublished")
+		}
 	}
 }

@@ -176,9 +176,10 @@ func (m *Mounter) SetUp(ctx context.Context, pod *corev1.Pod, v Volume) error {
 // TearDown is the unmount of a deleted pod's volumes: NodeUnpublishVolume
 // for each (TearDownAt), then NodeUnstageVolume for the staged volumes no
 // other pod uses (UnmountDevice). Failures are logged; the volumes are
-// forgotten either way.
+// forgotten either way. A mount still running is torn down when it ends.
 func (m *Mounter) TearDown(ctx context.Context, pod types.UID) {
 	m.mu.Lock()
+	m.abandon(pod)
 	pubs := m.pods[pod]
 	delete(m.pods, pod)
 	staged := map[string]*staging{}

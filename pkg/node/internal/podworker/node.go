@@ -101,8 +101,8 @@ type Node struct {
 	// StartCounters are the node's container start counters.
 	StartCounters func() *kubeletapi.Counters
 	// VolumeIssues checks every volume the pod's containers use on the
-	// node.
-	VolumeIssues func(ctx context.Context, pod *corev1.Pod) []volume.Issue
+	// node; due says whether a volume's next mount attempt is due.
+	VolumeIssues func(ctx context.Context, pod *corev1.Pod, due func(volume string) bool) []volume.Issue
 	// CSIPublished is the node path where a CSI driver published a pod's
 	// volume; TearDownVolumes unpublishes a deleted pod's CSI volumes.
 	// Either may be nil.

@@ -49,6 +49,8 @@ type Issue struct {
 	// Attach: the volume waits for an attachment nobody performs; the
 	// kubelet says nothing about it (the controller-manager does).
 	Attach bool
+	// Pending: a mount operation is under way (a CSI driver's call).
+	Pending bool
 }
 
 // Issues checks every volume the pod's containers use on host: nil when
@@ -175,6 +177,9 @@ type Host struct {
 	// CSI is the node's CSI volume plugin, which calls the drivers
 	// registered with the node's kubelet; nil: none is.
 	CSI *csimount.Mounter
+	// Due reports whether a new mount attempt of the pod's volume name is
+	// due (its back-off has passed); nil: always.
+	Due func(name string) bool
 }
 
 // HostOf is the storage software a node says its host has installed

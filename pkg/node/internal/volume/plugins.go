@@ -256,22 +256,22 @@ func (h Host) csiIssue(ctx context.Context, pod *corev1.Pod, name string, src so
 		global := dir + strings.ReplaceAll(src.spec, "/", "~") + `\dev`
 		return fail("MapBlockVolume", mapBlockError(device, global, pod.UID))
 	}
+	modeErr := lifecycleModeError(driver, src)
 	// Migrated in-tree types reach a plugin only through CSI translation,
 	// which is not emulated: they mount as before.
-	vol := csimount.Volume{Name: name, Spec: src.spec, Inline: src.csi, PV: src.pv, ReadOnly: src.readOnly, Driver: driver}
-	plugin = plugin && (src.csi != nil || src.pv != nil && src.pv.Spec.CSI != nil)
-	if plugin && !src.inline {
-		if err := h.CSI.MountDevice(ctx, pod, vol); err != nil {
-			return fail("MountDevice", err.Error())
+	if plugin && (src.csi != nil || src.pv != nil && src.pv.Spec.CSI != nil) {
+		vol := csimount.Volume{Name: name, Spec: src.spec, Inline: src.csi, PV: src.pv, ReadOnly: src.readOnly, Driver: driver, ModeError: modeErr}
+		r := h.CSI.Mount(ctx, pod, vol, h.Due == nil || h.Due(name))
+		switch {
+		case r.Pending:
+			return &Issue{Name: name, Pending: true}
+		case r.Err != nil:
+			return fail(r.Step, r.Err.Error())
 		}
+		return nil
 	}
-	if err := lifecycleModeError(driver, src); err != "" {
-		return fail("SetUp", "kubernetes.io/csi: mounter.SetupAt failed to check volume lifecycle mode: "+err)
-	}
-	if plugin {
-		if err := h.CSI.SetUp(ctx, pod, vol); err != nil {
-			return fail("SetUp", err.Error())
-		}
+	if modeErr != "" {
+		return fail("SetUp", "kubernetes.io/csi: mounter.SetupAt failed to check volume lifecycle mode: "+modeErr)
 	}
 	return nil
 }
