@@ -330,8 +330,8 @@ func (n *emuNode) podRemoved(pod *corev1.Pod) {
 		n.agent.router.Forget(pod)
 		w.StopContainers(n.agent.clock.Now)
 		// A pod removed without its final sync (a forced delete) still
-		// has its CSI volumes unpublished, off the informer's goroutine.
-		go n.plugins.tearDownVolumes(n.agent.runCtx, pod.UID)
+		// has its CSI volumes unpublished.
+		n.plugins.tearDownVolumes(n.agent.runCtx, pod.UID)
 	}
 	if m != nil {
 		m.Release(string(pod.UID))

@@ -64,7 +64,8 @@ func (p *nodePlugins) csiPublished(pod types.UID, volume string) (string, bool) 
 	return p.mounter.Published(pod, volume)
 }
 
-// tearDownVolumes unpublishes a pod's CSI volumes.
-func (p *nodePlugins) tearDownVolumes(ctx context.Context, pod types.UID) {
-	p.mounter.TearDown(ctx, pod)
+// tearDownVolumes starts unpublishing a deleted pod's CSI volumes and
+// reports whether they are gone.
+func (p *nodePlugins) tearDownVolumes(ctx context.Context, pod types.UID) bool {
+	return p.mounter.Unmount(ctx, pod)
 }

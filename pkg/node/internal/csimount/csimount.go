@@ -104,6 +104,8 @@ type Mounter struct {
 	staged map[string]*staging
 	// ops are the mount operations under way or last finished.
 	ops map[opKey]*operation
+	// tearing are the pods whose volumes are being torn down.
+	tearing map[types.UID]bool
 }
 
 type publication struct {
@@ -126,7 +128,7 @@ func New(cfg Config) *Mounter {
 	if cfg.Logger != nil {
 		log = *cfg.Logger
 	}
-	return &Mounter{cfg: cfg, log: log, pods: map[types.UID]map[string]publication{}, staged: map[string]*staging{}, ops: map[opKey]*operation{}}
+	return &Mounter{cfg: cfg, log: log, pods: map[types.UID]map[string]publication{}, staged: map[string]*staging{}, ops: map[opKey]*operation{}, tearing: map[types.UID]bool{}}
 }
 
 // Registered reports whether the driver is registered with the node's

@@ -417,3 +417,29 @@ func TestTearDownDuringMount(t *testing.T) {
 		}
 	}
 }
+
+// Unmount tears a deleted pod's volumes down off the caller and says
+// when they are gone; a pod with no CSI volume is done at once.
+func TestUnmountReportsWhenGone(t *testing.T) {
+	d := &tinyDriver{disk: vfs.NewVolume()}
+	m := serve(t, d)
+	ctx := context.Background()
+	if !m.Unmount(ctx, "no-csi-volumes") {
+		t.Error("a pod without CSI volumes waits for its unmount")
+	}
+	pod := testPod("9")
+	if r := pollMount(t, m, pod, Volume{Name: "v", Spec: "v", Inline: &corev1.CSIVolumeSource{Driver: testDriver}}, true); r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	if m.Unmount(ctx, pod.UID) {
+		t.Fatal("a published volume counts as gone before NodeUnpublishVolume")
+	}
+	for end := time.Now().Add(time.Minute); !m.Unmount(ctx, pod.UID); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the volume never went")
+		}
+	}
+	if len(d.unpublishes) != 1 {
+		t.Errorf("%d NodeUnpublishVolume calls, want 1", len(d.unpublishes))
+	}
+}

@@ -95,17 +95,43 @@ func (m *Mounter) mount(ctx context.Context, pod *corev1.Pod, v Volume) Result {
 	return Result{}
 }
 
+// Unmount starts tearing a deleted pod's CSI volumes down off the caller
+// (TearDown) and reports whether they are gone: none published, staged
+// for the pod, being mounted or being torn down. The kubelet lets a
+// deleted pod go only then.
+func (m *Mounter) Unmount(ctx context.Context, pod types.UID) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	running := m.abandon(pod)
+	held := len(m.pods[pod]) > 0
+	for _, st := range m.staged {
+		held = held || st.pods[pod]
+	}
+	if held && !m.tearing[pod] {
+		m.tearing[pod] = true
+		go func() {
+			m.TearDown(ctx, pod)
+			m.mu.Lock()
+			delete(m.tearing, pod)
+			m.mu.Unlock()
+		}()
+	}
+	return !running && !held && !m.tearing[pod]
+}
+
 // abandon marks the pod's running operations abandoned and forgets the
-// finished ones; the caller holds mu.
-func (m *Mounter) abandon(pod types.UID) {
+// finished ones, and reports whether one runs; the caller holds mu.
+func (m *Mounter) abandon(pod types.UID) bool {
+	running := false
 	for key, op := range m.ops {
 		if key.pod != pod {
 			continue
 		}
 		if op.running {
-			op.abandoned = true
+			op.abandoned, running = true, true
 		} else {
 			delete(m.ops, key)
 		}
 	}
+	return running
 }
