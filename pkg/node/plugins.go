@@ -64,8 +64,8 @@ func (p *nodePlugins) csiPublished(pod types.UID, volume string) (string, bool) 
 	return p.mounter.Published(pod, volume)
 }
 
-// tearDownVolumes starts unpublishing a deleted pod's CSI volumes and
+// unmount starts unpublishing a deleted pod's CSI volumes and
 // reports whether they are gone.
-func (p *nodePlugins) tearDownVolumes(ctx context.Context, pod types.UID) bool {
+func (p *nodePlugins) unmount(ctx context.Context, pod types.UID) bool {
 	return p.mounter.Unmount(ctx, pod)
 }

@@ -181,7 +181,8 @@ func TestPersistentVolumeStagedThenPublished(t *testing.T) {
 	st := d.stages[0]
 	if st.StagingTargetPath != staging || st.VolumeId != "server/share##" || st.Secrets["username"] != "u" ||
 		st.VolumeCapability.GetMount().GetFsType() != "ntfs" || st.VolumeCapability.GetMount().GetMountFlags()[0] != "dir_mode=0777" ||
-		st.VolumeCapability.GetAccessMode().GetMode() != csi.VolumeCapability_AccessMode_MULTI_NODE_MULTI_WRITER {
+		st.VolumeCapability.GetAccessMode().GetMode() != csi.VolumeCapability_AccessMode_MULTI_NODE_MULTI_WRITER ||
+		st.VolumeCapability.GetMount().GetVolumeMountGroup() != "" {
 		t.Errorf("NodeStageVolume = %v", st)
 	}
 	if len(d.publishes) != 2 {
@@ -345,15 +346,15 @@ func TestUnansweredPublishIsUnpublished(t *testing.T) {
 	}
 }
 
-// pollMount asks for the volume's mount until it is no longer pending
-// (a hang guard, not a timing assertion).
-func pollMount(t *testing.T, m *Mounter, pod *corev1.Pod, v Volume, attempt bool) Result {
+// pollMount asks for the volume's mount, as due, until it is no longer
+// pending, as the volume wait polls a pending mount (the deadline is a
+// hang guard).
+func pollMount(t *testing.T, m *Mounter, pod *corev1.Pod, v Volume) Result {
 	t.Helper()
 	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
-		if r := m.Mount(context.Background(), pod, v, attempt); !r.Pending {
+		if r := m.Mount(context.Background(), pod, v, true); !r.Pending {
 			return r
 		}
-		attempt = false
 	}
 	t.Fatal("the mount stayed pending")
 	return Result{}
@@ -370,7 +371,7 @@ func TestMountOperation(t *testing.T) {
 	pod := testPod("7")
 	pv := sharePV()
 	v := Volume{Name: "data", Spec: pv.Name, PV: pv, ModeError: `volume mode "Persistent" not supported by driver x (only supports ["Ephemeral"])`}
-	r := pollMount(t, m, pod, v, true)
+	r := pollMount(t, m, pod, v)
 	want := `kubernetes.io/csi: mounter.SetupAt failed to check volume lifecycle mode: volume mode "Persistent" not supported by driver x (only supports ["Ephemeral"])`
 	if r.Step != "SetUp" || r.Err == nil || r.Err.Error() != want {
 		t.Fatalf("Mount = %+v, want SetUp: %s", r, want)
@@ -382,7 +383,7 @@ func TestMountOperation(t *testing.T) {
 		t.Errorf("a look before the back-off passed = %+v, want the last result", again)
 	}
 	v.ModeError = ""
-	if r := pollMount(t, m, pod, v, true); r.Err != nil {
+	if r := pollMount(t, m, pod, v); r.Err != nil {
 		t.Fatalf("Mount = %+v", r)
 	}
 	if len(d.stages) != 1 || len(d.publishes) != 1 {
@@ -428,7 +429,7 @@ func TestUnmountReportsWhenGone(t *testing.T) {
 		t.Error("a pod without CSI volumes waits for its unmount")
 	}
 	pod := testPod("9")
-	if r := pollMount(t, m, pod, Volume{Name: "v", Spec: "v", Inline: &corev1.CSIVolumeSource{Driver: testDriver}}, true); r.Err != nil {
+	if r := pollMount(t, m, pod, Volume{Name: "v", Spec: "v", Inline: &corev1.CSIVolumeSource{Driver: testDriver}}); r.Err != nil {
 		t.Fatal(r.Err)
 	}
 	if m.Unmount(ctx, pod.UID) {

@@ -55,10 +55,14 @@ func (m *Mounter) MountDevice(ctx context.Context, pod *corev1.Pod, v Volume) er
 		m.setStaged(path, st)
 		return nil
 	}
+	var group *int64
+	if caps.mountGroup {
+		group = fsGroup(pod)
+	}
 	req := &csi.NodeStageVolumeRequest{
 		VolumeId:          src.VolumeHandle,
 		StagingTargetPath: path,
-		VolumeCapability:  caps.capability(accessMode(v.PV), src.FSType, v.PV.Spec.MountOptions, fsGroup(pod)),
+		VolumeCapability:  caps.capability(accessMode(v.PV), src.FSType, v.PV.Spec.MountOptions, group),
 		Secrets:           secrets,
 		VolumeContext:     src.VolumeAttributes,
 	}

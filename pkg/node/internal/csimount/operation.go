@@ -38,9 +38,9 @@ type operation struct {
 // Mount is the mount of a volume: MountDevice, the lifecycle mode check
 // (v.ModeError), then SetUp, on a goroutine of its own, since a driver
 // may take the kubelet's whole timeout to answer. It reports Pending
-// while that runs, then the operation's result once; after that the same
-// result again, unless attempt asks for a new operation (the volume's
-// back-off has passed). A mounted volume is not mounted again.
+// while that runs, then the operation's result, until attempt says the
+// volume's back-off has passed: the first such look gets the result, the
+// next starts a new operation. A mounted volume is not mounted again.
 func (m *Mounter) Mount(ctx context.Context, pod *corev1.Pod, v Volume, attempt bool) Result {
 	if _, ok := m.Published(pod.UID, v.Name); ok {
 		return Result{}
@@ -53,7 +53,9 @@ func (m *Mounter) Mount(ctx context.Context, pod *corev1.Pod, v Volume, attempt 
 		m.mu.Unlock()
 		return Result{Pending: true}
 	case op != nil && !op.reported:
-		op.reported = true
+		// Reported once it is due: a look in between leaves it for the
+		// look that records its event.
+		op.reported = attempt
 		m.mu.Unlock()
 		return op.result
 	case op != nil && !attempt:

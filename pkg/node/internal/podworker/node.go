@@ -104,10 +104,10 @@ type Node struct {
 	// node; due says whether a volume's next mount attempt is due.
 	VolumeIssues func(ctx context.Context, pod *corev1.Pod, due func(volume string) bool) []volume.Issue
 	// CSIPublished is the node path where a CSI driver published a pod's
-	// volume; TearDownVolumes starts unpublishing a deleted pod's CSI
+	// volume; Unmount starts unpublishing a deleted pod's CSI
 	// volumes and reports whether they are gone. Either may be nil.
-	CSIPublished    func(pod types.UID, volume string) (string, bool)
-	TearDownVolumes func(ctx context.Context, pod types.UID) bool
+	CSIPublished func(pod types.UID, volume string) (string, bool)
+	Unmount      func(ctx context.Context, pod types.UID) bool
 	// Admit runs pod admission (KLT-4); it marks w admitted
 	// (Worker.MarkAdmitted) when the pod is.
 	Admit func(w *Worker, pod *corev1.Pod) admission.Result

@@ -30,7 +30,7 @@ func (w *Worker) terminate(ctx context.Context, pod *corev1.Pod) time.Time {
 	}
 	// The kubelet unmounts the volumes before it lets the pod go,
 	// looking again at the pod worker's volume poll.
-	if td := w.node.TearDownVolumes; td != nil && !td(ctx, pod.UID) {
+	if td := w.node.Unmount; td != nil && !td(ctx, pod.UID) {
 		return w.clock.Now().Add(volumePoll)
 	}
 	opts := metav1.DeleteOptions{
