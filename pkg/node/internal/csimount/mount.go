@@ -109,50 +109,27 @@ func (m *Mounter) SetUp(ctx context.Context, pod *corev1.Pod, v Volume) error {
 	ctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
 	defer cancel()
 	node := csi.NewNodeClient(conn)
-	target := m.TargetPath(pod.UID, v.Spec)
-	req := &csi.NodePublishVolumeRequest{TargetPath: target, Readonly: v.ReadOnly}
-	var (
-		ns, secretName string
-		fsType         string
-		mode           = corev1.ReadWriteOnce
-		options        []string
-	)
-	switch {
-	case v.Inline != nil:
-		req.VolumeId = inlineHandle(pod.UID, v.Spec)
-		if v.Inline.FSType != nil {
-			fsType = *v.Inline.FSType
-		}
-		req.VolumeContext = v.Inline.VolumeAttributes
-		if ref := v.Inline.NodePublishSecretRef; ref != nil {
-			ns, secretName = pod.Namespace, ref.Name
-		}
-	default:
-		src := v.PV.Spec.CSI
-		req.VolumeId, fsType, req.VolumeContext = src.VolumeHandle, src.FSType, src.VolumeAttributes
-		if ref := src.NodePublishSecretRef; ref != nil {
-			ns, secretName = ref.Namespace, ref.Name
-		}
-		mode, options = accessMode(v.PV), v.PV.Spec.MountOptions
+	src := publishSource(pod, v)
+	req := &csi.NodePublishVolumeRequest{
+		VolumeId: src.handle, TargetPath: m.TargetPath(pod.UID, v.Spec), Readonly: v.ReadOnly, VolumeContext: src.attributes,
 	}
 	caps, err := capabilities(ctx, node)
-	if err != nil {
-		if v.PV != nil {
-			return fmt.Errorf("%s", csiLog("mounter.SetUpAt failed to check for STAGE_UNSTAGE_VOLUME capability: %v", err))
-		}
-		return err
+	switch {
+	case err != nil && v.PV != nil:
+		return fmt.Errorf("%s", csiLog("mounter.SetUpAt failed to check for STAGE_UNSTAGE_VOLUME capability: %v", err))
+	case err != nil:
+		return fmt.Errorf("%s", csiLog("mounter.SetUpAt failed to determine if the node service has VOLUME_MOUNT_GROUP capability: %v", err))
+	case v.PV != nil && caps.stage:
+		req.StagingTargetPath = m.StagingPath(driver, src.handle)
 	}
-	if v.PV != nil && caps.stage {
-		req.StagingTargetPath = m.StagingPath(driver, req.VolumeId)
-	}
-	parent := parentDir(target, m.cfg.Windows)
+	parent := parentDir(req.TargetPath, m.cfg.Windows)
 	if err := m.mkdirAll(parent); err != nil {
 		return fmt.Errorf("%s", csiLog("mounter.SetUpAt failed to create dir %#v:  %v", parent, err))
 	}
 	req.Secrets = map[string]string{}
-	if secretName != "" {
-		if req.Secrets, err = m.secrets(ctx, ns, secretName); err != nil {
-			return fmt.Errorf("fetching NodePublishSecretRef %s/%s failed: %v", ns, secretName, err)
+	if src.secret != nil {
+		if req.Secrets, err = m.secrets(ctx, src.secret.Namespace, src.secret.Name); err != nil {
+			return fmt.Errorf("fetching NodePublishSecretRef %s/%s failed: %v", src.secret.Namespace, src.secret.Name, err)
 		}
 	}
 	if d := v.Driver; d != nil && d.Spec.PodInfoOnMount != nil && *d.Spec.PodInfoOnMount {
@@ -162,19 +139,50 @@ func (m *Mounter) SetUp(ctx context.Context, pod *corev1.Pod, v Volume) error {
 	if caps.mountGroup {
 		group = fsGroup(pod)
 	}
-	req.VolumeCapability = caps.capability(mode, fsType, options, group)
+	req.VolumeCapability = caps.capability(src.mode, src.fsType, src.options, group)
 	_, err = node.NodePublishVolume(ctx, req)
 	if err != nil && isFinal(err) {
-		m.removeDir(target, true)
+		m.removeDir(req.TargetPath, true)
 		return err
 	}
 	m.mu.Lock()
 	if m.pods[pod.UID] == nil {
 		m.pods[pod.UID] = map[string]publication{}
 	}
-	m.pods[pod.UID][v.Name] = publication{driver: driver, handle: req.VolumeId, target: target, done: err == nil}
+	m.pods[pod.UID][v.Name] = publication{driver: driver, handle: src.handle, target: req.TargetPath, done: err == nil}
 	m.mu.Unlock()
 	return err
+}
+
+// source is what a publish takes from the volume's source.
+type source struct {
+	handle, fsType string
+	attributes     map[string]string
+	secret         *corev1.SecretReference
+	mode           corev1.PersistentVolumeAccessMode
+	options        []string
+}
+
+// publishSource reads an inline volume (its handle made from the pod and
+// volume, its secret in the pod's namespace, ReadWriteOnce) or a
+// persistent one (its handle, secret, first access mode and mount
+// options).
+func publishSource(pod *corev1.Pod, v Volume) source {
+	if in := v.Inline; in != nil {
+		s := source{handle: inlineHandle(pod.UID, v.Spec), attributes: in.VolumeAttributes, mode: corev1.ReadWriteOnce}
+		if in.FSType != nil {
+			s.fsType = *in.FSType
+		}
+		if ref := in.NodePublishSecretRef; ref != nil {
+			s.secret = &corev1.SecretReference{Namespace: pod.Namespace, Name: ref.Name}
+		}
+		return s
+	}
+	pv := v.PV.Spec.CSI
+	return source{
+		handle: pv.VolumeHandle, fsType: pv.FSType, attributes: pv.VolumeAttributes, secret: pv.NodePublishSecretRef,
+		mode: accessMode(v.PV), options: v.PV.Spec.MountOptions,
+	}
 }
 
 // TearDown is the unmount of a deleted pod's volumes: NodeUnpublishVolume

@@ -30,7 +30,10 @@ import (
 //     controller-manager reports FailedAttachVolume). Otherwise the driver
 //     must be registered on the node (annotations.VolumeDrivers, and on
 //     Windows annotations.CSIProxy) and its CSIDriver object must allow the
-//     volume's lifecycle mode (Ephemeral for inline volumes).
+//     volume's lifecycle mode (Ephemeral for inline volumes). A driver
+//     whose node plugin registered with the node's plugin manager is
+//     called: its NodeStageVolume and NodePublishVolume decide
+//     (csimount), and the mount waits while they run.
 //   - A PersistentVolume whose node affinity excludes the node fails the
 //     kubelet's affinity check, whatever the plugin.
 //   - Windows: NFS fails in mount-utils (only SMB mounts are implemented),
