@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -155,7 +156,8 @@ func (d *testCSIDriver) NodeUnpublishVolume(_ context.Context, req *csi.NodeUnpu
 
 // A CSI driver registered by node-driver-registrar publishes an inline
 // volume: what it writes at the target path is what the container reads
-// at its mountPath; deleting the pod unpublishes the volume.
+// at its mountPath; once the pod has terminated the volume is
+// unpublished.
 // rule: STO-1
 func TestPublishedCSIVolumeReachesTheContainer(t *testing.T) {
 	needCluster(t)
@@ -211,15 +213,25 @@ func TestPublishedCSIVolumeReachesTheContainer(t *testing.T) {
 	if got := logsOf(t, ns, "reader", node, "main"); got != "greetings from reader\n" {
 		t.Errorf("log %q, want what the driver published", got)
 	}
-	if err := client.CoreV1().Pods(ns).Delete(context.Background(), "reader", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	// The pod has terminated: its volume is unpublished, once.
 	target := "/var/lib/kubelet/pods/" + string(p.UID) + "/volumes/kubernetes.io~csi/greeting/mount"
 	waitFor(t, time.Minute, "NodeUnpublishVolume", func(context.Context) (bool, error) {
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		return len(d.unpublished) == 1 && d.unpublished[0] == target, nil
 	})
+	if err := client.CoreV1().Pods(ns).Delete(context.Background(), "reader", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, time.Minute, "the pod gone", func(ctx context.Context) (bool, error) {
+		_, err := client.CoreV1().Pods(ns).Get(ctx, "reader", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.unpublished) != 1 {
+		t.Errorf("unpublished %v, want the one target once", d.unpublished)
+	}
 }
 
 // smbDriverPod runs csi-driver-smb's node plugin and its registrar on a
