@@ -330,6 +330,9 @@ func (n *emuNode) podRemoved(pod *corev1.Pod) {
 		w.MarkRemoved()
 		n.agent.router.Forget(pod)
 		w.StopContainers(n.agent.clock.Now)
+		// A pod removed without its final sync (a forced delete) still
+		// has its CSI volumes unpublished.
+		n.plugins.unmount(n.agent.runCtx, pod.UID)
 	}
 	if m != nil {
 		m.Release(string(pod.UID))

@@ -60,6 +60,8 @@ func (n *emuNode) workerNode() *podworker.Node {
 			}),
 			StartCounters: n.startCounters,
 			VolumeIssues:  n.volumeIssues,
+			CSIPublished:  n.plugins.csiPublished,
+			Unmount:       n.plugins.unmount,
 			Admit:         n.admit,
 			ResizeFit:     n.resizeFit,
 			ReportErr:     n.reportErr,
@@ -137,9 +139,10 @@ func (a *Agent) claimVolume(namespace, claim string) *vfs.Volume {
 }
 
 // volumeIssues checks every volume the pod's containers use on the node.
-func (n *emuNode) volumeIssues(ctx context.Context, pod *corev1.Pod) []volume.Issue {
+func (n *emuNode) volumeIssues(ctx context.Context, pod *corev1.Pod, due func(string) bool) []volume.Issue {
 	node, _ := n.agent.nodeLister.Get(n.spec.name)
 	host := volume.HostOf(node, n.spec.host.OS() == "windows")
+	host.CSI, host.Due = n.plugins.mounter, due
 	return (&volume.Checker{Client: n.agent.client}).Issues(ctx, pod, host)
 }
 

@@ -133,6 +133,15 @@ func (m *Manager) Drivers() map[string]string {
 	return out
 }
 
+// Endpoint is a registered driver's endpoint: what the kubelet's CSI
+// client dials (csi_client.go's newCsiDriverClient).
+func (m *Manager) Endpoint(name string) (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d, ok := m.drivers[name]
+	return d.endpoint, ok
+}
+
 // migratedPlugins is csi_plugin.go's Init: every in-tree plugin with CSI
 // migration, all on since their features went GA.
 func migratedPlugins() map[string](func() bool) {

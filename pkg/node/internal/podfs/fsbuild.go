@@ -89,7 +89,7 @@ func (pf *Pod) buildFS(p Plan) program.FS {
 	}
 	pf.managedFiles(f, p)
 	for _, m := range p.Mounts {
-		if rootfs.LazyMount(p.pod, m) {
+		if rootfs.LazyMount(p.pod, m) && !pf.csiPublished(m.Volume) {
 			open := func() *vfs.Volume {
 				v, _ := pf.podVolume(ctx, pf.cfg.Pod(), m.Volume)
 				return v

@@ -42,6 +42,10 @@ type Config struct {
 	// containers); ClaimVolume the data of a PersistentVolumeClaim.
 	Disk        func() *vfs.Volume
 	ClaimVolume func(namespace, claim string) *vfs.Volume
+	// CSIPublished is the path in Disk where a CSI driver published the
+	// pod's volume name (NodePublishVolume's target); false, or nil, when
+	// none did.
+	CSIPublished func(name string) (string, bool)
 	// Sockets are the Unix sockets of the node's filesystem; nil: none.
 	Sockets *unixsock.Namespace
 	// LayerDir keeps containers' writable layers across a stop of the

@@ -265,3 +265,44 @@ func TestTokenRefreshAt(t *testing.T) {
 		t.Errorf("7d token refreshes at %v, want %v", got, want)
 	}
 }
+
+// A CSI volume a driver published is the directory the driver wrote at
+// the volume's target path on the node's disk: the container sees its
+// files at the mount path.
+// rule: STO-1
+func TestPublishedCSIVolumeIsTheTargetDirectory(t *testing.T) {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "uid-1"},
+		Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "a", Image: "busybox", VolumeMounts: []corev1.VolumeMount{{Name: "secrets", MountPath: "/mnt/secrets"}}}},
+			Volumes: []corev1.Volume{{Name: "secrets", VolumeSource: corev1.VolumeSource{CSI: &corev1.CSIVolumeSource{
+				Driver: "secrets-store.csi.k8s.io"}}}},
+		},
+	}
+	const target = `/var/lib/kubelet/pods/uid-1/volumes/kubernetes.io~csi/secrets/mount`
+	disk := vfs.NewVolume()
+	if err := disk.MkdirAll(target[1:], 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := disk.WriteFile(target[1:]+"/password", []byte("s3cret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := New(Config{
+		Clock: clocktesting.NewFakeClock(time.Now()), Ctx: context.Background(), Recorder: record.NewFakeRecorder(10), Objects: configMaps{},
+		KubeletNode:  func() kubeletenv.Node { return kubeletenv.Node{Name: "n1"} },
+		Disk:         func() *vfs.Volume { return disk },
+		CSIPublished: func(name string) (string, bool) { return target, name == "secrets" },
+		Pod:          func() *corev1.Pod { return pod }, PodIPs: func() []string { return nil },
+	})
+	c := &pod.Spec.Containers[0]
+	mounts, err := kubeletenv.Mounts(pod, c, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := p.LazyFS(Plan{Container: c, Mounts: mounts, Ref: func(pod *corev1.Pod) *corev1.ObjectReference {
+		return &corev1.ObjectReference{Kind: "Pod", Name: pod.Name}
+	}})
+	if got := readFile(t, fs, "/mnt/secrets/password"); got != "s3cret" {
+		t.Errorf("/mnt/secrets/password = %q, want what the driver wrote", got)
+	}
+}

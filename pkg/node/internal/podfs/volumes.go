@@ -18,7 +18,8 @@ import (
 // configMap, secret, downwardAPI and projected volumes filled as the
 // kubelet's atomic writer lays them out; a hostPath shared by the pods of
 // the node; a claim's volume shared by every pod that mounts it; an
-// image volume's files.
+// image volume's files; what a CSI driver published at the volume's
+// target path on the node.
 func (p *Pod) podVolume(ctx context.Context, pod *corev1.Pod, name string) (*vfs.Volume, string) {
 	vol, ok := rootfs.FindVolume(pod, name)
 	if !ok {
@@ -26,6 +27,11 @@ func (p *Pod) podVolume(ctx context.Context, pod *corev1.Pod, name string) (*vfs
 	}
 	if vol.HostPath != nil {
 		return p.hostPath(vol.HostPath)
+	}
+	if p.cfg.CSIPublished != nil {
+		if target, ok := p.cfg.CSIPublished(name); ok {
+			return p.cfg.Disk(), rootfs.HostRel(target)
+		}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -55,6 +61,17 @@ func (p *Pod) podVolume(ctx context.Context, pod *corev1.Pod, name string) (*vfs
 	}
 	p.vols[name] = v
 	return v, ""
+}
+
+// csiPublished reports whether a CSI driver published the volume: it is
+// a directory of the node's disk, mounted at once (a lazy mount takes a
+// whole volume).
+func (p *Pod) csiPublished(name string) bool {
+	if p.cfg.CSIPublished == nil {
+		return false
+	}
+	_, ok := p.cfg.CSIPublished(name)
+	return ok
 }
 
 // ramBacked: the Linux kubelet mounts a tmpfs for an emptyDir of medium

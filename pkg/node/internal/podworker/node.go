@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
@@ -94,8 +95,13 @@ type Node struct {
 	// StartCounters are the node's container start counters.
 	StartCounters func() *kubeletapi.Counters
 	// VolumeIssues checks every volume the pod's containers use on the
-	// node.
-	VolumeIssues func(ctx context.Context, pod *corev1.Pod) []volume.Issue
+	// node; due says whether a volume's next mount attempt is due.
+	VolumeIssues func(ctx context.Context, pod *corev1.Pod, due func(volume string) bool) []volume.Issue
+	// CSIPublished is the node path where a CSI driver published a pod's
+	// volume; Unmount starts unpublishing a deleted pod's CSI
+	// volumes and reports whether they are gone. Either may be nil.
+	CSIPublished func(pod types.UID, volume string) (string, bool)
+	Unmount      func(ctx context.Context, pod types.UID) bool
 	// Admit runs pod admission (KLT-4); it marks w admitted
 	// (Worker.MarkAdmitted) when the pod is.
 	Admit func(w *Worker, pod *corev1.Pod) admission.Result

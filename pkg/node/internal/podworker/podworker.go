@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
@@ -129,7 +130,7 @@ func New(n *Node, pod *corev1.Pod) *Worker {
 		Client: n.Client, Objects: n.Objects, KubeletNode: n.KubeletNode,
 		Disk: n.Disk, ClaimVolume: n.ClaimVolume, Sockets: n.Sockets,
 		LayerDir: n.LayerDir, SyncPeriod: n.SyncPeriod,
-		Pod: w.latest, PodIPs: w.podIPs,
+		Pod: w.latest, PodIPs: w.podIPs, CSIPublished: n.csiPublished(pod.UID),
 	})
 	for _, c := range pod.Spec.InitContainers {
 		w.initCtrs = append(w.initCtrs, newCtr(c, true))
@@ -138,6 +139,14 @@ func New(n *Node, pod *corev1.Pod) *Worker {
 		w.ctrs = append(w.ctrs, newCtr(c, false))
 	}
 	return w
+}
+
+// csiPublished is Node.CSIPublished for one pod; nil without it.
+func (n *Node) csiPublished(uid types.UID) func(name string) (string, bool) {
+	if n.CSIPublished == nil {
+		return nil
+	}
+	return func(name string) (string, bool) { return n.CSIPublished(uid, name) }
 }
 
 func newCtr(c corev1.Container, init bool) *ctr {

@@ -22,6 +22,11 @@ func (w *Worker) writeStatus(ctx context.Context, pod *corev1.Pod) {
 		if m := w.node.Network(); m != nil {
 			m.Release(string(pod.UID)) // the sandbox is gone
 		}
+		// The volume manager unmounts a terminated pod's volumes; this
+		// starts it, and a deletion later waits for it (terminate).
+		if w.node.Unmount != nil {
+			w.node.Unmount(ctx, pod.UID)
+		}
 	}
 	w.status.Put(ctx, st)
 }

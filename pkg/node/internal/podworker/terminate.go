@@ -28,6 +28,11 @@ func (w *Worker) terminate(ctx context.Context, pod *corev1.Pod) time.Time {
 	if m := w.node.Network(); m != nil {
 		m.Release(string(pod.UID))
 	}
+	// The kubelet unmounts the volumes before it lets the pod go,
+	// looking again at the pod worker's volume poll.
+	if td := w.node.Unmount; td != nil && !td(ctx, pod.UID) {
+		return w.clock.Now().Add(volumePoll)
+	}
 	opts := metav1.DeleteOptions{
 		GracePeriodSeconds: ptr.To[int64](0),
 		Preconditions:      &metav1.Preconditions{UID: &pod.UID},
@@ -99,6 +104,10 @@ func (w *Worker) stopContainers(pod *corev1.Pod) bool {
 	w.markNeverStarted()
 	return true
 }
+
+// volumePoll is how often a deleted pod looks whether its volumes are
+// unmounted (the volume manager's podAttachAndMountRetryInterval).
+const volumePoll = 300 * time.Millisecond
 
 // minimumGracePeriod is what the kubelet leaves a container after a
 // preStop hook that used up the grace period

@@ -19,6 +19,7 @@ import (
 	"k8s.io/component-helpers/storage/ephemeral"
 
 	"github.com/winkube/winkube/pkg/apis/annotations"
+	"github.com/winkube/winkube/pkg/node/internal/csimount"
 )
 
 // Event reasons of the kubelet's volume manager.
@@ -48,6 +49,8 @@ type Issue struct {
 	// Attach: the volume waits for an attachment nobody performs; the
 	// kubelet says nothing about it (the controller-manager does).
 	Attach bool
+	// Pending: a mount operation is under way (a CSI driver's call).
+	Pending bool
 }
 
 // Issues checks every volume the pod's containers use on host: nil when
@@ -171,6 +174,12 @@ type Host struct {
 	Labels   map[string]string
 	Drivers  map[string]bool
 	CSIProxy bool
+	// CSI is the node's CSI volume plugin, which calls the drivers
+	// registered with the node's kubelet; nil: none is.
+	CSI *csimount.Mounter
+	// Due reports whether a new mount attempt of the pod's volume name is
+	// due (its back-off has passed); nil: always.
+	Due func(name string) bool
 }
 
 // HostOf is the storage software a node says its host has installed

@@ -1,6 +1,8 @@
 package volume
 
 import (
+	"context"
+	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -81,5 +83,33 @@ func TestCheckVolumeMode(t *testing.T) {
 	}
 	if err := checkVolumeMode("data", block, true); err != nil {
 		t.Errorf("block volume mapped: %v", err)
+	}
+}
+
+// A CSI PersistentVolume is staged before it is set up (MountDevice),
+// whether or not its driver stages: with the driver unregistered, that
+// step fails first, in csi_attacher.go's words; an inline volume fails
+// in SetUp.
+// rule: STO-2
+func TestUnregisteredCSIDriverFailsFirstStep(t *testing.T) {
+	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-1"}, Spec: corev1.PersistentVolumeSpec{
+		PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: "smb.csi.k8s.io", VolumeHandle: "h"}},
+	}}
+	inline := corev1.Volume{Name: "v", VolumeSource: corev1.VolumeSource{CSI: &corev1.CSIVolumeSource{Driver: "smb.csi.k8s.io"}}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "u1"}}
+	h := Host{Windows: true, Drivers: map[string]bool{}}
+	for _, tc := range []struct {
+		src  source
+		want string
+	}{
+		{persistentSource(pv, false), `MountVolume.MountDevice failed for volume "pv-1" : kubernetes.io/csi: attacher.MountDevice failed to create newCsiDriverClient: driver name smb.csi.k8s.io not found in the list of registered CSI drivers`},
+		{inlineSource(inline), `MountVolume.SetUp failed for volume "v" : kubernetes.io/csi: mounter.SetUpAt failed to get CSI client: driver name smb.csi.k8s.io not found in the list of registered CSI drivers`},
+	} {
+		fail := func(step, msg string) *Issue {
+			return &Issue{Message: fmt.Sprintf("MountVolume.%s failed for volume %q : %s", step, tc.src.spec, msg)}
+		}
+		if is := h.csiIssue(context.Background(), pod, "data", tc.src, false, nil, fail); is == nil || is.Message != tc.want {
+			t.Errorf("issue %+v\nwant %s", is, tc.want)
+		}
 	}
 }

@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	volumehelpers "k8s.io/component-helpers/storage/volume"
+
+	"github.com/winkube/winkube/pkg/node/internal/csimount"
 )
 
 // What the v1.36 kubelet's volume plugins do on each OS, as far as the
@@ -28,7 +30,10 @@ import (
 //     controller-manager reports FailedAttachVolume). Otherwise the driver
 //     must be registered on the node (annotations.VolumeDrivers, and on
 //     Windows annotations.CSIProxy) and its CSIDriver object must allow the
-//     volume's lifecycle mode (Ephemeral for inline volumes).
+//     volume's lifecycle mode (Ephemeral for inline volumes). A driver
+//     whose node plugin registered with the node's plugin manager is
+//     called: its NodeStageVolume and NodePublishVolume decide
+//     (csimount), and the mount waits while they run.
 //   - A PersistentVolume whose node affinity excludes the node fails the
 //     kubelet's affinity check, whatever the plugin.
 //   - Windows: NFS fails in mount-utils (only SMB mounts are implemented),
@@ -68,6 +73,7 @@ type source struct {
 	plugin   string
 	driver   string // CSI or FlexVolume driver
 	inline   bool   // an inline CSI volume, never attached
+	csi      *corev1.CSIVolumeSource
 	nfs      *corev1.NFSVolumeSource
 	readOnly bool
 	options  []string // the PV's mount options
@@ -83,7 +89,8 @@ func inlineSource(vol corev1.Volume) source {
 	case v.NFS != nil:
 		s.plugin, s.nfs, s.readOnly = pluginNFS, v.NFS, v.NFS.ReadOnly
 	case v.CSI != nil:
-		s.plugin, s.driver, s.inline = pluginCSI, v.CSI.Driver, true
+		s.plugin, s.driver, s.inline, s.csi = pluginCSI, v.CSI.Driver, true, v.CSI
+		s.readOnly = v.CSI.ReadOnly != nil && *v.CSI.ReadOnly
 	case v.FlexVolume != nil:
 		s.plugin, s.driver = pluginFlex, v.FlexVolume.Driver
 	case v.ISCSI != nil:
@@ -184,14 +191,14 @@ func (c *Checker) hostIssue(ctx context.Context, pod *corev1.Pod, name string, s
 			return is
 		}
 	}
-	return h.pluginIssue(pod, src, block, driver, fail)
+	return h.pluginIssue(ctx, pod, name, src, block, driver, fail)
 }
 
 // pluginIssue is the failure of the plugin's own mount or map on this OS.
-func (h Host) pluginIssue(pod *corev1.Pod, src source, block bool, driver *storagev1.CSIDriver, fail func(step, msg string) *Issue) *Issue {
+func (h Host) pluginIssue(ctx context.Context, pod *corev1.Pod, name string, src source, block bool, driver *storagev1.CSIDriver, fail func(step, msg string) *Issue) *Issue {
 	switch src.plugin {
 	case pluginCSI:
-		return h.csiIssue(pod, src, block, driver, fail)
+		return h.csiIssue(ctx, pod, name, src, block, driver, fail)
 	case pluginNFS:
 		if h.Windows {
 			return fail("SetUp", nfsWindowsError(pod.UID, src))
@@ -226,11 +233,20 @@ func (c *Checker) csiDriver(ctx context.Context, name string) *storagev1.CSIDriv
 
 // csiIssue: the driver must be registered and support the volume's
 // lifecycle mode, and on Windows a raw block volume still fails to map.
-func (h Host) csiIssue(pod *corev1.Pod, src source, block bool, driver *storagev1.CSIDriver, fail func(step, msg string) *Issue) *Issue {
-	if !h.csiRegistered(src.driver) {
+// A driver registered through the node's plugin manager is then called:
+// its NodeStageVolume (persistent volumes) and NodePublishVolume answer
+// for the mount (csimount).
+func (h Host) csiIssue(ctx context.Context, pod *corev1.Pod, name string, src source, block bool, driver *storagev1.CSIDriver, fail func(step, msg string) *Issue) *Issue {
+	plugin := h.CSI != nil && h.CSI.Registered(src.driver)
+	if !plugin && !h.csiRegistered(src.driver) {
 		notFound := fmt.Sprintf("driver name %s not found in the list of registered CSI drivers", src.driver)
-		if block {
+		switch {
+		case block:
 			return fail("SetUpDevice", "kubernetes.io/csi: blockMapper.SetUpDevice failed to get CSI client: "+notFound)
+		case !src.inline:
+			// A persistent volume is staged first (MountDevice), even
+			// by a driver that does not stage.
+			return fail("MountDevice", "kubernetes.io/csi: attacher.MountDevice failed to create newCsiDriverClient: "+notFound)
 		}
 		return fail("SetUp", "kubernetes.io/csi: mounter.SetUpAt failed to get CSI client: "+notFound)
 	}
@@ -243,8 +259,22 @@ func (h Host) csiIssue(pod *corev1.Pod, src source, block bool, driver *storagev
 		global := dir + strings.ReplaceAll(src.spec, "/", "~") + `\dev`
 		return fail("MapBlockVolume", mapBlockError(device, global, pod.UID))
 	}
-	if err := lifecycleModeError(driver, src); err != "" {
-		return fail("SetUp", "kubernetes.io/csi: mounter.SetupAt failed to check volume lifecycle mode: "+err)
+	modeErr := lifecycleModeError(driver, src)
+	// Migrated in-tree types reach a plugin only through CSI translation,
+	// which is not emulated: they mount as before.
+	if plugin && (src.csi != nil || src.pv != nil && src.pv.Spec.CSI != nil) {
+		vol := csimount.Volume{Name: name, Spec: src.spec, Inline: src.csi, PV: src.pv, ReadOnly: src.readOnly, Driver: driver, ModeError: modeErr}
+		r := h.CSI.Mount(ctx, pod, vol, h.Due == nil || h.Due(name))
+		switch {
+		case r.Pending:
+			return &Issue{Name: name, Pending: true}
+		case r.Err != nil:
+			return fail(r.Step, r.Err.Error())
+		}
+		return nil
+	}
+	if modeErr != "" {
+		return fail("SetUp", "kubernetes.io/csi: mounter.SetupAt failed to check volume lifecycle mode: "+modeErr)
 	}
 	return nil
 }

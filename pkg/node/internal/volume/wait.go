@@ -20,6 +20,9 @@ const (
 	// A pod whose volumes cannot be processed is synced again after the
 	// pod worker's back-off (workerBackOffPeriod).
 	volumeSyncRetry = 10 * time.Second
+	// A mount under way is looked at again after the pod worker's poll
+	// of its volumes (podAttachAndMountRetryInterval).
+	mountPoll = 300 * time.Millisecond
 )
 
 // Wait is the emulated volume manager's state for one pod: the kubelet
@@ -27,9 +30,10 @@ const (
 // mounted (SyncPod's WaitForAttachAndMount).
 type Wait struct {
 	// Recorder records the mount failures' events; Issues checks every
-	// volume the pod's containers use on the node.
+	// volume the pod's containers use on the node, starting a new mount
+	// attempt of a volume only when due says its back-off has passed.
 	Recorder record.EventRecorder
-	Issues   func(ctx context.Context, pod *corev1.Pod) []Issue
+	Issues   func(ctx context.Context, pod *corev1.Pod, due func(volume string) bool) []Issue
 	// Clock times the retries: the pod worker's, so that a fake clock
 	// steps the mount back-off with everything else; nil: the real one.
 	Clock clock.PassiveClock
@@ -56,7 +60,10 @@ func (v *Wait) Ready(ctx context.Context, pod *corev1.Pod) bool {
 	if v.mounted || !v.due(now) {
 		return v.mounted
 	}
-	issues := v.Issues(ctx, pod)
+	issues := v.Issues(ctx, pod, func(name string) bool {
+		r := v.retries[name]
+		return r == nil || !now.Before(r.at)
+	})
 	if len(issues) == 0 {
 		v.mounted = true
 		return true
@@ -104,11 +111,12 @@ func (v *Wait) Wake() time.Time {
 }
 
 // reportMountFailures emits one event per failing volume whose retry is
-// due, and backs its next attempt off.
+// due, and backs its next attempt off; a mount under way is looked at
+// again soon, its back-off kept.
 func (v *Wait) reportMountFailures(pod *corev1.Pod, issues []Issue, now time.Time) {
 	failing := map[string]*mountRetry{}
 	for _, is := range issues {
-		if is.Message == "" {
+		if is.Message == "" && !is.Pending {
 			continue
 		}
 		r := v.retries[is.Name]
@@ -117,6 +125,10 @@ func (v *Wait) reportMountFailures(pod *corev1.Pod, issues []Issue, now time.Tim
 		}
 		failing[is.Name] = r
 		if now.Before(r.at) {
+			continue
+		}
+		if is.Pending {
+			r.at = now.Add(mountPoll)
 			continue
 		}
 		v.Recorder.Event(pod, corev1.EventTypeWarning, is.Reason, is.Message)

@@ -25,7 +25,7 @@ func TestWaitRetriesAFailedMount(t *testing.T) {
 	failing := true
 	calls := 0
 	clk := clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	w := Wait{Recorder: rec, Clock: clk, Issues: func(context.Context, *corev1.Pod) []Issue {
+	w := Wait{Recorder: rec, Clock: clk, Issues: func(context.Context, *corev1.Pod, func(string) bool) []Issue {
 		calls++
 		if !failing {
 			return nil
@@ -71,7 +71,7 @@ func TestWaitRetriesAFailedMount(t *testing.T) {
 // rule: STO-1
 func TestWaitReportsUnprocessedVolumes(t *testing.T) {
 	rec := record.NewFakeRecorder(10)
-	w := Wait{Recorder: rec, Issues: func(context.Context, *corev1.Pod) []Issue {
+	w := Wait{Recorder: rec, Issues: func(context.Context, *corev1.Pod, func(string) bool) []Issue {
 		return []Issue{
 			{Name: "b", Process: `persistentvolumeclaim "b" not found`},
 			{Name: "a", Process: `persistentvolumeclaim "a" not found`, Attach: true},
@@ -84,5 +84,47 @@ func TestWaitReportsUnprocessedVolumes(t *testing.T) {
 		`failed to process volumes=[a b]: persistentvolumeclaim "a" not found; persistentvolumeclaim "b" not found`
 	if ev := <-rec.Events; ev != want {
 		t.Errorf("event\n got %s\nwant %s", ev, want)
+	}
+}
+
+// A mount under way (a CSI driver's call) keeps the sandbox back without
+// an event and is looked at again soon; when it fails, its event comes
+// once, and the new attempt waits for the back-off (due says so).
+// rule: STO-2
+func TestWaitPollsAPendingMount(t *testing.T) {
+	rec := record.NewFakeRecorder(10)
+	pending := true
+	var dues []bool
+	w := Wait{Recorder: rec, Issues: func(_ context.Context, _ *corev1.Pod, due func(string) bool) []Issue {
+		dues = append(dues, due("data"))
+		if pending {
+			return []Issue{{Name: "data", Pending: true}}
+		}
+		return []Issue{{Name: "data", Reason: ReasonFailedMount, Message: `MountVolume.SetUp failed for volume "data" : rpc error`}}
+	}}
+	ctx, pod := context.Background(), waitPod()
+	if w.Ready(ctx, pod) {
+		t.Fatal("Ready while the mount is under way")
+	}
+	if len(rec.Events) != 0 {
+		t.Errorf("an event for a mount under way: %q", <-rec.Events)
+	}
+	if wake := w.Wake(); wake.IsZero() || time.Until(wake) > volumeSyncRetry {
+		t.Errorf("wake %v: a pending mount is looked at before the next pod sync", wake)
+	}
+	pending = false
+	deadline := time.Now().Add(30 * time.Second) // hang guard
+	for len(rec.Events) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the failed mount was never reported")
+		}
+		w.Ready(ctx, pod)
+		time.Sleep(20 * time.Millisecond)
+	}
+	if ev := <-rec.Events; !strings.HasPrefix(ev, "Warning FailedMount MountVolume.SetUp failed") {
+		t.Errorf("event %q", ev)
+	}
+	if !dues[0] || !dues[len(dues)-1] {
+		t.Errorf("due = %v, want true at the first attempt and when the poll was due", dues)
 	}
 }
