@@ -28,10 +28,12 @@ import (
 
 	// The cmdlet families register their cmdlets and types with the
 	// engine when imported.
+	_ "github.com/winkube/winkube/pkg/emu/pwsh/bind"
 	_ "github.com/winkube/winkube/pkg/emu/pwsh/eventcmd"
 	_ "github.com/winkube/winkube/pkg/emu/pwsh/fscmd"
 	_ "github.com/winkube/winkube/pkg/emu/pwsh/netcmd"
 	_ "github.com/winkube/winkube/pkg/emu/pwsh/streams"
+	_ "github.com/winkube/winkube/pkg/emu/pwsh/switchstmt"
 	_ "github.com/winkube/winkube/pkg/emu/pwsh/utilcmd"
 )
 
@@ -190,5 +192,5 @@ func UnsupportedCommand(argv []string) string {
 	if err != nil || !inv.hasCommand || inv.command == "-" {
 		return ""
 	}
-	return check.Unsupported(inv.command)
+	return check.UnsupportedIn(inv.command, name == "pwsh")
 }

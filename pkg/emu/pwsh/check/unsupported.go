@@ -9,6 +9,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/bind"
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
@@ -17,8 +18,12 @@ import (
 // Unsupported says what in a script this interpreter cannot follow: ""
 // when it parses fully and uses only what is emulated, else a short
 // description (for the node to report once, in an event).
-func Unsupported(script string) string {
-	list, err := lang.ParseStatements(script)
+func Unsupported(script string) string { return UnsupportedIn(script, false) }
+
+// UnsupportedIn is Unsupported for Windows PowerShell (pwsh7 false) or
+// PowerShell 7, whose parser reads more operators.
+func UnsupportedIn(script string, pwsh7 bool) string {
+	list, err := lang.Parse(script, pwsh7)
 	var un *lang.UnsupportedError
 	switch {
 	case errors.As(err, &un):
@@ -130,7 +135,44 @@ func (w *walker) stmt(s lang.Stmt) {
 	case *lang.FlowStmt:
 		w.stmt(s.Value)
 	case *lang.FunctionStmt:
+		w.params(s.Params)
 		w.stmts(s.Body)
+	case *lang.ParamStmt:
+		w.params(s.Params)
+	case *lang.NamedBlockStmt:
+		w.stmts(s.Body)
+	case *lang.ChainStmt:
+		w.stmt(s.Left)
+		w.stmt(s.Right)
+	case *lang.SwitchStmt:
+		w.stmt(s.Value)
+		w.expr(s.File)
+		for _, c := range s.Clauses {
+			w.expr(c.Cond)
+			w.stmts(c.Body)
+		}
+		w.stmts(s.Default)
+	}
+}
+
+// params notes parameter types and attributes the binder does not
+// follow.
+func (w *walker) params(list []*lang.Param) {
+	for _, p := range list {
+		if p.Type != "" && !strings.EqualFold(p.Type, "System.Management.Automation.SwitchParameter") {
+			w.typ(p.Type)
+		}
+		for _, a := range p.Attrs {
+			if !bind.Attributes[strings.ToLower(a.Name)] {
+				w.note("the parameter attribute [" + a.Name + "()]")
+			}
+			for _, n := range a.Named {
+				if strings.EqualFold(n.Name, "ValueFromRemainingArguments") {
+					w.note("ValueFromRemainingArguments")
+				}
+			}
+		}
+		w.expr(p.Default)
 	}
 }
 
@@ -185,6 +227,10 @@ func (w *walker) expr(e lang.Expr) {
 		w.expr(e.Idx)
 	case *lang.IncExpr:
 		w.expr(e.X)
+	case *lang.TernaryExpr:
+		w.expr(e.Cond)
+		w.expr(e.Then)
+		w.expr(e.Else)
 	case *lang.CompositeExpr:
 		for _, x := range e.Parts {
 			w.expr(x)

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/dotnet"
@@ -69,8 +71,19 @@ func (i *Interp) exec(ctx context.Context, s lang.Stmt, emit func(any)) error {
 	case *lang.FunctionStmt:
 		i.Funcs[strings.ToLower(s.Name)] = s
 		return nil
+	case *lang.ChainStmt:
+		return i.chain(ctx, s, emit)
+	case *lang.ParamStmt:
+		return nil // bound by the call (package bind)
+	case *lang.NamedBlockStmt:
+		// Outside a call (a block that ForEach-Object runs) a named
+		// block's statements run in turn.
+		return i.ExecList(ctx, s.Body, emit)
 	}
-	return nil
+	if run, ok := Statements[reflect.TypeOf(s)]; ok {
+		return run(ctx, i, s, emit)
+	}
+	return &values.NotEmulatedError{What: fmt.Sprintf("the statement %T", s)}
 }
 
 // value runs a statement and collects its output as one value.
@@ -300,6 +313,15 @@ func (i *Interp) assign(ctx context.Context, s *lang.AssignStmt) error {
 }
 
 func (i *Interp) assignTo(ctx context.Context, s *lang.AssignStmt) error {
+	if s.Op == "??=" {
+		// $x ??= v assigns only when $x is $null, and only then
+		// evaluates v (about_Operators, PowerShell 7).
+		old, err := i.eval(ctx, s.Target)
+		if err != nil || old != nil {
+			return err
+		}
+		s = &lang.AssignStmt{Target: s.Target, Op: "=", Value: s.Value, Pos: s.Pos}
+	}
 	v, err := i.assigned(ctx, s.Value)
 	if err != nil {
 		return err

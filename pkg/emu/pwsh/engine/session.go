@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
@@ -15,7 +16,7 @@ import (
 // RunCommand runs -Command text: the exit code is that of exit, else 0
 // or 1 as the last statement succeeded.
 func (i *Interp) RunCommand(ctx context.Context, script string) int {
-	list, err := lang.ParseStatements(script)
+	list, err := lang.Parse(script, i.Pwsh7)
 	i.Src = []rune(script)
 	if err != nil {
 		return i.parseError(err, script)
@@ -41,21 +42,38 @@ func (i *Interp) RunFile(ctx context.Context, name string, args []string) int {
 		return 64
 	}
 	text := DecodeText(b)
-	list, err := lang.ParseStatements(text)
+	list, err := lang.Parse(text, i.Pwsh7)
 	i.Src = []rune(text)
 	if err != nil {
 		return i.parseError(err, text)
 	}
-	plain := make([]any, len(args))
-	for k, a := range args {
-		plain[k] = a
-	}
-	i.Scopes[0]["args"] = plain
+	i.scriptName, i.scriptArgs = path, fileArgs(args)
 	code, _, err := i.runScript(ctx, list)
 	if i.reportNotEmulated(err) {
 		return 1
 	}
 	return code
+}
+
+// fileArgs are the arguments after -File script.ps1 as the script's
+// parameters take them: -Name (or -Name:value) names a parameter, the
+// rest are strings (about_PowerShell_exe, -File).
+func fileArgs(args []string) []Arg {
+	var out []Arg
+	for _, a := range args {
+		r := []rune(a)
+		if len(r) > 1 && r[0] == '-' && (unicode.IsLetter(r[1]) || r[1] == '_') {
+			name, val, attached := strings.Cut(a[1:], ":")
+			arg := Arg{Param: name, IsParam: true, Attached: attached}
+			if attached {
+				arg.Value = val
+			}
+			out = append(out, arg)
+			continue
+		}
+		out = append(out, Arg{Value: a})
+	}
+	return out
 }
 
 func (i *Interp) reportNotEmulated(err error) bool {
@@ -100,7 +118,7 @@ func (i *Interp) Interact(ctx context.Context, noLogo bool) int {
 		}
 		line, err := r.ReadString('\n')
 		text := pending + strings.TrimRight(line, "\r\n") + "\n"
-		list, perr := lang.ParseStatements(text)
+		list, perr := lang.Parse(text, i.Pwsh7)
 		if perr != nil && err == nil && incomplete(perr, text) {
 			pending = text
 			continue

@@ -109,11 +109,81 @@ type FlowStmt struct {
 	End   int
 }
 
-// FunctionStmt defines a function.
+// FunctionStmt defines a function (or, with Filter, a filter: a
+// function whose body is its process block, about_Functions).
 type FunctionStmt struct {
-	Name   string
-	Params []string
+	Name string
+	// Params are the parameters written after the name:
+	// function f([int]$x = 1) { }.
+	Params []*Param
 	Body   []Stmt
+	Filter bool
+}
+
+// ParamStmt is the param(...) block that opens a script, a function's
+// body or a script block, with the attributes written before it
+// ([CmdletBinding()]).
+type ParamStmt struct {
+	Attrs  []*Attribute
+	Params []*Param
+	Pos    int
+}
+
+// Param is one parameter: [attributes][type]$Name = Default.
+type Param struct {
+	Name    string
+	Type    string // "" when untyped
+	Default Expr
+	Attrs   []*Attribute
+	Pos     int
+}
+
+// Attribute is [Name(Args, Named = Value)]; a named argument written
+// without a value (Mandatory) has a nil Value, meaning $true.
+type Attribute struct {
+	Name  string
+	Args  []Expr
+	Named []NamedArg
+}
+
+// NamedArg is Name = Value inside an attribute.
+type NamedArg struct {
+	Name  string
+	Value Expr
+}
+
+// NamedBlockStmt is a begin, process or end block of a script block.
+type NamedBlockStmt struct {
+	Kind string // begin, process or end
+	Body []Stmt
+}
+
+// SwitchStmt is switch [-Regex|-Wildcard|-Exact] [-CaseSensitive]
+// (Value) or -File Path { Clauses } (about_Switch).
+type SwitchStmt struct {
+	Regex, Wildcard, Exact, CaseSensitive bool
+	Value                                 Stmt // (pipeline), when not -File
+	File                                  Expr // -File path
+	Clauses                               []SwitchClause
+	Default                               []Stmt
+	HasDefault                            bool
+	Pos                                   int
+}
+
+// SwitchClause is a condition and the statements it guards; Cond is a
+// value to compare, or a *BlockExpr to run.
+type SwitchClause struct {
+	Cond Expr
+	Body []Stmt
+}
+
+// ChainStmt is PowerShell 7's pipeline chain: Left && Right runs Right
+// when Left succeeded, Left || Right when it failed
+// (about_Pipeline_Chain_Operators).
+type ChainStmt struct {
+	Left  Stmt
+	Op    string // && or ||
+	Right Stmt
 }
 
 // LitExpr is a literal value: a number or a single-quoted string.
@@ -186,6 +256,12 @@ type CallExpr struct {
 // IndexExpr is X[Idx].
 type IndexExpr struct {
 	X, Idx Expr
+}
+
+// TernaryExpr is PowerShell 7's Cond ? Then : Else
+// (about_Operators, "Ternary operator").
+type TernaryExpr struct {
+	Cond, Then, Else Expr
 }
 
 // IncExpr is ++ or -- before or after a variable.

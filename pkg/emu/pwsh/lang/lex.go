@@ -36,8 +36,9 @@ type token struct {
 // lexer reads tokens on demand: the parser says whether it is in
 // command mode (bare words and -Params) or expression mode.
 type lexer struct {
-	src []rune
-	pos int
+	src   []rune
+	pos   int
+	pwsh7 bool // PowerShell 7's operators: && || ?? ??= ?:
 }
 
 // SyntaxError is a parse error at Pos, worded as PowerShell words it.
@@ -159,6 +160,9 @@ func (l *lexer) scan(cmd bool) (token, error) {
 	case c == '"' || c == '“' || c == '”':
 		return l.double()
 	case c == '&' && c1 == '&', c == '|' && c1 == '|':
+		if l.pwsh7 {
+			return tok(tPunct, string([]rune{c, c}), 2)
+		}
 		return token{}, &SyntaxError{start, fmt.Sprintf("The token '%c%c' is not a valid statement separator in this version.", c, c)}
 	case strings.ContainsRune("(){}[],|&", c):
 		return tok(tPunct, string(c), 1)
@@ -214,6 +218,8 @@ func (l *lexer) exprToken() (token, error) {
 		return tok(tOp, string(c), 1)
 	case c == '!':
 		return tok(tPunct, "!", 1)
+	case c == '?' || c == ':':
+		return l.questionToken()
 	case c == '_' || unicode.IsLetter(c):
 		end := l.pos
 		for end < len(l.src) && (l.src[end] == '_' || l.src[end] == '-' && end > l.pos || unicode.IsLetter(l.src[end]) || unicode.IsDigit(l.src[end])) {
@@ -222,6 +228,33 @@ func (l *lexer) exprToken() (token, error) {
 		return tok(tWord, string(l.src[l.pos:end]), end-l.pos)
 	}
 	return token{}, &SyntaxError{start, fmt.Sprintf("Unexpected token '%c' in expression or statement.", c)}
+}
+
+// questionToken reads PowerShell 7's ?? ??= and the ternary's ? and :
+// (about_Operators). Windows PowerShell has none of them: its parser
+// reads the characters as a bare word where none may stand.
+func (l *lexer) questionToken() (token, error) {
+	start := l.pos
+	if !l.pwsh7 {
+		end := l.pos
+		for end < len(l.src) && !strings.ContainsRune(" \t\r\n;(){}$'\"", l.src[end]) {
+			end++
+		}
+		return token{}, &SyntaxError{start, fmt.Sprintf("Unexpected token '%s' in expression or statement.", string(l.src[start:end]))}
+	}
+	switch {
+	case l.src[l.pos] == ':':
+		l.pos++
+		return token{kind: tPunct, text: ":", pos: start}, nil
+	case l.peekRune(1) == '?' && l.peekRune(2) == '=':
+		l.pos += 3
+		return token{kind: tOp, text: "??=", pos: start}, nil
+	case l.peekRune(1) == '?':
+		l.pos += 2
+		return token{kind: tOp, text: "??", pos: start}, nil
+	}
+	l.pos++
+	return token{kind: tPunct, text: "?", pos: start}, nil
 }
 
 func isDash(c rune) bool { return c == '-' || c == '–' || c == '—' || c == '―' }

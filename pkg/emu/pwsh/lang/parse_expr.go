@@ -36,7 +36,39 @@ func precedence(t token) int {
 }
 
 // expression reads an expression, commas (arrays) included.
-func (p *parser) expression() Expr { return p.binary(1, true) }
+func (p *parser) expression() Expr { return p.conditional(true) }
+
+// conditional reads PowerShell 7's Cond ? Then : Else around a
+// null-coalescing expression; both branches may be conditionals again.
+func (p *parser) conditional(comma bool) Expr {
+	cond := p.coalesce(comma)
+	if p.err != nil || !isPunct(p.peek(false), "?") {
+		return cond
+	}
+	p.next(false)
+	p.skipNewlines()
+	then := p.conditional(comma)
+	p.skipNewlines()
+	if t := p.next(false); !isPunct(t, ":") && p.err == nil {
+		p.fail(t.pos, "Missing ':' in ternary expression.")
+		return nil
+	}
+	p.skipNewlines()
+	return &TernaryExpr{Cond: cond, Then: then, Else: p.conditional(comma)}
+}
+
+// coalesce reads L ?? R, which binds looser than every other binary
+// operator (about_Operator_Precedence); R is read only when L is $null.
+func (p *parser) coalesce(comma bool) Expr {
+	l := p.binary(1, comma)
+	if t := p.peek(false); p.err == nil && t.kind == tOp && t.text == "??" {
+		p.next(false)
+		p.skipNewlines()
+		p.lastOp = "??"
+		return &BinExpr{Op: "??", L: l, R: p.coalesce(comma)}
+	}
+	return l
+}
 
 func (p *parser) binary(min int, comma bool) Expr {
 	l := p.unary()
@@ -241,7 +273,9 @@ func (p *parser) primary() Expr {
 			return &ParenExpr{s}
 		case "{":
 			start := p.lx.pos
+			p.body = true
 			list := p.statements("}")
+			p.body = false
 			src := string(p.lx.src[start:p.lx.pos])
 			p.expect("}")
 			return &BlockExpr{Stmts: list, Src: src}

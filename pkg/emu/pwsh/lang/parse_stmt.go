@@ -181,34 +181,21 @@ func (p *parser) tryStatement(token) Stmt {
 	return s
 }
 
-// functionStatement is function Name [(params)] { body }; a param()
-// block in the body is refused by statement.
+// functionStatement is function (or filter) Name [(params)] { body };
+// the body may open with a param block and named blocks.
 func (p *parser) functionStatement(t token) Stmt {
 	name := p.next(true)
 	if name.kind != tWord {
-		p.fail(name.pos, "Missing name after function keyword.")
+		p.fail(name.pos, "Missing name after "+strings.ToLower(t.text)+" keyword.")
 		return nil
 	}
-	s := &FunctionStmt{Name: name.text}
-	if isPunct(p.peek(false), "(") {
-		p.next(false)
-		for p.err == nil {
-			p.skipNewlines()
-			t := p.next(false)
-			if isPunct(t, ")") {
-				break
-			}
-			if t.kind == tVar {
-				s.Params = append(s.Params, t.text)
-				continue
-			}
-			if !isPunct(t, ",") {
-				p.refuse(t.pos, "typed or default function parameters")
-				return nil
-			}
-		}
+	s := &FunctionStmt{Name: name.text, Filter: isWord(t, "filter")}
+	p.lx.skip()
+	if p.lx.peekRune(0) == '(' {
+		p.lx.pos++
+		s.Params = p.paramList()
 	}
-	s.Body = p.block()
+	s.Body = p.bodyBlock()
 	return s
 }
 

@@ -1,0 +1,109 @@
+// Package bind calls functions, script blocks and scripts as PowerShell
+// does: it binds the arguments to the parameters (a param block, or
+// function f(...)) by name, by unique prefix or alias, and by position;
+// converts them to the parameters' types, checks their validation
+// attributes and Mandatory, evaluates the defaults of the others; and
+// runs the begin, process and end blocks over the pipeline input
+// (about_Functions, about_Functions_Advanced,
+// about_Functions_Advanced_Parameters, about_Scripts). The engine calls
+// it through engine.Invoke, which it sets when imported.
+package bind
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
+)
+
+func init() { engine.Invoke = Invoke }
+
+// Invoke binds inv's arguments and runs its body.
+func Invoke(ctx context.Context, i *engine.Interp, inv *engine.Invocation) error {
+	body, ps := inv.Body, (*lang.ParamStmt)(nil)
+	if len(body) > 0 {
+		if p, ok := body[0].(*lang.ParamStmt); ok {
+			ps, body = p, body[1:]
+		}
+	}
+	b := &binder{i: i, inv: inv, name: commandName(inv.Name), bound: values.NewHashtable(), set: map[string]bool{}}
+	if err := b.specs(ctx, ps); err != nil {
+		return err
+	}
+	if inv.NewScope {
+		i.Scopes = append(i.Scopes, map[string]any{"input": inv.Input})
+		defer func() { i.Scopes = i.Scopes[:len(i.Scopes)-1] }()
+	}
+	b.scope = i.Scopes[len(i.Scopes)-1]
+	if err := b.bindArgs(ctx); err != nil {
+		return err
+	}
+	if err := b.finish(ctx); err != nil {
+		return err
+	}
+	return b.run(ctx, body)
+}
+
+// commandName is the name errors give: a script's file name, a
+// function's name.
+func commandName(name string) string {
+	return name[strings.LastIndexAny(name, `\/`)+1:]
+}
+
+// run runs the named blocks: begin once, process once per input object
+// ($_ is the object) or once when not in a pipeline, end once. A body
+// without named blocks is the end block (a filter's, the process
+// block). return leaves the block it is in.
+func (b *binder) run(ctx context.Context, body []lang.Stmt) error {
+	blocks := map[string][]lang.Stmt{}
+	named := false
+	for _, s := range body {
+		if nb, ok := s.(*lang.NamedBlockStmt); ok {
+			named = true
+			blocks[nb.Kind] = append(blocks[nb.Kind], nb.Body...)
+		}
+	}
+	_, hasProcess := blocks["process"]
+	switch {
+	case !named && b.inv.Filter:
+		blocks["process"], hasProcess = body, true
+	case !named:
+		blocks["end"] = body
+	}
+	if err := b.block(ctx, blocks["begin"]); err != nil {
+		return err
+	}
+	if hasProcess {
+		items := b.inv.Input
+		if !b.inv.Piped {
+			items = nil
+			if err := b.block(ctx, blocks["process"]); err != nil {
+				return err
+			}
+		}
+		for _, item := range items {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			b.scope["_"], b.scope["psitem"] = item, item
+			if err := b.pipelineItem(ctx, item); err != nil {
+				return err
+			}
+			if err := b.block(ctx, blocks["process"]); err != nil {
+				return err
+			}
+		}
+	}
+	return b.block(ctx, blocks["end"])
+}
+
+func (b *binder) block(ctx context.Context, list []lang.Stmt) error {
+	err := b.i.ExecList(ctx, list, b.inv.Emit)
+	if errors.As(err, new(values.ReturnFlow)) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,390 @@
+package bind
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
+	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
+	"github.com/winkube/winkube/pkg/emu/pwsh/values"
+)
+
+// binder is one call's binding.
+type binder struct {
+	i     *engine.Interp
+	inv   *engine.Invocation
+	name  string
+	ps    []*spec
+	adv   bool // an advanced function: [CmdletBinding()] or [Parameter()]
+	scope map[string]any
+	bound *values.Hashtable // $PSBoundParameters
+	set   map[string]bool   // parameters bound, by lower-case name
+	rest  []any             // $args
+}
+
+// spec is a parameter as its attributes describe it.
+type spec struct {
+	p          *lang.Param
+	typ        string // lower-case, without System.
+	mandatory  bool
+	position   int // -1: by name only
+	pipeline   bool
+	byProperty bool
+	aliases    []string
+	checks     []*lang.Attribute
+	allowNull  bool
+	allowEmpty bool
+}
+
+func (s *spec) isSwitch() bool {
+	return s.typ == "switch" || s.typ == "management.automation.switchparameter"
+}
+
+// Attributes are the parameter attributes binding follows, by
+// lower-case name; others are refused rather than ignored.
+var Attributes = map[string]bool{"parameter": true, "alias": true, "validateset": true, "validatenotnullorempty": true,
+	"validatenotnull": true, "validaterange": true, "validatepattern": true, "validatescript": true, "validatecount": true,
+	"validatelength": true, "allownull": true, "allowemptystring": true, "allowemptycollection": true,
+	"supportswildcards": true, "psdefaultvalue": true, "argumentcompleter": true}
+
+// specs reads the parameters' attributes.
+func (b *binder) specs(ctx context.Context, ps *lang.ParamStmt) error {
+	params := b.inv.Params
+	if ps != nil {
+		params = ps.Params
+		for _, a := range ps.Attrs {
+			if strings.EqualFold(a.Name, "CmdletBinding") {
+				b.adv = true
+			}
+		}
+	}
+	explicit := false
+	for _, p := range params {
+		s := &spec{p: p, typ: engine.CanonicalType(p.Type), position: -1}
+		for _, a := range p.Attrs {
+			kind := strings.ToLower(a.Name)
+			if !Attributes[kind] {
+				return &values.NotEmulatedError{What: "the parameter attribute [" + a.Name + "()]"}
+			}
+			switch kind {
+			case "parameter":
+				b.adv = true
+				for _, n := range a.Named {
+					v, err := b.attrValue(ctx, n)
+					if err != nil {
+						return err
+					}
+					switch strings.ToLower(n.Name) {
+					case "mandatory":
+						s.mandatory = values.ToBool(v)
+					case "position":
+						s.position, _ = values.ToInt(v)
+						explicit = true
+					case "valuefrompipeline":
+						s.pipeline = values.ToBool(v)
+					case "valuefrompipelinebypropertyname":
+						s.byProperty = values.ToBool(v)
+					case "parametersetname", "helpmessage", "dontshow", "valuefromremainingarguments":
+						if strings.EqualFold(n.Name, "valuefromremainingarguments") && values.ToBool(v) {
+							return &values.NotEmulatedError{What: "ValueFromRemainingArguments"}
+						}
+					}
+				}
+			case "alias":
+				for _, x := range a.Args {
+					v, err := b.i.Eval(ctx, x)
+					if err != nil {
+						return err
+					}
+					for _, al := range values.ToList(v) {
+						s.aliases = append(s.aliases, values.ToStr(al))
+					}
+				}
+			case "allownull":
+				s.allowNull = true
+			case "allowemptystring", "allowemptycollection":
+				s.allowEmpty = true
+			case "supportswildcards", "psdefaultvalue", "argumentcompleter":
+			default:
+				s.checks = append(s.checks, a)
+			}
+		}
+		b.ps = append(b.ps, s)
+	}
+	// Without any Position, the parameters take positions in the order
+	// they are declared, switches excepted (about_Functions_Advanced_Parameters).
+	if !explicit {
+		n := 0
+		for _, s := range b.ps {
+			if !s.isSwitch() {
+				s.position = n
+				n++
+			}
+		}
+	}
+	return nil
+}
+
+func (b *binder) attrValue(ctx context.Context, n lang.NamedArg) (any, error) {
+	if n.Value == nil {
+		return true, nil
+	}
+	return b.i.Eval(ctx, n.Value)
+}
+
+// match finds the parameter -name names: its name or alias, or a
+// prefix of one name only.
+func (b *binder) match(name string) (*spec, error) {
+	var found []*spec
+	for _, s := range b.ps {
+		if strings.EqualFold(s.p.Name, name) {
+			return s, nil
+		}
+		for _, al := range s.aliases {
+			if strings.EqualFold(al, name) {
+				return s, nil
+			}
+		}
+		if strings.HasPrefix(strings.ToLower(s.p.Name), strings.ToLower(name)) {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, nil
+	case 1:
+		return found[0], nil
+	}
+	var names []string
+	for _, s := range found {
+		names = append(names, "-"+s.p.Name)
+	}
+	return nil, b.fail(fmt.Sprintf("Parameter cannot be processed because the parameter name '%s' is ambiguous. Possible matches include: %s.", name, strings.Join(names, " ")),
+		"InvalidArgument", "ParameterBindingException", "AmbiguousParameter")
+}
+
+// commonParams are the common parameters of an advanced function
+// (about_CommonParameters), and whether each takes a value.
+var commonParams = map[string]bool{"verbose": false, "debug": false, "erroraction": true, "ea": true, "warningaction": true,
+	"wa": true, "informationaction": true, "infa": true, "errorvariable": true, "ev": true, "warningvariable": true, "wv": true,
+	"informationvariable": true, "iv": true, "outvariable": true, "ov": true, "outbuffer": true, "ob": true,
+	"pipelinevariable": true, "pv": true, "whatif": false, "confirm": false, "progressaction": true, "proga": true}
+
+// bindArgs binds named arguments, then positional ones in order.
+func (b *binder) bindArgs(ctx context.Context) error {
+	args := b.inv.Args
+	var positional []any
+	for n := 0; n < len(args); n++ {
+		a := args[n]
+		if !a.IsParam {
+			positional = append(positional, a.Value)
+			continue
+		}
+		s, err := b.match(a.Param)
+		if err != nil {
+			return err
+		}
+		if s == nil {
+			takes, common := commonParams[strings.ToLower(a.Param)]
+			switch {
+			case b.adv && common:
+				if takes && !a.Attached && n+1 < len(args) && !args[n+1].IsParam {
+					n++
+				}
+			case b.adv:
+				return b.fail(fmt.Sprintf("A parameter cannot be found that matches parameter name '%s'.", a.Param),
+					"InvalidArgument", "ParameterBindingException", "NamedParameterNotFound")
+			default:
+				b.rest = append(b.rest, engine.PlainArgs([]engine.Arg{a})...)
+			}
+			continue
+		}
+		v := a.Value
+		switch {
+		case s.isSwitch() && !a.Attached:
+			v = true
+		case !a.Attached && n+1 < len(args) && !args[n+1].IsParam:
+			n++
+			v = args[n].Value
+		case !a.Attached:
+			return b.fail(fmt.Sprintf("Missing an argument for parameter '%s'. Specify a parameter of type '%s' and try again.", s.p.Name, netType(s.p.Type)),
+				"InvalidArgument", "ParameterBindingException", "MissingArgument")
+		}
+		if err := b.bindOne(ctx, s, v); err != nil {
+			return err
+		}
+	}
+	order := append([]*spec(nil), b.ps...)
+	sort.SliceStable(order, func(x, y int) bool { return order[x].position < order[y].position })
+	for _, v := range positional {
+		var s *spec
+		for _, c := range order {
+			if c.position >= 0 && !b.set[strings.ToLower(c.p.Name)] {
+				s = c
+				break
+			}
+		}
+		if s == nil {
+			if b.adv {
+				return b.fail(fmt.Sprintf("A positional parameter cannot be found that accepts argument '%s'.", values.ToStr(v)),
+					"InvalidArgument", "ParameterBindingException", "PositionalParameterNotFound")
+			}
+			b.rest = append(b.rest, v)
+			continue
+		}
+		if err := b.bindOne(ctx, s, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bindOne converts a value to the parameter's type, checks it and
+// binds it.
+func (b *binder) bindOne(ctx context.Context, s *spec, v any) error {
+	v, err := b.convert(s, v)
+	if err != nil {
+		return err
+	}
+	if err := b.validate(ctx, s, v); err != nil {
+		return err
+	}
+	key := strings.ToLower(s.p.Name)
+	b.set[key] = true
+	b.bound.Set(s.p.Name, v)
+	b.scope[key] = v
+	return nil
+}
+
+func (b *binder) convert(s *spec, v any) (any, error) {
+	if s.typ == "" || s.typ == "object" {
+		return v, nil
+	}
+	if s.isSwitch() {
+		return values.ToBool(v), nil
+	}
+	out, err := b.i.Cast(s.typ, v)
+	if re, ok := err.(*values.RuntimeError); ok {
+		return nil, b.fail(fmt.Sprintf("Cannot process argument transformation on parameter '%s'. %s", s.p.Name, re.Rec.Msg),
+			"InvalidData", "ParameterBindingArgumentTransformationException", "ParameterArgumentTransformationError")
+	}
+	return out, err
+}
+
+// finish checks Mandatory, then gives each parameter not bound its
+// default (evaluated now, in the call's scope, so that it may use the
+// parameters before it) or its type's empty value; it sets $args and
+// $PSBoundParameters.
+func (b *binder) finish(ctx context.Context) error {
+	var missing []string
+	for _, s := range b.ps {
+		if s.mandatory && !b.set[strings.ToLower(s.p.Name)] && !(s.pipeline && b.inv.Piped) {
+			missing = append(missing, s.p.Name)
+		}
+	}
+	if len(missing) > 0 {
+		// Without a console to prompt on, PowerShell fails the call.
+		return b.fail("Cannot process command because of one or more missing mandatory parameters: "+strings.Join(missing, " ")+".",
+			"InvalidArgument", "ParameterBindingException", "MissingMandatoryParameter")
+	}
+	rest := b.rest
+	if rest == nil {
+		rest = []any{}
+	}
+	b.scope["args"] = rest
+	b.scope["psboundparameters"] = b.bound
+	for _, s := range b.ps {
+		key := strings.ToLower(s.p.Name)
+		if b.set[key] {
+			continue
+		}
+		v := zero(s)
+		if s.p.Default != nil {
+			d, err := b.i.Eval(ctx, s.p.Default)
+			if err != nil {
+				return err
+			}
+			if v, err = b.convert(s, d); err != nil {
+				return err
+			}
+		}
+		b.scope[key] = v
+	}
+	return nil
+}
+
+// zero is what a parameter not bound holds: "" for a string, 0 for a
+// number, $false for a switch or bool, else $null.
+func zero(s *spec) any {
+	switch s.typ {
+	case "string":
+		return ""
+	case "int", "int32", "int64", "long", "byte", "int16", "uint32", "uint64":
+		return 0
+	case "double", "float", "single", "decimal":
+		return 0.0
+	case "bool", "boolean":
+		return false
+	}
+	if s.isSwitch() {
+		return false
+	}
+	return nil
+}
+
+// pipelineItem binds one input object to the ValueFromPipeline
+// parameter, or to ValueFromPipelineByPropertyName ones by its
+// properties.
+func (b *binder) pipelineItem(ctx context.Context, item any) error {
+	for _, s := range b.ps {
+		if s.pipeline {
+			return b.bindOne(ctx, s, item)
+		}
+	}
+	o, ok := item.(*values.Object)
+	if !ok {
+		return nil
+	}
+	for _, s := range b.ps {
+		if !s.byProperty {
+			continue
+		}
+		for _, name := range append([]string{s.p.Name}, s.aliases...) {
+			if v, ok := o.Get(name); ok {
+				if err := b.bindOne(ctx, s, v); err != nil {
+					return err
+				}
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// fail is a parameter binding error of this call, at the call.
+func (b *binder) fail(msg, category, reason, fqid string) error {
+	rec := &values.ErrorRecord{Msg: msg, CmdName: b.name, Category: category, Reason: reason, Fqid: fqid}
+	if b.name != "" {
+		rec.Fqid += "," + b.name
+	}
+	if c := b.inv.Cmd; c != nil {
+		rec.Src, rec.Pos, rec.End = b.i.Src, c.Pos, c.End
+	}
+	return &values.RuntimeError{Rec: rec}
+}
+
+// netTypes are the .NET names of the type literals parameters use most.
+var netTypes = map[string]string{"": "System.Object", "object": "System.Object", "string": "System.String",
+	"int": "System.Int32", "int32": "System.Int32", "long": "System.Int64", "int64": "System.Int64",
+	"bool": "System.Boolean", "boolean": "System.Boolean", "double": "System.Double", "string[]": "System.String[]",
+	"int[]": "System.Int32[]", "hashtable": "System.Collections.Hashtable", "datetime": "System.DateTime",
+	"scriptblock": "System.Management.Automation.ScriptBlock", "object[]": "System.Object[]"}
+
+func netType(typ string) string {
+	if n, ok := netTypes[engine.CanonicalType(typ)]; ok {
+		return n
+	}
+	return typ
+}
