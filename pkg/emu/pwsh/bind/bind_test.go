@@ -1,0 +1,146 @@
+package bind_test
+
+import (
+	"strings"
+	"testing"
+
+	"context"
+	"github.com/winkube/winkube/pkg/emu/program"
+	"github.com/winkube/winkube/pkg/emu/pwsh"
+	"github.com/winkube/winkube/pkg/emu/pwsh/pwshtest"
+	"github.com/winkube/winkube/pkg/emu/winexe/wintest"
+)
+
+func lines(l ...string) string {
+	if len(l) == 0 {
+		return ""
+	}
+	return strings.Join(l, "\r\n") + "\r\n"
+}
+
+type tc struct {
+	script string
+	out    string
+	errHas string // "" wants no error output
+	code   int
+}
+
+func check(t *testing.T, pwsh7 bool, cases []tc) {
+	t.Helper()
+	for _, c := range cases {
+		run := pwshtest.Run
+		if pwsh7 {
+			run = pwshtest.Run7
+		}
+		r := run(pwshtest.Sys(), c.script)
+		errOK := r.Err == "" && c.errHas == "" || c.errHas != "" && strings.Contains(r.Err, c.errHas)
+		if r.Out != c.out || !errOK || r.Code != c.code {
+			t.Errorf("%s (pwsh7 %v):\ngot %q err %q code %d\nwant %q err containing %q code %d", c.script, pwsh7, r.Out, r.Err, r.Code, c.out, c.errHas, c.code)
+		}
+	}
+}
+
+// Parameters as about_Functions and about_Functions_Advanced_Parameters
+// describe them: typed, with defaults evaluated at the call, bound by
+// name (a unique prefix is enough), by alias and by position, the rest
+// in $args; $PSBoundParameters holds what the caller bound.
+func TestParameters(t *testing.T) {
+	cases := []tc{
+		{script: "function f([int]$Port = 80, [string]$Name) { $Port; $Name.Length; $Port.GetType().Name }; f; f 8080 web", out: lines("80", "0", "Int32", "8080", "3", "Int32")},
+		{script: "function f { param([string]$Name = 'x', [int]$Port) \"$Name:$Port\" }; f -Po 9 -N a", out: lines("a:9")},
+		{script: "function f { param($a, $b) \"$a-$b\"; $args.Count }; f 1 2 3 4", out: lines("1-2", "2")},
+		{script: "function f { param([switch]$Force, $Path) \"$Force $Path\" }; f p; f -Force p; f p -Force:$false", out: lines("False p", "True p", "False p")},
+		{script: "function f { param([string[]]$Items) $Items.Count; $Items[1] }; f a,b,c", out: lines("3", "b")},
+		{script: "function f { param($First, $Second = \"$First!\") $Second }; f hi", out: lines("hi!")},
+		{script: "$n = 1; function f { param($x = $n) $x }; $n = 2; f", out: lines("2")},
+		{script: "function f { param($a, $b) $PSBoundParameters.Count; $PSBoundParameters.ContainsKey('b') }; f -a 1", out: lines("1", "False")},
+		{script: "function f { param([Alias('p')][int]$Port) $Port }; f -p 5", out: lines("5")},
+		{script: "function f { param([Parameter(Position=1)]$a, [Parameter(Position=0)]$b) \"$a $b\" }; f x y", out: lines("y x")},
+		{script: "function f { $args -join ',' }; f -x 1 y", out: lines("-x,1,y")},
+		{script: "$b = { param([int]$x, [int]$y = 2) $x * $y }; & $b 4; & $b -y 3 -x 5", out: lines("8", "15")},
+		{script: "function f([int]$x) { $x }; f '12'", out: lines("12")},
+		// Errors, worded as PowerShell words them.
+		{script: "function f([int]$Port) { $Port }; f abc; 'next'", out: lines("next"),
+			errHas: `Cannot process argument transformation on parameter 'Port'. Cannot convert value "abc" to type "System.Int32". Error: "Input string was not in a correct format."`},
+		{script: "function f { param([Parameter(Mandatory=$true)]$Name, [Parameter(Mandatory)]$Path) $Name }; f", code: 1,
+			errHas: "Cannot process command because of one or more missing mandatory parameters: Name Path."},
+		{script: "function f { param([Parameter(Mandatory)][string]$Name) $Name }; f ''", code: 1,
+			errHas: "Cannot bind argument to parameter 'Name' because it is an empty string."},
+		{script: "function f { param([ValidateSet('dev','prod')]$Env) $Env }; f PROD; f test", out: lines("PROD"), code: 1,
+			errHas: `Cannot validate argument on parameter 'Env'. The argument "test" does not belong to the set "dev,prod" specified by the ValidateSet attribute. Supply an argument that is in the set and then try the command again.`},
+		{script: "function f { param([ValidateNotNullOrEmpty()][string]$Name) $Name }; f ''", code: 1,
+			errHas: "Cannot validate argument on parameter 'Name'. The argument is null or empty. Provide an argument that is not null or empty, and then try the command again."},
+		{script: "function f { param([ValidateRange(1, 65535)][int]$Port) $Port }; f 70000", code: 1,
+			errHas: "Cannot validate argument on parameter 'Port'. The 70000 argument is greater than the maximum allowed range of 65535. Supply an argument that is less than or equal to 65535 and then try the command again."},
+		{script: "function f { param([ValidateRange(1, 65535)][int]$Port) $Port }; f 0", code: 1,
+			errHas: "The 0 argument is less than the minimum allowed range of 1. Supply an argument that is greater than or equal to 1 and then try the command again."},
+		{script: "function f { param([ValidatePattern('^\\d+$')]$n) $n }; f 12; f x", out: lines("12"), code: 1,
+			errHas: `The argument "x" does not match the "^\d+$" pattern.`},
+		{script: "function f { [CmdletBinding()] param($a) $a }; f -b 1", code: 1,
+			errHas: "A parameter cannot be found that matches parameter name 'b'."},
+		{script: "function f { [CmdletBinding()] param($a) $a }; f 1 2", code: 1,
+			errHas: "A positional parameter cannot be found that accepts argument '2'."},
+		{script: "function f { [CmdletBinding()] param($a) $a }; f 1 -Verbose -ErrorAction Stop", out: lines("1")},
+		{script: "function f { param($Path, $Port) }; f -P 1", code: 1,
+			errHas: "Parameter cannot be processed because the parameter name 'P' is ambiguous. Possible matches include: -Path -Port."},
+		{script: "function f { param([int]$Port) }; f -Port", code: 1,
+			errHas: "Missing an argument for parameter 'Port'. Specify a parameter of type 'System.Int32' and try again."},
+	}
+	check(t, false, cases)
+	check(t, true, cases)
+}
+
+// begin runs once, process once per pipeline object ($_, and the
+// ValueFromPipeline parameter), end once (about_Functions, "Piping
+// Objects to Functions"); a filter's body is its process block.
+func TestNamedBlocks(t *testing.T) {
+	cases := []tc{
+		{script: "function f { begin { 'begin' } process { \"item $_\" } end { 'end' } }; 1, 2 | f", out: lines("begin", "item 1", "item 2", "end")},
+		{script: "function f { begin { $sum = 0 } process { $sum += $_ } end { $sum } }; 1..4 | f", out: lines("10")},
+		{script: "function f { process { 'once' } }; f", out: lines("once")},
+		{script: "function f { process { 'never' } }; @() | f; 'done'", out: lines("done")},
+		{script: "function f { param([Parameter(ValueFromPipeline)][int]$n) process { $n * 10 } }; '1', '2' | f; f 3", out: lines("10", "20", "30")},
+		{script: "function f { param([Parameter(Mandatory, ValueFromPipeline)]$n) process { $n } }; 7 | f", out: lines("7")},
+		{script: "function f { param([Parameter(ValueFromPipelineByPropertyName)]$Name) process { $Name } }; [pscustomobject]@{Name='a'} | f", out: lines("a")},
+		{script: "filter Double { $_ * 2 }; 1, 2, 3 | Double", out: lines("2", "4", "6")},
+		{script: "function f { process { if ($_ -eq 2) { return }; $_ } }; 1..3 | f", out: lines("1", "3")},
+		{script: "1, 2 | & { process { $_ + 1 } }", out: lines("2", "3")},
+	}
+	check(t, false, cases)
+	check(t, true, cases)
+}
+
+// A script's own param block binds the arguments that follow -File
+// (about_Scripts, about_PowerShell_exe), in both editions; a script
+// run from a script binds the same way.
+func TestScriptParameters(t *testing.T) {
+	script := "param([Parameter(Mandatory=$true)][int]$Port, [string]$Site = 'Default', [switch]$Verbose2)\r\n\"$Site on $Port $Verbose2\"\r\n"
+	for _, exe := range []string{"powershell.exe", "pwsh"} {
+		for _, c := range []struct {
+			args   []string
+			out    string
+			errHas string
+			code   int
+		}{
+			{[]string{"-Port", "8080"}, lines("Default on 8080 False"), "", 0},
+			{[]string{"81", "web", "-Verbose2"}, lines("web on 81 True"), "", 0},
+			{[]string{"-Port", "abc"}, "", `Cannot process argument transformation on parameter 'Port'. Cannot convert value "abc" to type "System.Int32".`, 1},
+			{nil, "", "Cannot process command because of one or more missing mandatory parameters: Port.", 1},
+		} {
+			sys := pwshtest.Sys()
+			pwshtest.Put(sys, `C:\app\start.ps1`, script)
+			argv := append([]string{exe, "-NoProfile", "-File", `C:\app\start.ps1`}, c.args...)
+			out, errOut, code := wintest.Run(context.Background(), sys, pwsh.Main, "", argv...)
+			if out != c.out || code != c.code || (c.errHas == "") != (errOut == "") || !strings.Contains(errOut, c.errHas) {
+				t.Errorf("%s %v: got %q err %q code %d, want %q err %q code %d", exe, c.args, out, errOut, code, c.out, c.errHas, c.code)
+			}
+		}
+	}
+	sys := pwshtest.Sys()
+	pwshtest.Put(sys, `C:\app\inner.ps1`, "param([int]$n = 1) $n * 2")
+	if r := pwshtest.Run(sys, `C:\app\inner.ps1 -n 4; & C:\app\inner.ps1`); r.Out != lines("8", "2") {
+		t.Errorf("script from a script: %q %q", r.Out, r.Err)
+	}
+}
+
+var _ = program.Name

@@ -1,0 +1,53 @@
+package lang
+
+import "testing"
+
+func parseIn(t *testing.T, src string, pwsh7 bool) string {
+	t.Helper()
+	list, err := Parse(src, pwsh7)
+	if err != nil {
+		t.Fatalf("%q: %v", src, err)
+	}
+	return sexp(list)
+}
+
+func syntaxError(src string, pwsh7 bool) string {
+	_, err := Parse(src, pwsh7)
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// A param block opens a script, a function body or a script block, with
+// attributes before it and before each parameter; function f(...) takes
+// the same list; begin, process and end blocks follow it
+// (about_Functions, about_Functions_Advanced_Parameters, about_Scripts).
+func TestParamBlocks(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"param([int]$Port = 80, [switch]$Force)\n$Port", "(param [int]$Port=80,[switch]$Force); $Port"},
+		{"[CmdletBinding()]\nparam(\n  [Parameter(Mandatory=$true, Position=0)]\n  [ValidateSet('a', 'b')]\n  [string]$Env\n)",
+			"(param [CmdletBinding()] [Parameter(Mandatory=$true,Position=0)][ValidateSet('a','b')][string]$Env)"},
+		{"param([Parameter(Mandatory, ValueFromPipeline)][string[]]$Items)", "(param [Parameter(Mandatory,ValueFromPipeline)][string[]]$Items)"},
+		{"function f([int]$x = 1, $y) { $x }", "(function f([int]$x=1,$y) {$x})"},
+		{"function f { param($a) begin { 1 } process { $_ } end { 2 } }", "(function f() {(param $a); (begin {1}); (process {$_}); (end {2})})"},
+		{"filter Double { $_ * 2 }", "(filter Double() {(* $_ 2)})"},
+		{"$b = { param($x) $x }", "(= $b {(param $x); $x})"},
+		{"[int]$x = 5", "(= ([int] $x) 5)"},
+		{"param($x = (Get-Date))", "(param $x=((cmd 'Get-Date')))"},
+	} {
+		if got := parseIn(t, tc.src, false); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.src, got, tc.want)
+		}
+	}
+	for src, want := range map[string]string{
+		"param($a, $b":                   "Missing ')' in function parameter list.",
+		"function f { begin { 1 } 2 }":   "Unexpected token '2' in expression or statement.",
+		"param([Parameter(Mandatory)$x)": "Missing ] at end of attribute or type literal.",
+		"function f([int]$x = 1 $y) { }": "Missing ')' in function parameter list.",
+	} {
+		if got := syntaxError(src, false); got != want {
+			t.Errorf("%s: %q, want %q", src, got, want)
+		}
+	}
+}
