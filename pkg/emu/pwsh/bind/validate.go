@@ -68,23 +68,21 @@ func (b *binder) check(ctx context.Context, kind string, args []any, named map[s
 		}
 		return ""
 	case "validatenotnullorempty":
-		if list, ok := v.([]any); ok && len(list) == 0 || v == nil || values.ToStr(v) == "" && isString(v) {
-			return "The argument is null or empty. Provide an argument that is not null or empty, and then try the command again."
-		}
-		return ""
+		return notNullOrEmpty(v)
 	case "validatecount":
-		n := len(values.ToList(v))
-		if len(args) == 2 {
-			lo, _ := values.ToInt(args[0])
-			hi, _ := values.ToInt(args[1])
-			if n < lo {
-				return fmt.Sprintf("The parameter requires at least %d value(s) and no more than %d value(s) - %d value(s) were provided.", lo, hi, n)
-			}
-			if n > hi {
-				return fmt.Sprintf("The parameter requires at least %d value(s) and no more than %d value(s) - %d value(s) were provided.", lo, hi, n)
-			}
+		if len(args) != 2 {
+			return ""
 		}
-		return ""
+		n := len(values.ToList(v))
+		lo, _ := values.ToInt(args[0])
+		hi, _ := values.ToInt(args[1])
+		switch {
+		case n >= lo && n <= hi:
+			return ""
+		case lo == hi:
+			return fmt.Sprintf("The parameter requires exactly %d value(s) - %d value(s) were provided.", lo, n)
+		}
+		return fmt.Sprintf("The parameter requires at least %d value(s) and no more than %d value(s) - %d value(s) were provided.", lo, hi, n)
 	}
 	for _, e := range values.ToList(v) {
 		if msg := b.checkOne(ctx, kind, args, named, e); msg != "" {
@@ -94,7 +92,30 @@ func (b *binder) check(ctx context.Context, kind string, args []any, named map[s
 	return ""
 }
 
-func isString(v any) bool { _, ok := v.(string); return ok }
+// notNullOrEmpty is ValidateNotNullOrEmpty: not $null, not "", and a
+// collection neither empty nor holding $null or "".
+func notNullOrEmpty(v any) string {
+	const scalar = "The argument is null or empty. Provide an argument that is not null or empty, and then try the command again."
+	const collection = "The argument is null, empty, or an element of the argument collection contains a null value. Supply a collection that does not contain any null values and then try the command again."
+	switch x := v.(type) {
+	case nil:
+		return scalar
+	case string:
+		if x == "" {
+			return scalar
+		}
+	case []any:
+		if len(x) == 0 {
+			return collection
+		}
+		for _, e := range x {
+			if s, ok := e.(string); e == nil || ok && s == "" {
+				return collection
+			}
+		}
+	}
+	return ""
+}
 
 func (b *binder) checkOne(ctx context.Context, kind string, args []any, named map[string]any, v any) string {
 	switch kind {
@@ -143,10 +164,10 @@ func (b *binder) checkOne(ctx context.Context, kind string, args []any, named ma
 		lo, _ := values.ToInt(args[0])
 		hi, _ := values.ToInt(args[1])
 		if n < lo {
-			return fmt.Sprintf(`The character length of the %d argument is too short. Specify an argument with a length that is greater than or equal to "%d", and then try the command again.`, n, lo)
+			return fmt.Sprintf(`The character length (%d) of the argument is too short. Specify an argument with a length that is greater than or equal to "%d", and then try the command again.`, n, lo)
 		}
 		if n > hi {
-			return fmt.Sprintf(`The character length (%d) of the argument is too long. Specify an argument with a length that is less than or equal to "%d" and then try the command again.`, n, hi)
+			return fmt.Sprintf(`The character length (%d) of the argument is too long. Specify an argument with a length that is shorter than or equal to "%d", and then try the command again.`, n, hi)
 		}
 	case "validatescript":
 		if len(args) == 0 {

@@ -236,7 +236,7 @@ func (p *parser) pipeline() Stmt {
 		p.next(false)
 		p.skipNewlines()
 		if p.lx.skip(); p.lx.pos >= len(p.lx.src) {
-			p.fail(p.lx.pos, fmt.Sprintf("Missing expression after '%s' in pipeline chain.", t.text))
+			p.fail(p.lx.pos, "A pipeline chain operator must be followed by a pipeline.")
 			return nil
 		}
 		s = &ChainStmt{Left: s, Op: t.text, Right: p.onePipeline()}

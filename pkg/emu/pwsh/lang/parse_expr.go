@@ -50,7 +50,7 @@ func (p *parser) conditional(comma bool) Expr {
 	then := p.conditional(comma)
 	p.skipNewlines()
 	if t := p.next(false); !isPunct(t, ":") && p.err == nil {
-		p.fail(t.pos, "Missing ':' in ternary expression.")
+		p.fail(t.pos, "Missing ':' in the ternary expression.")
 		return nil
 	}
 	p.skipNewlines()

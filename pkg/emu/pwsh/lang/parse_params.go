@@ -35,15 +35,24 @@ func (p *parser) scriptBody(end string) []Stmt {
 			break
 		}
 		kind := p.namedBlockNext()
-		if kind == "" {
-			p.fail(t.pos, fmt.Sprintf("Unexpected token '%s' in expression or statement.", tokenText(t)))
-			break
-		}
-		if kind == "dynamicparam" {
-			p.refuse(t.pos, "the dynamicparam block")
-			break
+		switch kind {
+		case "":
+			expected := "'begin', 'process', 'end', or 'dynamicparam'"
+			if p.lx.pwsh7 {
+				expected = "'begin', 'process', 'end', 'clean', or 'dynamicparam'"
+			}
+			p.fail(t.pos, fmt.Sprintf("unexpected token '%s', expected %s.", tokenText(t), expected))
+			return list
+		case "dynamicparam", "clean":
+			p.refuse(t.pos, "the "+kind+" block")
+			return list
 		}
 		p.next(true)
+		p.skipNewlines()
+		if p.lx.peekRune(0) != '{' {
+			p.fail(p.lx.pos, fmt.Sprintf("Missing statement block after '%s'.", t.text))
+			return list
+		}
 		body := p.block()
 		if body == nil {
 			body = []Stmt{}
@@ -56,27 +65,23 @@ func (p *parser) scriptBody(end string) []Stmt {
 	return list
 }
 
-// namedBlockNext tells whether begin, process, end or dynamicparam and
-// a { come next, and which; it reads nothing.
+// namedBlockNext tells whether a block name comes next (begin,
+// process, end, dynamicparam, and in PowerShell 7 clean), and which; it
+// reads nothing.
 func (p *parser) namedBlockNext() string {
-	save := p.lx.pos
-	defer func() { p.lx.pos = save }()
 	t := p.peek(true)
 	if t.kind != tWord {
 		return ""
 	}
-	kind := strings.ToLower(t.text)
-	switch kind {
+	switch kind := strings.ToLower(t.text); kind {
 	case "begin", "process", "end", "dynamicparam":
-	default:
-		return ""
+		return kind
+	case "clean":
+		if p.lx.pwsh7 {
+			return kind
+		}
 	}
-	p.next(true)
-	p.skipNewlines()
-	if p.lx.peekRune(0) != '{' {
-		return ""
-	}
-	return kind
+	return ""
 }
 
 // paramBlock reads [attributes] param(...) when it comes next; else it

@@ -30,14 +30,14 @@ func (p *parser) switchStatement(t token) Stmt {
 		case strings.HasPrefix("file", name):
 			p.lx.skip()
 			if s.File = p.argPiece(); s.File == nil {
-				p.fail(p.lx.pos, "Missing file name after -File.")
+				p.fail(p.lx.pos, "Cannot process the 'switch' statement because of a missing file name argument to the -file option.")
 				return nil
 			}
 		case strings.HasPrefix("parallel", name):
 			p.refuse(o.pos, "switch -Parallel")
 			return nil
 		default:
-			p.fail(o.pos, fmt.Sprintf("Unexpected token '-%s' in expression or statement.", o.text))
+			p.fail(o.pos, fmt.Sprintf("The parameter -%s is not valid for the switch statement.", o.text))
 			return nil
 		}
 	}
@@ -63,7 +63,7 @@ func (p *parser) switchStatement(t token) Stmt {
 		case isWord(c, "default"):
 			p.next(true)
 			if s.HasDefault {
-				p.fail(c.pos, "The switch statement has multiple default clauses.")
+				p.fail(c.pos, "A switch statement can have only one default clause.")
 				return nil
 			}
 			s.HasDefault = true

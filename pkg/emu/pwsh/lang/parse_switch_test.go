@@ -20,7 +20,9 @@ func TestSwitchStatement(t *testing.T) {
 	}
 	for src, want := range map[string]string{
 		"switch (1) { 1 'one' }":                 "Missing statement block in switch statement clause.",
-		"switch (1) { default {1} default {2} }": "The switch statement has multiple default clauses.",
+		"switch (1) { default {1} default {2} }": "A switch statement can have only one default clause.",
+		"switch -Foo (1) { }":                    "The parameter -Foo is not valid for the switch statement.",
+		"switch -File":                           "Cannot process the 'switch' statement because of a missing file name argument to the -file option.",
 		"switch (1) { 1 { 'one' }":               "Missing closing '}' in statement block or type definition.",
 	} {
 		if got := syntaxError(src, false); got != want {

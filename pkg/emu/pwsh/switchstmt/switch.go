@@ -94,42 +94,48 @@ func body(ctx context.Context, i *engine.Interp, list []lang.Stmt, emit func(any
 	return false, false, err
 }
 
-// matches tests a value against a clause's condition: a script block
-// runs with $_ the value; a string compares as -Regex, -Wildcard or
-// (by default, and with -Exact) -eq does, without case unless
-// -CaseSensitive; any other value compares as -eq.
+// matches tests a value against a clause's condition as PowerShell's
+// compiler does: a script block runs with $_ the value, in a scope of
+// its own; a $null condition matches $null; any other condition and the
+// value are turned into strings and compared as -Regex (setting
+// $Matches) or -Wildcard say, else for equality; without case unless
+// -CaseSensitive. -Exact is that default.
 func matches(ctx context.Context, i *engine.Interp, s *lang.SwitchStmt, cond lang.Expr, item any) (bool, error) {
 	if b, ok := cond.(*lang.BlockExpr); ok {
-		return runCondition(ctx, i, b.Stmts)
+		return runCondition(ctx, i, b.Stmts, item)
 	}
 	c, err := i.Eval(ctx, cond)
 	if err != nil {
 		return false, err
 	}
-	if sb, ok := c.(*values.ScriptBlock); ok {
-		return runCondition(ctx, i, sb.Stmts)
+	switch c := c.(type) {
+	case nil:
+		return item == nil, nil
+	case *values.ScriptBlock:
+		return runCondition(ctx, i, c.Stmts, item)
 	}
 	prefix := ""
 	if s.CaseSensitive {
 		prefix = "c"
 	}
-	_, isString := c.(string)
-	op := "eq"
+	str, pattern := values.ToStr(item), values.ToStr(c)
 	switch {
-	case isString && s.Regex:
-		op = "match"
-	case isString && s.Wildcard:
-		op = "like"
+	case s.Regex:
+		v, err := i.Operator(prefix+"match", str, pattern)
+		return values.ToBool(v), err
+	case s.Wildcard:
+		v, err := i.Operator(prefix+"like", str, pattern)
+		return values.ToBool(v), err
+	case s.CaseSensitive:
+		return str == pattern, nil
 	}
-	if op != "eq" {
-		item = values.ToStr(item)
-	}
-	v, err := i.Operator(prefix+op, item, c)
-	return values.ToBool(v), err
+	return strings.EqualFold(str, pattern), nil
 }
 
-// runCondition runs a { } condition in the switch's scope.
-func runCondition(ctx context.Context, i *engine.Interp, list []lang.Stmt) (bool, error) {
+// runCondition runs a { } condition in a scope of its own.
+func runCondition(ctx context.Context, i *engine.Interp, list []lang.Stmt, item any) (bool, error) {
+	i.Scopes = append(i.Scopes, map[string]any{"_": item, "psitem": item})
+	defer func() { i.Scopes = i.Scopes[:len(i.Scopes)-1] }()
 	var out []any
 	err := i.ExecList(ctx, list, func(v any) { out = append(out, v) })
 	return values.ToBool(values.FromList(out)), err

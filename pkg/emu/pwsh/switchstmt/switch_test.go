@@ -29,7 +29,13 @@ func TestSwitch(t *testing.T) {
 		{"$r = switch ('a','b') { 'a' {1} 'b' {2} }; $r -join ','", lines("1,2")},
 		{"switch (@()) { default {'never'} }; 'end'", lines("end")},
 		{"switch ($null) { $null {'null'} }", lines("null")},
+		// Conditions and values compare as strings (Compiler.cs,
+		// PSSwitchClauseEvalBinder).
 		{"switch ('1') { 1 {'number matches the string'} }", lines("number matches the string")},
+		{"switch (1.5) { '1.5' {'string'} 1 {'one'} }", lines("string")},
+		{"$v = 'B'; switch ('b') { $v {'variable'} }", lines("variable")},
+		{`switch -Regex (404) { '^4\d\d$' {'client error'} }`, lines("client error")},
+		{"$n = 0; switch (1) { { $n = 5; $true } { $n } }", lines("0")},
 		{"foreach ($i in 1..3) { switch ($i) { 2 {break} default {$i} } }", lines("1", "3")},
 		{"switch (Write-Output a b) { a {\"got a\"} b {\"got b\"} }", lines("got a", "got b")},
 	} {
