@@ -74,7 +74,7 @@ func TestScripts(t *testing.T) {
 			"    + CategoryInfo          : ObjectNotFound: (Nope-Thing:String) [], CommandNotFoundException\r\n" +
 			"    + FullyQualifiedErrorId : CommandNotFoundException\r\n \r\n"},
 		{script: "Get-WmiObject -Class Win32_Service", code: 1, errOut: "winkube: PowerShell construct not emulated: the cmdlet Get-WmiObject (class Win32_Service)\r\n"},
-		{script: "trap { 'x' }; 1", code: 1, errOut: "winkube: PowerShell construct not emulated: the trap statement\r\n"},
+		{script: "class Foo { }; 1", code: 1, errOut: "winkube: PowerShell construct not emulated: the class statement\r\n"},
 		{script: `echo "Write-Output hi" > C:\s.ps1; .\s.ps1`, out: "hi\r\n"},
 	}
 	for _, tc := range tests {

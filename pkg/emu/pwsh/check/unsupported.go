@@ -141,6 +141,11 @@ func (w *walker) stmt(s lang.Stmt) {
 		w.params(s.Params)
 	case *lang.NamedBlockStmt:
 		w.stmts(s.Body)
+	case *lang.TrapStmt:
+		for _, t := range s.Types {
+			w.typ(t)
+		}
+		w.stmts(s.Body)
 	case *lang.ChainStmt:
 		w.stmt(s.Left)
 		w.stmt(s.Right)

@@ -48,7 +48,7 @@ func TestUnsupported(t *testing.T) {
 		{"function f([ValidateDrive('C')]$x) { $x }", "the parameter attribute [ValidateDrive()]"},
 		{"function f($x = (Get-Counter)) { $x }", "the cmdlet Get-Counter"},
 		{"function f { process { Get-Counter } }", "the cmdlet Get-Counter"},
-		{"trap { 'x' }", "the trap statement"},
+		{"class Foo { }", "the class statement"},
 		{"Get-Counter; Start-Job { 1 }", "the cmdlet Get-Counter"},
 		{"Get-Process | Format-Table -AutoSize", "the cmdlet Format-Table"},
 		{"$o | Get-Member", "the cmdlet Get-Member"},
@@ -80,7 +80,7 @@ func TestUnsupportedAgreesWithTheInterpreter(t *testing.T) {
 		"gwmi win32_service",
 		"$c = New-Object System.Net.WebClient",
 		"[Environment]::SetEnvironmentVariable('A', 'b', 'Machine')",
-		"trap { 'x' }; 1",
+		"class Foo { }; 1",
 		"function f([ValidateDrive('C')]$x) { $x }; f C:\\",
 	} {
 		what := check.Unsupported(script)

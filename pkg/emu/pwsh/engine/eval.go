@@ -15,13 +15,26 @@ import (
 // ExecList runs statements. A statement-terminating error is reported
 // and the next statement runs, unless a try is waiting for it.
 func (i *Interp) ExecList(ctx context.Context, list []lang.Stmt, emit func(any)) error {
+	defer i.pushTraps(list)()
 	for _, s := range list {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if _, ok := s.(*lang.TrapStmt); ok {
+			continue
+		}
 		err := i.exec(ctx, s, emit)
 		var re *values.RuntimeError
-		if errors.As(err, &re) && !re.Script && i.TryDepth == 0 {
+		if errors.As(err, &re) {
+			handled, terr := i.trap(ctx, re, emit)
+			if handled {
+				if terr != nil {
+					return terr
+				}
+				continue
+			}
+		}
+		if errors.As(err, &re) && !re.Script && i.TryDepth == 0 && !i.trapAbove() {
 			i.RecordError(re.Rec)
 			i.ErrOut(re.Rec)
 			i.ok = false

@@ -38,6 +38,8 @@ type Interp struct {
 	ErrOut   func(*values.ErrorRecord)
 	HostOut  io.Writer // Write-Host
 	TryDepth int
+	traps    []trapFrame // the trap statements in force, innermost last
+	rethrown rethrow
 	console  *format.Formatter // the top-level Out-Default
 	errs     []any             // $Error, the newest first
 	stop     bool              // $ErrorActionPreference = 'Stop'

@@ -101,6 +101,14 @@ type TryStmt struct {
 	Finally    []Stmt
 }
 
+// TrapStmt is trap [Type] { Body } (about_Trap): it handles the
+// terminating errors of the statements of the script block it is in.
+type TrapStmt struct {
+	Types []string
+	Body  []Stmt
+	Pos   int
+}
+
 // FlowStmt is exit, return, throw, break or continue.
 type FlowStmt struct {
 	Kind  string

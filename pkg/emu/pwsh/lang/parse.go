@@ -194,6 +194,7 @@ func init() {
 	keywordStmts["function"] = (*parser).functionStatement
 	keywordStmts["filter"] = (*parser).functionStatement
 	keywordStmts["switch"] = (*parser).switchStatement
+	keywordStmts["trap"] = (*parser).trapStatement
 	for _, k := range []string{"exit", "return", "throw", "break", "continue"} {
 		keywordStmts[k] = (*parser).flowStatement
 	}
@@ -201,7 +202,7 @@ func init() {
 
 // notEmulated are keywords of constructs the interpreter refuses.
 var notEmulated = map[string]bool{
-	"trap": true, "class": true, "param": true, "begin": true, "process": true,
+	"class": true, "param": true, "begin": true, "process": true,
 	"end": true, "data": true, "workflow": true, "using": true, "configuration": true,
 	"enum": true, "dynamicparam": true, "parallel": true, "sequence": true, "inlinescript": true,
 }

@@ -199,6 +199,20 @@ func (p *parser) functionStatement(t token) Stmt {
 	return s
 }
 
+// trapStatement is trap [Type] { body }.
+func (p *parser) trapStatement(t token) Stmt {
+	s := &TrapStmt{Pos: t.pos}
+	p.lx.skip()
+	if p.lx.peekRune(0) == '[' {
+		s.Types = []string{p.typeName()}
+	}
+	s.Body = p.block()
+	if s.Body == nil {
+		s.Body = []Stmt{}
+	}
+	return s
+}
+
 func (p *parser) flowStatement(t token) Stmt {
 	s := &FlowStmt{Kind: strings.ToLower(t.text), Pos: t.pos}
 	p.lx.skip()

@@ -199,6 +199,12 @@ func sexp(v any) string {
 			s += " [default {" + sexp(x.Default) + "}]"
 		}
 		return s + ")"
+	case *TrapStmt:
+		s := "(trap "
+		for _, t := range x.Types {
+			s += "[" + t + "] "
+		}
+		return s + "{" + sexp(x.Body) + "})"
 	case *ChainStmt:
 		return "(" + x.Op + " " + sexp(x.Left) + " " + sexp(x.Right) + ")"
 	case *TernaryExpr:
@@ -497,7 +503,7 @@ func TestUnsupportedConstructs(t *testing.T) {
 		"function f { 1; param($x) $x }":                     "the param statement",
 		"function f { begin {} process {} dynamicparam {} }": "the dynamicparam block",
 		"switch -Parallel (1) { 1 { 'one' } }":               "switch -Parallel",
-		"trap { 'x' }":                                       "the trap statement",
+		"class Foo { }":                                      "the class statement",
 	} {
 		_, err := ParseStatements(src)
 		var ue *UnsupportedError
