@@ -44,7 +44,37 @@ func Invoke(ctx context.Context, i *engine.Interp, inv *engine.Invocation) error
 	if err := b.finish(ctx); err != nil {
 		return err
 	}
+	b.invocationVars()
 	return b.run(ctx, body)
+}
+
+// invocationVars sets $MyInvocation, and for a script $PSScriptRoot and
+// $PSCommandPath (about_Automatic_Variables).
+func (b *binder) invocationVars() {
+	inv := b.inv
+	if inv.Name == "" {
+		return
+	}
+	var cmd *values.Object
+	if inv.Script {
+		dir := inv.Name[:strings.LastIndex(inv.Name, `\`)+1]
+		if len(dir) > 3 { // C:\app\ is C:\app; C:\ stays
+			dir = strings.TrimSuffix(dir, `\`)
+		}
+		b.scope["psscriptroot"], b.scope["pscommandpath"] = dir, inv.Name
+		cmd = values.NewObject("System.Management.Automation.ExternalScriptInfo", "Name", b.name, "Path", inv.Name,
+			"Definition", inv.Name, "CommandType", "ExternalScript")
+	} else {
+		cmd = values.NewObject("System.Management.Automation.FunctionInfo", "Name", inv.Name, "CommandType", "Function")
+	}
+	invocation := inv.Name
+	if inv.Cmd != nil {
+		if lit, ok := inv.Cmd.Name.(*lang.LitExpr); ok {
+			invocation = values.ToStr(lit.V)
+		}
+	}
+	b.scope["myinvocation"] = values.NewObject("System.Management.Automation.InvocationInfo", "MyCommand", cmd,
+		"InvocationName", invocation, "BoundParameters", b.bound, "UnboundArguments", b.scope["args"])
 }
 
 // commandName is the name errors give: a script's file name, a

@@ -145,6 +145,13 @@ func TestScriptParameters(t *testing.T) {
 		}
 	}
 	sys := pwshtest.Sys()
+	pwshtest.Put(sys, `C:\app\where.ps1`, "$PSScriptRoot; $PSCommandPath; $MyInvocation.MyCommand.Path; Split-Path -Parent $MyInvocation.MyCommand.Path; function f { $MyInvocation.MyCommand.Name }; f")
+	for _, exe := range []string{"powershell.exe", "pwsh"} {
+		out, errOut, _ := wintest.Run(context.Background(), sys, pwsh.Main, "", exe, "-File", `C:\app\where.ps1`)
+		if want := lines(`C:\app`, `C:\app\where.ps1`, `C:\app\where.ps1`, `C:\app`, "f"); out != want {
+			t.Errorf("%s: $PSScriptRoot and $MyInvocation: got %q %q, want %q", exe, out, errOut, want)
+		}
+	}
 	pwshtest.Put(sys, `C:\app\inner.ps1`, "param([int]$n = 1) $n * 2")
 	if r := pwshtest.Run(sys, `C:\app\inner.ps1 -n 4; & C:\app\inner.ps1`); r.Out != lines("8", "2") {
 		t.Errorf("script from a script: %q %q", r.Out, r.Err)

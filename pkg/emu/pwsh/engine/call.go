@@ -18,6 +18,7 @@ type Invocation struct {
 	Body   []lang.Stmt
 	Params []*lang.Param // function f(...) parameters
 	Filter bool          // a filter: the body is the process block
+	Script bool          // a script file: Name is its full path
 	Args   []Arg
 	Input  []any
 	Piped  bool // Input comes from a pipeline (even an empty one)

@@ -275,7 +275,7 @@ func (i *Interp) Abs(path string) string { return i.Sys.FS.Abs(i.Dir, path) }
 func (i *Interp) runScript(ctx context.Context, list []lang.Stmt) (int, bool, error) {
 	f := i.NewFormatter(i.out)
 	i.console = f
-	err := i.callBody(ctx, &Invocation{Name: i.scriptName, Body: list, Args: i.scriptArgs, Emit: f.Write})
+	err := i.callBody(ctx, &Invocation{Name: i.scriptName, Script: i.scriptName != "", Body: list, Args: i.scriptArgs, Emit: f.Write})
 	f.Flush()
 	var ex values.ExitFlow
 	switch {

@@ -215,7 +215,7 @@ func (i *Interp) runScriptFile(ctx context.Context, path string, c *lang.Command
 			}
 		}()
 	}
-	err = i.callBody(ctx, &Invocation{Name: path, Body: list, Args: args, Emit: emit, NewScope: !dot, Cmd: c})
+	err = i.callBody(ctx, &Invocation{Name: path, Script: true, Body: list, Args: args, Emit: emit, NewScope: !dot, Cmd: c})
 	i.Src = oldSrc
 	var ex values.ExitFlow
 	if errors.As(err, &ex) {
