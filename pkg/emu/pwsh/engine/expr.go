@@ -176,7 +176,7 @@ func (i *Interp) binExpr(ctx context.Context, e *lang.BinExpr) (any, error) {
 
 func (i *Interp) index(ctx context.Context, e *lang.IndexExpr) (any, error) {
 	obj, err := i.eval(ctx, e.X)
-	if err != nil {
+	if err != nil || obj == nil && e.NullCond {
 		return nil, err
 	}
 	idx, err := i.eval(ctx, e.Idx)

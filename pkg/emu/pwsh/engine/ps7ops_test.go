@@ -22,6 +22,11 @@ func TestPwsh7Operators(t *testing.T) {
 		{script: "Write-Output 'First' || Write-Output 'Second'", pwsh7: true, out: lines("First")},
 		{script: "Get-Item C:\\nope -ErrorAction SilentlyContinue || 'fallback'", pwsh7: true, out: lines("fallback")},
 		{script: "$x = 'a' && 'b'; $x -join ','", pwsh7: true, out: lines("a,b")},
+		// ?. and ?[] on a ${braced} variable or a parenthesized value.
+		{script: "$a = @{ PropName = 100 }; ${a}?.PropName; $a = $null; ${a}?.PropName; 'end'", pwsh7: true, out: lines("100", "end")},
+		{script: "$a = 1..10; ${a}?[0]; $a = $null; ${a}?[0]; ${a}?.ToString(); 'end'", pwsh7: true, out: lines("1", "end")},
+		{script: "$n = 0; $x = $null; ${x}?.Method($n++); $n", pwsh7: true, out: lines("0")},
+		{script: "(Get-Item C:\\nope -ErrorAction Ignore)?.Name; 'none'", pwsh7: true, out: lines("none")},
 		// Windows PowerShell 5.1 has none of them.
 		{script: "$x ?? 1", code: 1, errHas: "Unexpected token '??' in expression or statement."},
 		{script: "$x ??= 1", code: 1, errHas: "Unexpected token '??=' in expression or statement."},

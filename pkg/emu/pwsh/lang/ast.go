@@ -253,6 +253,9 @@ type MemberExpr struct {
 	X      Expr
 	Name   Expr
 	Static bool
+	// NullCond is PowerShell 7's ?.: $null when X is $null, arguments
+	// unevaluated (about_Operators, "Null-conditional operators").
+	NullCond bool
 }
 
 // CallExpr is a method call X.Name(Args).
@@ -263,7 +266,8 @@ type CallExpr struct {
 
 // IndexExpr is X[Idx].
 type IndexExpr struct {
-	X, Idx Expr
+	X, Idx   Expr
+	NullCond bool // ?[]
 }
 
 // TernaryExpr is PowerShell 7's Cond ? Then : Else

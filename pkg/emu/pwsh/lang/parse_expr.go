@@ -176,6 +176,14 @@ func (p *parser) postfix(x Expr) Expr {
 			p.fail(p.lx.pos+1, "Missing property name after reference operator.")
 			return nil
 		}
+		// PowerShell 7's ?. and ?[ follow ${name}, (...) or [...] only:
+		// after $name the ? would be part of the variable's name.
+		nullCond := false
+		if p.lx.pwsh7 && c == '?' && (c1 == '.' || c1 == '[') && p.lx.pos > 0 && strings.ContainsRune("})]", p.lx.src[p.lx.pos-1]) {
+			p.lx.pos++
+			c, c1 = p.lx.peekRune(0), p.lx.peekRune(1)
+			nullCond = true
+		}
 		switch {
 		case c == ':' && c1 == ':', c == '.' && (c1 == '_' || unicode.IsLetter(c1) || c1 == '$' || isSingleQuote(c1) || isDoubleQuote(c1)):
 			static := c == ':'
@@ -195,7 +203,7 @@ func (p *parser) postfix(x Expr) Expr {
 				p.fail(t.pos, "Missing property name after reference operator.")
 				return nil
 			}
-			m := &MemberExpr{X: x, Name: name, Static: static}
+			m := &MemberExpr{X: x, Name: name, Static: static, NullCond: nullCond}
 			x = m
 			if p.lx.peekRune(0) == '(' {
 				p.lx.pos++
@@ -206,7 +214,7 @@ func (p *parser) postfix(x Expr) Expr {
 			p.skipNewlines()
 			idx := p.expression()
 			p.expect("]")
-			x = &IndexExpr{X: x, Idx: idx}
+			x = &IndexExpr{X: x, Idx: idx, NullCond: nullCond}
 		case (c == '+' || c == '-') && c1 == c:
 			p.lx.pos += 2
 			x = &IncExpr{Op: string([]rune{c, c}), X: x, Post: true}
