@@ -57,6 +57,10 @@ func TestParameters(t *testing.T) {
 		{script: "function f { param([Alias('p')][int]$Port) $Port }; f -p 5", out: lines("5")},
 		{script: "function f { param([Parameter(Position=1)]$a, [Parameter(Position=0)]$b) \"$a $b\" }; f x y", out: lines("y x")},
 		{script: "function f { $args -join ',' }; f -x 1 y", out: lines("-x,1,y")},
+		{script: "function f { param([Parameter(Position=0)]$a, $b) \"$a|$b\" }; f 1 -b 2", out: lines("1|2")},
+		{script: "function f { [CmdletBinding(PositionalBinding=$false)] param($a) $a }; f 1", code: 1,
+			errHas: "A positional parameter cannot be found that accepts argument '1'."},
+		{script: "function f { param($First, [Parameter(ValueFromRemainingArguments)]$Rest) $First; $Rest -join '+' }; f a b c -d", out: lines("a", "b+c+-d")},
 		{script: "$b = { param([int]$x, [int]$y = 2) $x * $y }; & $b 4; & $b -y 3 -x 5", out: lines("8", "15")},
 		{script: "function f([int]$x) { $x }; f '12'", out: lines("12")},
 		// Errors, worded as PowerShell words them.

@@ -32,6 +32,7 @@ type spec struct {
 	position   int // -1: by name only
 	pipeline   bool
 	byProperty bool
+	remaining  bool // ValueFromRemainingArguments
 	aliases    []string
 	checks     []*lang.Attribute
 	allowNull  bool
@@ -52,15 +53,28 @@ var Attributes = map[string]bool{"parameter": true, "alias": true, "validateset"
 // specs reads the parameters' attributes.
 func (b *binder) specs(ctx context.Context, ps *lang.ParamStmt) error {
 	params := b.inv.Params
+	// Positions follow the declaration order unless a parameter names
+	// its position or parameter set, or [CmdletBinding(PositionalBinding
+	// = $false)] (Compiler.GetParameterMetaData).
+	automatic := true
 	if ps != nil {
 		params = ps.Params
 		for _, a := range ps.Attrs {
-			if strings.EqualFold(a.Name, "CmdletBinding") {
-				b.adv = true
+			if !strings.EqualFold(a.Name, "CmdletBinding") {
+				continue
+			}
+			b.adv = true
+			for _, n := range a.Named {
+				if strings.EqualFold(n.Name, "PositionalBinding") {
+					v, err := b.attrValue(ctx, n)
+					if err != nil {
+						return err
+					}
+					automatic = automatic && values.ToBool(v)
+				}
 			}
 		}
 	}
-	explicit := false
 	for _, p := range params {
 		s := &spec{p: p, typ: engine.CanonicalType(p.Type), position: -1}
 		for _, a := range p.Attrs {
@@ -81,15 +95,15 @@ func (b *binder) specs(ctx context.Context, ps *lang.ParamStmt) error {
 						s.mandatory = values.ToBool(v)
 					case "position":
 						s.position, _ = values.ToInt(v)
-						explicit = true
+						automatic = false
+					case "parametersetname":
+						automatic = automatic && strings.EqualFold(values.ToStr(v), "__AllParameterSets")
+					case "valuefromremainingarguments":
+						s.remaining = values.ToBool(v)
 					case "valuefrompipeline":
 						s.pipeline = values.ToBool(v)
 					case "valuefrompipelinebypropertyname":
 						s.byProperty = values.ToBool(v)
-					case "parametersetname", "helpmessage", "dontshow", "valuefromremainingarguments":
-						if strings.EqualFold(n.Name, "valuefromremainingarguments") && values.ToBool(v) {
-							return &values.NotEmulatedError{What: "ValueFromRemainingArguments"}
-						}
 					}
 				}
 			case "alias":
@@ -113,9 +127,7 @@ func (b *binder) specs(ctx context.Context, ps *lang.ParamStmt) error {
 		}
 		b.ps = append(b.ps, s)
 	}
-	// Without any Position, the parameters take positions in the order
-	// they are declared, switches excepted (about_Functions_Advanced_Parameters).
-	if !explicit {
+	if automatic { // switches take no position
 		n := 0
 		for _, s := range b.ps {
 			if !s.isSwitch() {
@@ -172,14 +184,20 @@ var commonParams = map[string]bool{"verbose": false, "debug": false, "erroractio
 	"informationvariable": true, "iv": true, "outvariable": true, "ov": true, "outbuffer": true, "ob": true,
 	"pipelinevariable": true, "pv": true, "whatif": false, "confirm": false, "progressaction": true, "proga": true}
 
-// bindArgs binds named arguments, then positional ones in order.
+// bindArgs binds named arguments, then positional ones in order; what
+// neither binds is the rest ($args, or the ValueFromRemainingArguments
+// parameter), in the order it was written.
 func (b *binder) bindArgs(ctx context.Context) error {
+	type left struct {
+		at   int
+		vals []any
+	}
+	var positional, rest []left
 	args := b.inv.Args
-	var positional []any
 	for n := 0; n < len(args); n++ {
 		a := args[n]
 		if !a.IsParam {
-			positional = append(positional, a.Value)
+			positional = append(positional, left{n, []any{a.Value}})
 			continue
 		}
 		s, err := b.match(a.Param)
@@ -193,11 +211,11 @@ func (b *binder) bindArgs(ctx context.Context) error {
 				if takes && !a.Attached && n+1 < len(args) && !args[n+1].IsParam {
 					n++
 				}
-			case b.adv:
+			case b.adv && b.remainder() == nil:
 				return b.fail(fmt.Sprintf("A parameter cannot be found that matches parameter name '%s'.", a.Param),
 					"InvalidArgument", "ParameterBindingException", "NamedParameterNotFound")
 			default:
-				b.rest = append(b.rest, engine.PlainArgs([]engine.Arg{a})...)
+				rest = append(rest, left{n, engine.PlainArgs([]engine.Arg{a})})
 			}
 			continue
 		}
@@ -218,24 +236,43 @@ func (b *binder) bindArgs(ctx context.Context) error {
 	}
 	order := append([]*spec(nil), b.ps...)
 	sort.SliceStable(order, func(x, y int) bool { return order[x].position < order[y].position })
-	for _, v := range positional {
+	for _, p := range positional {
 		var s *spec
 		for _, c := range order {
-			if c.position >= 0 && !b.set[strings.ToLower(c.p.Name)] {
+			if c.position >= 0 && !c.remaining && !b.set[strings.ToLower(c.p.Name)] {
 				s = c
 				break
 			}
 		}
 		if s == nil {
-			if b.adv {
-				return b.fail(fmt.Sprintf("A positional parameter cannot be found that accepts argument '%s'.", values.ToStr(v)),
+			if b.adv && b.remainder() == nil {
+				return b.fail(fmt.Sprintf("A positional parameter cannot be found that accepts argument '%s'.", values.ToStr(p.vals[0])),
 					"InvalidArgument", "ParameterBindingException", "PositionalParameterNotFound")
 			}
-			b.rest = append(b.rest, v)
+			rest = append(rest, p)
 			continue
 		}
-		if err := b.bindOne(ctx, s, v); err != nil {
+		if err := b.bindOne(ctx, s, p.vals[0]); err != nil {
 			return err
+		}
+	}
+	sort.SliceStable(rest, func(x, y int) bool { return rest[x].at < rest[y].at })
+	for _, r := range rest {
+		b.rest = append(b.rest, r.vals...)
+	}
+	if r := b.remainder(); r != nil && len(b.rest) > 0 && !b.set[strings.ToLower(r.p.Name)] {
+		rest := b.rest
+		b.rest = nil
+		return b.bindOne(ctx, r, rest)
+	}
+	return nil
+}
+
+// remainder is the ValueFromRemainingArguments parameter, if any.
+func (b *binder) remainder() *spec {
+	for _, s := range b.ps {
+		if s.remaining {
+			return s
 		}
 	}
 	return nil

@@ -171,11 +171,6 @@ func (w *walker) params(list []*lang.Param) {
 			if !bind.Attributes[strings.ToLower(a.Name)] {
 				w.note("the parameter attribute [" + a.Name + "()]")
 			}
-			for _, n := range a.Named {
-				if strings.EqualFold(n.Name, "ValueFromRemainingArguments") {
-					w.note("ValueFromRemainingArguments")
-				}
-			}
 		}
 		w.expr(p.Default)
 	}
