@@ -63,6 +63,12 @@ func TestParameters(t *testing.T) {
 		{script: "function f { param($First, [Parameter(ValueFromRemainingArguments)]$Rest) $First; $Rest -join '+' }; f a b c -d", out: lines("a", "b+c+-d")},
 		{script: "$b = { param([int]$x, [int]$y = 2) $x * $y }; & $b 4; & $b -y 3 -x 5", out: lines("8", "15")},
 		{script: "function f([int]$x) { $x }; f '12'", out: lines("12")},
+		{script: "function f([bool]$On) { $On }; f $false; f 0; f 1", out: lines("False", "False", "True")},
+		{script: "function f([bool]$On) { $On }; f 'false'", code: 1,
+			errHas: `Cannot process argument transformation on parameter 'On'. Cannot convert value "System.String" to type "System.Boolean". Boolean parameters accept only Boolean values and numbers, such as $True, $False, 1 or 0.`},
+		{script: "function f { [CmdletBinding()] param([string]$s) $s }; f a,b", code: 1,
+			errHas: "Cannot process argument transformation on parameter 's'. Cannot convert value to type System.String."},
+		{script: "function f { param([string]$s) $s }; f a,b", out: lines("a b")},
 		// Errors, worded as PowerShell words them.
 		{script: "function f([int]$Port) { $Port }; f abc; 'next'", out: lines("next"),
 			errHas: `Cannot process argument transformation on parameter 'Port'. Cannot convert value "abc" to type "System.Int32". Error: "Input string was not in a correct format."`},
@@ -136,6 +142,7 @@ func TestScriptParameters(t *testing.T) {
 		}{
 			{[]string{"-Port", "8080"}, lines("Default on 8080 False"), "", 0},
 			{[]string{"81", "web", "-Verbose2"}, lines("web on 81 True"), "", 0},
+			{[]string{"-Site:", "api", "-Po", "82"}, lines("api on 82 False"), "", 0},
 			{[]string{"-Port", "abc"}, "", `Cannot process argument transformation on parameter 'Port'. Cannot convert value "abc" to type "System.Int32".`, 1},
 			{nil, "", "Cannot process command because of one or more missing mandatory parameters: Port.", 1},
 		} {
@@ -148,7 +155,19 @@ func TestScriptParameters(t *testing.T) {
 			}
 		}
 	}
+	// PowerShell 7 reads -Switch:$false after -File as a boolean
+	// (CollectPSArgs); Windows PowerShell passes the string, which a
+	// switch refuses.
 	sys := pwshtest.Sys()
+	pwshtest.Put(sys, `C:\app\start.ps1`, script)
+	out, _, _ := wintest.Run(context.Background(), sys, pwsh.Main, "", "pwsh", "-File", `C:\app\start.ps1`, "1", "-Verbose2:$false")
+	if want := lines("Default on 1 False"); out != want {
+		t.Errorf("pwsh -Verbose2:$false: got %q, want %q", out, want)
+	}
+	_, errOut, _ := wintest.Run(context.Background(), sys, pwsh.Main, "", "powershell.exe", "-File", `C:\app\start.ps1`, "1", "-Verbose2:$false")
+	if !strings.Contains(errOut, "Boolean parameters accept only Boolean values and numbers") {
+		t.Errorf("powershell -Verbose2:$false: got %q", errOut)
+	}
 	pwshtest.Put(sys, `C:\app\where.ps1`, "$PSScriptRoot; $PSCommandPath; $MyInvocation.MyCommand.Path; Split-Path -Parent $MyInvocation.MyCommand.Path; function f { $MyInvocation.MyCommand.Name }; f")
 	for _, exe := range []string{"powershell.exe", "pwsh"} {
 		out, errOut, _ := wintest.Run(context.Background(), sys, pwsh.Main, "", exe, "-File", `C:\app\where.ps1`)

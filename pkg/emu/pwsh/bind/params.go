@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/dotnet"
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
@@ -281,7 +282,7 @@ func (b *binder) remainder() *spec {
 // bindOne converts a value to the parameter's type, checks it and
 // binds it.
 func (b *binder) bindOne(ctx context.Context, s *spec, v any) error {
-	v, err := b.convert(s, v)
+	v, err := b.convert(s, v, true)
 	if err != nil {
 		return err
 	}
@@ -295,17 +296,43 @@ func (b *binder) bindOne(ctx context.Context, s *spec, v any) error {
 	return nil
 }
 
-func (b *binder) convert(s *spec, v any) (any, error) {
+// convert turns a value into the parameter's type. An argument (not a
+// default) meets the argument transformation's own checks first
+// (ArgumentTypeConverterAttribute): a [bool] or [switch] takes only
+// booleans and numbers, and an advanced function's [string] no array.
+func (b *binder) convert(s *spec, v any, arg bool) (any, error) {
 	if s.typ == "" || s.typ == "object" {
 		return v, nil
+	}
+	transformError := func(msg string) error {
+		return b.fail(fmt.Sprintf("Cannot process argument transformation on parameter '%s'. %s", s.p.Name, msg),
+			"InvalidData", "ParameterBindingArgumentTransformationException", "ParameterArgumentTransformationError")
+	}
+	boolean := s.isSwitch() || s.typ == "bool" || s.typ == "boolean"
+	if arg && boolean {
+		switch v.(type) {
+		case bool, int, float64:
+		default:
+			target := "System.Boolean"
+			if s.isSwitch() {
+				target = "System.Management.Automation.SwitchParameter"
+			}
+			from := ""
+			if v != nil {
+				from = dotnet.FullTypeName(v)
+			}
+			return nil, transformError(fmt.Sprintf(`Cannot convert value "%s" to type "%s". Boolean parameters accept only Boolean values and numbers, such as $True, $False, 1 or 0.`, from, target))
+		}
+	}
+	if _, isList := v.([]any); arg && isList && b.adv && s.typ == "string" {
+		return nil, transformError("Cannot convert value to type System.String.")
 	}
 	if s.isSwitch() {
 		return values.ToBool(v), nil
 	}
 	out, err := b.i.Cast(s.typ, v)
 	if re, ok := err.(*values.RuntimeError); ok {
-		return nil, b.fail(fmt.Sprintf("Cannot process argument transformation on parameter '%s'. %s", s.p.Name, re.Rec.Msg),
-			"InvalidData", "ParameterBindingArgumentTransformationException", "ParameterArgumentTransformationError")
+		return nil, transformError(re.Rec.Msg)
 	}
 	return out, err
 }
@@ -343,7 +370,7 @@ func (b *binder) finish(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			if v, err = b.convert(s, d); err != nil {
+			if v, err = b.convert(s, d, false); err != nil {
 				return err
 			}
 		}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
@@ -47,7 +46,7 @@ func (i *Interp) RunFile(ctx context.Context, name string, args []string) int {
 	if err != nil {
 		return i.parseError(err, text)
 	}
-	i.scriptName, i.scriptArgs = path, fileArgs(args)
+	i.scriptName, i.scriptArgs = path, fileArgs(args, i.Pwsh7)
 	code, _, err := i.runScript(ctx, list)
 	if i.reportNotEmulated(err) {
 		return 1
@@ -56,25 +55,38 @@ func (i *Interp) RunFile(ctx context.Context, name string, args []string) int {
 }
 
 // fileArgs are the arguments after -File script.ps1 as the script's
-// parameters take them: -Name (or -Name:value) names a parameter, the
-// rest are strings (about_PowerShell_exe, -File).
-func fileArgs(args []string) []Arg {
+// parameters take them (ConsoleHost's CollectPSArgs): an argument that
+// starts with a dash names a parameter, -Name:value gives it a value
+// (-Name: takes the next argument), and the rest are strings.
+// PowerShell 7 reads true, $true, false and $false after the colon as
+// booleans, so that -Switch:$false works.
+func fileArgs(args []string, pwsh7 bool) []Arg {
 	var out []Arg
-	for _, a := range args {
+	for k := 0; k < len(args); k++ {
+		a := args[k]
 		r := []rune(a)
-		if len(r) > 1 && r[0] == '-' && (unicode.IsLetter(r[1]) || r[1] == '_') {
-			name, val, attached := strings.Cut(a[1:], ":")
-			arg := Arg{Param: name, IsParam: true, Attached: attached}
-			if attached {
-				arg.Value = val
-			}
-			out = append(out, arg)
+		if len(r) < 2 || !isDash(r[0]) {
+			out = append(out, Arg{Value: a})
 			continue
 		}
-		out = append(out, Arg{Value: a})
+		name, val, attached := strings.Cut(string(r[1:]), ":")
+		arg := Arg{Param: name, IsParam: true, Attached: attached}
+		switch {
+		case attached && val == "" && k+1 < len(args):
+			k++
+			arg.Value = args[k]
+		case attached:
+			arg.Value = val
+			if word := strings.TrimSpace(strings.TrimPrefix(val, "$")); pwsh7 && (strings.EqualFold(word, "true") || strings.EqualFold(word, "false")) {
+				arg.Value = strings.EqualFold(word, "true")
+			}
+		}
+		out = append(out, arg)
 	}
 	return out
 }
+
+func isDash(c rune) bool { return c == '-' || c == '–' || c == '—' || c == '―' }
 
 func (i *Interp) reportNotEmulated(err error) bool {
 	var ne *values.NotEmulatedError
