@@ -96,6 +96,11 @@ func (i *Interp) invoke(ctx context.Context, c *lang.Command, input []any, piped
 func (i *Interp) evalArgs(ctx context.Context, list []lang.Arg) ([]Arg, error) {
 	var out []Arg
 	for _, a := range list {
+		if sp, ok := a.Value.(*lang.SplatExpr); ok && a.Param == "" {
+			v, _ := i.GetVar(sp.Name)
+			out = append(out, splat(v)...)
+			continue
+		}
 		e := Arg{Param: a.Param, IsParam: a.Param != ""}
 		if a.Value != nil {
 			v, err := i.eval(ctx, a.Value)
@@ -107,6 +112,30 @@ func (i *Interp) evalArgs(ctx context.Context, list []lang.Arg) ([]Arg, error) {
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// splat is @name's arguments (about_Splatting): a hashtable's entries
+// as -Key:Value, an array's elements as positional values, anything
+// else as one value.
+func splat(v any) []Arg {
+	switch x := v.(type) {
+	case *values.Hashtable:
+		out := make([]Arg, 0, len(x.Keys))
+		for _, k := range x.Keys {
+			val, _ := x.Get(k)
+			out = append(out, Arg{Param: k, IsParam: true, Attached: true, Value: val})
+		}
+		return out
+	case []any:
+		out := make([]Arg, len(x))
+		for k, e := range x {
+			out[k] = Arg{Value: e}
+		}
+		return out
+	case nil:
+		return nil
+	}
+	return []Arg{{Value: v}}
 }
 
 // native runs a program of the image; its output lines are strings in

@@ -283,6 +283,11 @@ type IncExpr struct {
 	Post bool
 }
 
+// SplatExpr is @name as a command argument: the hashtable's entries
+// are named arguments, the array's elements positional ones
+// (about_Splatting).
+type SplatExpr struct{ Name string }
+
 // CompositeExpr is a command argument made of adjacent pieces:
 // $env:ROOT\bin\x.exe.
 type CompositeExpr struct{ Parts []Expr }

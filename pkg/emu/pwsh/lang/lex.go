@@ -22,6 +22,7 @@ const (
 	tVar              // $name: text is the name (env:X for $env:X)
 	tWord             // a bare word: a command name or argument, a keyword, a member name
 	tRedirect         // > >> 2> 2>&1 *> ...: text is the operator
+	tSplat            // @name in command mode: text is the name
 )
 
 type token struct {
@@ -153,6 +154,14 @@ func (l *lexer) scan(cmd bool) (token, error) {
 		return tok(tPunct, string([]rune{c, c1}), 2)
 	case c == '@' && (c1 == '"' || c1 == '\''):
 		return l.hereString()
+	case c == '@' && cmd && (c1 == '_' || unicode.IsLetter(c1)):
+		end := l.pos + 1
+		for end < len(l.src) && (l.src[end] == '_' || unicode.IsLetter(l.src[end]) || unicode.IsDigit(l.src[end])) {
+			end++
+		}
+		name := string(l.src[l.pos+1 : end])
+		l.pos = end
+		return token{kind: tSplat, text: name, pos: start}, nil
 	case c == '$':
 		return l.variable()
 	case c == '\'' || c == '‘' || c == '’':

@@ -379,6 +379,9 @@ func (p *parser) argPiece() Expr {
 	t := p.peek(true)
 	var v Expr
 	switch {
+	case t.kind == tSplat:
+		p.next(true)
+		return &SplatExpr{Name: t.text}
 	case t.kind == tWord:
 		p.next(true)
 		v = &LitExpr{t.text}

@@ -199,6 +199,8 @@ func sexp(v any) string {
 			s += " [default {" + sexp(x.Default) + "}]"
 		}
 		return s + ")"
+	case *SplatExpr:
+		return "@" + x.Name
 	case *TrapStmt:
 		s := "(trap "
 		for _, t := range x.Types {
