@@ -41,6 +41,11 @@ func Invoke(ctx context.Context, i *engine.Interp, inv *engine.Invocation) error
 	if err := b.bindArgs(ctx); err != nil {
 		return err
 	}
+	for name, v := range b.prefs {
+		old, _ := i.GetVar(name)
+		i.SetVar(name, v)
+		defer i.SetVar(name, old)
+	}
 	if err := b.finish(ctx); err != nil {
 		return err
 	}

@@ -99,6 +99,9 @@ func TestParameters(t *testing.T) {
 		{script: "function f { [CmdletBinding()] param($a) $a }; f 1 2", code: 1,
 			errHas: "A positional parameter cannot be found that accepts argument '2'."},
 		{script: "function f { [CmdletBinding()] param($a) $a }; f 1 -Verbose -ErrorAction Stop", out: lines("1")},
+		// Common parameters set the call's preferences (about_CommonParameters).
+		{script: "function f { [CmdletBinding()] param() Write-Verbose 'details'; 'done' }; f; f -Verbose", out: lines("done", "VERBOSE: details", "done")},
+		{script: "function f { [CmdletBinding()] param() Get-Item C:\\nope; 'went on' }; try { f -ErrorAction Stop } catch { 'stopped' }; f -ea SilentlyContinue; 'end'", out: lines("stopped", "went on", "end")},
 		{script: "function f { param($Path, $Port) }; f -P 1", code: 1,
 			errHas: "Parameter cannot be processed because the parameter name 'P' is ambiguous. Possible matches include: -Path -Port."},
 		{script: "function f { param([int]$Port) }; f -Port", code: 1,

@@ -23,6 +23,9 @@ type binder struct {
 	bound *values.Hashtable // $PSBoundParameters
 	set   map[string]bool   // parameters bound, by lower-case name
 	rest  []any             // $args
+	// prefs are the preference variables common parameters set for
+	// the call (-Verbose, -ErrorAction), by lower-case name.
+	prefs map[string]any
 }
 
 // spec is a parameter as its attributes describe it.
@@ -209,9 +212,12 @@ func (b *binder) bindArgs(ctx context.Context) error {
 			takes, common := commonParams[strings.ToLower(a.Param)]
 			switch {
 			case b.adv && common:
+				v := a.Value
 				if takes && !a.Attached && n+1 < len(args) && !args[n+1].IsParam {
 					n++
+					v = args[n].Value
 				}
+				b.common(strings.ToLower(a.Param), v, a.Attached || takes)
 			case b.adv && b.remainder() == nil:
 				return b.fail(fmt.Sprintf("A parameter cannot be found that matches parameter name '%s'.", a.Param),
 					"InvalidArgument", "ParameterBindingException", "NamedParameterNotFound")
@@ -277,6 +283,28 @@ func (b *binder) remainder() *spec {
 		}
 	}
 	return nil
+}
+
+// common notes what a common parameter asks of the call's preference
+// variables (about_CommonParameters): -Verbose shows Write-Verbose's
+// messages, -ErrorAction sets $ErrorActionPreference, both for this call
+// and what it calls.
+func (b *binder) common(name string, v any, valued bool) {
+	if b.prefs == nil {
+		b.prefs = map[string]any{}
+	}
+	switch name {
+	case "verbose":
+		on := !valued || values.ToBool(v)
+		b.prefs["verbosepreference"] = map[bool]string{true: "Continue", false: "SilentlyContinue"}[on]
+	case "erroraction", "ea":
+		action := values.ToStr(v)
+		// ActionPreference's numbers: -ea 0 is SilentlyContinue.
+		if named, ok := map[string]string{"0": "SilentlyContinue", "1": "Stop", "2": "Continue", "3": "Inquire", "4": "Ignore"}[action]; ok {
+			action = named
+		}
+		b.prefs["erroractionpreference"] = action
+	}
 }
 
 // bindOne converts a value to the parameter's type, checks it and

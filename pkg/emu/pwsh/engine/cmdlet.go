@@ -105,6 +105,12 @@ var moduleClasses = map[string]string{
 
 func (i *Interp) runCmdlet(ctx context.Context, lower string, cl *Cmdlet, cmd *lang.Command, args []Arg, input []any, piped bool, emit func(any)) error {
 	c := &Call{I: i, Cl: cl, Cmd: cmd, Named: map[string]any{}, Input: input, Piped: piped, Emit: emit, Stop: i.stop}
+	// $ErrorActionPreference = 'SilentlyContinue' hides the errors
+	// -ErrorAction does not decide (about_Preference_Variables).
+	if pref, ok := i.GetVar("erroractionpreference"); ok {
+		p := strings.ToLower(values.ToStr(pref))
+		c.Silent = p == "silentlycontinue" || p == "ignore"
+	}
 	if err := c.bind(args); err != nil {
 		return err
 	}
