@@ -37,11 +37,7 @@ func (p *parser) scriptBody(end string) []Stmt {
 		kind := p.namedBlockNext()
 		switch kind {
 		case "":
-			expected := "'begin', 'process', 'end', or 'dynamicparam'"
-			if p.lx.pwsh7 {
-				expected = "'begin', 'process', 'end', 'clean', or 'dynamicparam'"
-			}
-			p.fail(t.pos, fmt.Sprintf("unexpected token '%s', expected %s.", tokenText(t), expected))
+			p.notNamedBlock(t, end)
 			return list
 		case "dynamicparam", "clean":
 			p.refuse(t.pos, "the "+kind+" block")
@@ -63,6 +59,22 @@ func (p *parser) scriptBody(end string) []Stmt {
 		list = []Stmt{}
 	}
 	return list
+}
+
+// notNamedBlock reports a statement after named blocks. PowerShell 7
+// names the blocks expected (ParserStrings MissingNamedBlocks, since
+// 6.1); Windows PowerShell, older, reads the end of the block there
+// and misses its }, or at the top of a script finds the token
+// unexpected.
+func (p *parser) notNamedBlock(t token, end string) {
+	switch {
+	case p.lx.pwsh7:
+		p.fail(t.pos, fmt.Sprintf("unexpected token '%s', expected 'begin', 'process', 'end', 'clean', or 'dynamicparam'.", tokenText(t)))
+	case end == "}":
+		p.fail(t.pos, "Missing closing '}' in statement block or type definition.")
+	default:
+		p.fail(t.pos, fmt.Sprintf("Unexpected token '%s' in expression or statement.", tokenText(t)))
+	}
 }
 
 // namedBlockNext tells whether a block name comes next (begin,

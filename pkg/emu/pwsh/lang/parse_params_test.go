@@ -42,7 +42,8 @@ func TestParamBlocks(t *testing.T) {
 	}
 	for src, want := range map[string]string{
 		"param($a, $b":                   "Missing ')' in function parameter list.",
-		"function f { begin { 1 } 2 }":   "unexpected token '2', expected 'begin', 'process', 'end', or 'dynamicparam'.",
+		"function f { begin { 1 } 2 }":   "Missing closing '}' in statement block or type definition.",
+		"begin { 1 } 2":                  "Unexpected token '2' in expression or statement.",
 		"function f { process 1 }":       "Missing statement block after 'process'.",
 		"param([Parameter(Mandatory)$x)": "Missing ] at end of attribute or type literal.",
 		"function f([int]$x = 1 $y) { }": "Missing ')' in function parameter list.",
@@ -50,5 +51,9 @@ func TestParamBlocks(t *testing.T) {
 		if got := syntaxError(src, false); got != want {
 			t.Errorf("%s: %q, want %q", src, got, want)
 		}
+	}
+	// PowerShell 7 names the blocks it expects.
+	if got, want := syntaxError("function f { begin { 1 } 2 }", true), "unexpected token '2', expected 'begin', 'process', 'end', 'clean', or 'dynamicparam'."; got != want {
+		t.Errorf("pwsh: %q, want %q", got, want)
 	}
 }
