@@ -123,7 +123,8 @@ func (b *binder) run(ctx context.Context, body []lang.Stmt) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			b.scope["_"], b.scope["psitem"] = item, item
+			// In the process block $input is the current object only.
+			b.scope["_"], b.scope["psitem"], b.scope["input"] = item, item, []any{item}
 			if err := b.pipelineItem(ctx, item); err != nil {
 				return err
 			}

@@ -124,6 +124,8 @@ func TestNamedBlocks(t *testing.T) {
 		{script: "function f { param([Parameter(Mandatory, ValueFromPipeline)]$n) process { $n } }; 7 | f", out: lines("7")},
 		{script: "function f { param([Parameter(ValueFromPipelineByPropertyName)]$Name) process { $Name } }; [pscustomobject]@{Name='a'} | f", out: lines("a")},
 		{script: "filter Double { $_ * 2 }; 1, 2, 3 | Double", out: lines("2", "4", "6")},
+		{script: "function f { process { \"$input\" } }; 'a', 'b' | f", out: lines("a", "b")},
+		{script: "function f { $input | % { $_ + 1 } }; 1, 2 | f", out: lines("2", "3")},
 		{script: "function f { process { if ($_ -eq 2) { return }; $_ } }; 1..3 | f", out: lines("1", "3")},
 		{script: "1, 2 | & { process { $_ + 1 } }", out: lines("2", "3")},
 	}
@@ -156,6 +158,16 @@ func TestScriptParameters(t *testing.T) {
 			if out != c.out || code != c.code || (c.errHas == "") != (errOut == "") || !strings.Contains(errOut, c.errHas) {
 				t.Errorf("%s %v: got %q err %q code %d, want %q err %q code %d", exe, c.args, out, errOut, code, c.out, c.errHas, c.code)
 			}
+		}
+	}
+	// The error names the script: by its path in Windows PowerShell's
+	// view, by its name in PowerShell 7's.
+	for exe, prefix := range map[string]string{"powershell.exe": `C:\app\start.ps1 : Cannot process`, "pwsh": "start.ps1: Cannot process"} {
+		sys := pwshtest.Sys()
+		pwshtest.Put(sys, `C:\app\start.ps1`, script)
+		_, errOut, _ := wintest.Run(context.Background(), sys, pwsh.Main, "", exe, "-File", `C:\app\start.ps1`, "-Port", "x")
+		if !strings.HasPrefix(errOut, prefix) {
+			t.Errorf("%s: %q, want it to start %q", exe, errOut, prefix)
 		}
 	}
 	// PowerShell 7 reads -Switch:$false after -File as a boolean

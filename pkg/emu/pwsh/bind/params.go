@@ -458,6 +458,11 @@ func (b *binder) pipelineItem(ctx context.Context, item any) error {
 // fail is a parameter binding error of this call, at the call.
 func (b *binder) fail(msg, category, reason, fqid string) error {
 	rec := &values.ErrorRecord{Msg: msg, CmdName: b.name, Category: category, Reason: reason, Fqid: fqid}
+	if b.inv.Script {
+		// Windows PowerShell's error view names a script by its path
+		// (MyCommand.Path), PowerShell 7's by its name.
+		rec.Invoked = b.inv.Name
+	}
 	if b.name != "" {
 		rec.Fqid += "," + b.name
 	}
