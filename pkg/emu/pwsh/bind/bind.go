@@ -50,6 +50,9 @@ func Invoke(ctx context.Context, i *engine.Interp, inv *engine.Invocation) error
 		return err
 	}
 	b.invocationVars()
+	if b.adv {
+		b.scope["pscmdlet"] = &psCmdlet{b: b, whatIf: b.whatIf, confirm: b.confirm}
+	}
 	return b.run(ctx, body)
 }
 

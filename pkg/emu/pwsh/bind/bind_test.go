@@ -99,6 +99,11 @@ func TestParameters(t *testing.T) {
 		{script: "function f { [CmdletBinding()] param($a) $a }; f 1 2", code: 1,
 			errHas: "A positional parameter cannot be found that accepts argument '2'."},
 		{script: "function f { [CmdletBinding()] param($a) $a }; f 1 -Verbose -ErrorAction Stop", out: lines("1")},
+		// $PSCmdlet.ShouldProcess and -WhatIf (about_Functions_CmdletBindingAttribute).
+		{script: "function Remove-Thing { [CmdletBinding(SupportsShouldProcess)] param($Name) if ($PSCmdlet.ShouldProcess($Name)) { \"removed $Name\" } }; Remove-Thing a; Remove-Thing b -WhatIf",
+			out: lines("removed a", `What if: Performing the operation "Remove-Thing" on target "b".`)},
+		{script: "function f { [CmdletBinding()] param() try { throw 'inner' } catch { $PSCmdlet.ThrowTerminatingError($_) }; 'not here' }; try { f } catch { \"caught: $($_.Exception.Message)\" }", out: lines("caught: inner")},
+		{script: "function f { [CmdletBinding()] param() $PSCmdlet.ParameterSetName; $PSCmdlet.MyInvocation.MyCommand.Name }; f", out: lines("__AllParameterSets", "f")},
 		// Common parameters set the call's preferences (about_CommonParameters).
 		{script: "function f { [CmdletBinding()] param() Write-Verbose 'details'; 'done' }; f; f -Verbose", out: lines("done", "VERBOSE: details", "done")},
 		{script: "function f { [CmdletBinding()] param() Get-Item C:\\nope; 'went on' }; try { f -ErrorAction Stop } catch { 'stopped' }; f -ea SilentlyContinue; 'end'", out: lines("stopped", "went on", "end")},

@@ -26,6 +26,8 @@ type binder struct {
 	// prefs are the preference variables common parameters set for
 	// the call (-Verbose, -ErrorAction), by lower-case name.
 	prefs map[string]any
+	// whatIf and confirm are -WhatIf and -Confirm, for $PSCmdlet.
+	whatIf, confirm bool
 }
 
 // spec is a parameter as its attributes describe it.
@@ -297,6 +299,13 @@ func (b *binder) common(name string, v any, valued bool) {
 	case "verbose":
 		on := !valued || values.ToBool(v)
 		b.prefs["verbosepreference"] = map[bool]string{true: "Continue", false: "SilentlyContinue"}[on]
+	case "whatif", "confirm":
+		on := !valued || values.ToBool(v)
+		if name == "whatif" {
+			b.whatIf = on
+		} else {
+			b.confirm = on
+		}
 	case "erroraction", "ea":
 		action := values.ToStr(v)
 		// ActionPreference's numbers: -ea 0 is SilentlyContinue.
