@@ -76,6 +76,17 @@ var errorIDs = []struct{ prefix, id string }{
 	{"Missing argument in parameter list", "MissingArgument"},
 	{"Missing name after", "MissingNameAfterKeyword"},
 	{"Missing condition in ", "IfStatementMissingCondition"},
+	{"Missing ')' in function parameter list", "MissingEndParenthesisInFunctionParameterList"},
+	{"Missing ] at end of attribute", "EndSquareBracketExpectedAtEndOfAttribute"},
+	{"Missing statement block in switch", "MissingSwitchStatementClause"},
+	{"A switch statement can have only one default", "MultipleSwitchDefaultClauses"},
+	{"Cannot process the 'switch' statement because of a missing file name", "MissingFilenameOption"},
+	{"Missing '{' in switch statement", "MissingCurlyBraceInSwitchStatement"},
+	{"The parameter -", "InvalidSwitchFlag"},
+	{"Missing ':' in the ternary expression", "MissingColonInTernaryExpression"},
+	{"A pipeline chain operator must be followed", "EmptyPipelineChainElement"},
+	{"unexpected token '", "MissingNamedBlocks"},
+	{"Missing statement block after '", "MissingNamedStatementBlock"},
 }
 
 // ID is the error's FullyQualifiedErrorId.

@@ -57,3 +57,33 @@ func TestParamBlocks(t *testing.T) {
 		t.Errorf("pwsh: %q, want %q", got, want)
 	}
 }
+
+// The new parse errors carry ParserStrings' names as their
+// FullyQualifiedErrorId.
+func TestNewSyntaxErrorIDs(t *testing.T) {
+	for src, id := range map[string]string{
+		"param($a":                             "MissingEndParenthesisInFunctionParameterList",
+		"param([Parameter(Mandatory)$x)":       "EndSquareBracketExpectedAtEndOfAttribute",
+		"switch (1) { 1 }":                     "MissingSwitchStatementClause",
+		"switch (1) { default {} default {} }": "MultipleSwitchDefaultClauses",
+		"switch -Foo (1) {}":                   "InvalidSwitchFlag",
+		"function f { process 1 }":             "MissingNamedStatementBlock",
+	} {
+		_, err := Parse(src, false)
+		se, ok := err.(*SyntaxError)
+		if !ok || se.ID() != id {
+			t.Errorf("%s: %v, want %s", src, err, id)
+		}
+	}
+	for src, id := range map[string]string{
+		"$a ? 1 2":                     "MissingColonInTernaryExpression",
+		"a &&":                         "EmptyPipelineChainElement",
+		"function f { begin { 1 } 2 }": "MissingNamedBlocks",
+	} {
+		_, err := Parse(src, true)
+		se, ok := err.(*SyntaxError)
+		if !ok || se.ID() != id {
+			t.Errorf("pwsh %s: %v, want %s", src, err, id)
+		}
+	}
+}
