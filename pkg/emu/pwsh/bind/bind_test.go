@@ -99,6 +99,13 @@ func TestParameters(t *testing.T) {
 		{script: "function f { [CmdletBinding()] param($a) $a }; f 1 2", code: 1,
 			errHas: "A positional parameter cannot be found that accepts argument '2'."},
 		{script: "function f { [CmdletBinding()] param($a) $a }; f 1 -Verbose -ErrorAction Stop", out: lines("1")},
+		// Parameter sets (about_Parameter_Sets): the set the bound
+		// parameters fit decides what is mandatory.
+		{script: "function f { [CmdletBinding(DefaultParameterSetName='ByName')] param([Parameter(Mandatory, ParameterSetName='ByName')]$Name, [Parameter(Mandatory, ParameterSetName='ById')][int]$Id, $Common) $PSCmdlet.ParameterSetName }; f -Id 3; f -Name x -Common 1", out: lines("ById", "ByName")},
+		{script: "function f { param([Parameter(Mandatory, ParameterSetName='A')]$a, [Parameter(Mandatory, ParameterSetName='B')]$b) 'x' }; f -a 1 -b 2", code: 1,
+			errHas: "Parameter set cannot be resolved using the specified named parameters. One or more parameters issued cannot be used together or an insufficient number of parameters were provided."},
+		{script: "function f { [CmdletBinding(DefaultParameterSetName='A')] param([Parameter(Mandatory, ParameterSetName='A')]$a, [Parameter(ParameterSetName='B')]$b) 'x' }; f", code: 1,
+			errHas: "missing mandatory parameters: a."},
 		// $PSCmdlet.ShouldProcess and -WhatIf (about_Functions_CmdletBindingAttribute).
 		{script: "function Remove-Thing { [CmdletBinding(SupportsShouldProcess)] param($Name) if ($PSCmdlet.ShouldProcess($Name)) { \"removed $Name\" } }; Remove-Thing a; Remove-Thing b -WhatIf",
 			out: lines("removed a", `What if: Performing the operation "Remove-Thing" on target "b".`)},

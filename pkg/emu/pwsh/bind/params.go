@@ -28,13 +28,23 @@ type binder struct {
 	prefs map[string]any
 	// whatIf and confirm are -WhatIf and -Confirm, for $PSCmdlet.
 	whatIf, confirm bool
+	// defaultSet is [CmdletBinding(DefaultParameterSetName)]; setName
+	// the parameter set the call resolved to.
+	defaultSet, setName string
+	setNames            map[string]string // as written, by lower-case name
 }
+
+const allSets = "__allparametersets"
 
 // spec is a parameter as its attributes describe it.
 type spec struct {
-	p          *lang.Param
-	typ        string // lower-case, without System.
-	mandatory  bool
+	p         *lang.Param
+	typ       string // lower-case, without System.
+	mandatory bool   // in the parameter set the call binds
+	// sets are the parameter sets the parameter is in, by lower-case
+	// name ("__allparametersets" for all), and whether it is mandatory
+	// there.
+	sets       map[string]bool
 	position   int // -1: by name only
 	pipeline   bool
 	byProperty bool
@@ -43,6 +53,16 @@ type spec struct {
 	checks     []*lang.Attribute
 	allowNull  bool
 	allowEmpty bool
+}
+
+// anyMandatory tells whether the parameter is mandatory in a set.
+func (s *spec) anyMandatory() bool {
+	for _, m := range s.sets {
+		if m {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *spec) isSwitch() bool {
@@ -71,18 +91,21 @@ func (b *binder) specs(ctx context.Context, ps *lang.ParamStmt) error {
 			}
 			b.adv = true
 			for _, n := range a.Named {
-				if strings.EqualFold(n.Name, "PositionalBinding") {
-					v, err := b.attrValue(ctx, n)
-					if err != nil {
-						return err
-					}
+				v, err := b.attrValue(ctx, n)
+				if err != nil {
+					return err
+				}
+				switch strings.ToLower(n.Name) {
+				case "positionalbinding":
 					automatic = automatic && values.ToBool(v)
+				case "defaultparametersetname":
+					b.defaultSet = strings.ToLower(values.ToStr(v))
 				}
 			}
 		}
 	}
 	for _, p := range params {
-		s := &spec{p: p, typ: engine.CanonicalType(p.Type), position: -1}
+		s := &spec{p: p, typ: engine.CanonicalType(p.Type), position: -1, sets: map[string]bool{}}
 		for _, a := range p.Attrs {
 			kind := strings.ToLower(a.Name)
 			if !Attributes[kind] {
@@ -91,6 +114,7 @@ func (b *binder) specs(ctx context.Context, ps *lang.ParamStmt) error {
 			switch kind {
 			case "parameter":
 				b.adv = true
+				set, mandatory := allSets, false
 				for _, n := range a.Named {
 					v, err := b.attrValue(ctx, n)
 					if err != nil {
@@ -98,12 +122,17 @@ func (b *binder) specs(ctx context.Context, ps *lang.ParamStmt) error {
 					}
 					switch strings.ToLower(n.Name) {
 					case "mandatory":
-						s.mandatory = values.ToBool(v)
+						mandatory = values.ToBool(v)
 					case "position":
 						s.position, _ = values.ToInt(v)
 						automatic = false
 					case "parametersetname":
-						automatic = automatic && strings.EqualFold(values.ToStr(v), "__AllParameterSets")
+						set = strings.ToLower(values.ToStr(v))
+						if b.setNames == nil {
+							b.setNames = map[string]string{}
+						}
+						b.setNames[set] = values.ToStr(v)
+						automatic = automatic && set == allSets
 					case "valuefromremainingarguments":
 						s.remaining = values.ToBool(v)
 					case "valuefrompipeline":
@@ -112,6 +141,7 @@ func (b *binder) specs(ctx context.Context, ps *lang.ParamStmt) error {
 						s.byProperty = values.ToBool(v)
 					}
 				}
+				s.sets[set] = mandatory
 			case "alias":
 				for _, x := range a.Args {
 					v, err := b.i.Eval(ctx, x)
@@ -130,6 +160,9 @@ func (b *binder) specs(ctx context.Context, ps *lang.ParamStmt) error {
 			default:
 				s.checks = append(s.checks, a)
 			}
+		}
+		if len(s.sets) == 0 {
+			s.sets[allSets] = false
 		}
 		b.ps = append(b.ps, s)
 	}
@@ -379,6 +412,9 @@ func (b *binder) convert(s *spec, v any, arg bool) (any, error) {
 // parameters before it) or its type's empty value; it sets $args and
 // $PSBoundParameters.
 func (b *binder) finish(ctx context.Context) error {
+	if err := b.resolveSet(); err != nil {
+		return err
+	}
 	var missing []string
 	for _, s := range b.ps {
 		if s.mandatory && !b.set[strings.ToLower(s.p.Name)] && !(s.pipeline && b.inv.Piped) {
@@ -433,6 +469,79 @@ func zero(s *spec) any {
 		return false
 	}
 	return nil
+}
+
+// resolveSet picks the parameter set the call binds
+// (about_Parameter_Sets): one that holds every parameter bound; of
+// several, the default set, else the one whose mandatory parameters are
+// all there. The chosen set decides which parameters are mandatory.
+func (b *binder) resolveSet() error {
+	declared := map[string]bool{}
+	for _, s := range b.ps {
+		for set := range s.sets {
+			if set != allSets {
+				declared[set] = true
+			}
+		}
+	}
+	in := func(s *spec, set string) bool { _, ok := s.sets[set]; _, all := s.sets[allSets]; return ok || all }
+	var candidates []string
+	for set := range declared {
+		fits := true
+		for _, s := range b.ps {
+			if b.set[strings.ToLower(s.p.Name)] && !in(s, set) {
+				fits = false
+			}
+		}
+		if fits {
+			candidates = append(candidates, set)
+		}
+	}
+	sort.Strings(candidates)
+	switch {
+	case len(declared) == 0:
+		b.setName = allSets
+	case len(candidates) == 1:
+		b.setName = candidates[0]
+	case len(candidates) > 1 && declared[b.defaultSet] && contains(candidates, b.defaultSet):
+		b.setName = b.defaultSet
+	default:
+		var complete []string
+		for _, set := range candidates {
+			if len(b.missing(set)) == 0 {
+				complete = append(complete, set)
+			}
+		}
+		if len(complete) != 1 {
+			return b.fail("Parameter set cannot be resolved using the specified named parameters. One or more parameters issued cannot be used together or an insufficient number of parameters were provided.",
+				"InvalidArgument", "ParameterBindingException", "AmbiguousParameterSet")
+		}
+		b.setName = complete[0]
+	}
+	for _, s := range b.ps {
+		s.mandatory = s.sets[b.setName] || s.sets[allSets]
+	}
+	return nil
+}
+
+// missing are the mandatory parameters of a set the call has not bound.
+func (b *binder) missing(set string) []string {
+	var out []string
+	for _, s := range b.ps {
+		if (s.sets[set] || s.sets[allSets]) && !b.set[strings.ToLower(s.p.Name)] && !(s.pipeline && b.inv.Piped) {
+			out = append(out, s.p.Name)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // pipelineItem binds one input object to the ValueFromPipeline

@@ -24,6 +24,9 @@ func (c *psCmdlet) String() string  { return c.NetType() }
 func (c *psCmdlet) GetProp(name string) (any, bool) {
 	switch strings.ToLower(name) {
 	case "parametersetname":
+		if name, ok := c.b.setNames[c.b.setName]; ok {
+			return name, true
+		}
 		return "__AllParameterSets", true
 	case "myinvocation":
 		return c.b.scope["myinvocation"], true

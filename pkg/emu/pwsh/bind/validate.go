@@ -14,7 +14,7 @@ import (
 // and "" and against the parameter's validation attributes, with
 // PowerShell's messages (about_Functions_Advanced_Parameters).
 func (b *binder) validate(ctx context.Context, s *spec, v any) error {
-	if s.mandatory && !s.allowNull && !s.isSwitch() {
+	if s.anyMandatory() && !s.allowNull && !s.isSwitch() {
 		if v == nil {
 			return b.invalid(fmt.Sprintf("Cannot bind argument to parameter '%s' because it is null.", s.p.Name), "ParameterArgumentValidationErrorNullNotAllowed")
 		}

@@ -52,10 +52,6 @@ func (i *Interp) Exec(ctx context.Context, s lang.Stmt, emit func(any)) error {
 // Eval evaluates an expression.
 func (i *Interp) Eval(ctx context.Context, e lang.Expr) (any, error) { return i.eval(ctx, e) }
 
-// Value runs a statement and gives its output as one value ($null, an
-// object or an array).
-func (i *Interp) Value(ctx context.Context, s lang.Stmt) (any, error) { return i.value(ctx, s) }
-
 // chain runs a pipeline chain: the right side runs when the left
 // succeeded (&&) or failed (||), as $? tells after it
 // (about_Pipeline_Chain_Operators).

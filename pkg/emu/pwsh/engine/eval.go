@@ -12,8 +12,10 @@ import (
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
-// ExecList runs statements. A statement-terminating error is reported
-// and the next statement runs, unless a try is waiting for it.
+// ExecList runs statements. A terminating error goes to a trap of the
+// list's scope if there is one (about_Trap); otherwise a
+// statement-terminating error is reported and the next statement runs,
+// unless a try or a trap of an outer scope is waiting for it.
 func (i *Interp) ExecList(ctx context.Context, list []lang.Stmt, emit func(any)) error {
 	defer i.pushTraps(list)()
 	for _, s := range list {
