@@ -32,8 +32,10 @@ func (i *Interp) RunCommand(ctx context.Context, script string) int {
 	return 0
 }
 
-// RunFile runs -File: exit N, or 0 unless a terminating error ended it.
-func (i *Interp) RunFile(ctx context.Context, name string, args []string) int {
+// RunFile runs -File with the arguments that follow it, which bind to
+// the script's parameters: exit N, or 0 unless a terminating error ended
+// it.
+func (i *Interp) RunFile(ctx context.Context, name string, args []Arg) int {
 	path := i.Abs(name)
 	b, err := i.ReadFile(path)
 	if err != nil {
@@ -46,47 +48,13 @@ func (i *Interp) RunFile(ctx context.Context, name string, args []string) int {
 	if err != nil {
 		return i.parseError(err, text)
 	}
-	i.scriptName, i.scriptArgs = path, fileArgs(args, i.Pwsh7)
+	i.scriptName, i.scriptArgs = path, args
 	code, _, err := i.runScript(ctx, list)
 	if i.reportNotEmulated(err) {
 		return 1
 	}
 	return code
 }
-
-// fileArgs are the arguments after -File script.ps1 as the script's
-// parameters take them (ConsoleHost's CollectPSArgs): an argument that
-// starts with a dash names a parameter, -Name:value gives it a value
-// (-Name: takes the next argument), and the rest are strings.
-// PowerShell 7 reads true, $true, false and $false after the colon as
-// booleans, so that -Switch:$false works.
-func fileArgs(args []string, pwsh7 bool) []Arg {
-	var out []Arg
-	for k := 0; k < len(args); k++ {
-		a := args[k]
-		r := []rune(a)
-		if len(r) < 2 || !isDash(r[0]) {
-			out = append(out, Arg{Value: a})
-			continue
-		}
-		name, val, attached := strings.Cut(string(r[1:]), ":")
-		arg := Arg{Param: name, IsParam: true, Attached: attached}
-		switch {
-		case attached && val == "" && k+1 < len(args):
-			k++
-			arg.Value = args[k]
-		case attached:
-			arg.Value = val
-			if word := strings.TrimSpace(strings.TrimPrefix(val, "$")); pwsh7 && (strings.EqualFold(word, "true") || strings.EqualFold(word, "false")) {
-				arg.Value = strings.EqualFold(word, "true")
-			}
-		}
-		out = append(out, arg)
-	}
-	return out
-}
-
-func isDash(c rune) bool { return c == '-' || c == '–' || c == '—' || c == '―' }
 
 func (i *Interp) reportNotEmulated(err error) bool {
 	var ne *values.NotEmulatedError
