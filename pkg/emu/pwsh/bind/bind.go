@@ -92,10 +92,11 @@ func commandName(name string) string {
 }
 
 // run runs the named blocks: begin once, process once per input object
-// ($_ is the object) or once when not in a pipeline, end once. A body
-// without named blocks is the end block (a filter's, the process
-// block). return leaves the block it is in.
-func (b *binder) run(ctx context.Context, body []lang.Stmt) error {
+// ($_ is the object) or once when not in a pipeline, end once, and
+// clean (PowerShell 7) after them. A body without named blocks is the
+// end block (a filter's, the process block). return leaves the block it
+// is in.
+func (b *binder) run(ctx context.Context, body []lang.Stmt) (err error) {
 	blocks := map[string][]lang.Stmt{}
 	named := false
 	for _, s := range body {
@@ -103,6 +104,19 @@ func (b *binder) run(ctx context.Context, body []lang.Stmt) error {
 			named = true
 			blocks[nb.Kind] = append(blocks[nb.Kind], nb.Body...)
 		}
+	}
+	if clean, ok := blocks["clean"]; ok {
+		// PowerShell 7.3's clean block runs last, whatever ended the
+		// others, and writes nothing to the pipeline
+		// (ScriptCommandProcessor.CleanResource).
+		defer func() {
+			emit := b.inv.Emit
+			b.inv.Emit = func(any) {}
+			if cerr := b.block(ctx, clean); err == nil {
+				err = cerr
+			}
+			b.inv.Emit = emit
+		}()
 	}
 	_, hasProcess := blocks["process"]
 	switch {

@@ -145,6 +145,18 @@ func TestNamedBlocks(t *testing.T) {
 	check(t, true, cases)
 }
 
+// PowerShell 7.3's clean block runs after the others, even after an
+// error, and its output goes nowhere; Windows PowerShell has none.
+func TestCleanBlock(t *testing.T) {
+	check(t, true, []tc{
+		{script: "function f { process { $_ } end { 'end' } clean { 'not output'; Write-Host 'cleaned' } }; 1 | f", out: lines("1", "end", "cleaned")},
+		{script: "function f { end { throw 'boom' } clean { Write-Host 'cleaned' } }; try { f } catch { 'caught' }", out: lines("cleaned", "caught")},
+	})
+	check(t, false, []tc{
+		{script: "function f { end { 'end' } clean { 'x' } }; f", code: 1, errHas: "Missing closing '}' in statement block or type definition."},
+	})
+}
+
 // A script's own param block binds the arguments that follow -File
 // (about_Scripts, about_PowerShell_exe), in both editions; a script
 // run from a script binds the same way.

@@ -39,7 +39,7 @@ func (p *parser) scriptBody(end string) []Stmt {
 		case "":
 			p.notNamedBlock(t, end)
 			return list
-		case "dynamicparam", "clean":
+		case "dynamicparam":
 			p.refuse(t.pos, "the "+kind+" block")
 			return list
 		}
