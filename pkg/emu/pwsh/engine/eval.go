@@ -67,16 +67,16 @@ func (i *Interp) exec(ctx context.Context, s lang.Stmt, emit func(any)) error {
 		}
 		return i.ExecList(ctx, s.Els, emit)
 	case *lang.WhileStmt:
-		return i.loop(ctx, nil, s.Cond, nil, s.Body, emit, false)
+		return i.loop(ctx, nil, s.Cond, nil, s.Body, emit, false, s.Label)
 	case *lang.ForStmt:
 		if s.Init != nil {
 			if err := i.exec(ctx, s.Init, func(any) {}); err != nil {
 				return err
 			}
 		}
-		return i.loop(ctx, nil, s.Cond, s.Iter, s.Body, emit, false)
+		return i.loop(ctx, nil, s.Cond, s.Iter, s.Body, emit, false, s.Label)
 	case *lang.DoStmt:
-		return i.loop(ctx, s, s.Cond, nil, s.Body, emit, s.Until)
+		return i.loop(ctx, s, s.Cond, nil, s.Body, emit, s.Until, s.Label)
 	case *lang.ForeachStmt:
 		return i.foreach(ctx, s, emit)
 	case *lang.TryStmt:
@@ -113,7 +113,7 @@ func (i *Interp) value(ctx context.Context, s lang.Stmt) (any, error) {
 
 // loop is while, for and do: body runs while cond holds (until: while
 // it does not); do runs the body first.
-func (i *Interp) loop(ctx context.Context, do *lang.DoStmt, cond, iter lang.Stmt, body []lang.Stmt, emit func(any), until bool) error {
+func (i *Interp) loop(ctx context.Context, do *lang.DoStmt, cond, iter lang.Stmt, body []lang.Stmt, emit func(any), until bool, label string) error {
 	first := do != nil
 	for {
 		if err := ctx.Err(); err != nil {
@@ -129,11 +129,7 @@ func (i *Interp) loop(ctx context.Context, do *lang.DoStmt, cond, iter lang.Stmt
 			}
 		}
 		first = false
-		err := i.ExecList(ctx, body, emit)
-		switch {
-		case errors.As(err, new(values.BreakFlow)):
-			return nil
-		case err != nil && !errors.As(err, new(values.ContinueFlow)):
+		if done, err := loopFlow(i.ExecList(ctx, body, emit), label); done || err != nil {
 			return err
 		}
 		if iter != nil {
@@ -157,15 +153,33 @@ func (i *Interp) foreach(ctx context.Context, s *lang.ForeachStmt, emit func(any
 			return err
 		}
 		i.SetVar(s.V, item)
-		err := i.ExecList(ctx, s.Body, emit)
-		switch {
-		case errors.As(err, new(values.BreakFlow)):
-			return nil
-		case err != nil && !errors.As(err, new(values.ContinueFlow)):
+		if done, err := loopFlow(i.ExecList(ctx, s.Body, emit), s.Label); done || err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// loopFlow is what a loop labelled label does after its body ended
+// with err: stop (done) on its break, go on after its continue, and
+// pass on a break or continue naming another loop (about_Break,
+// about_Continue).
+func loopFlow(err error, label string) (done bool, _ error) {
+	var br values.BreakFlow
+	var co values.ContinueFlow
+	switch {
+	case errors.As(err, &br):
+		if br.Of(label) {
+			return true, nil
+		}
+		return true, err
+	case errors.As(err, &co):
+		if co.Of(label) {
+			return false, nil
+		}
+		return true, err
+	}
+	return err != nil, err
 }
 
 // catching is the first catch block that takes the error: one naming
@@ -257,9 +271,9 @@ func (i *Interp) flow(ctx context.Context, s *lang.FlowStmt, emit func(any)) err
 		}
 		return values.ExitFlow{Code: code}
 	case "break":
-		return values.BreakFlow{}
+		return values.BreakFlow{Label: s.Label}
 	case "continue":
-		return values.ContinueFlow{}
+		return values.ContinueFlow{Label: s.Label}
 	}
 	msg := "ScriptHalted"
 	if v != nil {

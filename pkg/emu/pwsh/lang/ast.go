@@ -67,8 +67,9 @@ type IfStmt struct {
 
 // WhileStmt is while (Cond) { Body }.
 type WhileStmt struct {
-	Cond Stmt
-	Body []Stmt
+	Cond  Stmt
+	Body  []Stmt
+	Label string // :name before the loop, for break name
 }
 
 // DoStmt is do { Body } while/until (Cond).
@@ -76,19 +77,22 @@ type DoStmt struct {
 	Body  []Stmt
 	Cond  Stmt
 	Until bool
+	Label string
 }
 
 // ForStmt is for (Init; Cond; Iter) { Body }.
 type ForStmt struct {
 	Init, Cond, Iter Stmt
 	Body             []Stmt
+	Label            string
 }
 
 // ForeachStmt is foreach ($Var in Coll) { Body }.
 type ForeachStmt struct {
-	V    string
-	Coll Stmt
-	Body []Stmt
+	V     string
+	Coll  Stmt
+	Body  []Stmt
+	Label string
 }
 
 // TryStmt is try { Body } catch { ... } finally { ... }.
@@ -109,10 +113,12 @@ type TrapStmt struct {
 	Pos   int
 }
 
-// FlowStmt is exit, return, throw, break or continue.
+// FlowStmt is exit, return, throw, break or continue; Label is the
+// loop break or continue names.
 type FlowStmt struct {
 	Kind  string
 	Value Stmt
+	Label string
 	Pos   int
 	End   int
 }
@@ -176,6 +182,7 @@ type SwitchStmt struct {
 	Default                               []Stmt
 	HasDefault                            bool
 	Pos                                   int
+	Label                                 string
 }
 
 // SwitchClause is a condition and the statements it guards; Cond is a

@@ -208,6 +208,9 @@ var notEmulated = map[string]bool{
 }
 
 func (p *parser) statement() Stmt {
+	if p.lx.skip(); p.lx.peekRune(0) == ':' && (unicode.IsLetter(p.lx.peekRune(1)) || p.lx.peekRune(1) == '_') {
+		return p.labeled()
+	}
 	if !p.startsExpression() {
 		t := p.peek(true)
 		if t.kind == tWord {

@@ -1,6 +1,9 @@
 package lang
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // condition reads ( pipeline ).
 func (p *parser) condition() Stmt {
@@ -199,6 +202,40 @@ func (p *parser) functionStatement(t token) Stmt {
 	return s
 }
 
+// labeled reads :name before a loop or switch (about_Break); before
+// anything else the label is a command name, as PowerShell reads it.
+func (p *parser) labeled() Stmt {
+	save := p.lx.pos
+	end := p.lx.pos + 1
+	for end < len(p.lx.src) && (p.lx.src[end] == '_' || unicode.IsLetter(p.lx.src[end]) || unicode.IsDigit(p.lx.src[end])) {
+		end++
+	}
+	label := string(p.lx.src[p.lx.pos+1 : end])
+	p.lx.pos = end
+	p.lx.skip()
+	t := p.peek(true)
+	kw := strings.ToLower(t.text)
+	if t.kind != tWord || !(kw == "foreach" || kw == "for" || kw == "while" || kw == "do" || kw == "switch") {
+		p.lx.pos = save
+		return p.pipeline()
+	}
+	p.next(true)
+	s := keywordStmts[kw](p, t)
+	switch s := s.(type) {
+	case *ForeachStmt:
+		s.Label = label
+	case *ForStmt:
+		s.Label = label
+	case *WhileStmt:
+		s.Label = label
+	case *DoStmt:
+		s.Label = label
+	case *SwitchStmt:
+		s.Label = label
+	}
+	return s
+}
+
 // trapStatement is trap [Type] { body }.
 func (p *parser) trapStatement(t token) Stmt {
 	s := &TrapStmt{Pos: t.pos}
@@ -220,7 +257,10 @@ func (p *parser) flowStatement(t token) Stmt {
 	if s.Kind != "break" && s.Kind != "continue" && n.kind != tNewline && n.kind != tEOF && !isPunct(n, "}") && !isPunct(n, ")") {
 		s.Value = p.statement()
 	} else if (s.Kind == "break" || s.Kind == "continue") && n.kind == tWord {
-		p.refuse(n.pos, s.Kind+" to a label")
+		p.next(false)
+		s.Label = n.text
+	} else if (s.Kind == "break" || s.Kind == "continue") && n.kind != tNewline && n.kind != tEOF && !isPunct(n, "}") && !isPunct(n, ")") {
+		p.refuse(n.pos, s.Kind+" to a computed label")
 	}
 	s.End = p.lx.pos
 	return s

@@ -70,28 +70,30 @@ func each(ctx context.Context, i *engine.Interp, s *lang.SwitchStmt, item any, e
 			continue
 		}
 		matched = true
-		if stop, next, err := body(ctx, i, c.Body, emit); stop || next || err != nil {
+		if stop, next, err := body(ctx, i, s, c.Body, emit); stop || next || err != nil {
 			return stop, err
 		}
 	}
 	if !matched && s.HasDefault {
-		stop, _, err := body(ctx, i, s.Default, emit)
+		stop, _, err := body(ctx, i, s, s.Default, emit)
 		return stop, err
 	}
 	return false, nil
 }
 
 // body runs a clause's statements: break stops the switch, continue
-// moves on to the next value.
-func body(ctx context.Context, i *engine.Interp, list []lang.Stmt, emit func(any)) (stop, next bool, err error) {
+// moves on to the next value; one naming another label passes on.
+func body(ctx context.Context, i *engine.Interp, s *lang.SwitchStmt, list []lang.Stmt, emit func(any)) (stop, next bool, err error) {
 	err = i.ExecList(ctx, list, emit)
+	var br values.BreakFlow
+	var co values.ContinueFlow
 	switch {
-	case errors.As(err, new(values.BreakFlow)):
+	case errors.As(err, &br) && br.Of(s.Label):
 		return true, false, nil
-	case errors.As(err, new(values.ContinueFlow)):
+	case errors.As(err, &co) && co.Of(s.Label):
 		return false, true, nil
 	}
-	return false, false, err
+	return err != nil, false, err
 }
 
 // matches tests a value against a clause's condition as PowerShell's
