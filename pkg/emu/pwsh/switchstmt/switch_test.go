@@ -34,6 +34,12 @@ func TestSwitch(t *testing.T) {
 		{"switch ('1') { 1 {'number matches the string'} }", lines("number matches the string")},
 		{"switch (1.5) { '1.5' {'string'} 1 {'one'} }", lines("string")},
 		{"$v = 'B'; switch ('b') { $v {'variable'} }", lines("variable")},
+		{`$target = 'https://bing.com'
+switch -Regex ($target) {
+    '^ftp\://.*$' { "$_ is an ftp address"; break }
+    '^\w+@\w+\.com|edu|org$' { "$_ is an email address"; break }
+    '^(http[s]?)\://.*$' { "$_ is a web address that uses $($Matches[1])"; break }
+}`, lines("https://bing.com is a web address that uses https")},
 		{`switch -Regex (404) { '^4\d\d$' {'client error'} }`, lines("client error")},
 		{"$n = 0; switch (1) { { $n = 5; $true } { $n } }", lines("0")},
 		{"foreach ($i in 1..3) { switch ($i) { 2 {break} default {$i} } }", lines("1", "3")},
