@@ -145,6 +145,16 @@ func TestNamedBlocks(t *testing.T) {
 	check(t, true, cases)
 }
 
+// PowerShell 7's range kinds (about_Functions_Advanced_Parameters,
+// "ValidateRange validation attribute").
+func TestValidateRangeKind(t *testing.T) {
+	check(t, true, []tc{
+		{script: "function f { param([ValidateRange('Positive')][int]$n) $n }; f 3; f 0", out: lines("3"), code: 1,
+			errHas: `Cannot validate argument on parameter 'n'. The argument "0" cannot be validated because its value is not greater than zero.`},
+		{script: "function f { param([ValidateRange('NonNegative')][int]$n) $n }; f 0", out: lines("0")},
+	})
+}
+
 // PowerShell 7.3's clean block runs after the others, even after an
 // error, and its output goes nowhere; Windows PowerShell has none.
 func TestCleanBlock(t *testing.T) {

@@ -157,6 +157,12 @@ func (b *binder) specs(ctx context.Context, ps *lang.ParamStmt) error {
 			case "allowemptystring", "allowemptycollection":
 				s.allowEmpty = true
 			case "supportswildcards", "psdefaultvalue", "argumentcompleter":
+			case "validaterange":
+				// A range kind ('Positive') is PowerShell 6.1's.
+				if len(a.Args) == 1 && !b.i.Pwsh7 {
+					return &values.NotEmulatedError{What: "[ValidateRange()] with one argument in Windows PowerShell"}
+				}
+				s.checks = append(s.checks, a)
 			default:
 				s.checks = append(s.checks, a)
 			}

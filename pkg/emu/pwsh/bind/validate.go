@@ -136,6 +136,9 @@ func (b *binder) checkOne(ctx context.Context, kind string, args []any, named ma
 		return fmt.Sprintf(`The argument "%s" does not belong to the set "%s" specified by the ValidateSet attribute. Supply an argument that is in the set and then try the command again.`,
 			values.ToStr(v), strings.Join(set, ","))
 	case "validaterange":
+		if len(args) == 1 {
+			return b.rangeKind(values.ToStr(args[0]), v)
+		}
 		if len(args) != 2 {
 			return ""
 		}
@@ -184,6 +187,30 @@ func (b *binder) checkOne(ctx context.Context, kind string, args []any, named ma
 			strings.TrimSpace(sb.Src), values.ToStr(v))
 	}
 	return ""
+}
+
+// rangeKind is PowerShell 7's [ValidateRange('Positive')] and its
+// kin: the value against zero.
+func (b *binder) rangeKind(kind string, v any) string {
+	cmp := func(op string) bool { r, _ := b.i.Operator(op, v, 0); return values.ToBool(r) }
+	var ok bool
+	var want string
+	switch strings.ToLower(kind) {
+	case "positive":
+		ok, want = cmp("gt"), "greater than zero"
+	case "nonnegative":
+		ok, want = cmp("ge"), "greater than or equal to zero"
+	case "negative":
+		ok, want = cmp("lt"), "less than zero"
+	case "nonpositive":
+		ok, want = cmp("le"), "less than or equal to zero"
+	default:
+		return ""
+	}
+	if ok {
+		return ""
+	}
+	return fmt.Sprintf(`The argument "%s" cannot be validated because its value is not %s.`, values.ToStr(v), want)
 }
 
 // runCheck runs a ValidateScript block with $_ the value.
