@@ -152,6 +152,8 @@ func TestValidateRangeKind(t *testing.T) {
 		{script: "function f { param([ValidateRange('Positive')][int]$n) $n }; f 3; f 0", out: lines("3"), code: 1,
 			errHas: `Cannot validate argument on parameter 'n'. The argument "0" cannot be validated because its value is not greater than zero.`},
 		{script: "function f { param([ValidateRange('NonNegative')][int]$n) $n }; f 0", out: lines("0")},
+		{script: "function f { param([ValidateNotNullOrWhiteSpace()][string]$s) $s }; f ' '", code: 1,
+			errHas: "The argument is null, empty, or consists of only white-space characters. Provide an argument that contains non white-space characters, and then try the command again."},
 	})
 }
 

@@ -73,7 +73,7 @@ func (s *spec) isSwitch() bool {
 // lower-case name; others are refused rather than ignored.
 var Attributes = map[string]bool{"parameter": true, "alias": true, "validateset": true, "validatenotnullorempty": true,
 	"validatenotnull": true, "validaterange": true, "validatepattern": true, "validatescript": true, "validatecount": true,
-	"validatelength": true, "allownull": true, "allowemptystring": true, "allowemptycollection": true,
+	"validatelength": true, "validatenotnullorwhitespace": true, "allownull": true, "allowemptystring": true, "allowemptycollection": true,
 	"supportswildcards": true, "psdefaultvalue": true, "argumentcompleter": true}
 
 // specs reads the parameters' attributes.
@@ -157,6 +157,11 @@ func (b *binder) specs(ctx context.Context, ps *lang.ParamStmt) error {
 			case "allowemptystring", "allowemptycollection":
 				s.allowEmpty = true
 			case "supportswildcards", "psdefaultvalue", "argumentcompleter":
+			case "validatenotnullorwhitespace":
+				if !b.i.Pwsh7 { // PowerShell 7.4's
+					return &values.NotEmulatedError{What: "the parameter attribute [" + a.Name + "()]"}
+				}
+				s.checks = append(s.checks, a)
 			case "validaterange":
 				// A range kind ('Positive') is PowerShell 6.1's.
 				if len(a.Args) == 1 && !b.i.Pwsh7 {

@@ -69,6 +69,8 @@ func (b *binder) check(ctx context.Context, kind string, args []any, named map[s
 		return ""
 	case "validatenotnullorempty":
 		return notNullOrEmpty(v)
+	case "validatenotnullorwhitespace":
+		return notNullOrWhiteSpace(v)
 	case "validatecount":
 		if len(args) != 2 {
 			return ""
@@ -113,6 +115,28 @@ func notNullOrEmpty(v any) string {
 				return collection
 			}
 		}
+	}
+	return ""
+}
+
+// notNullOrWhiteSpace is PowerShell 7.4's ValidateNotNullOrWhiteSpace.
+func notNullOrWhiteSpace(v any) string {
+	const scalar = "The argument is null, empty, or consists of only white-space characters. Provide an argument that contains non white-space characters, and then try the command again."
+	const collection = "An element of the argument collection is null, empty, or consists of only white-space characters. Supply a collection that does not contain any those values and then try the command again."
+	blank := func(e any) bool { s, ok := e.(string); return e == nil || ok && strings.TrimSpace(s) == "" }
+	if list, ok := v.([]any); ok {
+		if len(list) == 0 {
+			return scalar
+		}
+		for _, e := range list {
+			if blank(e) {
+				return collection
+			}
+		}
+		return ""
+	}
+	if blank(v) {
+		return scalar
 	}
 	return ""
 }

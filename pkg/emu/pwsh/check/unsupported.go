@@ -31,14 +31,17 @@ func UnsupportedIn(script string, pwsh7 bool) string {
 	case err != nil:
 		return "a script that does not parse: " + err.Error()
 	}
-	w := &walker{}
+	w := &walker{pwsh7: pwsh7}
 	w.stmts(list)
 	return w.found
 }
 
 // walker looks through a parsed script for commands, types and static
 // members the evaluator would refuse.
-type walker struct{ found string }
+type walker struct {
+	found string
+	pwsh7 bool
+}
 
 // emulatedTypes are the [types] casts and static members may use.
 var emulatedTypes = map[string]bool{}
@@ -168,8 +171,12 @@ func (w *walker) params(list []*lang.Param) {
 			w.typ(p.Type)
 		}
 		for _, a := range p.Attrs {
-			if !bind.Attributes[strings.ToLower(a.Name)] {
+			kind := strings.ToLower(a.Name)
+			switch {
+			case !bind.Attributes[kind], kind == "validatenotnullorwhitespace" && !w.pwsh7:
 				w.note("the parameter attribute [" + a.Name + "()]")
+			case kind == "validaterange" && len(a.Args) == 1 && !w.pwsh7:
+				w.note("[ValidateRange()] with one argument in Windows PowerShell")
 			}
 		}
 		w.expr(p.Default)

@@ -62,6 +62,12 @@ func TestUnsupported(t *testing.T) {
 			t.Errorf("Unsupported(%q) = %q, want %q", c.script, got, c.want)
 		}
 	}
+	// PowerShell 7's attributes are refused in Windows PowerShell only.
+	for _, script := range []string{"function f([ValidateNotNullOrWhiteSpace()]$s) { }", "function f([ValidateRange('Positive')]$n) { }"} {
+		if check.Unsupported(script) == "" || check.UnsupportedIn(script, true) != "" {
+			t.Errorf("%s: 5.1 %q, 7 %q", script, check.Unsupported(script), check.UnsupportedIn(script, true))
+		}
+	}
 	// PowerShell 7's operators parse only there (about_Operators).
 	if got := check.UnsupportedIn("$a ?? 'b'; Get-Item C:\\x && 'ok'", true); got != "" {
 		t.Errorf("PowerShell 7 operators: %q", got)
