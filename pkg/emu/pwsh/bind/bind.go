@@ -150,6 +150,9 @@ func (b *binder) run(ctx context.Context, body []lang.Stmt) (err error) {
 			}
 		}
 	}
+	if hasProcess && b.inv.Piped {
+		b.scope["input"] = []any{} // the process block took the input
+	}
 	return b.block(ctx, blocks["end"])
 }
 
