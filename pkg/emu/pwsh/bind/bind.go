@@ -46,10 +46,10 @@ func Invoke(ctx context.Context, i *engine.Interp, inv *engine.Invocation) error
 		i.SetVar(name, v)
 		defer i.SetVar(name, old)
 	}
+	b.invocationVars() // defaults may use $PSScriptRoot
 	if err := b.finish(ctx); err != nil {
 		return err
 	}
-	b.invocationVars()
 	if b.adv {
 		b.scope["pscmdlet"] = &psCmdlet{b: b, whatIf: b.whatIf, confirm: b.confirm}
 	}
@@ -82,7 +82,7 @@ func (b *binder) invocationVars() {
 		}
 	}
 	b.scope["myinvocation"] = values.NewObject("System.Management.Automation.InvocationInfo", "MyCommand", cmd,
-		"InvocationName", invocation, "BoundParameters", b.bound, "UnboundArguments", b.scope["args"])
+		"InvocationName", invocation, "BoundParameters", b.bound, "UnboundArguments", append([]any{}, b.rest...))
 }
 
 // commandName is the name errors give: a script's file name, a

@@ -226,6 +226,10 @@ func TestScriptParameters(t *testing.T) {
 			t.Errorf("%s: $PSScriptRoot and $MyInvocation: got %q %q, want %q", exe, out, errOut, want)
 		}
 	}
+	pwshtest.Put(sys, `C:\app\conf.ps1`, "param($Config = \"$PSScriptRoot\\app.json\") $Config")
+	if r := pwshtest.Run(sys, `C:\app\conf.ps1`); r.Out != lines(`C:\app\app.json`) {
+		t.Errorf("a default using $PSScriptRoot: %q %q", r.Out, r.Err)
+	}
 	pwshtest.Put(sys, `C:\app\inner.ps1`, "param([int]$n = 1) $n * 2")
 	if r := pwshtest.Run(sys, `C:\app\inner.ps1 -n 4; & C:\app\inner.ps1`); r.Out != lines("8", "2") {
 		t.Errorf("script from a script: %q %q", r.Out, r.Err)
