@@ -38,6 +38,11 @@ func Invoke(ctx context.Context, i *engine.Interp, inv *engine.Invocation) error
 		defer func() { i.Scopes = i.Scopes[:len(i.Scopes)-1] }()
 	}
 	b.scope = i.Scopes[len(i.Scopes)-1]
+	if !inv.NewScope && inv.Cmd != nil {
+		// A dot-sourced script's automatic variables are its own
+		// while it runs; the caller's come back after it.
+		defer keep(b.scope, "psscriptroot", "pscommandpath", "myinvocation", "psboundparameters", "pscmdlet", "input")()
+	}
 	if err := b.bindArgs(ctx); err != nil {
 		return err
 	}
@@ -83,6 +88,26 @@ func (b *binder) invocationVars() {
 	}
 	b.scope["myinvocation"] = values.NewObject("System.Management.Automation.InvocationInfo", "MyCommand", cmd,
 		"InvocationName", invocation, "BoundParameters", b.bound, "UnboundArguments", append([]any{}, b.rest...))
+}
+
+// keep saves the named variables of a scope; the function it gives puts
+// them back as they were.
+func keep(scope map[string]any, names ...string) func() {
+	saved := map[string]any{}
+	for _, n := range names {
+		if v, ok := scope[n]; ok {
+			saved[n] = v
+		}
+	}
+	return func() {
+		for _, n := range names {
+			if v, ok := saved[n]; ok {
+				scope[n] = v
+			} else {
+				delete(scope, n)
+			}
+		}
+	}
 }
 
 // commandName is the name errors give: a script's file name, a

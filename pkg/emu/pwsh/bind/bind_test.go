@@ -230,6 +230,16 @@ func TestScriptParameters(t *testing.T) {
 	if r := pwshtest.Run(sys, `C:\app\conf.ps1`); r.Out != lines(`C:\app\app.json`) {
 		t.Errorf("a default using $PSScriptRoot: %q %q", r.Out, r.Err)
 	}
+	// A dot-sourced script sees its own $PSScriptRoot; its caller's
+	// comes back, while what it defines stays.
+	pwshtest.Put(sys, `C:\app\lib\common.ps1`, "$libRoot = $PSScriptRoot; function Get-Lib { 'lib' }")
+	pwshtest.Put(sys, `C:\app\main.ps1`, ". \"$PSScriptRoot\\lib\\common.ps1\"; $libRoot; $PSScriptRoot; Get-Lib")
+	for _, exe := range []string{"powershell.exe", "pwsh"} {
+		out, errOut, _ := wintest.Run(context.Background(), sys, pwsh.Main, "", exe, "-File", `C:\app\main.ps1`)
+		if want := lines(`C:\app\lib`, `C:\app`, "lib"); out != want {
+			t.Errorf("%s: dot-sourcing: got %q %q, want %q", exe, out, errOut, want)
+		}
+	}
 	pwshtest.Put(sys, `C:\app\inner.ps1`, "param([int]$n = 1) $n * 2")
 	if r := pwshtest.Run(sys, `C:\app\inner.ps1 -n 4; & C:\app\inner.ps1`); r.Out != lines("8", "2") {
 		t.Errorf("script from a script: %q %q", r.Out, r.Err)
