@@ -387,7 +387,7 @@ func (l *lexer) number() (token, error) {
 	for end < len(l.src) && (unicode.IsDigit(l.src[end]) || hex && strings.ContainsRune("abcdefABCDEF", l.src[end]) ||
 		!hex && l.src[end] == '.' && (end+1 >= len(l.src) || l.src[end+1] != '.') ||
 		!hex && (l.src[end] == 'e' || l.src[end] == 'E') && end+1 < len(l.src) && (unicode.IsDigit(l.src[end+1]) || l.src[end+1] == '-')) {
-		if l.src[end] == 'e' || l.src[end] == 'E' {
+		if !hex && (l.src[end] == 'e' || l.src[end] == 'E') { // the exponent's sign or first digit
 			end++
 		}
 		end++
