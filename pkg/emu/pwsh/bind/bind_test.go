@@ -113,6 +113,8 @@ func TestParameters(t *testing.T) {
 		{script: "function f { [CmdletBinding()] param() $PSCmdlet.ParameterSetName; $PSCmdlet.MyInvocation.MyCommand.Name }; f", out: lines("__AllParameterSets", "f")},
 		// Common parameters set the call's preferences (about_CommonParameters).
 		{script: "function f { [CmdletBinding()] param() Write-Verbose 'details'; 'done' }; f; f -Verbose", out: lines("done", "VERBOSE: details", "done")},
+		{script: "function f { [CmdletBinding()] param() 1 }; f -OutVariable o", code: 1,
+			errHas: "winkube: PowerShell construct not emulated: the common parameter -outvariable of a function"},
 		{script: "function f { [CmdletBinding()] param() Get-Item C:\\nope; 'went on' }; try { f -ErrorAction Stop } catch { 'stopped' }; f -ea SilentlyContinue; 'end'", out: lines("stopped", "went on", "end")},
 		{script: "function f { param($Path, $Port) }; f -P 1", code: 1,
 			errHas: "Parameter cannot be processed because the parameter name 'P' is ambiguous. Possible matches include: -Path -Port."},

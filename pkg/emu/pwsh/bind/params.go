@@ -263,7 +263,9 @@ func (b *binder) bindArgs(ctx context.Context) error {
 					n++
 					v = args[n].Value
 				}
-				b.common(strings.ToLower(a.Param), v, a.Attached || takes)
+				if err := b.common(strings.ToLower(a.Param), v, a.Attached || takes); err != nil {
+					return err
+				}
 			case b.adv && b.remainder() == nil:
 				return b.fail(fmt.Sprintf("A parameter cannot be found that matches parameter name '%s'.", a.Param),
 					"InvalidArgument", "ParameterBindingException", "NamedParameterNotFound")
@@ -335,11 +337,15 @@ func (b *binder) remainder() *spec {
 // variables (about_CommonParameters): -Verbose shows Write-Verbose's
 // messages, -ErrorAction sets $ErrorActionPreference, both for this call
 // and what it calls.
-func (b *binder) common(name string, v any, valued bool) {
+func (b *binder) common(name string, v any, valued bool) error {
 	if b.prefs == nil {
 		b.prefs = map[string]any{}
 	}
 	switch name {
+	case "errorvariable", "ev", "warningvariable", "wv", "informationvariable", "iv", "outvariable", "ov", "pipelinevariable", "pv":
+		// Variables the call would fill: refused rather than left
+		// unset.
+		return &values.NotEmulatedError{What: "the common parameter -" + name + " of a function"}
 	case "verbose":
 		on := !valued || values.ToBool(v)
 		b.prefs["verbosepreference"] = map[bool]string{true: "Continue", false: "SilentlyContinue"}[on]
@@ -358,6 +364,7 @@ func (b *binder) common(name string, v any, valued bool) {
 		}
 		b.prefs["erroractionpreference"] = action
 	}
+	return nil
 }
 
 // bindOne converts a value to the parameter's type, checks it and
