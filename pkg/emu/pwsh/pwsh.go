@@ -28,10 +28,12 @@ import (
 
 	// The cmdlet families register their cmdlets and types with the
 	// engine when imported.
+	_ "github.com/winkube/winkube/pkg/emu/pwsh/bind"
 	_ "github.com/winkube/winkube/pkg/emu/pwsh/eventcmd"
 	_ "github.com/winkube/winkube/pkg/emu/pwsh/fscmd"
 	_ "github.com/winkube/winkube/pkg/emu/pwsh/netcmd"
 	_ "github.com/winkube/winkube/pkg/emu/pwsh/streams"
+	_ "github.com/winkube/winkube/pkg/emu/pwsh/switchstmt"
 	_ "github.com/winkube/winkube/pkg/emu/pwsh/utilcmd"
 )
 
@@ -47,7 +49,7 @@ func Main(ctx context.Context, p *program.Proc) int {
 	defer i.Release()
 	switch {
 	case inv.file != "":
-		return i.RunFile(ctx, inv.file, inv.fileArgs)
+		return i.RunFile(ctx, inv.file, fileArgs(inv.fileArgs, pwsh7))
 	case inv.command == "-":
 		b, _ := io.ReadAll(p.Stdin)
 		return i.RunCommand(ctx, string(b))
@@ -155,6 +157,40 @@ func parseCLI(args []string, pwsh7 bool) (invocation, error) {
 	return inv, nil
 }
 
+// fileArgs are the arguments after -File script.ps1 as the script's
+// parameters take them (ConsoleHost's CollectPSArgs): an argument that
+// starts with a dash names a parameter, -Name:value gives it a value
+// (-Name: takes the next argument), and the rest are strings.
+// PowerShell 7 reads true, $true, false and $false after the colon as
+// booleans, so that -Switch:$false works.
+func fileArgs(args []string, pwsh7 bool) []engine.Arg {
+	var out []engine.Arg
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		r := []rune(a)
+		if len(r) < 2 || !isDash(r[0]) {
+			out = append(out, engine.Arg{Value: a})
+			continue
+		}
+		name, val, attached := strings.Cut(string(r[1:]), ":")
+		arg := engine.Arg{Param: name, IsParam: true, Attached: attached}
+		switch {
+		case attached && val == "" && k+1 < len(args):
+			k++
+			arg.Value = args[k]
+		case attached:
+			arg.Value = val
+			if word := strings.TrimSpace(strings.TrimPrefix(val, "$")); pwsh7 && (strings.EqualFold(word, "true") || strings.EqualFold(word, "false")) {
+				arg.Value = strings.EqualFold(word, "true")
+			}
+		}
+		out = append(out, arg)
+	}
+	return out
+}
+
+func isDash(c rune) bool { return c == '-' || c == '–' || c == '—' || c == '―' }
+
 // decodeCommand reads -EncodedCommand: base64 of UTF-16LE text.
 func decodeCommand(s string) (string, error) {
 	b, err := base64.StdEncoding.DecodeString(s)
@@ -190,5 +226,5 @@ func UnsupportedCommand(argv []string) string {
 	if err != nil || !inv.hasCommand || inv.command == "-" {
 		return ""
 	}
-	return check.Unsupported(inv.command)
+	return check.UnsupportedIn(inv.command, name == "pwsh")
 }

@@ -74,7 +74,7 @@ func TestScripts(t *testing.T) {
 			"    + CategoryInfo          : ObjectNotFound: (Nope-Thing:String) [], CommandNotFoundException\r\n" +
 			"    + FullyQualifiedErrorId : CommandNotFoundException\r\n \r\n"},
 		{script: "Get-WmiObject -Class Win32_Service", code: 1, errOut: "winkube: PowerShell construct not emulated: the cmdlet Get-WmiObject (class Win32_Service)\r\n"},
-		{script: "switch (1) { 1 { 'one' } }", code: 1, errOut: "winkube: PowerShell construct not emulated: the switch statement\r\n"},
+		{script: "class Foo { }; 1", code: 1, errOut: "winkube: PowerShell construct not emulated: the class statement\r\n"},
 		{script: `echo "Write-Output hi" > C:\s.ps1; .\s.ps1`, out: "hi\r\n"},
 	}
 	for _, tc := range tests {
@@ -165,7 +165,8 @@ func TestUnsupported(t *testing.T) {
 		"$os = Get-WmiObject -Class win32_operatingsystem":               "",
 		"gwmi win32_service":                                             "the cmdlet Get-WmiObject (class win32_service)",
 		"[Environment]::SetEnvironmentVariable('A', 'b', 'Machine')":     "[Environment]::SetEnvironmentVariable with a target other than Process",
-		"switch ($x) { 1 { 'a' } }":                                      "the switch statement",
+		"switch ($x) { 1 { Get-Counter } }":                              "the cmdlet Get-Counter",
+		"$a ?? 'b'":                                                      "a script that does not parse: Unexpected token '??' in expression or statement.",
 		"[System.Net.WebClient]::new().DownloadString($u)":               "the type [System.Net.WebClient]",
 		"foreach ($n in 1..8) { Start-Job -ScriptBlock { 1 } }; get-job": "the cmdlet Start-Job",
 	} {

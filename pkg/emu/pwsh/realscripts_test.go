@@ -1,8 +1,11 @@
 package pwsh
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/winkube/winkube/pkg/emu/winexe/wintest"
 )
 
 // Scripts as container images run them (a setup step, a config
@@ -77,6 +80,87 @@ foreach ($v in $vars) { '{0,-10} {1}' -f $v.Name, $v.Value }
 func TestTypedCatchMisses(t *testing.T) {
 	out, errOut, code := ps(t, newSys(), "-Command", "try { throw 'x' } catch [System.IO.IOException] { 'io' } finally { 'finally' }; 'not reached'")
 	if out != "finally\r\n" || !strings.HasPrefix(errOut, "x\r\n") || code != 1 {
+		t.Errorf("got (%d) %q %q", code, out, errOut)
+	}
+}
+
+// An entry-point script as Windows images ship them (a site's startup
+// script run with -File and its arguments): a param block with types,
+// defaults and validation, a pipeline function with begin/process/end,
+// a switch on the environment, $PSScriptRoot and a trap that sets the
+// exit code. Both editions print the same.
+func TestEntryPointScript(t *testing.T) {
+	const script = `[CmdletBinding()]
+param(
+    [Parameter(Mandatory = $true)]
+    [ValidateSet('Development', 'Staging', 'Production')]
+    [string]$Environment,
+
+    [ValidateRange(1, 65535)]
+    [int]$Port = 80,
+
+    [string[]]$Features = @('logging'),
+
+    [switch]$SkipWarmup
+)
+
+trap {
+    Write-Output "startup failed: $($_.Exception.Message)"
+    exit 2
+}
+
+function Write-Config {
+    param([Parameter(ValueFromPipeline = $true)][string]$Line)
+    begin   { $count = 0 }
+    process { Add-Content -Path "$PSScriptRoot\app.config" -Value $Line; $count++ }
+    end     { "wrote $count lines" }
+}
+
+$level = switch ($Environment) {
+    'Development' { 'Debug' }
+    'Staging'     { 'Information' }
+    default       { 'Warning' }
+}
+"port=$Port", "level=$level", "features=$($Features -join ';')" | Write-Config
+if (-not $SkipWarmup) { 'warming up' }
+Get-Content "$PSScriptRoot\app.config"
+if ($Port -eq 8443) { throw 'port 8443 is reserved' }
+"ready on $Port"
+`
+	for _, exe := range []string{"powershell.exe", "pwsh"} {
+		for _, c := range []struct {
+			args []string
+			out  string
+			code int
+		}{
+			{[]string{"-Environment", "staging", "-Port", "8080", "-SkipWarmup"},
+				"wrote 3 lines\r\nport=8080\r\nlevel=Information\r\nfeatures=logging\r\nready on 8080\r\n", 0},
+			{[]string{"Production", "-Features", "a,b"},
+				"wrote 3 lines\r\nwarming up\r\nport=80\r\nlevel=Warning\r\nfeatures=a,b\r\nready on 80\r\n", 0},
+			{[]string{"-Env", "Development", "8443"},
+				"wrote 3 lines\r\nwarming up\r\nport=8443\r\nlevel=Debug\r\nfeatures=logging\r\nstartup failed: port 8443 is reserved\r\n", 2},
+		} {
+			sys := newSys()
+			sys.FS.(*wintest.FS).Put(`C:\site\start.ps1`, script)
+			out, errOut, code := wintest.Run(context.Background(), sys, Main, "", append([]string{exe, "-NoProfile", "-File", `C:\site\start.ps1`}, c.args...)...)
+			if out != c.out || errOut != "" || code != c.code {
+				t.Errorf("%s %v: got (%d) %q\n%s\nwant (%d)\n%s", exe, c.args, code, errOut, out, c.code, c.out)
+			}
+		}
+		sys := newSys()
+		sys.FS.(*wintest.FS).Put(`C:\site\start.ps1`, script)
+		_, errOut, code := wintest.Run(context.Background(), sys, Main, "", exe, "-File", `C:\site\start.ps1`, "-Environment", "Test")
+		if code != 1 || !strings.Contains(errOut, `The argument "Test" does not belong to the set "Development,Staging,Production"`) {
+			t.Errorf("%s: a value outside the set: (%d) %q", exe, code, errOut)
+		}
+	}
+}
+
+// pwsh's pipeline chains follow a program's exit code
+// (about_Pipeline_Chain_Operators).
+func TestPipelineChainsWithPrograms(t *testing.T) {
+	out, errOut, code := wintest.Run(context.Background(), newSys(), Main, "", "pwsh", "-Command", "fail && 'not run' || \"failed with $LASTEXITCODE\"; hostname && 'after hostname'")
+	if out != "failed with 3\r\nWIN-POD\r\nafter hostname\r\n" || errOut != "" || code != 0 {
 		t.Errorf("got (%d) %q %q", code, out, errOut)
 	}
 }

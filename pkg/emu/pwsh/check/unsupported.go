@@ -9,6 +9,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/winkube/winkube/pkg/emu/pwsh/bind"
 	"github.com/winkube/winkube/pkg/emu/pwsh/engine"
 	"github.com/winkube/winkube/pkg/emu/pwsh/lang"
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
@@ -17,8 +18,12 @@ import (
 // Unsupported says what in a script this interpreter cannot follow: ""
 // when it parses fully and uses only what is emulated, else a short
 // description (for the node to report once, in an event).
-func Unsupported(script string) string {
-	list, err := lang.ParseStatements(script)
+func Unsupported(script string) string { return UnsupportedIn(script, false) }
+
+// UnsupportedIn is Unsupported for Windows PowerShell (pwsh7 false) or
+// PowerShell 7, whose parser reads more operators.
+func UnsupportedIn(script string, pwsh7 bool) string {
+	list, err := lang.Parse(script, pwsh7)
 	var un *lang.UnsupportedError
 	switch {
 	case errors.As(err, &un):
@@ -26,14 +31,17 @@ func Unsupported(script string) string {
 	case err != nil:
 		return "a script that does not parse: " + err.Error()
 	}
-	w := &walker{}
+	w := &walker{pwsh7: pwsh7}
 	w.stmts(list)
 	return w.found
 }
 
 // walker looks through a parsed script for commands, types and static
 // members the evaluator would refuse.
-type walker struct{ found string }
+type walker struct {
+	found string
+	pwsh7 bool
+}
 
 // emulatedTypes are the [types] casts and static members may use.
 var emulatedTypes = map[string]bool{}
@@ -130,7 +138,48 @@ func (w *walker) stmt(s lang.Stmt) {
 	case *lang.FlowStmt:
 		w.stmt(s.Value)
 	case *lang.FunctionStmt:
+		w.params(s.Params)
 		w.stmts(s.Body)
+	case *lang.ParamStmt:
+		w.params(s.Params)
+	case *lang.NamedBlockStmt:
+		w.stmts(s.Body)
+	case *lang.TrapStmt:
+		for _, t := range s.Types {
+			w.typ(t)
+		}
+		w.stmts(s.Body)
+	case *lang.ChainStmt:
+		w.stmt(s.Left)
+		w.stmt(s.Right)
+	case *lang.SwitchStmt:
+		w.stmt(s.Value)
+		w.expr(s.File)
+		for _, c := range s.Clauses {
+			w.expr(c.Cond)
+			w.stmts(c.Body)
+		}
+		w.stmts(s.Default)
+	}
+}
+
+// params notes parameter types and attributes the binder does not
+// follow.
+func (w *walker) params(list []*lang.Param) {
+	for _, p := range list {
+		if p.Type != "" && !strings.EqualFold(p.Type, "System.Management.Automation.SwitchParameter") {
+			w.typ(p.Type)
+		}
+		for _, a := range p.Attrs {
+			kind := strings.ToLower(a.Name)
+			switch {
+			case !bind.Attributes[kind], kind == "validatenotnullorwhitespace" && !w.pwsh7:
+				w.note("the parameter attribute [" + a.Name + "()]")
+			case kind == "validaterange" && len(a.Args) == 1 && !w.pwsh7:
+				w.note("[ValidateRange()] with one argument in Windows PowerShell")
+			}
+		}
+		w.expr(p.Default)
 	}
 }
 
@@ -185,6 +234,10 @@ func (w *walker) expr(e lang.Expr) {
 		w.expr(e.Idx)
 	case *lang.IncExpr:
 		w.expr(e.X)
+	case *lang.TernaryExpr:
+		w.expr(e.Cond)
+		w.expr(e.Then)
+		w.expr(e.Else)
 	case *lang.CompositeExpr:
 		for _, x := range e.Parts {
 			w.expr(x)

@@ -19,6 +19,8 @@ func TestUnsupported(t *testing.T) {
 	for _, c := range []struct{ script, want string }{
 		// Followed fully.
 		{"Write-Host 'Hello'; Start-Sleep -Seconds 600", ""},
+		{"[CmdletBinding()] param([ValidateSet('a','b')][string]$Env = 'a', [switch]$Force) switch ($Env) { a { 1 } }", ""},
+		{"function f { param([Parameter(ValueFromPipeline)][int]$x) process { $x } }; filter g { $_ }", ""},
 		{"$x = Get-Content C:\\a.txt | Where-Object { $_ -match 'x' } | ForEach-Object { $_.Trim() }", ""},
 		{"try { Invoke-WebRequest http://x/ -UseBasicParsing } catch { exit 1 }", ""},
 		{"$os = Get-CimInstance Win32_OperatingSystem; $os.Caption", ""},
@@ -40,11 +42,13 @@ func TestUnsupported(t *testing.T) {
 		{"$o = New-Object $typeName", "New-Object of a computed type"},
 		{"$l = [System.Net.HttpListener]::new(); $t = $l.GetContextAsync()", "the method GetContextAsync()"},
 		{"[Environment]::SetEnvironmentVariable('A', 'b', 'Machine')", "[Environment]::SetEnvironmentVariable with a target other than Process"},
-		{"switch ($x) { 1 { 'a' } }", "the switch statement"},
-		{"function f { param($x) $x }", "the param statement"},
-		{"function f([string]$x) { $x }", "typed or default function parameters"},
-		{"function f($x = 1) { $x }", "typed or default function parameters"},
-		{"function f { process { $_ } }", "the process statement"},
+		{"switch ($x) { 1 { Get-Counter } }", "the cmdlet Get-Counter"},
+		{"switch -File (Get-Counter) { 1 { 'a' } }", "the cmdlet Get-Counter"},
+		{"function f { param([xml]$x) $x }", "the type [xml]"},
+		{"function f([ValidateDrive('C')]$x) { $x }", "the parameter attribute [ValidateDrive()]"},
+		{"function f($x = (Get-Counter)) { $x }", "the cmdlet Get-Counter"},
+		{"function f { process { Get-Counter } }", "the cmdlet Get-Counter"},
+		{"class Foo { }", "the class statement"},
 		{"Get-Counter; Start-Job { 1 }", "the cmdlet Get-Counter"},
 		{"Get-Process | Format-Table -AutoSize", "the cmdlet Format-Table"},
 		{"$o | Get-Member", "the cmdlet Get-Member"},
@@ -57,6 +61,16 @@ func TestUnsupported(t *testing.T) {
 		if got := check.Unsupported(c.script); got != c.want {
 			t.Errorf("Unsupported(%q) = %q, want %q", c.script, got, c.want)
 		}
+	}
+	// PowerShell 7's attributes are refused in Windows PowerShell only.
+	for _, script := range []string{"function f([ValidateNotNullOrWhiteSpace()]$s) { }", "function f([ValidateRange('Positive')]$n) { }"} {
+		if check.Unsupported(script) == "" || check.UnsupportedIn(script, true) != "" {
+			t.Errorf("%s: 5.1 %q, 7 %q", script, check.Unsupported(script), check.UnsupportedIn(script, true))
+		}
+	}
+	// PowerShell 7's operators parse only there (about_Operators).
+	if got := check.UnsupportedIn("$a ?? 'b'; Get-Item C:\\x && 'ok'", true); got != "" {
+		t.Errorf("PowerShell 7 operators: %q", got)
 	}
 	if got := check.Unsupported("if ("); !strings.HasPrefix(got, "a script that does not parse: ") {
 		t.Errorf("a syntax error: %q", got)
@@ -72,7 +86,8 @@ func TestUnsupportedAgreesWithTheInterpreter(t *testing.T) {
 		"gwmi win32_service",
 		"$c = New-Object System.Net.WebClient",
 		"[Environment]::SetEnvironmentVariable('A', 'b', 'Machine')",
-		"switch (1) { 1 { 'one' } }",
+		"class Foo { }; 1",
+		"function f([ValidateDrive('C')]$x) { $x }; f C:\\",
 	} {
 		what := check.Unsupported(script)
 		r := pwshtest.Run(pwshtest.Sys(), script)

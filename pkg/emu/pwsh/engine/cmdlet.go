@@ -103,8 +103,14 @@ var moduleClasses = map[string]string{
 	"get-netipaddress": "Get-NetIPAddress", "get-dnsclientserveraddress": "Get-DnsClientServerAddress",
 }
 
-func (i *Interp) runCmdlet(ctx context.Context, lower string, cl *Cmdlet, cmd *lang.Command, args []evaluated, input []any, piped bool, emit func(any)) error {
+func (i *Interp) runCmdlet(ctx context.Context, lower string, cl *Cmdlet, cmd *lang.Command, args []Arg, input []any, piped bool, emit func(any)) error {
 	c := &Call{I: i, Cl: cl, Cmd: cmd, Named: map[string]any{}, Input: input, Piped: piped, Emit: emit, Stop: i.stop}
+	// $ErrorActionPreference = 'SilentlyContinue' hides the errors
+	// -ErrorAction does not decide (about_Preference_Variables).
+	if pref, ok := i.GetVar("erroractionpreference"); ok {
+		p := strings.ToLower(values.ToStr(pref))
+		c.Silent = p == "silentlycontinue" || p == "ignore"
+	}
 	if err := c.bind(args); err != nil {
 		return err
 	}
@@ -123,20 +129,20 @@ func (c *Call) BindError(msg, fqid string) error {
 
 // bind matches arguments to parameters: by name (or unique prefix, or
 // alias), then by position.
-func (c *Call) bind(args []evaluated) error {
+func (c *Call) bind(args []Arg) error {
 	var positional []any
 	pending, pendingName := "", "" // a parameter waiting for its value
 
 	for _, a := range args {
-		if !a.isParam {
+		if !a.IsParam {
 			if pending == "#erroraction" {
-				c.common(evaluated{param: "ErrorAction", isParam: true, attached: true, value: a.value})
+				c.common(Arg{Param: "ErrorAction", IsParam: true, Attached: true, Value: a.Value})
 				pending = ""
 			} else if pending != "" {
-				c.Named[pending] = a.value
+				c.Named[pending] = a.Value
 				pending = ""
 			} else {
-				positional = append(positional, a.value)
+				positional = append(positional, a.Value)
 			}
 			continue
 		}
@@ -146,18 +152,18 @@ func (c *Call) bind(args []evaluated) error {
 		if c.common(a) {
 			continue
 		}
-		if isErrorAction(a.param) {
+		if isErrorAction(a.Param) {
 			pending, pendingName = "#erroraction", "ErrorAction"
 			continue
 		}
-		spec := c.match(a.param)
+		spec := c.match(a.Param)
 		if spec == nil {
-			return c.BindError(fmt.Sprintf("A parameter cannot be found that matches parameter name '%s'.", a.param), "NamedParameterNotFound")
+			return c.BindError(fmt.Sprintf("A parameter cannot be found that matches parameter name '%s'.", a.Param), "NamedParameterNotFound")
 		}
 		key := strings.ToLower(spec.name)
 		switch {
-		case a.attached:
-			c.Named[key] = a.value
+		case a.Attached:
+			c.Named[key] = a.Value
 		case spec.sw:
 			c.Named[key] = true
 		default:
@@ -186,14 +192,14 @@ func (c *Call) bind(args []evaluated) error {
 }
 
 // common takes the common parameters every cmdlet has.
-func (c *Call) common(a evaluated) bool {
-	name := strings.ToLower(a.param)
+func (c *Call) common(a Arg) bool {
+	name := strings.ToLower(a.Param)
 	switch name {
 	case "erroraction", "ea":
-		if !a.attached {
+		if !a.Attached {
 			return false
 		}
-		v := strings.ToLower(values.ToStr(a.value))
+		v := strings.ToLower(values.ToStr(a.Value))
 		// ActionPreference's numbers: -ea 0 is SilentlyContinue.
 		if n, ok := map[string]string{"0": "silentlycontinue", "1": "stop", "2": "continue", "3": "inquire", "4": "ignore"}[v]; ok {
 			v = n
@@ -205,7 +211,7 @@ func (c *Call) common(a evaluated) bool {
 		if c.Shown == nil {
 			c.Shown = map[string]bool{}
 		}
-		c.Shown[name] = a.value == nil || values.ToBool(a.value)
+		c.Shown[name] = a.Value == nil || values.ToBool(a.Value)
 		return true
 	case "whatif", "confirm":
 		return true

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/winkube/winkube/pkg/emu/pwsh/dotnet"
@@ -10,16 +12,31 @@ import (
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
 
-// ExecList runs statements. A statement-terminating error is reported
-// and the next statement runs, unless a try is waiting for it.
+// ExecList runs statements. A terminating error goes to a trap of the
+// list's scope if there is one (about_Trap); otherwise a
+// statement-terminating error is reported and the next statement runs,
+// unless a try or a trap of an outer scope is waiting for it.
 func (i *Interp) ExecList(ctx context.Context, list []lang.Stmt, emit func(any)) error {
+	defer i.pushTraps(list)()
 	for _, s := range list {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if _, ok := s.(*lang.TrapStmt); ok {
+			continue
+		}
 		err := i.exec(ctx, s, emit)
 		var re *values.RuntimeError
-		if errors.As(err, &re) && !re.Script && i.TryDepth == 0 {
+		if errors.As(err, &re) {
+			handled, terr := i.trap(ctx, re, emit)
+			if handled {
+				if terr != nil {
+					return terr
+				}
+				continue
+			}
+		}
+		if errors.As(err, &re) && !re.Script && i.TryDepth == 0 && !i.trapAbove() {
 			i.RecordError(re.Rec)
 			i.ErrOut(re.Rec)
 			i.ok = false
@@ -50,16 +67,16 @@ func (i *Interp) exec(ctx context.Context, s lang.Stmt, emit func(any)) error {
 		}
 		return i.ExecList(ctx, s.Els, emit)
 	case *lang.WhileStmt:
-		return i.loop(ctx, nil, s.Cond, nil, s.Body, emit, false)
+		return i.loop(ctx, nil, s.Cond, nil, s.Body, emit, false, s.Label)
 	case *lang.ForStmt:
 		if s.Init != nil {
 			if err := i.exec(ctx, s.Init, func(any) {}); err != nil {
 				return err
 			}
 		}
-		return i.loop(ctx, nil, s.Cond, s.Iter, s.Body, emit, false)
+		return i.loop(ctx, nil, s.Cond, s.Iter, s.Body, emit, false, s.Label)
 	case *lang.DoStmt:
-		return i.loop(ctx, s, s.Cond, nil, s.Body, emit, s.Until)
+		return i.loop(ctx, s, s.Cond, nil, s.Body, emit, s.Until, s.Label)
 	case *lang.ForeachStmt:
 		return i.foreach(ctx, s, emit)
 	case *lang.TryStmt:
@@ -69,8 +86,19 @@ func (i *Interp) exec(ctx context.Context, s lang.Stmt, emit func(any)) error {
 	case *lang.FunctionStmt:
 		i.Funcs[strings.ToLower(s.Name)] = s
 		return nil
+	case *lang.ChainStmt:
+		return i.chain(ctx, s, emit)
+	case *lang.ParamStmt:
+		return nil // bound by the call (package bind)
+	case *lang.NamedBlockStmt:
+		// Outside a call (a block that ForEach-Object runs) a named
+		// block's statements run in turn.
+		return i.ExecList(ctx, s.Body, emit)
 	}
-	return nil
+	if run, ok := Statements[reflect.TypeOf(s)]; ok {
+		return run(ctx, i, s, emit)
+	}
+	return &values.NotEmulatedError{What: fmt.Sprintf("the statement %T", s)}
 }
 
 // value runs a statement and collects its output as one value.
@@ -85,7 +113,7 @@ func (i *Interp) value(ctx context.Context, s lang.Stmt) (any, error) {
 
 // loop is while, for and do: body runs while cond holds (until: while
 // it does not); do runs the body first.
-func (i *Interp) loop(ctx context.Context, do *lang.DoStmt, cond, iter lang.Stmt, body []lang.Stmt, emit func(any), until bool) error {
+func (i *Interp) loop(ctx context.Context, do *lang.DoStmt, cond, iter lang.Stmt, body []lang.Stmt, emit func(any), until bool, label string) error {
 	first := do != nil
 	for {
 		if err := ctx.Err(); err != nil {
@@ -101,11 +129,7 @@ func (i *Interp) loop(ctx context.Context, do *lang.DoStmt, cond, iter lang.Stmt
 			}
 		}
 		first = false
-		err := i.ExecList(ctx, body, emit)
-		switch {
-		case errors.As(err, new(values.BreakFlow)):
-			return nil
-		case err != nil && !errors.As(err, new(values.ContinueFlow)):
+		if done, err := loopFlow(i.ExecList(ctx, body, emit), label); done || err != nil {
 			return err
 		}
 		if iter != nil {
@@ -129,15 +153,33 @@ func (i *Interp) foreach(ctx context.Context, s *lang.ForeachStmt, emit func(any
 			return err
 		}
 		i.SetVar(s.V, item)
-		err := i.ExecList(ctx, s.Body, emit)
-		switch {
-		case errors.As(err, new(values.BreakFlow)):
-			return nil
-		case err != nil && !errors.As(err, new(values.ContinueFlow)):
+		if done, err := loopFlow(i.ExecList(ctx, s.Body, emit), s.Label); done || err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// loopFlow is what a loop labelled label does after its body ended
+// with err: stop (done) on its break, go on after its continue, and
+// pass on a break or continue naming another loop (about_Break,
+// about_Continue).
+func loopFlow(err error, label string) (done bool, _ error) {
+	var br values.BreakFlow
+	var co values.ContinueFlow
+	switch {
+	case errors.As(err, &br):
+		if br.Of(label) {
+			return true, nil
+		}
+		return true, err
+	case errors.As(err, &co):
+		if co.Of(label) {
+			return false, nil
+		}
+		return true, err
+	}
+	return err != nil, err
 }
 
 // catching is the first catch block that takes the error: one naming
@@ -229,9 +271,9 @@ func (i *Interp) flow(ctx context.Context, s *lang.FlowStmt, emit func(any)) err
 		}
 		return values.ExitFlow{Code: code}
 	case "break":
-		return values.BreakFlow{}
+		return values.BreakFlow{Label: s.Label}
 	case "continue":
-		return values.ContinueFlow{}
+		return values.ContinueFlow{Label: s.Label}
 	}
 	msg := "ScriptHalted"
 	if v != nil {
@@ -300,6 +342,15 @@ func (i *Interp) assign(ctx context.Context, s *lang.AssignStmt) error {
 }
 
 func (i *Interp) assignTo(ctx context.Context, s *lang.AssignStmt) error {
+	if s.Op == "??=" {
+		// $x ??= v assigns only when $x is $null, and only then
+		// evaluates v (about_Operators, PowerShell 7).
+		old, err := i.eval(ctx, s.Target)
+		if err != nil || old != nil {
+			return err
+		}
+		s = &lang.AssignStmt{Target: s.Target, Op: "=", Value: s.Value, Pos: s.Pos}
+	}
 	v, err := i.assigned(ctx, s.Value)
 	if err != nil {
 		return err

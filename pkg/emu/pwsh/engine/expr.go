@@ -62,6 +62,15 @@ func (i *Interp) eval(ctx context.Context, e lang.Expr) (any, error) {
 		return i.unary(ctx, e)
 	case *lang.BinExpr:
 		return i.binExpr(ctx, e)
+	case *lang.TernaryExpr:
+		c, err := i.eval(ctx, e.Cond)
+		if err != nil {
+			return nil, err
+		}
+		if values.ToBool(c) {
+			return i.eval(ctx, e.Then)
+		}
+		return i.eval(ctx, e.Else)
 	case *lang.ArrayExpr:
 		out := make([]any, 0, len(e.Items))
 		for _, x := range e.Items {
@@ -144,6 +153,11 @@ func (i *Interp) binExpr(ctx context.Context, e *lang.BinExpr) (any, error) {
 		return nil, err
 	}
 	switch e.Op { // short-circuit
+	case "??": // PowerShell 7: R only when L is $null
+		if l != nil {
+			return l, nil
+		}
+		return i.eval(ctx, e.R)
 	case "and":
 		if !values.ToBool(l) {
 			return false, nil
@@ -162,7 +176,7 @@ func (i *Interp) binExpr(ctx context.Context, e *lang.BinExpr) (any, error) {
 
 func (i *Interp) index(ctx context.Context, e *lang.IndexExpr) (any, error) {
 	obj, err := i.eval(ctx, e.X)
-	if err != nil {
+	if err != nil || obj == nil && e.NullCond {
 		return nil, err
 	}
 	idx, err := i.eval(ctx, e.Idx)

@@ -146,3 +146,13 @@ func TestVariables(t *testing.T) {
 		{script: "$a, $b = 'x'; $a; $b -eq $null; $k, $v = 'key=val' -split '='; \"$k|$v\"", out: lines("x", "True", "key|val")},
 	})
 }
+
+// $ErrorActionPreference = 'SilentlyContinue' hides a cmdlet's
+// non-terminating errors (about_Preference_Variables); -ErrorAction on
+// the cmdlet still decides.
+func TestErrorActionPreferenceSilent(t *testing.T) {
+	runAll(t, []tc{
+		{script: "$ErrorActionPreference = 'SilentlyContinue'; Get-Item C:\\nope; $Error.Count; 'after'", out: lines("1", "after")},
+		{script: "$ErrorActionPreference = 'SilentlyContinue'; Get-Item C:\\nope -ErrorAction Continue; 'after'", out: lines("after"), errHas: "Cannot find path 'C:\\nope'"},
+	})
+}

@@ -38,9 +38,15 @@ type Interp struct {
 	ErrOut   func(*values.ErrorRecord)
 	HostOut  io.Writer // Write-Host
 	TryDepth int
+	traps    []trapFrame // the trap statements in force, innermost last
+	rethrown rethrow
 	console  *format.Formatter // the top-level Out-Default
 	errs     []any             // $Error, the newest first
 	stop     bool              // $ErrorActionPreference = 'Stop'
+	// scriptName and scriptArgs are the -File script and its
+	// arguments, which bind to its param block.
+	scriptName string
+	scriptArgs []Arg
 	// exits run when the session ends: what the process holds open
 	// (an HttpListener's ports) is released as the OS would.
 	exits []func()
@@ -269,7 +275,7 @@ func (i *Interp) Abs(path string) string { return i.Sys.FS.Abs(i.Dir, path) }
 func (i *Interp) runScript(ctx context.Context, list []lang.Stmt) (int, bool, error) {
 	f := i.NewFormatter(i.out)
 	i.console = f
-	err := i.ExecList(ctx, list, f.Write)
+	err := i.callBody(ctx, &Invocation{Name: i.scriptName, Script: i.scriptName != "", Body: list, Args: i.scriptArgs, Emit: f.Write})
 	f.Flush()
 	var ex values.ExitFlow
 	switch {

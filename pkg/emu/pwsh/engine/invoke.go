@@ -12,12 +12,12 @@ import (
 	"github.com/winkube/winkube/pkg/emu/winexe/winutil"
 )
 
-// evaluated is one argument of a command after evaluation.
-type evaluated struct {
-	param    string
-	isParam  bool
-	attached bool
-	value    any
+// Arg is one argument of a command after evaluation.
+type Arg struct {
+	Param    string
+	IsParam  bool
+	Attached bool
+	Value    any
 }
 
 // KnownCmdlets are real cmdlets this interpreter does not follow: they
@@ -65,12 +65,13 @@ func (i *Interp) invoke(ctx context.Context, c *lang.Command, input []any, piped
 		return err
 	}
 	if sb, ok := nameV.(*values.ScriptBlock); ok {
-		return i.runBlock(ctx, sb, args, input, emit, c.Invoke != ".")
+		return i.callBody(ctx, &Invocation{Body: sb.Stmts, Args: args, Input: input, Piped: piped, Emit: emit, NewScope: c.Invoke != ".", Cmd: c})
 	}
 	name := values.ToStr(nameV)
 	lower := strings.ToLower(name)
 	if f, ok := i.Funcs[lower]; ok {
-		return i.runFunction(ctx, f, args, input, emit)
+		return i.callBody(ctx, &Invocation{Name: f.Name, Body: f.Body, Params: f.Params, Filter: f.Filter, Args: args,
+			Input: input, Piped: piped, Emit: emit, NewScope: true, Cmd: c})
 	}
 	if canon, ok := Aliases[lower]; ok && !(i.Pwsh7 && (lower == "curl" || lower == "wget")) {
 		lower = canon // PowerShell 7 dropped these two: curl is curl.exe there
@@ -82,7 +83,7 @@ func (i *Interp) invoke(ctx context.Context, c *lang.Command, input []any, piped
 		return &values.NotEmulatedError{What: "the cmdlet " + name}
 	}
 	if strings.HasSuffix(lower, ".ps1") && i.FileExists(i.Abs(name)) {
-		return i.runScriptFile(ctx, i.Abs(name), args, emit, c.Invoke == ".")
+		return i.runScriptFile(ctx, i.Abs(name), c, args, emit, c.Invoke == ".")
 	}
 	if _, err := i.Sys.Lookup(name); err == nil {
 		return i.native(ctx, name, args, input, piped, emit)
@@ -92,34 +93,63 @@ func (i *Interp) invoke(ctx context.Context, c *lang.Command, input []any, piped
 	return &values.RuntimeError{Rec: rec}
 }
 
-func (i *Interp) evalArgs(ctx context.Context, list []lang.Arg) ([]evaluated, error) {
-	var out []evaluated
+func (i *Interp) evalArgs(ctx context.Context, list []lang.Arg) ([]Arg, error) {
+	var out []Arg
 	for _, a := range list {
-		e := evaluated{param: a.Param, isParam: a.Param != ""}
+		if sp, ok := a.Value.(*lang.SplatExpr); ok && a.Param == "" {
+			v, _ := i.GetVar(sp.Name)
+			out = append(out, splat(v)...)
+			continue
+		}
+		e := Arg{Param: a.Param, IsParam: a.Param != ""}
 		if a.Value != nil {
 			v, err := i.eval(ctx, a.Value)
 			if err != nil {
 				return nil, err
 			}
-			e.value, e.attached = v, e.isParam
+			e.Value, e.Attached = v, e.IsParam
 		}
 		out = append(out, e)
 	}
 	return out, nil
 }
 
+// splat is @name's arguments (about_Splatting): a hashtable's entries
+// as -Key:Value, an array's elements as positional values, anything
+// else as one value.
+func splat(v any) []Arg {
+	switch x := v.(type) {
+	case *values.Hashtable:
+		out := make([]Arg, 0, len(x.Keys))
+		for _, k := range x.Keys {
+			val, _ := x.Get(k)
+			out = append(out, Arg{Param: k, IsParam: true, Attached: true, Value: val})
+		}
+		return out
+	case []any:
+		out := make([]Arg, len(x))
+		for k, e := range x {
+			out[k] = Arg{Value: e}
+		}
+		return out
+	case nil:
+		return nil
+	}
+	return []Arg{{Value: v}}
+}
+
 // native runs a program of the image; its output lines are strings in
 // the pipeline, and its status sets $LASTEXITCODE and $?.
-func (i *Interp) native(ctx context.Context, name string, args []evaluated, input []any, piped bool, emit func(any)) error {
+func (i *Interp) native(ctx context.Context, name string, args []Arg, input []any, piped bool, emit func(any)) error {
 	argv := []string{name}
 	for _, a := range args {
 		switch {
-		case a.isParam && a.attached:
-			argv = append(argv, "-"+a.param+":"+values.ToStr(a.value))
-		case a.isParam:
-			argv = append(argv, "-"+a.param)
+		case a.IsParam && a.Attached:
+			argv = append(argv, "-"+a.Param+":"+values.ToStr(a.Value))
+		case a.IsParam:
+			argv = append(argv, "-"+a.Param)
 		default:
-			for _, v := range values.ToList(a.value) {
+			for _, v := range values.ToList(a.Value) {
 				argv = append(argv, values.ToStr(v))
 			}
 		}
@@ -172,81 +202,30 @@ func (w *lineWriter) Flush() {
 	}
 }
 
-// runBlock runs a script block: in a new scope (&) or in the current
-// one (.), with $args and $input.
-func (i *Interp) runBlock(ctx context.Context, sb *values.ScriptBlock, args []evaluated, input []any, emit func(any), newScope bool) error {
-	if newScope {
-		i.Scopes = append(i.Scopes, map[string]any{"args": plainArgs(args), "input": input})
-		defer func() { i.Scopes = i.Scopes[:len(i.Scopes)-1] }()
-	}
-	err := i.ExecList(ctx, sb.Stmts, emit)
-	if errors.As(err, new(values.ReturnFlow)) {
-		return nil
-	}
-	return err
-}
-
-func plainArgs(args []evaluated) []any {
+// PlainArgs are arguments as $args holds them: a -Name as the string
+// "-Name", values as they are.
+func PlainArgs(args []Arg) []any {
 	out := []any{}
 	for _, a := range args {
-		if a.isParam {
-			out = append(out, "-"+a.param)
+		if a.IsParam {
+			out = append(out, "-"+a.Param)
 		}
-		if a.value != nil || !a.isParam {
-			out = append(out, a.value)
+		if a.Value != nil || !a.IsParam {
+			out = append(out, a.Value)
 		}
 	}
 	return out
 }
 
-func (i *Interp) runFunction(ctx context.Context, f *lang.FunctionStmt, args []evaluated, input []any, emit func(any)) error {
-	scope := map[string]any{"input": input}
-	var rest []any
-	k := 0
-	for n := 0; n < len(args); n++ {
-		a := args[n]
-		if a.isParam {
-			for _, p := range f.Params {
-				if strings.EqualFold(p, a.param) {
-					v := a.value
-					if !a.attached && n+1 < len(args) && !args[n+1].isParam {
-						n++
-						v = args[n].value
-					}
-					scope[strings.ToLower(p)] = v
-				}
-			}
-			continue
-		}
-		for k < len(f.Params) && scope[strings.ToLower(f.Params[k])] != nil {
-			k++
-		}
-		if k < len(f.Params) {
-			scope[strings.ToLower(f.Params[k])] = a.value
-			k++
-		} else {
-			rest = append(rest, a.value)
-		}
-	}
-	scope["args"] = rest
-	i.Scopes = append(i.Scopes, scope)
-	defer func() { i.Scopes = i.Scopes[:len(i.Scopes)-1] }()
-	err := i.ExecList(ctx, f.Body, emit)
-	if errors.As(err, new(values.ReturnFlow)) {
-		return nil
-	}
-	return err
-}
-
 // runScriptFile runs a .ps1 of the container's filesystem; its exit
 // code becomes $LASTEXITCODE.
-func (i *Interp) runScriptFile(ctx context.Context, path string, args []evaluated, emit func(any), dot bool) error {
+func (i *Interp) runScriptFile(ctx context.Context, path string, c *lang.Command, args []Arg, emit func(any), dot bool) error {
 	b, err := i.ReadFile(path)
 	if err != nil {
 		return i.fileError(err, path, "")
 	}
 	text := DecodeText(b)
-	list, err := lang.ParseStatements(text)
+	list, err := lang.Parse(text, i.Pwsh7)
 	if err != nil {
 		return i.ParseFailure(err, text)
 	}
@@ -257,7 +236,6 @@ func (i *Interp) runScriptFile(ctx context.Context, path string, args []evaluate
 	top := len(i.Scopes) - 1
 	if dot {
 		saved, had := i.Scopes[top]["args"]
-		i.Scopes[top]["args"] = plainArgs(args)
 		defer func() {
 			if had {
 				i.Scopes[top]["args"] = saved
@@ -265,13 +243,8 @@ func (i *Interp) runScriptFile(ctx context.Context, path string, args []evaluate
 				delete(i.Scopes[top], "args")
 			}
 		}()
-	} else {
-		i.Scopes = append(i.Scopes, map[string]any{"args": plainArgs(args)})
 	}
-	err = i.ExecList(ctx, list, emit)
-	if !dot {
-		i.Scopes = i.Scopes[:len(i.Scopes)-1]
-	}
+	err = i.callBody(ctx, &Invocation{Name: path, Script: true, Body: list, Args: args, Emit: emit, NewScope: !dot, Cmd: c})
 	i.Src = oldSrc
 	var ex values.ExitFlow
 	if errors.As(err, &ex) {

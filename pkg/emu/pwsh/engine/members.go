@@ -42,7 +42,7 @@ func (i *Interp) member(ctx context.Context, e *lang.MemberExpr) (any, error) {
 
 func (i *Interp) call(ctx context.Context, e *lang.CallExpr) (any, error) {
 	obj, err := i.eval(ctx, e.M.X)
-	if err != nil {
+	if err != nil || obj == nil && e.M.NullCond {
 		return nil, err
 	}
 	nv, err := i.eval(ctx, e.M.Name)

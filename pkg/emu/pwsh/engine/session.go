@@ -15,7 +15,7 @@ import (
 // RunCommand runs -Command text: the exit code is that of exit, else 0
 // or 1 as the last statement succeeded.
 func (i *Interp) RunCommand(ctx context.Context, script string) int {
-	list, err := lang.ParseStatements(script)
+	list, err := lang.Parse(script, i.Pwsh7)
 	i.Src = []rune(script)
 	if err != nil {
 		return i.parseError(err, script)
@@ -32,8 +32,10 @@ func (i *Interp) RunCommand(ctx context.Context, script string) int {
 	return 0
 }
 
-// RunFile runs -File: exit N, or 0 unless a terminating error ended it.
-func (i *Interp) RunFile(ctx context.Context, name string, args []string) int {
+// RunFile runs -File with the arguments that follow it, which bind to
+// the script's parameters: exit N, or 0 unless a terminating error ended
+// it.
+func (i *Interp) RunFile(ctx context.Context, name string, args []Arg) int {
 	path := i.Abs(name)
 	b, err := i.ReadFile(path)
 	if err != nil {
@@ -41,16 +43,12 @@ func (i *Interp) RunFile(ctx context.Context, name string, args []string) int {
 		return 64
 	}
 	text := DecodeText(b)
-	list, err := lang.ParseStatements(text)
+	list, err := lang.Parse(text, i.Pwsh7)
 	i.Src = []rune(text)
 	if err != nil {
 		return i.parseError(err, text)
 	}
-	plain := make([]any, len(args))
-	for k, a := range args {
-		plain[k] = a
-	}
-	i.Scopes[0]["args"] = plain
+	i.scriptName, i.scriptArgs = path, args
 	code, _, err := i.runScript(ctx, list)
 	if i.reportNotEmulated(err) {
 		return 1
@@ -100,7 +98,7 @@ func (i *Interp) Interact(ctx context.Context, noLogo bool) int {
 		}
 		line, err := r.ReadString('\n')
 		text := pending + strings.TrimRight(line, "\r\n") + "\n"
-		list, perr := lang.ParseStatements(text)
+		list, perr := lang.Parse(text, i.Pwsh7)
 		if perr != nil && err == nil && incomplete(perr, text) {
 			pending = text
 			continue

@@ -67,8 +67,9 @@ type IfStmt struct {
 
 // WhileStmt is while (Cond) { Body }.
 type WhileStmt struct {
-	Cond Stmt
-	Body []Stmt
+	Cond  Stmt
+	Body  []Stmt
+	Label string // :name before the loop, for break name
 }
 
 // DoStmt is do { Body } while/until (Cond).
@@ -76,19 +77,22 @@ type DoStmt struct {
 	Body  []Stmt
 	Cond  Stmt
 	Until bool
+	Label string
 }
 
 // ForStmt is for (Init; Cond; Iter) { Body }.
 type ForStmt struct {
 	Init, Cond, Iter Stmt
 	Body             []Stmt
+	Label            string
 }
 
 // ForeachStmt is foreach ($Var in Coll) { Body }.
 type ForeachStmt struct {
-	V    string
-	Coll Stmt
-	Body []Stmt
+	V     string
+	Coll  Stmt
+	Body  []Stmt
+	Label string
 }
 
 // TryStmt is try { Body } catch { ... } finally { ... }.
@@ -101,19 +105,100 @@ type TryStmt struct {
 	Finally    []Stmt
 }
 
-// FlowStmt is exit, return, throw, break or continue.
+// TrapStmt is trap [Type] { Body } (about_Trap): it handles the
+// terminating errors of the statements of the script block it is in.
+type TrapStmt struct {
+	Types []string
+	Body  []Stmt
+	Pos   int
+}
+
+// FlowStmt is exit, return, throw, break or continue; Label is the
+// loop break or continue names.
 type FlowStmt struct {
 	Kind  string
 	Value Stmt
+	Label string
 	Pos   int
 	End   int
 }
 
-// FunctionStmt defines a function.
+// FunctionStmt defines a function (or, with Filter, a filter: a
+// function whose body is its process block, about_Functions).
 type FunctionStmt struct {
-	Name   string
-	Params []string
+	Name string
+	// Params are the parameters written after the name:
+	// function f([int]$x = 1) { }.
+	Params []*Param
 	Body   []Stmt
+	Filter bool
+}
+
+// ParamStmt is the param(...) block that opens a script, a function's
+// body or a script block, with the attributes written before it
+// ([CmdletBinding()]).
+type ParamStmt struct {
+	Attrs  []*Attribute
+	Params []*Param
+	Pos    int
+}
+
+// Param is one parameter: [attributes][type]$Name = Default.
+type Param struct {
+	Name    string
+	Type    string // "" when untyped
+	Default Expr
+	Attrs   []*Attribute
+	Pos     int
+}
+
+// Attribute is [Name(Args, Named = Value)]; a named argument written
+// without a value (Mandatory) has a nil Value, meaning $true.
+type Attribute struct {
+	Name  string
+	Args  []Expr
+	Named []NamedArg
+}
+
+// NamedArg is Name = Value inside an attribute.
+type NamedArg struct {
+	Name  string
+	Value Expr
+}
+
+// NamedBlockStmt is a begin, process or end block of a script block.
+type NamedBlockStmt struct {
+	Kind string // begin, process or end
+	Body []Stmt
+}
+
+// SwitchStmt is switch [-Regex|-Wildcard|-Exact] [-CaseSensitive]
+// (Value) or -File Path { Clauses } (about_Switch).
+type SwitchStmt struct {
+	Regex, Wildcard, Exact, CaseSensitive bool
+	Value                                 Stmt // (pipeline), when not -File
+	File                                  Expr // -File path
+	Clauses                               []SwitchClause
+	Default                               []Stmt
+	HasDefault                            bool
+	Pos                                   int
+	Label                                 string
+}
+
+// SwitchClause is a condition and the statements it guards; Cond is a
+// value to compare, or a *BlockExpr to run.
+type SwitchClause struct {
+	Cond Expr
+	Body []Stmt
+}
+
+// ChainStmt is PowerShell 7's pipeline chain: Left && Right runs Right
+// when Left succeeded, Left || Right when it failed
+// (about_Pipeline_Chain_Operators).
+type ChainStmt struct {
+	Left  Stmt
+	Op    string // && or ||
+	Right Stmt
 }
 
 // LitExpr is a literal value: a number or a single-quoted string.
@@ -175,6 +260,9 @@ type MemberExpr struct {
 	X      Expr
 	Name   Expr
 	Static bool
+	// NullCond is PowerShell 7's ?.: $null when X is $null, arguments
+	// unevaluated (about_Operators, "Null-conditional operators").
+	NullCond bool
 }
 
 // CallExpr is a method call X.Name(Args).
@@ -185,7 +273,14 @@ type CallExpr struct {
 
 // IndexExpr is X[Idx].
 type IndexExpr struct {
-	X, Idx Expr
+	X, Idx   Expr
+	NullCond bool // ?[]
+}
+
+// TernaryExpr is PowerShell 7's Cond ? Then : Else
+// (about_Operators, "Ternary operator").
+type TernaryExpr struct {
+	Cond, Then, Else Expr
 }
 
 // IncExpr is ++ or -- before or after a variable.
@@ -194,6 +289,11 @@ type IncExpr struct {
 	X    Expr
 	Post bool
 }
+
+// SplatExpr is @name as a command argument: the hashtable's entries
+// are named arguments, the array's elements positional ones
+// (about_Splatting).
+type SplatExpr struct{ Name string }
 
 // CompositeExpr is a command argument made of adjacent pieces:
 // $env:ROOT\bin\x.exe.

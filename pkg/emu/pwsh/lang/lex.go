@@ -22,6 +22,7 @@ const (
 	tVar              // $name: text is the name (env:X for $env:X)
 	tWord             // a bare word: a command name or argument, a keyword, a member name
 	tRedirect         // > >> 2> 2>&1 *> ...: text is the operator
+	tSplat            // @name in command mode: text is the name
 )
 
 type token struct {
@@ -36,8 +37,9 @@ type token struct {
 // lexer reads tokens on demand: the parser says whether it is in
 // command mode (bare words and -Params) or expression mode.
 type lexer struct {
-	src []rune
-	pos int
+	src   []rune
+	pos   int
+	pwsh7 bool // PowerShell 7's operators: && || ?? ??= ?:
 }
 
 // SyntaxError is a parse error at Pos, worded as PowerShell words it.
@@ -74,6 +76,17 @@ var errorIDs = []struct{ prefix, id string }{
 	{"Missing argument in parameter list", "MissingArgument"},
 	{"Missing name after", "MissingNameAfterKeyword"},
 	{"Missing condition in ", "IfStatementMissingCondition"},
+	{"Missing ')' in function parameter list", "MissingEndParenthesisInFunctionParameterList"},
+	{"Missing ] at end of attribute", "EndSquareBracketExpectedAtEndOfAttribute"},
+	{"Missing statement block in switch", "MissingSwitchStatementClause"},
+	{"A switch statement can have only one default", "MultipleSwitchDefaultClauses"},
+	{"Cannot process the 'switch' statement because of a missing file name", "MissingFilenameOption"},
+	{"Missing '{' in switch statement", "MissingCurlyBraceInSwitchStatement"},
+	{"The parameter -", "InvalidSwitchFlag"},
+	{"Missing ':' in the ternary expression", "MissingColonInTernaryExpression"},
+	{"A pipeline chain operator must be followed", "EmptyPipelineChainElement"},
+	{"unexpected token '", "MissingNamedBlocks"},
+	{"Missing statement block after '", "MissingNamedStatementBlock"},
 }
 
 // ID is the error's FullyQualifiedErrorId.
@@ -152,6 +165,14 @@ func (l *lexer) scan(cmd bool) (token, error) {
 		return tok(tPunct, string([]rune{c, c1}), 2)
 	case c == '@' && (c1 == '"' || c1 == '\''):
 		return l.hereString()
+	case c == '@' && cmd && (c1 == '_' || unicode.IsLetter(c1)):
+		end := l.pos + 1
+		for end < len(l.src) && (l.src[end] == '_' || unicode.IsLetter(l.src[end]) || unicode.IsDigit(l.src[end])) {
+			end++
+		}
+		name := string(l.src[l.pos+1 : end])
+		l.pos = end
+		return token{kind: tSplat, text: name, pos: start}, nil
 	case c == '$':
 		return l.variable()
 	case c == '\'' || c == '‘' || c == '’':
@@ -159,6 +180,9 @@ func (l *lexer) scan(cmd bool) (token, error) {
 	case c == '"' || c == '“' || c == '”':
 		return l.double()
 	case c == '&' && c1 == '&', c == '|' && c1 == '|':
+		if l.pwsh7 {
+			return tok(tPunct, string([]rune{c, c}), 2)
+		}
 		return token{}, &SyntaxError{start, fmt.Sprintf("The token '%c%c' is not a valid statement separator in this version.", c, c)}
 	case strings.ContainsRune("(){}[],|&", c):
 		return tok(tPunct, string(c), 1)
@@ -214,6 +238,8 @@ func (l *lexer) exprToken() (token, error) {
 		return tok(tOp, string(c), 1)
 	case c == '!':
 		return tok(tPunct, "!", 1)
+	case c == '?' || c == ':':
+		return l.questionToken()
 	case c == '_' || unicode.IsLetter(c):
 		end := l.pos
 		for end < len(l.src) && (l.src[end] == '_' || l.src[end] == '-' && end > l.pos || unicode.IsLetter(l.src[end]) || unicode.IsDigit(l.src[end])) {
@@ -222,6 +248,33 @@ func (l *lexer) exprToken() (token, error) {
 		return tok(tWord, string(l.src[l.pos:end]), end-l.pos)
 	}
 	return token{}, &SyntaxError{start, fmt.Sprintf("Unexpected token '%c' in expression or statement.", c)}
+}
+
+// questionToken reads PowerShell 7's ?? ??= and the ternary's ? and :
+// (about_Operators). Windows PowerShell has none of them: its parser
+// reads the characters as a bare word where none may stand.
+func (l *lexer) questionToken() (token, error) {
+	start := l.pos
+	if !l.pwsh7 {
+		end := l.pos
+		for end < len(l.src) && !strings.ContainsRune(" \t\r\n;(){}$'\"", l.src[end]) {
+			end++
+		}
+		return token{}, &SyntaxError{start, fmt.Sprintf("Unexpected token '%s' in expression or statement.", string(l.src[start:end]))}
+	}
+	switch {
+	case l.src[l.pos] == ':':
+		l.pos++
+		return token{kind: tPunct, text: ":", pos: start}, nil
+	case l.peekRune(1) == '?' && l.peekRune(2) == '=':
+		l.pos += 3
+		return token{kind: tOp, text: "??=", pos: start}, nil
+	case l.peekRune(1) == '?':
+		l.pos += 2
+		return token{kind: tOp, text: "??", pos: start}, nil
+	}
+	l.pos++
+	return token{kind: tPunct, text: "?", pos: start}, nil
 }
 
 func isDash(c rune) bool { return c == '-' || c == '–' || c == '—' || c == '―' }
@@ -334,7 +387,7 @@ func (l *lexer) number() (token, error) {
 	for end < len(l.src) && (unicode.IsDigit(l.src[end]) || hex && strings.ContainsRune("abcdefABCDEF", l.src[end]) ||
 		!hex && l.src[end] == '.' && (end+1 >= len(l.src) || l.src[end+1] != '.') ||
 		!hex && (l.src[end] == 'e' || l.src[end] == 'E') && end+1 < len(l.src) && (unicode.IsDigit(l.src[end+1]) || l.src[end+1] == '-')) {
-		if l.src[end] == 'e' || l.src[end] == 'E' {
+		if !hex && (l.src[end] == 'e' || l.src[end] == 'E') { // the exponent's sign or first digit
 			end++
 		}
 		end++

@@ -12,6 +12,9 @@ type parser struct {
 	lx     lexer
 	err    error
 	lastOp string // the binary operator read last, for its error
+	// body is set when the statements about to be read are a script
+	// block's body, where a param block and named blocks may open.
+	body bool
 }
 
 // UnsupportedError is a construct the interpreter does not follow.
@@ -22,9 +25,14 @@ type UnsupportedError struct {
 
 func (e *UnsupportedError) Error() string { return "PowerShell construct not emulated: " + e.What }
 
-// ParseStatements parses a whole script.
-func ParseStatements(src string) ([]Stmt, error) {
-	p := &parser{lx: lexer{src: []rune(src)}}
+// ParseStatements parses a whole script as Windows PowerShell 5.1 reads
+// it.
+func ParseStatements(src string) ([]Stmt, error) { return Parse(src, false) }
+
+// Parse parses a whole script; pwsh7 reads PowerShell 7's operators
+// (&& || ?? ??= ?:), which Windows PowerShell refuses.
+func Parse(src string, pwsh7 bool) ([]Stmt, error) {
+	p := &parser{lx: lexer{src: []rune(src), pwsh7: pwsh7}, body: true}
 	list := p.statements("")
 	if p.err == nil {
 		if t := p.peek(false); t.kind != tEOF {
@@ -123,6 +131,13 @@ func (p *parser) skipNewlines() {
 // the script.
 func (p *parser) statements(end string) []Stmt {
 	var list []Stmt
+	if p.body {
+		p.body = false
+		list = p.scriptBody(end)
+		if list != nil {
+			return list
+		}
+	}
 	for p.err == nil {
 		p.skipNewlines()
 		t := p.peek(true) // command mode: a statement may start with ? (Where-Object)
@@ -177,6 +192,9 @@ func init() {
 	keywordStmts["do"] = (*parser).doStatement
 	keywordStmts["try"] = (*parser).tryStatement
 	keywordStmts["function"] = (*parser).functionStatement
+	keywordStmts["filter"] = (*parser).functionStatement
+	keywordStmts["switch"] = (*parser).switchStatement
+	keywordStmts["trap"] = (*parser).trapStatement
 	for _, k := range []string{"exit", "return", "throw", "break", "continue"} {
 		keywordStmts[k] = (*parser).flowStatement
 	}
@@ -184,12 +202,15 @@ func init() {
 
 // notEmulated are keywords of constructs the interpreter refuses.
 var notEmulated = map[string]bool{
-	"switch": true, "trap": true, "class": true, "param": true, "begin": true, "process": true,
-	"end": true, "data": true, "workflow": true, "using": true, "filter": true, "configuration": true,
+	"class": true, "param": true, "begin": true, "process": true,
+	"end": true, "data": true, "workflow": true, "using": true, "configuration": true,
 	"enum": true, "dynamicparam": true, "parallel": true, "sequence": true, "inlinescript": true,
 }
 
 func (p *parser) statement() Stmt {
+	if p.lx.skip(); p.lx.peekRune(0) == ':' && (unicode.IsLetter(p.lx.peekRune(1)) || p.lx.peekRune(1) == '_') {
+		return p.labeled()
+	}
 	if !p.startsExpression() {
 		t := p.peek(true)
 		if t.kind == tWord {
@@ -207,8 +228,27 @@ func (p *parser) statement() Stmt {
 	return p.pipeline()
 }
 
-// pipeline reads an assignment or a pipeline.
+// pipeline reads an assignment, a pipeline or (PowerShell 7) a chain
+// of pipelines joined by && and ||, which bind left to right.
 func (p *parser) pipeline() Stmt {
+	s := p.onePipeline()
+	for p.err == nil {
+		t := p.peek(false)
+		if _, ok := s.(*AssignStmt); ok || !(isPunct(t, "&&") || isPunct(t, "||")) {
+			return s
+		}
+		p.next(false)
+		p.skipNewlines()
+		if p.lx.skip(); p.lx.pos >= len(p.lx.src) {
+			p.fail(p.lx.pos, "A pipeline chain operator must be followed by a pipeline.")
+			return nil
+		}
+		s = &ChainStmt{Left: s, Op: t.text, Right: p.onePipeline()}
+	}
+	return s
+}
+
+func (p *parser) onePipeline() Stmt {
 	start := p.lx.pos
 	p.lx.skip()
 	pl := &PipelineStmt{Pos: p.lx.pos}
@@ -288,7 +328,7 @@ func (p *parser) command() *Element {
 		start := p.lx.pos
 		t := p.peek(true)
 		switch {
-		case t.kind == tEOF || t.kind == tNewline || isPunct(t, "|") || isPunct(t, ")") || isPunct(t, "}"):
+		case t.kind == tEOF || t.kind == tNewline || isPunct(t, "|") || isPunct(t, ")") || isPunct(t, "}") || isPunct(t, "&&") || isPunct(t, "||"):
 			c.End = p.lx.pos
 			return el
 		case t.kind == tRedirect:
@@ -342,6 +382,9 @@ func (p *parser) argPiece() Expr {
 	t := p.peek(true)
 	var v Expr
 	switch {
+	case t.kind == tSplat:
+		p.next(true)
+		return &SplatExpr{Name: t.text}
 	case t.kind == tWord:
 		p.next(true)
 		v = &LitExpr{t.text}

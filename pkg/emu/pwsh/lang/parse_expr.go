@@ -36,7 +36,39 @@ func precedence(t token) int {
 }
 
 // expression reads an expression, commas (arrays) included.
-func (p *parser) expression() Expr { return p.binary(1, true) }
+func (p *parser) expression() Expr { return p.conditional(true) }
+
+// conditional reads PowerShell 7's Cond ? Then : Else around a
+// null-coalescing expression; both branches may be conditionals again.
+func (p *parser) conditional(comma bool) Expr {
+	cond := p.coalesce(comma)
+	if p.err != nil || !isPunct(p.peek(false), "?") {
+		return cond
+	}
+	p.next(false)
+	p.skipNewlines()
+	then := p.conditional(comma)
+	p.skipNewlines()
+	if t := p.next(false); !isPunct(t, ":") && p.err == nil {
+		p.fail(t.pos, "Missing ':' in the ternary expression.")
+		return nil
+	}
+	p.skipNewlines()
+	return &TernaryExpr{Cond: cond, Then: then, Else: p.conditional(comma)}
+}
+
+// coalesce reads L ?? R, which binds looser than every other binary
+// operator (about_Operator_Precedence); R is read only when L is $null.
+func (p *parser) coalesce(comma bool) Expr {
+	l := p.binary(1, comma)
+	if t := p.peek(false); p.err == nil && t.kind == tOp && t.text == "??" {
+		p.next(false)
+		p.skipNewlines()
+		p.lastOp = "??"
+		return &BinExpr{Op: "??", L: l, R: p.coalesce(comma)}
+	}
+	return l
+}
 
 func (p *parser) binary(min int, comma bool) Expr {
 	l := p.unary()
@@ -144,6 +176,14 @@ func (p *parser) postfix(x Expr) Expr {
 			p.fail(p.lx.pos+1, "Missing property name after reference operator.")
 			return nil
 		}
+		// PowerShell 7's ?. and ?[ follow ${name}, (...) or [...] only:
+		// after $name the ? would be part of the variable's name.
+		nullCond := false
+		if p.lx.pwsh7 && c == '?' && (c1 == '.' || c1 == '[') && p.lx.pos > 0 && strings.ContainsRune("})]", p.lx.src[p.lx.pos-1]) {
+			p.lx.pos++
+			c, c1 = p.lx.peekRune(0), p.lx.peekRune(1)
+			nullCond = true
+		}
 		switch {
 		case c == ':' && c1 == ':', c == '.' && (c1 == '_' || unicode.IsLetter(c1) || c1 == '$' || isSingleQuote(c1) || isDoubleQuote(c1)):
 			static := c == ':'
@@ -163,7 +203,7 @@ func (p *parser) postfix(x Expr) Expr {
 				p.fail(t.pos, "Missing property name after reference operator.")
 				return nil
 			}
-			m := &MemberExpr{X: x, Name: name, Static: static}
+			m := &MemberExpr{X: x, Name: name, Static: static, NullCond: nullCond}
 			x = m
 			if p.lx.peekRune(0) == '(' {
 				p.lx.pos++
@@ -174,7 +214,7 @@ func (p *parser) postfix(x Expr) Expr {
 			p.skipNewlines()
 			idx := p.expression()
 			p.expect("]")
-			x = &IndexExpr{X: x, Idx: idx}
+			x = &IndexExpr{X: x, Idx: idx, NullCond: nullCond}
 		case (c == '+' || c == '-') && c1 == c:
 			p.lx.pos += 2
 			x = &IncExpr{Op: string([]rune{c, c}), X: x, Post: true}
@@ -241,7 +281,9 @@ func (p *parser) primary() Expr {
 			return &ParenExpr{s}
 		case "{":
 			start := p.lx.pos
+			p.body = true
 			list := p.statements("}")
+			p.body = false
 			src := string(p.lx.src[start:p.lx.pos])
 			p.expect("}")
 			return &BlockExpr{Stmts: list, Src: src}

@@ -1,6 +1,9 @@
 package lang
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // condition reads ( pipeline ).
 func (p *parser) condition() Stmt {
@@ -181,34 +184,69 @@ func (p *parser) tryStatement(token) Stmt {
 	return s
 }
 
-// functionStatement is function Name [(params)] { body }; a param()
-// block in the body is refused by statement.
+// functionStatement is function (or filter) Name [(params)] { body };
+// the body may open with a param block and named blocks.
 func (p *parser) functionStatement(t token) Stmt {
 	name := p.next(true)
 	if name.kind != tWord {
-		p.fail(name.pos, "Missing name after function keyword.")
+		p.fail(name.pos, "Missing name after "+strings.ToLower(t.text)+" keyword.")
 		return nil
 	}
-	s := &FunctionStmt{Name: name.text}
-	if isPunct(p.peek(false), "(") {
-		p.next(false)
-		for p.err == nil {
-			p.skipNewlines()
-			t := p.next(false)
-			if isPunct(t, ")") {
-				break
-			}
-			if t.kind == tVar {
-				s.Params = append(s.Params, t.text)
-				continue
-			}
-			if !isPunct(t, ",") {
-				p.refuse(t.pos, "typed or default function parameters")
-				return nil
-			}
-		}
+	s := &FunctionStmt{Name: name.text, Filter: isWord(t, "filter")}
+	p.lx.skip()
+	if p.lx.peekRune(0) == '(' {
+		p.lx.pos++
+		s.Params = p.paramList()
+	}
+	s.Body = p.bodyBlock()
+	return s
+}
+
+// labeled reads :name before a loop or switch (about_Break); before
+// anything else the label is a command name, as PowerShell reads it.
+func (p *parser) labeled() Stmt {
+	save := p.lx.pos
+	end := p.lx.pos + 1
+	for end < len(p.lx.src) && (p.lx.src[end] == '_' || unicode.IsLetter(p.lx.src[end]) || unicode.IsDigit(p.lx.src[end])) {
+		end++
+	}
+	label := string(p.lx.src[p.lx.pos+1 : end])
+	p.lx.pos = end
+	p.lx.skip()
+	t := p.peek(true)
+	kw := strings.ToLower(t.text)
+	if t.kind != tWord || !(kw == "foreach" || kw == "for" || kw == "while" || kw == "do" || kw == "switch") {
+		p.lx.pos = save
+		return p.pipeline()
+	}
+	p.next(true)
+	s := keywordStmts[kw](p, t)
+	switch s := s.(type) {
+	case *ForeachStmt:
+		s.Label = label
+	case *ForStmt:
+		s.Label = label
+	case *WhileStmt:
+		s.Label = label
+	case *DoStmt:
+		s.Label = label
+	case *SwitchStmt:
+		s.Label = label
+	}
+	return s
+}
+
+// trapStatement is trap [Type] { body }.
+func (p *parser) trapStatement(t token) Stmt {
+	s := &TrapStmt{Pos: t.pos}
+	p.lx.skip()
+	if p.lx.peekRune(0) == '[' {
+		s.Types = []string{p.typeName()}
 	}
 	s.Body = p.block()
+	if s.Body == nil {
+		s.Body = []Stmt{}
+	}
 	return s
 }
 
@@ -219,7 +257,10 @@ func (p *parser) flowStatement(t token) Stmt {
 	if s.Kind != "break" && s.Kind != "continue" && n.kind != tNewline && n.kind != tEOF && !isPunct(n, "}") && !isPunct(n, ")") {
 		s.Value = p.statement()
 	} else if (s.Kind == "break" || s.Kind == "continue") && n.kind == tWord {
-		p.refuse(n.pos, s.Kind+" to a label")
+		p.next(false)
+		s.Label = n.text
+	} else if (s.Kind == "break" || s.Kind == "continue") && n.kind != tNewline && n.kind != tEOF && !isPunct(n, "}") && !isPunct(n, ")") {
+		p.refuse(n.pos, s.Kind+" to a computed label")
 	}
 	s.End = p.lx.pos
 	return s

@@ -164,9 +164,89 @@ func sexp(v any) string {
 		}
 		return "(" + x.Kind + " " + sexp(x.Value) + ")"
 	case *FunctionStmt:
-		return "(function " + x.Name + "(" + strings.Join(x.Params, ",") + ") {" + sexp(x.Body) + "})"
+		kw := "function"
+		if x.Filter {
+			kw = "filter"
+		}
+		return "(" + kw + " " + x.Name + "(" + sexpParams(x.Params) + ") {" + sexp(x.Body) + "})"
+	case *ParamStmt:
+		s := "(param"
+		for _, a := range x.Attrs {
+			s += " " + sexpAttr(a)
+		}
+		return s + " " + sexpParams(x.Params) + ")"
+	case *NamedBlockStmt:
+		return "(" + x.Kind + " {" + sexp(x.Body) + "})"
+	case *SwitchStmt:
+		s := "(switch"
+		for _, f := range []struct {
+			on   bool
+			name string
+		}{{x.Regex, "-regex"}, {x.Wildcard, "-wildcard"}, {x.Exact, "-exact"}, {x.CaseSensitive, "-casesensitive"}} {
+			if f.on {
+				s += " " + f.name
+			}
+		}
+		if x.File != nil {
+			s += " -file " + sexp(x.File)
+		} else {
+			s += " " + sexp(x.Value)
+		}
+		for _, c := range x.Clauses {
+			s += " [" + sexp(c.Cond) + " {" + sexp(c.Body) + "}]"
+		}
+		if x.HasDefault {
+			s += " [default {" + sexp(x.Default) + "}]"
+		}
+		return s + ")"
+	case *SplatExpr:
+		return "@" + x.Name
+	case *TrapStmt:
+		s := "(trap "
+		for _, t := range x.Types {
+			s += "[" + t + "] "
+		}
+		return s + "{" + sexp(x.Body) + "})"
+	case *ChainStmt:
+		return "(" + x.Op + " " + sexp(x.Left) + " " + sexp(x.Right) + ")"
+	case *TernaryExpr:
+		return "(? " + sexp(x.Cond) + " " + sexp(x.Then) + " " + sexp(x.Else) + ")"
 	}
 	return fmt.Sprintf("?%T", v)
+}
+
+func sexpParams(list []*Param) string {
+	parts := make([]string, len(list))
+	for k, p := range list {
+		s := ""
+		for _, a := range p.Attrs {
+			s += sexpAttr(a)
+		}
+		if p.Type != "" {
+			s += "[" + p.Type + "]"
+		}
+		s += "$" + p.Name
+		if p.Default != nil {
+			s += "=" + sexp(p.Default)
+		}
+		parts[k] = s
+	}
+	return strings.Join(parts, ",")
+}
+
+func sexpAttr(a *Attribute) string {
+	var args []string
+	for _, x := range a.Args {
+		args = append(args, sexp(x))
+	}
+	for _, n := range a.Named {
+		if n.Value == nil {
+			args = append(args, n.Name)
+		} else {
+			args = append(args, n.Name+"="+sexp(n.Value))
+		}
+	}
+	return "[" + a.Name + "(" + strings.Join(args, ",") + ")]"
 }
 
 func parse(t *testing.T, src string) string {
@@ -323,7 +403,7 @@ func TestStatements(t *testing.T) {
 		{"foreach ($f in Get-ChildItem) { $f.Name }", "(foreach $f (cmd 'Get-ChildItem') {(. $f 'Name')})"},
 		{"try { 1 } catch { 2 } finally { 3 }", "(try {1} catch {2} finally {3})"},
 		{"try { 1 } finally { 3 }", "(try {1} finally {3})"},
-		{"function Add($a, $b) { $a + $b }", "(function Add(a,b) {(+ $a $b)})"},
+		{"function Add($a, $b) { $a + $b }", "(function Add($a,$b) {(+ $a $b)})"},
 		{"exit 3", "(exit 3)"},
 		{"return", "(return)"},
 		{"throw 'boom'", "(throw 'boom')"},
@@ -422,8 +502,10 @@ func TestParseNumber(t *testing.T) {
 // UnsupportedError naming it, so that nothing of the script runs.
 func TestUnsupportedConstructs(t *testing.T) {
 	for src, what := range map[string]string{
-		"function f { param($x) $x }": "the param statement",
-		"switch (1) { 1 { 'one' } }":  "the switch statement",
+		"function f { 1; param($x) $x }":                     "the param statement",
+		"function f { begin {} process {} dynamicparam {} }": "the dynamicparam block",
+		"switch -Parallel (1) { 1 { 'one' } }":               "switch -Parallel",
+		"class Foo { }":                                      "the class statement",
 	} {
 		_, err := ParseStatements(src)
 		var ue *UnsupportedError

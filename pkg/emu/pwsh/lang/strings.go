@@ -139,7 +139,7 @@ func (l *lexer) subexpression() ([]Stmt, error) {
 			if depth == 0 {
 				body := string(l.src[from:l.pos])
 				l.pos++
-				return ParseStatements(body)
+				return Parse(body, l.pwsh7)
 			}
 		case isSingleQuote(c):
 			if _, err := l.single(); err != nil {

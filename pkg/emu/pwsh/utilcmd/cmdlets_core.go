@@ -567,7 +567,7 @@ func getDate(_ context.Context, c *engine.Call) error {
 }
 
 func invokeExpression(ctx context.Context, c *engine.Call) error {
-	list, err := lang.ParseStatements(c.Str("Command"))
+	list, err := lang.Parse(c.Str("Command"), c.I.Pwsh7)
 	if err != nil {
 		return c.I.ParseFailure(err, c.Str("Command"))
 	}

@@ -43,11 +43,21 @@ func (e *NotEmulatedError) Error() string { return "PowerShell construct not emu
 // Flow of control, carried as errors up to the statement that handles
 // it.
 type (
-	ExitFlow     struct{ Code int }
-	BreakFlow    struct{}
-	ContinueFlow struct{}
+	ExitFlow struct{ Code int }
+	// BreakFlow and ContinueFlow name the loop they leave or go on
+	// with (break outer); "" is the innermost (about_Break).
+	BreakFlow    struct{ Label string }
+	ContinueFlow struct{ Label string }
 	ReturnFlow   struct{}
 )
+
+// Of tells whether a break leaves the loop (or switch) labelled label.
+func (b BreakFlow) Of(label string) bool { return b.Label == "" || strings.EqualFold(b.Label, label) }
+
+// Of tells whether a continue goes on with the loop labelled label.
+func (c ContinueFlow) Of(label string) bool {
+	return c.Label == "" || strings.EqualFold(c.Label, label)
+}
 
 func (ExitFlow) Error() string     { return "exit" }
 func (BreakFlow) Error() string    { return "break" }
