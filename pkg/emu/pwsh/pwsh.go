@@ -32,6 +32,7 @@ import (
 	_ "github.com/winkube/winkube/pkg/emu/pwsh/eventcmd"
 	_ "github.com/winkube/winkube/pkg/emu/pwsh/fscmd"
 	_ "github.com/winkube/winkube/pkg/emu/pwsh/netcmd"
+	_ "github.com/winkube/winkube/pkg/emu/pwsh/statics"
 	_ "github.com/winkube/winkube/pkg/emu/pwsh/streams"
 	_ "github.com/winkube/winkube/pkg/emu/pwsh/switchstmt"
 	_ "github.com/winkube/winkube/pkg/emu/pwsh/utilcmd"

@@ -398,7 +398,7 @@ func (i *Interp) assignTo(ctx context.Context, s *lang.AssignStmt) error {
 			o.Set(values.ToStr(name), v)
 			return nil
 		case values.NetObject:
-			return setMember(o, values.ToStr(name), v)
+			return SetMember(o, values.ToStr(name), v)
 		}
 	}
 	return &values.RuntimeError{Rec: &values.ErrorRecord{Msg: "The assignment expression is not valid. The input to an assignment operator must be an object that is able to accept assignments, such as a variable or a property.",

@@ -82,7 +82,7 @@ func NewInterp(p *program.Proc, pwsh7 bool) *Interp {
 func (i *Interp) GetVar(name string) (any, bool) {
 	lower := strings.ToLower(name)
 	if strings.HasPrefix(lower, "env:") {
-		v, ok := i.getenv(name[4:])
+		v, ok := i.Getenv(name[4:])
 		if !ok {
 			return nil, false
 		}
@@ -173,7 +173,9 @@ func (i *Interp) SetVar(name string, v any) error {
 	return nil
 }
 
-func (i *Interp) getenv(name string) (string, bool) {
+// Getenv is a process variable's value; names match without case, as on
+// Windows.
+func (i *Interp) Getenv(name string) (string, bool) {
 	for k := len(i.Env) - 1; k >= 0; k-- {
 		n, v, _ := strings.Cut(i.Env[k], "=")
 		if strings.EqualFold(n, name) {
@@ -184,7 +186,7 @@ func (i *Interp) getenv(name string) (string, bool) {
 }
 
 func (i *Interp) GetenvOr(name, def string) string {
-	if v, ok := i.getenv(name); ok {
+	if v, ok := i.Getenv(name); ok {
 		return v
 	}
 	return def

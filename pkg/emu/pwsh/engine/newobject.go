@@ -1,40 +1,14 @@
 package engine
 
 import (
-	"context"
-
 	"github.com/winkube/winkube/pkg/emu/pwsh/values"
 )
-
-func init() {
-	Register("New-Object", "", newObjectCmd, P("TypeName", 0), P("ArgumentList", 1, "Args"), N("Property"), N("ComObject", "Com"), Sw("Strict"))
-}
 
 // Constructible are the types New-Object and [Type]::new() build.
 var Constructible = map[string]bool{
 	"net.httplistener": true, "io.streamreader": true, "io.streamwriter": true,
 	"text.utf8encoding": true, "text.asciiencoding": true, "text.unicodeencoding": true,
 	"byte[]": true, "psobject": true, "pscustomobject": true, "management.automation.psobject": true,
-}
-
-func newObjectCmd(_ context.Context, c *Call) error {
-	if c.Has("ComObject") {
-		return &values.NotEmulatedError{What: "New-Object -ComObject " + c.Str("ComObject")}
-	}
-	v, err := c.I.construct(c.Str("TypeName"), values.ToList(c.Get("ArgumentList")))
-	if err != nil {
-		return err
-	}
-	if h, ok := c.Get("Property").(*values.Hashtable); ok {
-		for _, k := range h.Keys {
-			val, _ := h.Get(k)
-			if err := setMember(v, k, val); err != nil {
-				return err
-			}
-		}
-	}
-	c.Emit(v)
-	return nil
 }
 
 // constructors build the .NET types a cmdlet family adds, by canonical
@@ -48,25 +22,11 @@ func RegisterConstructor(typ string, f func(i *Interp, typ string, args []any) (
 	constructors[typ] = f
 }
 
-// construct builds a .NET object from its constructor's arguments.
-func (i *Interp) construct(typ string, args []any) (any, error) {
-	t := CanonicalType(typ)
-	if f, ok := constructors[t]; ok {
+// Construct builds a .NET object from its constructor's arguments, as
+// New-Object and [Type]::new do.
+func (i *Interp) Construct(typ string, args []any) (any, error) {
+	if f, ok := constructors[CanonicalType(typ)]; ok {
 		return f(i, typ, args)
-	}
-	switch t {
-	case "byte[]":
-		n, ok := values.ToInt(FirstArg(args))
-		if !ok || n < 0 {
-			return nil, values.Exception("OverflowException", "Arithmetic operation resulted in an overflow.")
-		}
-		b := make([]any, n)
-		for k := range b {
-			b[k] = 0
-		}
-		return b, nil
-	case "psobject", "pscustomobject", "management.automation.psobject":
-		return values.NewObject("System.Management.Automation.PSCustomObject"), nil
 	}
 	return nil, &values.NotEmulatedError{What: "New-Object " + typ}
 }
@@ -79,9 +39,9 @@ func FirstArg(args []any) any {
 	return args[0]
 }
 
-// setMember assigns a property of an object, a hashtable or a .NET
+// SetMember assigns a property of an object, a hashtable or a .NET
 // object, as $x.Name = v does.
-func setMember(obj any, name string, v any) error {
+func SetMember(obj any, name string, v any) error {
 	switch o := obj.(type) {
 	case *values.Hashtable:
 		o.Set(name, v)

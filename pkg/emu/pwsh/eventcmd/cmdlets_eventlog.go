@@ -352,7 +352,7 @@ func intInStr(v any, s string) bool {
 // SourceExists, CreateEventSource, WriteEntry, Exists, Delete,
 // DeleteEventSource. WriteEntry registers an unknown source in the
 // Application log first, as .NET does.
-func eventLogStatic(i *engine.Interp, name string, args []any) (any, bool, error) {
+func eventLogStatic(_ context.Context, i *engine.Interp, name string, args []any) (any, bool, error) {
 	arg := func(k int) string {
 		if k < len(args) {
 			return values.ToStr(args[k])

@@ -25,7 +25,7 @@ func init() {
 }
 
 // getEncoding is [Text.Encoding]::GetEncoding(name).
-func getEncoding(_ *engine.Interp, name string, args []any) (any, bool, error) {
+func getEncoding(_ context.Context, _ *engine.Interp, name string, args []any) (any, bool, error) {
 	if name != "getencoding" {
 		return nil, false, nil
 	}
