@@ -66,7 +66,7 @@ func TestApplyObjectsAppliesEverythingAndSummarises(t *testing.T) {
 	}
 	cm, _ := cs.CoreV1().ConfigMaps("apply-all").Get(context.Background(), "cm-7", metav1.GetOptions{})
 	if cm == nil || cm.Annotations["kubectl.kubernetes.io/last-applied-configuration"] == "" || cm.ManagedFields[0].Manager != "winkube" {
-		t.Errorf("cm-7 not applied as kubectl apply's server-side twin: %+v", cm)
+		t.Errorf("cm-7 not applied as kubectl apply --field-manager=winkube: %+v", cm)
 	}
 }
 
