@@ -58,22 +58,19 @@ func newClientSide(cfg *rest.Config) (*clientSide, error) {
 
 // apply applies obj (left unchanged) and returns "Kind namespace/name". A
 // namespaced object without a namespace goes to "default", as with kubectl.
-func (c *clientSide) apply(ctx context.Context, obj *unstructured.Unstructured) (string, error) {
-	obj = obj.DeepCopy()
-	k, err := c.a.kindOf(obj)
+func (c *clientSide) apply(ctx context.Context, given *unstructured.Unstructured) (string, error) {
+	k, err := c.a.kindOf(given)
 	if err != nil {
 		return "", err
 	}
-	if k.Namespaced && obj.GetNamespace() == "" {
-		obj.SetNamespace(metav1.NamespaceDefault)
-	}
+	obj := asRead(k, given)
 	name := Describe(k, obj.GetNamespace(), obj.GetName())
 	if obj.GetName() == "" {
 		return "", fmt.Errorf("%s: cannot apply an object without metadata.name", name)
 	}
-	err = c.create(ctx, k, obj.DeepCopy())
+	err = c.create(ctx, k, obj)
 	if apierrors.IsAlreadyExists(err) {
-		err = c.patch(k, obj)
+		err = c.patch(k, asRead(k, given)) // create changed obj
 	}
 	if err != nil {
 		return "", fmt.Errorf("applying %s: %w", name, err)
@@ -81,8 +78,19 @@ func (c *clientSide) apply(ctx context.Context, obj *unstructured.Unstructured) 
 	return name, nil
 }
 
-// create is kubectl apply's create: the object with its last-applied
-// annotation and without null fields, posted without reading the answer.
+// asRead is a copy of obj as kubectl reads it from a file: a namespaced
+// object without a namespace is in "default".
+func asRead(k Kind, obj *unstructured.Unstructured) *unstructured.Unstructured {
+	obj = obj.DeepCopy()
+	if k.Namespaced && obj.GetNamespace() == "" {
+		obj.SetNamespace(metav1.NamespaceDefault)
+	}
+	return obj
+}
+
+// create is kubectl apply's create: obj with its last-applied annotation
+// and without null fields (obj is changed), posted without reading the
+// answer.
 func (c *clientSide) create(ctx context.Context, k Kind, obj *unstructured.Unstructured) error {
 	data, err := createBody(obj)
 	if err != nil {
