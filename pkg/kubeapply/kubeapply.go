@@ -62,10 +62,11 @@ type Applier struct {
 	Owned labels.Set
 	Out   io.Writer // progress lines; nil for none
 
-	// raw, when set, sends the apply patches and discards the object the
-	// API server answers with, which Apply never reads: decoding it, and
-	// collecting what that allocated, was about a quarter of winkube's CPU
-	// per object in `up --apply`. NewApplier sets it.
+	// raw, when set, sends the apply patches (and ApplyAll's creates) and
+	// discards the object the API server answers with, which is never
+	// read: decoding it, and collecting what that allocated, was about a
+	// quarter of winkube's CPU per object in `up --apply`. NewApplier sets
+	// it.
 	raw rest.Interface
 }
 
