@@ -18,6 +18,8 @@ import (
 	"k8s.io/kubectl/pkg/cmd/apply"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util"
+
+	"github.com/winkube/winkube/pkg/manifest"
 )
 
 // asKubectlFiles are what a user may give `up --apply` and then `kubectl
@@ -105,7 +107,12 @@ func TestApplyObjectsAsKubectlApply(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := writeManifest(t, dir, "app.yaml", fmt.Sprintf(asKubectlFiles, `{a: "1", b: "2"}`, 2, 2))
-	applyFiles(t, path)
+	for _, o := range applyFiles(t, path) {
+		// Where a workload's pods are is known for the placement report.
+		if o.Obj.GetName() == "as-kubectl-defaulted" && o.Obj.GetNamespace() != "default" {
+			t.Errorf("the applied object without a namespace says namespace %q, want default", o.Obj.GetNamespace())
+		}
+	}
 	objects := kubectlInfos(t, path)
 	client := dynamic.NewForConfigOrDie(cfg)
 	for _, info := range objects {
@@ -148,8 +155,9 @@ func TestApplyObjectsAsKubectlApply(t *testing.T) {
 	}
 }
 
-// applyFiles applies the files as `up --apply` does.
-func applyFiles(t *testing.T, paths ...string) {
+// applyFiles applies the files as `up --apply` does and returns their
+// objects.
+func applyFiles(t *testing.T, paths ...string) []manifest.Object {
 	t.Helper()
 	m, err := LoadManifests(paths, false)
 	if err != nil {
@@ -158,6 +166,7 @@ func applyFiles(t *testing.T, paths ...string) {
 	if _, err := applyObjects(context.Background(), shared.cfg, m.Objects, nil); err != nil {
 		t.Fatal(err)
 	}
+	return m.Objects
 }
 
 // kubectlFlags are kubectl's connection flags for the shared control plane,

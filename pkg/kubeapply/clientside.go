@@ -56,36 +56,31 @@ func newClientSide(cfg *rest.Config) (*clientSide, error) {
 	return &clientSide{a: a, cfg: cfg, hc: hc, clients: map[schema.GroupVersion]resource.RESTClient{}}, nil
 }
 
-// apply applies obj (left unchanged) and returns "Kind namespace/name". A
-// namespaced object without a namespace goes to "default", as with kubectl.
-func (c *clientSide) apply(ctx context.Context, given *unstructured.Unstructured) (string, error) {
-	k, err := c.a.kindOf(given)
+// apply applies obj and returns "Kind namespace/name". A namespaced
+// object without a namespace goes to "default", as with kubectl, and obj
+// is changed to say so (where its pods are is then known); nothing else
+// of obj changes.
+func (c *clientSide) apply(ctx context.Context, obj *unstructured.Unstructured) (string, error) {
+	k, err := c.a.kindOf(obj)
 	if err != nil {
 		return "", err
 	}
-	obj := asRead(k, given)
+	if k.Namespaced && obj.GetNamespace() == "" {
+		obj.SetNamespace(metav1.NamespaceDefault)
+	}
 	name := Describe(k, obj.GetNamespace(), obj.GetName())
 	if obj.GetName() == "" {
 		return "", fmt.Errorf("%s: cannot apply an object without metadata.name", name)
 	}
-	err = c.create(ctx, k, obj)
+	// create and patch change what they are given.
+	err = c.create(ctx, k, obj.DeepCopy())
 	if apierrors.IsAlreadyExists(err) {
-		err = c.patch(k, asRead(k, given)) // create changed obj
+		err = c.patch(k, obj.DeepCopy())
 	}
 	if err != nil {
 		return "", fmt.Errorf("applying %s: %w", name, err)
 	}
 	return name, nil
-}
-
-// asRead is a copy of obj as kubectl reads it from a file: a namespaced
-// object without a namespace is in "default".
-func asRead(k Kind, obj *unstructured.Unstructured) *unstructured.Unstructured {
-	obj = obj.DeepCopy()
-	if k.Namespaced && obj.GetNamespace() == "" {
-		obj.SetNamespace(metav1.NamespaceDefault)
-	}
-	return obj
 }
 
 // create is kubectl apply's create: obj with its last-applied annotation
