@@ -137,8 +137,10 @@ func TestApplyObjectsAsKubectlApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A new object among existing ones is created.
 	path = writeManifest(t, dir, "app.yaml", fmt.Sprintf(asKubectlFiles, `{a: "1", c: "3"}`, 3, 3))
-	applyFiles(t, path)
+	added := writeManifest(t, dir, "added.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: added, namespace: as-kubectl}\n")
+	applyFiles(t, path, added)
 	cm, err := cms.Get(ctx, "settings", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +148,7 @@ func TestApplyObjectsAsKubectlApply(t *testing.T) {
 	if data := fmt.Sprint(cm.Object["data"]); data != "map[a:1 c:3]" || cm.GetLabels()["owner"] != "ops" {
 		t.Errorf("after the second apply, data %s and labels %v; want map[a:1 c:3] and the owner label kept", data, cm.GetLabels())
 	}
-	wantUnchanged(t, kubectl(t, "apply", "-f", path), len(objects))
+	wantUnchanged(t, kubectl(t, "apply", "-f", path, "-f", added), len(objects)+1)
 
 	path = writeManifest(t, dir, "app.yaml", fmt.Sprintf(asKubectlFiles, `{a: "1", c: "4"}`, 4, 4))
 	out := kubectl(t, "apply", "--server-side", "-f", path)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jonboulle/clockwork"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -28,13 +29,17 @@ import (
 // object), computed by kubectl's own code.
 //
 // kubectl first reads the object and creates it only when that answers
-// "not found"; clientSide creates first and reads only when the create
-// answers "already exists", which for a new cluster's objects saves the
-// read and gives the same objects.
+// "not found". Either order gives the same objects, and the cheaper one
+// depends on the cluster: on a new one, creating first saves a read per
+// object; on a resumed one applying its files again, reading first saves
+// a create that fails. clientSide creates first until most of the objects
+// it met existed, then reads first.
 type clientSide struct {
 	a   *Applier     // the kinds, from discovery, and the raw client
 	cfg *rest.Config // for the clients of the three-way patches
 	hc  *http.Client // shared by those clients
+
+	existed, absent atomic.Int64 // objects met that existed, or not
 
 	mu      sync.Mutex
 	clients map[schema.GroupVersion]resource.RESTClient
@@ -72,15 +77,31 @@ func (c *clientSide) apply(ctx context.Context, obj *unstructured.Unstructured) 
 	if obj.GetName() == "" {
 		return "", fmt.Errorf("%s: cannot apply an object without metadata.name", name)
 	}
-	// create and patch change what they are given.
-	err = c.create(ctx, k, obj.DeepCopy())
-	if apierrors.IsAlreadyExists(err) {
-		err = c.patch(k, obj.DeepCopy())
-	}
-	if err != nil {
+	if err := c.createOrPatch(ctx, k, obj); err != nil {
 		return "", fmt.Errorf("applying %s: %w", name, err)
 	}
 	return name, nil
+}
+
+// createOrPatch creates obj or, when it exists, patches it, trying first
+// what most objects met so far needed.
+func (c *clientSide) createOrPatch(ctx context.Context, k Kind, obj *unstructured.Unstructured) error {
+	// create and patch change what they are given.
+	if c.existed.Load() > c.absent.Load() {
+		found, err := c.patch(k, obj.DeepCopy())
+		if found {
+			c.existed.Add(1)
+			return err
+		}
+	}
+	err := c.create(ctx, k, obj.DeepCopy())
+	if !apierrors.IsAlreadyExists(err) {
+		c.absent.Add(1)
+		return err
+	}
+	c.existed.Add(1)
+	_, err = c.patch(k, obj.DeepCopy())
+	return err
 }
 
 // create is kubectl apply's create: obj with its last-applied annotation
@@ -111,11 +132,12 @@ func (c *clientSide) create(ctx context.Context, k Kind, obj *unstructured.Unstr
 // --openapi-patch=false; this version's types are the API server's own)
 // and a JSON merge patch for the others, as kubectl does for custom
 // resources. kubectl's helper runs its requests without a context; the
-// API server bounds each with its request timeout.
-func (c *clientSide) patch(k Kind, obj *unstructured.Unstructured) error {
+// API server bounds each with its request timeout. found is false when
+// the object does not exist.
+func (c *clientSide) patch(k Kind, obj *unstructured.Unstructured) (found bool, err error) {
 	modified, err := util.GetModifiedConfiguration(obj, true, unstructured.UnstructuredJSONScheme)
 	if err != nil {
-		return err
+		return true, err
 	}
 	mapping := &meta.RESTMapping{Resource: k.GVR, GroupVersionKind: obj.GroupVersionKind(), Scope: meta.RESTScopeRoot}
 	if k.Namespaced {
@@ -123,12 +145,12 @@ func (c *clientSide) patch(k Kind, obj *unstructured.Unstructured) error {
 	}
 	client, err := c.client(k.GVR.GroupVersion())
 	if err != nil {
-		return err
+		return true, err
 	}
 	helper := resource.NewHelper(client, mapping).WithFieldManager(FieldManager).WithFieldValidation(fieldValidation)
 	current, err := helper.Get(obj.GetNamespace(), obj.GetName())
 	if err != nil {
-		return err
+		return !apierrors.IsNotFound(err), err
 	}
 	patcher := &kubectlapply.Patcher{
 		Mapping:   mapping,
@@ -137,7 +159,7 @@ func (c *clientSide) patch(k Kind, obj *unstructured.Unstructured) error {
 		BackOff:   clockwork.NewRealClock(),
 	}
 	_, _, err = patcher.Patch(current, modified, "", obj.GetNamespace(), obj.GetName(), io.Discard)
-	return err
+	return true, err
 }
 
 // client is the REST client of group version gv that kubectl's helper
