@@ -24,11 +24,12 @@ func TestMain(m *testing.M) {
 }
 
 var shared struct {
-	once sync.Once
-	cfg  *rest.Config
-	pids func() map[string]int // the components' PIDs
-	stop func()
-	err  error
+	once       sync.Once
+	cfg        *rest.Config
+	kubeconfig string                // the admin kubeconfig, for kubectl
+	pids       func() map[string]int // the components' PIDs
+	stop       func()
+	err        error
 }
 
 // sharedControlPlane starts one control plane for the package on first
@@ -45,6 +46,7 @@ func sharedControlPlane(tb testing.TB) *rest.Config {
 			return
 		}
 		shared.cfg, shared.pids, shared.stop = cp.RESTConfig(), cp.PIDs, stop
+		shared.kubeconfig = cp.KubeconfigPath()
 	})
 	if shared.err != nil {
 		tb.Fatal(shared.err)

@@ -77,8 +77,8 @@ func (s Summary) String() string {
 	return fmt.Sprintf("%d objects applied in %s%s: %s", s.Applied, round(s.Took), rate, strings.Join(parts, ", "))
 }
 
-// ApplyAll server-side applies objs, several at a time, as `kubectl apply`
-// would (with its last-applied annotation). Namespaces and
+// ApplyAll applies objs, several at a time, as `kubectl apply
+// --field-manager=winkube` would (see clientSide). Namespaces and
 // CustomResourceDefinitions go first (and the definitions are waited for),
 // so the objects that need them find them; the rest go in any order, as
 // they would from separate `kubectl apply` runs. Every object is tried;
@@ -103,12 +103,11 @@ func ApplyAll(ctx context.Context, cfg *rest.Config, objs []Object, progress fun
 		}
 		// A fresh applier per batch: its discovery then knows the kinds the
 		// first batch's definitions added.
-		a, err := NewApplier(applyConfig(cfg))
+		c, err := newClientSide(applyConfig(cfg))
 		if err != nil {
 			return sum, err
 		}
-		a.LastApplied = true
-		failed = append(failed, applyBatch(ctx, a, batch, defines, &sum, progress)...)
+		failed = append(failed, applyBatch(ctx, c, batch, defines, &sum, progress)...)
 		if i == 0 {
 			if err := waitEstablished(ctx, cfg, first); err != nil {
 				failed = append(failed, err)
@@ -156,7 +155,7 @@ func definitionsOf(objs []Object) definitions {
 
 // applyBatch applies objs with applyWorkers goroutines and returns the
 // failures.
-func applyBatch(ctx context.Context, a *Applier, objs []Object, defines definitions, sum *Summary, progress func(int)) []error {
+func applyBatch(ctx context.Context, c *clientSide, objs []Object, defines definitions, sum *Summary, progress func(int)) []error {
 	jobs := make(chan Object)
 	var mu sync.Mutex
 	var failed []error
@@ -166,7 +165,7 @@ func applyBatch(ctx context.Context, a *Applier, objs []Object, defines definiti
 		go func() {
 			defer wg.Done()
 			for o := range jobs {
-				err := applyOne(ctx, a, o.Obj, defines)
+				err := applyOne(ctx, c, o.Obj, defines)
 				mu.Lock()
 				if err != nil {
 					failed = append(failed, objectError(o, err))
@@ -192,10 +191,10 @@ func applyBatch(ctx context.Context, a *Applier, objs []Object, defines definiti
 
 // applyOne applies obj, retrying what the API server may accept a moment
 // later: a missing kind or namespace only when the input defines some.
-func applyOne(ctx context.Context, a *Applier, obj *unstructured.Unstructured, defines definitions) error {
+func applyOne(ctx context.Context, c *clientSide, obj *unstructured.Unstructured, defines definitions) error {
 	delay := 100 * time.Millisecond
 	for attempt := 1; ; attempt++ {
-		_, err := a.Apply(ctx, obj)
+		_, err := c.apply(ctx, obj)
 		if err == nil || attempt == applyAttempts || !retriable(err) ||
 			(meta.IsNoMatchError(err) && !defines.kinds) || (apierrors.IsNotFound(err) && !defines.namespaces) {
 			return err

@@ -1,9 +1,10 @@
-// Package kubeapply is winkube's one way to put objects into a cluster:
-// server-side apply with field manager "winkube". The installers
-// (`winkube webhook install`, `winkube nodes install`, gmsa) and the
-// kube-system add-ons apply a fixed list of kinds in order and remove
-// theirs by label in the reverse order, using but never deleting a
-// namespace that existed before; `winkube up --apply` applies any kind the
+// Package kubeapply is winkube's one way to put objects into a cluster,
+// as field manager "winkube". The installers (`winkube webhook install`,
+// `winkube nodes install`, gmsa) and the kube-system add-ons server-side
+// apply a fixed list of kinds in order and remove theirs by label in the
+// reverse order, using but never deleting a namespace that existed
+// before (Applier). `winkube up --apply` applies a user's files as
+// `kubectl apply` does, with kubectl's client-side apply, any kind the
 // cluster serves, many at a time (ApplyAll).
 package kubeapply
 
@@ -56,18 +57,16 @@ type Applier struct {
 	// Mapper finds the resource of a kind not in Kinds from the cluster's
 	// discovery; nil allows only Kinds.
 	Mapper meta.RESTMapper
-	// LastApplied adds the annotation kubectl's client-side apply keeps, for
-	// objects a user may later `kubectl apply -f` from the same files.
-	LastApplied bool
 	// Owned are the labels of the installer's objects. A namespace without
 	// them existed before: it is used as it is and never deleted.
 	Owned labels.Set
 	Out   io.Writer // progress lines; nil for none
 
-	// raw, when set, sends the apply patches and discards the object the
-	// API server answers with, which Apply never reads: decoding it, and
-	// collecting what that allocated, was about a quarter of winkube's CPU
-	// per object in `up --apply`. NewApplier sets it.
+	// raw, when set, sends the apply patches (and ApplyAll's creates) and
+	// discards the object the API server answers with, which is never
+	// read: decoding it, and collecting what that allocated, was about a
+	// quarter of winkube's CPU per object in `up --apply`. NewApplier sets
+	// it.
 	raw rest.Interface
 }
 
@@ -117,7 +116,7 @@ func (a *Applier) Apply(ctx context.Context, obj runtime.Object) (string, error)
 		a.say(" - %s exists; left as it is", name)
 		return "", nil
 	}
-	data, err := a.body(u)
+	data, err := json.Marshal(u)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
@@ -166,38 +165,6 @@ func (a *Applier) kindOf(u *unstructured.Unstructured) (Kind, error) {
 		return Kind{}, fmt.Errorf("%s %s: unknown kind: %w", gvk.Kind, u.GetName(), err)
 	}
 	return Kind{Name: gvk.Kind, GVR: m.Resource, Namespaced: m.Scope.Name() == meta.RESTScopeNameNamespace}, nil
-}
-
-// body is u as the apply request's body.
-func (a *Applier) body(u *unstructured.Unstructured) ([]byte, error) {
-	if a.LastApplied {
-		return withLastApplied(u)
-	}
-	return json.Marshal(u)
-}
-
-// LastAppliedAnnotation is where kubectl's client-side apply keeps the
-// configuration it applied last.
-const LastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
-
-// withLastApplied returns obj as JSON with the last-applied annotation that
-// `kubectl apply` would have written, so a later `kubectl apply -f` of the
-// same files merges cleanly instead of warning that the annotation is missing.
-func withLastApplied(obj *unstructured.Unstructured) ([]byte, error) {
-	plain := obj.DeepCopy()
-	annotations := plain.GetAnnotations()
-	delete(annotations, LastAppliedAnnotation)
-	plain.SetAnnotations(annotations)
-	last, err := json.Marshal(plain.Object)
-	if err != nil {
-		return nil, err
-	}
-	if annotations == nil {
-		annotations = map[string]string{}
-	}
-	annotations[LastAppliedAnnotation] = string(last) + "\n"
-	plain.SetAnnotations(annotations)
-	return json.Marshal(plain.Object)
 }
 
 // foreignNamespace is true when the namespace exists without the owned

@@ -14,8 +14,9 @@ import (
 // TestUpApplyManyObjects applies 1,000 ConfigMaps and a Job with `up
 // --apply`: one progress line per 1,000 objects (the output is not a
 // terminal), a summary instead of a line per object, the Job's pod among
-// where the pods landed; then, with the cluster stopped, net says it is
-// not running and how to start it.
+// where the pods landed; `kubectl apply -f` of the same files finds every
+// object unchanged; then, with the cluster stopped, net says it is not
+// running and how to start it.
 func TestUpApplyManyObjects(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a whole cluster")
@@ -45,6 +46,15 @@ func TestUpApplyManyObjects(t *testing.T) {
 	}
 	if strings.Contains(out, "configmaps/cm-") {
 		t.Error("a line per applied object")
+	}
+	// The objects are left as `kubectl apply` leaves them: kubectl's
+	// client-side apply of the same files changes nothing.
+	kubectl := exec.Command(buildKubectl(t), "--kubeconfig", filepath.Join(dir, "kubeconfig"),
+		"apply", "-f", in, "-f", "examples/windows-job.yaml")
+	kubectl.Dir = repoRoot
+	applied, err := kubectl.CombinedOutput()
+	if n := strings.Count(string(applied), " unchanged\n"); err != nil || n != 1001 {
+		t.Errorf("kubectl apply -f of the same files: %v, %d of 1001 objects unchanged:\n%.2000s", err, n, applied)
 	}
 	up.stop(t, syscall.SIGINT, 15*time.Second)
 
