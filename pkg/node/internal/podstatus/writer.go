@@ -178,7 +178,7 @@ func (w *Writer) Put(ctx context.Context, st corev1.PodStatus) {
 	if base == nil || drifted {
 		base = &pod.Status // what the other writer left
 	}
-	patch, err := statusPatch(pod.UID, *base, st, w.annotation)
+	patch, err := statusPatch(pod.UID, othersFrom(*base, st), st, w.annotation)
 	if err != nil {
 		w.cfg.ReportErr(err)
 		return
@@ -210,6 +210,38 @@ func (w *Writer) Put(ctx context.Context, st corev1.PodStatus) {
 		w.unwritten = st.DeepCopy()
 		w.cfg.Failed(OpPodStatus, err)
 	}
+}
+
+// kubeletOwned are the condition types the kubelet writes (upstream's
+// kubetypes.PodConditionsByKubelet with PodReadyToStartContainers); the
+// others, such as readiness gates and DisruptionTarget, belong to whoever
+// set them.
+var kubeletOwned = map[corev1.PodConditionType]bool{
+	corev1.PodScheduled: true, corev1.PodReady: true, corev1.PodInitialized: true,
+	corev1.ContainersReady: true, corev1.PodReadyToStartContainers: true,
+	corev1.PodResizeInProgress: true, corev1.PodResizePending: true,
+}
+
+// othersFrom is base with the conditions the kubelet does not own taken
+// from st, so that a patch from it to st leaves them out. st carries them
+// as the informer last showed them, which may be older than what their
+// owner has written since: the status manager's patch, too, is computed
+// against the cached pod's own conditions and so never writes another
+// owner's conditions back (mergePodStatus, PatchPodStatus).
+func othersFrom(base, st corev1.PodStatus) corev1.PodStatus {
+	var conds []corev1.PodCondition
+	for _, c := range base.Conditions {
+		if kubeletOwned[c.Type] {
+			conds = append(conds, c)
+		}
+	}
+	for _, c := range st.Conditions {
+		if !kubeletOwned[c.Type] {
+			conds = append(conds, c)
+		}
+	}
+	base.Conditions = conds
+	return base
 }
 
 // sameOnTheWire reports whether two statuses read the same through the

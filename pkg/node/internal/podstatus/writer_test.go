@@ -104,3 +104,44 @@ func TestRetryAfterAFailedWrite(t *testing.T) {
 		t.Errorf("retry at %v, want %v", got, want)
 	}
 }
+
+// A readiness gate's condition belongs to whoever sets it. The status the
+// worker renders carries it as the informer last showed it, which may be
+// older than the owner's latest write: the patch must leave it out, so
+// that the owner's "False" is not overwritten by a stale "True" (upstream
+// e2e "Pods should support pod readiness gates").
+func TestStatusPatchLeavesOtherOwnersConditions(t *testing.T) {
+	gate := corev1.PodConditionType("k8s.io/test-condition1")
+	base := corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{
+		{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: reasonReadinessGatesNotReady},
+	}}
+	st := corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{
+		{Type: gate, Status: corev1.ConditionTrue},
+		{Type: corev1.PodReady, Status: corev1.ConditionTrue},
+	}}
+	patch, err := statusPatch("uid-1", othersFrom(base, st), st, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The owner has meanwhile set its gate to False.
+	server := corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{
+		{Type: gate, Status: corev1.ConditionFalse},
+		{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: reasonReadinessGatesNotReady},
+	}}}
+	old, _ := json.Marshal(server)
+	applied, err := strategicpatch.StrategicMergePatch(old, patch, corev1.Pod{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pod corev1.Pod
+	if err := json.Unmarshal(applied, &pod); err != nil {
+		t.Fatal(err)
+	}
+	got := map[corev1.PodConditionType]corev1.ConditionStatus{}
+	for _, c := range pod.Status.Conditions {
+		got[c.Type] = c.Status
+	}
+	if got[gate] != corev1.ConditionFalse || got[corev1.PodReady] != corev1.ConditionTrue {
+		t.Errorf("after the patch %s: conditions %v, want the gate False (its owner's) and Ready True (the kubelet's)", patch, got)
+	}
+}
