@@ -29,6 +29,9 @@ func TestUpApplyManyObjects(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(in, "cms.yaml"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// kubectl is built before the cluster starts: a build of minutes
+	// beside a running cluster on a small machine starves both.
+	kubectlBin := buildKubectl(t)
 	dir := t.TempDir()
 	up := startUp(t, "--data-dir", dir, "--port", "0", "--apply", in, "--apply", "examples/windows-job.yaml")
 	out := up.output()
@@ -49,7 +52,7 @@ func TestUpApplyManyObjects(t *testing.T) {
 	}
 	// The objects are left as `kubectl apply` leaves them: kubectl's
 	// client-side apply of the same files changes nothing.
-	kubectl := exec.Command(buildKubectl(t), "--kubeconfig", filepath.Join(dir, "kubeconfig"),
+	kubectl := exec.Command(kubectlBin, "--kubeconfig", filepath.Join(dir, "kubeconfig"),
 		"apply", "-f", in, "-f", "examples/windows-job.yaml")
 	kubectl.Dir = repoRoot
 	applied, err := kubectl.CombinedOutput()
