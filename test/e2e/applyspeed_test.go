@@ -8,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // TestUpApplyManyObjects applies 1,000 ConfigMaps and a Job with `up
@@ -59,7 +58,7 @@ func TestUpApplyManyObjects(t *testing.T) {
 	if n := strings.Count(string(applied), " unchanged\n"); err != nil || n != 1001 {
 		t.Errorf("kubectl apply -f of the same files: %v, %d of 1001 objects unchanged:\n%.2000s", err, n, applied)
 	}
-	up.stop(t, syscall.SIGINT, 15*time.Second)
+	up.stop(t, syscall.SIGINT)
 
 	msg, err := exec.Command(winkube, "net", "hns", "win2019-1", "--data-dir", dir).CombinedOutput()
 	want := "the cluster is not running (nothing answers at https://127.0.0.1:"
