@@ -199,6 +199,9 @@ func applyOne(ctx context.Context, c *clientSide, obj *unstructured.Unstructured
 			(meta.IsNoMatchError(err) && !defines.kinds) || (apierrors.IsNotFound(err) && !defines.namespaces) {
 			return err
 		}
+		if meta.IsNoMatchError(err) {
+			c.a.forgetKinds()
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

@@ -167,6 +167,18 @@ func (a *Applier) kindOf(u *unstructured.Unstructured) (Kind, error) {
 	return Kind{Name: gvk.Kind, GVR: m.Resource, Namespaced: m.Scope.Name() == meta.RESTScopeNameNamespace}, nil
 }
 
+// forgetKinds drops what the Mapper learnt from discovery, so that the
+// next look reads it again. Its cache otherwise counts as fresh once read,
+// and a kind the API server began serving since stays unknown: a
+// CustomResourceDefinition is Established before its group is in
+// discovery, which the API server's discovery controller adds on its own
+// time after it sees the condition.
+func (a *Applier) forgetKinds() {
+	if r, ok := a.Mapper.(meta.ResettableRESTMapper); ok {
+		r.Reset()
+	}
+}
+
 // foreignNamespace is true when the namespace exists without the owned
 // labels.
 func (a *Applier) foreignNamespace(ctx context.Context, k Kind, name string) bool {

@@ -96,7 +96,7 @@ func TestComponentsKilledUnderLoad(t *testing.T) {
 	// etcd: SIGKILL winkube while the writer writes; the components and
 	// the nodes die with it.
 	children := descendants(up.cmd.Process.Pid)
-	up.stop(t, syscall.SIGKILL, 5*time.Second)
+	up.stop(t, syscall.SIGKILL)
 	waitGone(t, children, 5*time.Second)
 	acked := w.stop()
 	again := startUp(t, "--data-dir", dir, "--port", "0")
@@ -121,7 +121,7 @@ func TestComponentsKilledUnderLoad(t *testing.T) {
 	t.Logf("%d writes acknowledged during the faults, all found after", len(acked))
 	scale(t, cs, 2)
 	waitReplicas(t, cs, 2)
-	again.stop(t, syscall.SIGINT, 15*time.Second)
+	again.stop(t, syscall.SIGINT)
 }
 
 // A disk that fills while the cluster runs stops winkube cleanly, with a
@@ -181,7 +181,7 @@ func TestFullDiskStopsCleanly(t *testing.T) {
 		t.Errorf("ConfigMap settings after the restart: %v, %v", cm.Data, err)
 	}
 	waitReplicas(t, cs, 3)
-	again.stop(t, syscall.SIGINT, 15*time.Second)
+	again.stop(t, syscall.SIGINT)
 }
 
 // fillUp allocates a file at path that leaves only left bytes free on its

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // lintData is test/e2e/testdata/lint.
@@ -218,7 +217,7 @@ func TestLintKubeconfig(t *testing.T) {
 	}
 	dir := t.TempDir()
 	up := startUp(t, "--data-dir", dir, "--port", "0")
-	defer up.stop(t, syscall.SIGINT, 15*time.Second)
+	defer up.stop(t, syscall.SIGINT)
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	out, errOut, code := lint(t, "--kubeconfig", kubeconfig, unmarkedFailingExample(t))
 	if code != 1 || !strings.Contains(out, "IMG-2") {

@@ -78,14 +78,19 @@ func (p *upProcess) kill() {
 	}
 }
 
+// stopHangGuard bounds the wait for winkube up to exit after a signal. It
+// is a hang guard, not a speed check: a graceful stop of a whole cluster
+// on a loaded 2-core machine can take tens of seconds.
+const stopHangGuard = 2 * time.Minute
+
 // stop sends sig and waits for the process to exit.
-func (p *upProcess) stop(t *testing.T, sig syscall.Signal, within time.Duration) {
+func (p *upProcess) stop(t *testing.T, sig syscall.Signal) {
 	t.Helper()
 	_ = p.cmd.Process.Signal(sig)
 	select {
 	case <-p.done:
-	case <-time.After(within):
-		t.Fatalf("winkube up did not exit within %s of %v:\n%s", within, sig, p.output())
+	case <-time.After(stopHangGuard):
+		t.Fatalf("winkube up did not exit within %s of %v:\n%s", stopHangGuard, sig, p.output())
 	}
 }
 
@@ -194,7 +199,7 @@ func TestUp(t *testing.T) {
 		t.Errorf("expected apiserver, scheduler and controller-manager children, got %v", children)
 	}
 	start := time.Now()
-	up.stop(t, syscall.SIGINT, 15*time.Second)
+	up.stop(t, syscall.SIGINT)
 	t.Logf("Ctrl-C stopped everything in %s", time.Since(start))
 	if code := up.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Errorf("exit code after Ctrl-C = %d:\n%s", code, up.output())
@@ -211,7 +216,7 @@ func TestUp(t *testing.T) {
 		t.Errorf("--apply left no last-applied-configuration annotation: %v", d.Annotations)
 	}
 	children = descendants(again.cmd.Process.Pid)
-	again.stop(t, syscall.SIGKILL, 5*time.Second)
+	again.stop(t, syscall.SIGKILL)
 	waitGone(t, children, 5*time.Second) // children die with the parent
 
 	down := exec.Command(winkube, "down", "--data-dir", dir)

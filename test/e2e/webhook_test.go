@@ -42,14 +42,14 @@ func TestUpWebhook(t *testing.T) {
 	// Killed, the in-process webhook cannot unregister; the configurations
 	// fail open, and the next up without --webhook removes them.
 	children := descendants(up.cmd.Process.Pid)
-	up.stop(t, syscall.SIGKILL, 5*time.Second)
+	up.stop(t, syscall.SIGKILL)
 	waitGone(t, children, 5*time.Second)
 	again := startUp(t, "--data-dir", dir, "--port", "0")
 	cs = clientFor(t, dir)
 	if _, err := cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(context.Background(), "winkube-up", metav1.GetOptions{}); err == nil {
 		t.Error("the killed run's webhook configuration is still registered after a restart without --webhook")
 	}
-	again.stop(t, syscall.SIGINT, 15*time.Second)
+	again.stop(t, syscall.SIGINT)
 }
 
 // checkWebhookPlacement reads the pod table of `up --apply`.

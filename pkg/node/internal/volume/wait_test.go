@@ -88,14 +88,16 @@ func TestWaitReportsUnprocessedVolumes(t *testing.T) {
 }
 
 // A mount under way (a CSI driver's call) keeps the sandbox back without
-// an event and is looked at again soon; when it fails, its event comes
-// once, and the new attempt waits for the back-off (due says so).
+// an event and is looked at again at the pod worker's poll; when it
+// fails, its event comes once, and the new attempt waits for the back-off
+// (due says so). Time is the worker's fake clock, so the poll is exact.
 // rule: STO-2
 func TestWaitPollsAPendingMount(t *testing.T) {
 	rec := record.NewFakeRecorder(10)
 	pending := true
 	var dues []bool
-	w := Wait{Recorder: rec, Issues: func(_ context.Context, _ *corev1.Pod, due func(string) bool) []Issue {
+	clk := clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	w := Wait{Recorder: rec, Clock: clk, Issues: func(_ context.Context, _ *corev1.Pod, due func(string) bool) []Issue {
 		dues = append(dues, due("data"))
 		if pending {
 			return []Issue{{Name: "data", Pending: true}}
@@ -109,22 +111,27 @@ func TestWaitPollsAPendingMount(t *testing.T) {
 	if len(rec.Events) != 0 {
 		t.Errorf("an event for a mount under way: %q", <-rec.Events)
 	}
-	if wake := w.Wake(); wake.IsZero() || time.Until(wake) > volumeSyncRetry {
-		t.Errorf("wake %v: a pending mount is looked at before the next pod sync", wake)
+	if wake, want := w.Wake(), clk.Now().Add(mountPoll); !wake.Equal(want) {
+		t.Errorf("wake %v, want the pod worker's poll at %v", wake, want)
 	}
 	pending = false
-	deadline := time.Now().Add(30 * time.Second) // hang guard
-	for len(rec.Events) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the failed mount was never reported")
+	clk.SetTime(clk.Now().Add(mountPoll - time.Millisecond))
+	if w.Ready(ctx, pod) || len(dues) != 1 {
+		t.Errorf("the mount was looked at before the poll (%d looks)", len(dues))
+	}
+	clk.SetTime(clk.Now().Add(time.Millisecond))
+	if w.Ready(ctx, pod) {
+		t.Fatal("Ready with a mount that failed")
+	}
+	select {
+	case ev := <-rec.Events:
+		if !strings.HasPrefix(ev, "Warning FailedMount MountVolume.SetUp failed") {
+			t.Errorf("event %q", ev)
 		}
-		w.Ready(ctx, pod)
-		time.Sleep(20 * time.Millisecond)
+	default:
+		t.Fatal("the failed mount was not reported at the poll")
 	}
-	if ev := <-rec.Events; !strings.HasPrefix(ev, "Warning FailedMount MountVolume.SetUp failed") {
-		t.Errorf("event %q", ev)
-	}
-	if !dues[0] || !dues[len(dues)-1] {
-		t.Errorf("due = %v, want true at the first attempt and when the poll was due", dues)
+	if len(dues) != 2 || !dues[0] || !dues[1] {
+		t.Errorf("due = %v, want true at the first attempt and at the poll", dues)
 	}
 }
