@@ -138,3 +138,25 @@ func incomplete(err error, text string) bool {
 	}
 	return se.Pos >= len([]rune(strings.TrimRight(text, "\n")))
 }
+
+// SaveItem keeps $_ ($PSItem) of the current scope and returns what puts
+// it back, for blocks that set it per item in their caller's scope
+// (switch, ForEach-Object) and leave it as it was.
+func (i *Interp) SaveItem() (restore func()) {
+	top := i.Scopes[len(i.Scopes)-1]
+	saved := map[string]any{}
+	for _, name := range []string{"_", "psitem"} {
+		if v, ok := top[name]; ok {
+			saved[name] = v
+		}
+	}
+	return func() {
+		for _, name := range []string{"_", "psitem"} {
+			if v, ok := saved[name]; ok {
+				top[name] = v
+			} else {
+				delete(top, name)
+			}
+		}
+	}
+}

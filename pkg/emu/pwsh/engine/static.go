@@ -60,26 +60,6 @@ func (i *Interp) staticMethod(ctx context.Context, typ, name string, args []any)
 	return nil, &values.NotEmulatedError{What: "[" + typ + "]::" + name + "()"}
 }
 
-// Flatten is the arguments with each list argument spread out.
-func Flatten(args []any) []any {
-	var out []any
-	for _, a := range args {
-		out = append(out, values.ToList(a)...)
-	}
-	return out
-}
-
-// BytesOf is a byte array argument ([byte[]] or a list of numbers) as
-// bytes.
-func BytesOf(args []any) []byte {
-	var b []byte
-	for _, a := range Flatten(args) {
-		n, _ := values.ToInt(a)
-		b = append(b, byte(n))
-	}
-	return b
-}
-
 func (i *Interp) ReadFile(path string) ([]byte, error) {
 	f, err := i.Sys.FS.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {

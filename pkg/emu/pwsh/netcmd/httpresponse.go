@@ -130,7 +130,7 @@ func (r *listenerResponse) CallMethod(_ context.Context, name string, args []any
 	switch name {
 	case "close", "dispose":
 		if len(args) > 0 && !r.sent { // Close(byte[] responseEntity, bool willBlock)
-			b := engine.BytesOf(args[:1])
+			b := values.BytesOf(args[:1])
 			r.length = len(b)
 			r.body.Write(b)
 		}

@@ -142,7 +142,7 @@ func method(ctx context.Context, i *engine.Interp, t, name string, args []any) (
 		return strings.TrimSpace(arg(0)) == "", true, nil
 	case "string::join":
 		if len(args) > 1 {
-			return dotnet.JoinValues(engine.Flatten(args[1:]), arg(0)), true, nil
+			return dotnet.JoinValues(values.Flatten(args[1:]), arg(0)), true, nil
 		}
 		return "", true, nil
 	case "io.file::exists", "io.directory::exists", "io.path::exists":
@@ -170,7 +170,7 @@ func method(ctx context.Context, i *engine.Interp, t, name string, args []any) (
 	case "io.path::gettemppath":
 		return i.GetenvOr("TEMP", `C:\Windows\TEMP`) + `\`, true, nil
 	case "convert::tobase64string":
-		return base64.StdEncoding.EncodeToString(engine.BytesOf(args)), true, nil
+		return base64.StdEncoding.EncodeToString(values.BytesOf(args)), true, nil
 	case "convert::frombase64string":
 		b, err := base64.StdEncoding.DecodeString(arg(0))
 		if err != nil {

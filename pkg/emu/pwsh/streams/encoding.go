@@ -94,7 +94,7 @@ func (e *Encoding) CallMethod(_ context.Context, name string, args []any) (any, 
 		}
 		return len(e.Encode(values.ToStr(args[0]))), true, nil
 	case "getstring":
-		b := engine.BytesOf(args[:min(len(args), 1)])
+		b := values.BytesOf(args[:min(len(args), 1)])
 		if len(args) >= 3 {
 			from, _ := values.ToInt(args[1])
 			n, _ := values.ToInt(args[2])

@@ -58,7 +58,7 @@ func StreamMethod(s stream, name string, args []any) (any, bool, error) {
 		}
 		return nil, true, s.Write(b[off : off+n])
 	case "writebyte":
-		return nil, true, s.Write(engine.BytesOf(args[:1]))
+		return nil, true, s.Write(values.BytesOf(args[:1]))
 	case "read":
 		if len(args) != 3 {
 			return nil, true, overloadError("Read", len(args))
@@ -106,7 +106,7 @@ func bufferArgs(args []any) ([]byte, int, int, error) {
 	if args[0] == nil {
 		return nil, 0, 0, values.Exception("ArgumentNullException", "Value cannot be null.%s", values.ParamName("buffer"))
 	}
-	b := engine.BytesOf(args[:1])
+	b := values.BytesOf(args[:1])
 	off, _ := values.ToInt(args[1])
 	n, _ := values.ToInt(args[2])
 	if off < 0 || n < 0 || off+n > len(b) {

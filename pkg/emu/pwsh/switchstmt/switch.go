@@ -30,21 +30,7 @@ func run(ctx context.Context, i *engine.Interp, st lang.Stmt, emit func(any)) er
 	// $_ is the value under test, in the scope the switch runs in; it
 	// is what it was before once the switch ends.
 	top := i.Scopes[len(i.Scopes)-1]
-	saved := map[string]any{}
-	for _, name := range []string{"_", "psitem"} {
-		if v, ok := top[name]; ok {
-			saved[name] = v
-		}
-	}
-	defer func() {
-		for _, name := range []string{"_", "psitem"} {
-			if v, ok := saved[name]; ok {
-				top[name] = v
-			} else {
-				delete(top, name)
-			}
-		}
-	}()
+	defer i.SaveItem()()
 	for _, item := range items {
 		if err := ctx.Err(); err != nil {
 			return err

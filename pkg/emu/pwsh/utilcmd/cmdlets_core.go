@@ -188,22 +188,8 @@ func eachInput(c *engine.Call, ctx context.Context, sb *values.ScriptBlock, item
 	// blocks of ForEach-Object and Where-Object: what it assigns
 	// ($count += 1) stays after it; only $_ is the item's meanwhile.
 	top := c.I.Scopes[len(c.I.Scopes)-1]
-	saved := map[string]any{}
-	for _, name := range []string{"_", "psitem"} {
-		if v, ok := top[name]; ok {
-			saved[name] = v
-		}
-		top[name] = item
-	}
-	defer func() {
-		for _, name := range []string{"_", "psitem"} {
-			if v, ok := saved[name]; ok {
-				top[name] = v
-			} else {
-				delete(top, name)
-			}
-		}
-	}()
+	defer c.I.SaveItem()()
+	top["_"], top["psitem"] = item, item
 	// return ends this item's run of the block only (about_Return).
 	if err := c.I.ExecList(ctx, sb.Stmts, emit); !errors.As(err, new(values.ReturnFlow)) {
 		return err
