@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 
 	corev1 "k8s.io/api/core/v1"
@@ -22,8 +23,9 @@ import (
 // 127.0.0.1. The client is a fake holding the default cluster's nodes, so
 // no control plane shares the process and its RSS is the webhook's. It
 // prints its address, then serves until its stdin closes (the parent
-// exited or is done).
-func serve(certDir string) error {
+// exited or is done). With table it answers from a table instead (the
+// floor, answerTable).
+func serve(certDir string, table bool) error {
 	certs, err := install.ReadCerts(certDir)
 	if err != nil {
 		return err
@@ -40,6 +42,12 @@ func serve(certDir string) error {
 		return err
 	}
 	defer h.Close()
+	var handler http.Handler = h
+	if table {
+		if handler, err = answerTable(h); err != nil {
+			return err
+		}
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -50,7 +58,7 @@ func serve(certDir string) error {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		cancel()
 	}()
-	return webhook.ServeListener(ctx, ln, cert, h)
+	return webhook.ServeListener(ctx, ln, cert, &timed{next: handler})
 }
 
 // defaultNodes are `winkube up`'s default cluster: one Linux node, two
