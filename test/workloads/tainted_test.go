@@ -2,8 +2,10 @@ package workloads
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -271,14 +273,19 @@ func redisWinfront(t *testing.T, c *cluster) {
 		t.Fatalf("no front Ready: %v", fronts)
 	}
 	ip := c.loadBalancerIP(t, "default", "winfront")
-	var body string
-	waitFor(t, "the front's LoadBalancer", func() (bool, string) {
-		var err error
-		body, err = httpGet("http://" + ip + ":8080/")
-		return err == nil, body + errString(err)
+	// The front answers False until redis's endpoint reaches the Service,
+	// which may come after both are Ready (the EndpointSlice controller
+	// and the node's proxy follow readiness with a lag, on a real cluster
+	// too); the row's answer is the one it settles on.
+	const want = "redis reachable: True\n"
+	start, answers := time.Now(), 0
+	waitFor(t, "the front's answer through its LoadBalancer to be "+strconv.Quote(want), func() (bool, string) {
+		body, err := httpGet("http://" + ip + ":8080/")
+		answers++
+		return err == nil && body == want, strconv.Quote(body) + errString(err)
 	})
-	if body != "redis reachable: True\n" {
-		t.Errorf("front's answer through its LoadBalancer: %q, want %q", body, "redis reachable: True\n")
+	if answers > 1 {
+		t.Logf("the front answered %q after %s (%d requests)", want, time.Since(start).Round(time.Millisecond), answers)
 	}
 }
 
