@@ -36,15 +36,7 @@ func TestStatusPatch(t *testing.T) {
 	if got.Metadata.UID != "uid-1" || got.Metadata.Annotations[annotations.WindowsResources] != "cpu-maximum=5000" {
 		t.Errorf("patch metadata %+v", got.Metadata)
 	}
-	old, _ := json.Marshal(corev1.Pod{Status: base})
-	applied, err := strategicpatch.StrategicMergePatch(old, patch, corev1.Pod{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pod corev1.Pod
-	if err := json.Unmarshal(applied, &pod); err != nil {
-		t.Fatal(err)
-	}
+	pod := patched(t, corev1.Pod{Status: base}, patch)
 	if pod.Status.Phase != corev1.PodRunning || pod.Status.PodIP != "10.244.1.7" {
 		t.Errorf("patched status %+v", pod.Status)
 	}
@@ -128,15 +120,7 @@ func TestStatusPatchLeavesOtherOwnersConditions(t *testing.T) {
 		{Type: gate, Status: corev1.ConditionFalse},
 		{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: reasonReadinessGatesNotReady},
 	}}}
-	old, _ := json.Marshal(server)
-	applied, err := strategicpatch.StrategicMergePatch(old, patch, corev1.Pod{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pod corev1.Pod
-	if err := json.Unmarshal(applied, &pod); err != nil {
-		t.Fatal(err)
-	}
+	pod := patched(t, server, patch)
 	got := map[corev1.PodConditionType]corev1.ConditionStatus{}
 	for _, c := range pod.Status.Conditions {
 		got[c.Type] = c.Status
@@ -144,4 +128,23 @@ func TestStatusPatchLeavesOtherOwnersConditions(t *testing.T) {
 	if got[gate] != corev1.ConditionFalse || got[corev1.PodReady] != corev1.ConditionTrue {
 		t.Errorf("after the patch %s: conditions %v, want the gate False (its owner's) and Ready True (the kubelet's)", patch, got)
 	}
+}
+
+// patched is pod as the API server leaves it after the status patch, a
+// strategic merge patch.
+func patched(t *testing.T, pod corev1.Pod, patch []byte) corev1.Pod {
+	t.Helper()
+	old, err := json.Marshal(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	applied, err := strategicpatch.StrategicMergePatch(old, patch, corev1.Pod{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out corev1.Pod
+	if err := json.Unmarshal(applied, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
