@@ -34,10 +34,7 @@ func serve(certDir string, table bool) error {
 	if err != nil {
 		return err
 	}
-	h, err := webhook.NewHandler(webhook.Options{
-		Client:            fake.NewClientset(defaultNodes()...),
-		KubernetesVersion: fmt.Sprintf("1.%d", kubeversion.DefaultMinor),
-	})
+	h, err := newHandler()
 	if err != nil {
 		return err
 	}
@@ -59,6 +56,15 @@ func serve(certDir string, table bool) error {
 		cancel()
 	}()
 	return webhook.ServeListener(ctx, ln, cert, &timed{next: handler})
+}
+
+// newHandler is the webhook's handler over a fake client holding the
+// default cluster's nodes.
+func newHandler() (*webhook.Handler, error) {
+	return webhook.NewHandler(webhook.Options{
+		Client:            fake.NewClientset(defaultNodes()...),
+		KubernetesVersion: fmt.Sprintf("1.%d", kubeversion.DefaultMinor),
+	})
 }
 
 // defaultNodes are `winkube up`'s default cluster: one Linux node, two
