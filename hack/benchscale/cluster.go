@@ -193,9 +193,9 @@ type winkubeUp struct {
 	pprofAddr string
 }
 
-// startUp runs `winkube up` with cfg in dir and waits until it says the
-// cluster is running.
-func startUp(ctx context.Context, o *options, dir string, cfg []byte) (*winkubeUp, error) {
+// startUp runs `winkube up` with cfg in dir, env added to benchscale's
+// environment, and waits until it says the cluster is running.
+func startUp(ctx context.Context, o *options, dir string, cfg []byte, env []string) (*winkubeUp, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -218,6 +218,7 @@ func startUp(ctx context.Context, o *options, dir string, cfg []byte) (*winkubeU
 		args = append(args, "--pprof-addr", u.pprofAddr)
 	}
 	u.cmd = exec.Command(o.winkube, args...)
+	u.cmd.Env = append(os.Environ(), env...)
 	u.cmd.Stdout, u.cmd.Stderr = pw, pw
 	if err := startOwned(u.cmd); err != nil {
 		logFile.Close()
@@ -273,19 +274,58 @@ func startUp(ctx context.Context, o *options, dir string, cfg []byte) (*winkubeU
 
 func (u *winkubeUp) kubeconfig() string { return filepath.Join(u.dataDir, "kubeconfig") }
 
-// controlPlaneFlags are the sized flags each component of this cluster runs with.
-func (u *winkubeUp) controlPlaneFlags() (map[string]map[string]string, error) {
-	out := map[string]map[string]string{}
-	for _, p := range u.procs[1:] {
+// sizing is how winkube sized its control plane for the nodes: the flags
+// it set on each component and the components' GOGC. The kwok setup's
+// winkube has no nodes of its own, so it would size nothing; both are
+// copied to it so that both setups run the same control plane.
+type sizing struct {
+	flags map[string]map[string]string // component → flag → value
+	gogc  string                       // the components' GOGC; "" if unset
+}
+
+// sizing reads the sized flags from each component's command line and
+// its GOGC from its environment.
+func (u *winkubeUp) sizing() (sizing, error) {
+	cp := sizing{flags: map[string]map[string]string{}}
+	for i, p := range u.procs[1:] {
 		args, err := cmdline(p.pid)
 		if err != nil {
-			return nil, fmt.Errorf("reading %s's command line: %w", p.name, err)
+			return sizing{}, fmt.Errorf("reading %s's command line: %w", p.name, err)
 		}
 		if f := sizedFlags(args); len(f) > 0 {
-			out[p.name] = f
+			cp.flags[p.name] = f
 		}
+		env, err := environ(p.pid)
+		if err != nil {
+			return sizing{}, fmt.Errorf("reading %s's environment: %w", p.name, err)
+		}
+		gogc := env["GOGC"]
+		if i > 0 && gogc != cp.gogc {
+			return sizing{}, fmt.Errorf("the components run with different GOGC (%q, %s's %q)", cp.gogc, p.name, gogc)
+		}
+		cp.gogc = gogc
 	}
-	return out, nil
+	return cp, nil
+}
+
+// env is the environment the kwok setup's `winkube up` gets, which its
+// components inherit (winkube does not set a GOGC of its own when one is
+// set). winkube itself, which runs etcd, gets it too: the same value as
+// the winkube setup's winkube, Go's default, from 200 nodes up.
+func (cp sizing) env() []string {
+	if cp.gogc == "" {
+		return nil
+	}
+	return []string{"GOGC=" + cp.gogc}
+}
+
+// describe lists the sized settings, or says there are none.
+func (cp sizing) describe() string {
+	s := describeFlags(cp.flags)
+	if cp.gogc != "" {
+		s = "GOGC=" + cp.gogc + "; " + s
+	}
+	return s
 }
 
 // stop asks winkube to stop (it stops its components in order) and kills

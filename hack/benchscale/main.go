@@ -116,37 +116,37 @@ func run(ctx context.Context, o *options) error {
 	ps := pools(o.nodes, o.pods, o.pool)
 	progress("benchscale: %d nodes (%d × Windows Server 2019, %d × 2022, %d × Linux), %d pods (%s), %d CPUs",
 		o.nodes, ps[0].count, ps[1].count, ps[2].count, o.pods, describePods(ps), runtime.NumCPU())
-	wk, cpFlags, err := benchWinkube(ctx, o, ps)
+	wk, cp, err := benchWinkube(ctx, o, ps)
 	if err != nil {
 		return fmt.Errorf("winkube: %w", err)
 	}
 	var kw result
 	if !o.skipKwok {
-		if kw, err = benchKwok(ctx, o, ps, cpFlags); err != nil {
+		if kw, err = benchKwok(ctx, o, ps, cp); err != nil {
 			return fmt.Errorf("kwok: %w", err)
 		}
 	}
 	if err := writeTable(os.Stdout, rows(o.nodes, o.pods, wk, kw)); err != nil {
 		return err
 	}
-	writeNotes(os.Stdout, o, cpFlags)
+	writeNotes(os.Stdout, o, cp)
 	if o.jsonOut != "" {
-		return writeJSON(o, wk, kw, cpFlags)
+		return writeJSON(o, wk, kw, cp)
 	}
 	return nil
 }
 
-// benchWinkube measures `winkube up` with the pools' nodes and returns the
-// control-plane flags winkube sized for them.
-func benchWinkube(ctx context.Context, o *options, ps []pool) (result, map[string]map[string]string, error) {
+// benchWinkube measures `winkube up` with the pools' nodes and returns how
+// winkube sized the control plane for them.
+func benchWinkube(ctx context.Context, o *options, ps []pool) (result, sizing, error) {
 	progress("== winkube: winkube up with %d nodes", o.nodes)
 	cfg, err := clusterConfig("bench-winkube", o.nodes, ps, nil)
 	if err != nil {
-		return result{}, nil, err
+		return result{}, sizing{}, err
 	}
-	up, err := startUp(ctx, o, filepath.Join(o.work, "winkube"), cfg)
+	up, err := startUp(ctx, o, filepath.Join(o.work, "winkube"), cfg, nil)
 	if err != nil {
-		return result{}, nil, err
+		return result{}, sizing{}, err
 	}
 	defer stopping("winkube up", up.stop)
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -155,40 +155,40 @@ func benchWinkube(ctx context.Context, o *options, ps []pool) (result, map[strin
 
 	r := result{ClusterReady: up.times.clusterReady.Seconds(), NodesReady: up.times.nodesReady.Seconds()}
 	progress("   cluster ready in %s, %d nodes Ready in %s", up.times.clusterReady, o.nodes, up.times.nodesReady)
-	cpFlags, err := up.controlPlaneFlags()
+	cp, err := up.sizing()
 	if err != nil {
-		return result{}, nil, err
+		return result{}, sizing{}, err
 	}
 	client, w, err := connect(ctx, up.kubeconfig())
 	if err != nil {
-		return result{}, nil, err
+		return result{}, sizing{}, err
 	}
 	if c := w.counts(); c.ready != o.nodes {
-		return result{}, nil, fmt.Errorf("winkube up reported the cluster ready with %s, want %d nodes", c, o.nodes)
+		return result{}, sizing{}, fmt.Errorf("winkube up reported the cluster ready with %s, want %d nodes", c, o.nodes)
 	}
 	var prof *profiler
 	if o.profile != "" {
 		if prof, err = newProfiler(o.profile, up); err != nil {
-			return result{}, nil, fmt.Errorf("profiling: %w", err)
+			return result{}, sizing{}, fmt.Errorf("profiling: %w", err)
 		}
 	}
 	err = measureWorkload(ctx, o, client, w, up.procs, ps, prof, &r)
 	if prof != nil && err == nil {
 		progress("   profiles in %s (such as: go tool pprof -top %s)", o.profile, filepath.Join(o.profile, "running-kube-scheduler-cpu-*.pb.gz"))
 	}
-	return r, cpFlags, err
+	return r, cp, err
 }
 
 // benchKwok measures kwok's fake nodes on a winkube control plane without
-// emulated nodes, run with the same sized flags as the winkube setup.
-func benchKwok(ctx context.Context, o *options, ps []pool, cpFlags map[string]map[string]string) (result, error) {
+// emulated nodes, sized as the winkube setup's was.
+func benchKwok(ctx context.Context, o *options, ps []pool, cp sizing) (result, error) {
 	progress("== kwok: winkube up without nodes, then kwok with %d nodes", o.nodes)
-	cfg, err := clusterConfig("bench-kwok", o.nodes, nil, cpFlags)
+	cfg, err := clusterConfig("bench-kwok", o.nodes, nil, cp.flags)
 	if err != nil {
 		return result{}, err
 	}
 	dir := filepath.Join(o.work, "kwok")
-	up, err := startUp(ctx, o, dir, cfg)
+	up, err := startUp(ctx, o, dir, cfg, cp.env())
 	if err != nil {
 		return result{}, err
 	}
@@ -379,12 +379,12 @@ func progress(format string, args ...any) {
 }
 
 // writeNotes says under the table what the columns measured.
-func writeNotes(w io.Writer, o *options, cpFlags map[string]map[string]string) {
+func writeNotes(w io.Writer, o *options, cp sizing) {
 	fmt.Fprintf(w, "\nwinkube: `winkube up` with the nodes; nodes Ready as up reports it (agent start to all Ready).\n")
 	fmt.Fprintf(w, "pods:    %s.\n", describeWorkload(o))
 	if o.skipKwok {
 		fmt.Fprintf(w, "kwok:    not measured (KWOK=0).\n")
-		fmt.Fprintf(w, "control plane: %s\n", describeFlags(cpFlags))
+		fmt.Fprintf(w, "control plane: %s\n", cp.describe())
 		return
 	}
 	version, err := exec.Command(o.kwok, "--version").Output()
@@ -397,7 +397,7 @@ func writeNotes(w io.Writer, o *options, cpFlags map[string]map[string]string) {
 	}
 	fmt.Fprintf(w, "kwok:    %s with kwokctl's default stages%s, on `winkube up` without emulated nodes;\n", strings.TrimSpace(string(version)), extra)
 	fmt.Fprintf(w, "         nodes Ready from kwok's start, the nodes created at 200 requests/s like the agent's.\n")
-	fmt.Fprintf(w, "control plane (both): %s\n", describeFlags(cpFlags))
+	fmt.Fprintf(w, "control plane (both): %s\n", cp.describe())
 	fmt.Fprintf(w, "ratio: winkube / kwok; below 1 winkube is faster or smaller. CPU in %% of one core.\n")
 }
 
@@ -457,7 +457,7 @@ func describeFlags(cpFlags map[string]map[string]string) string {
 	return strings.Join(parts, "; ")
 }
 
-func writeJSON(o *options, wk, kw result, cpFlags map[string]map[string]string) error {
+func writeJSON(o *options, wk, kw result, cp sizing) error {
 	out := map[string]any{
 		"nodes":             o.nodes,
 		"pods":              o.pods,
@@ -465,7 +465,8 @@ func writeJSON(o *options, wk, kw result, cpFlags map[string]map[string]string) 
 		"image":             o.image,
 		"command":           o.command,
 		"cpus":              runtime.NumCPU(),
-		"controlPlaneFlags": cpFlags,
+		"controlPlaneFlags": cp.flags,
+		"controlPlaneGOGC":  cp.gogc,
 		"winkube":           wk,
 	}
 	if kw.measured() {

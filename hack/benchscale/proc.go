@@ -138,6 +138,21 @@ func cmdline(pid int) ([]string, error) {
 	return strings.Split(string(data), "\x00"), nil
 }
 
+// environ is a process's environment.
+func environ(pid int) (map[string]string, error) {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
+	if err != nil {
+		return nil, err
+	}
+	env := map[string]string{}
+	for kv := range strings.SplitSeq(string(data), "\x00") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	return env, nil
+}
+
 // sample is the CPU time and memory of every measured process at one moment.
 type sample struct {
 	at    time.Time
