@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/winkube/winkube/pkg/apis/config/v1alpha1"
+	clusterdns "github.com/winkube/winkube/pkg/network/dns"
 )
 
 // Names of the cluster DNS objects, as kubeadm names them.
@@ -63,7 +64,7 @@ func Corefile() string {
 		"    }",
 		"    ready",
 		"    kubernetes " + ClusterDomain + " in-addr.arpa ip6.arpa {",
-		"       pods insecure",
+		"       pods " + clusterdns.PodMode,
 		"       fallthrough in-addr.arpa ip6.arpa",
 		"       ttl 30",
 		"    }",

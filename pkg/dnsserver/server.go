@@ -1,5 +1,5 @@
 // Package dnsserver is the cluster's DNS server for `winkube up`: it watches
-// Services, EndpointSlices, Pods and Namespaces, keeps the records of the
+// Services, EndpointSlices and Namespaces, keeps the records of the
 // Kubernetes DNS specification (pkg/network/dns) and answers them over UDP
 // and TCP on one loopback port, as CoreDNS's kubernetes plugin would.
 //

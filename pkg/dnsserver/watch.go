@@ -6,14 +6,16 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 )
 
 // watch starts the informers that keep the records and waits until their
-// first lists are in, so the first answer is already right.
+// first lists are in, so the first answer is already right. No pods: in
+// the Corefile's "pods insecure" mode a pod name answers from the
+// namespace alone (clusterdns.PodMode), and CoreDNS watches pods only
+// for "pods verified".
 func (s *Server) watch(ctx context.Context, client kubernetes.Interface) error {
 	s.factory = informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(slim))
 	r := s.records
@@ -23,7 +25,6 @@ func (s *Server) watch(ctx context.Context, client kubernetes.Interface) error {
 	}{
 		{s.factory.Core().V1().Services().Informer(), handlerFor(r.SetService, r.DeleteService)},
 		{s.factory.Discovery().V1().EndpointSlices().Informer(), handlerFor(r.SetEndpointSlice, r.DeleteEndpointSlice)},
-		{s.factory.Core().V1().Pods().Informer(), handlerFor(fromAddrs(r.SetPod), fromAddrs(r.DeletePod))},
 		{s.factory.Core().V1().Namespaces().Informer(), handlerFor(r.SetNamespace, r.DeleteNamespace)},
 	}
 	var synced []cache.InformerSynced
@@ -36,7 +37,7 @@ func (s *Server) watch(ctx context.Context, client kubernetes.Interface) error {
 	}
 	s.factory.Start(s.stop)
 	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
-		return fmt.Errorf("dns server: the informers did not list Services, EndpointSlices, Pods and Namespaces: %w", context.Cause(ctx))
+		return fmt.Errorf("dns server: the informers did not list Services, EndpointSlices and Namespaces: %w", context.Cause(ctx))
 	}
 	return nil
 }
@@ -62,36 +63,10 @@ func apply[T any](f func(*T), obj any) {
 	}
 }
 
-// podAddrs is what the pod informer keeps of a pod: its name and
-// addresses, as CoreDNS keeps them. Not a Pod with the rest left empty: an
-// empty Pod still takes 1.2 KB (its spec and status structs), four times
-// this, for every pod in the cluster, beside the records' own copy of the
-// addresses.
-type podAddrs struct {
-	metav1.ObjectMeta
-	podIP  string
-	podIPs []corev1.PodIP
-}
-
-// fromAddrs gives the records, which read pods, what the informer keeps.
-func fromAddrs(f func(*corev1.Pod)) func(*podAddrs) {
-	return func(p *podAddrs) {
-		f(&corev1.Pod{ObjectMeta: p.ObjectMeta, Status: corev1.PodStatus{PodIP: p.podIP, PodIPs: p.podIPs}})
-	}
-}
-
 // slim drops what the records never read before the informers cache the
-// objects: pods shrink to podAddrs.
+// objects.
 func slim(obj any) (any, error) {
 	switch o := obj.(type) {
-	case *corev1.Pod:
-		return &podAddrs{
-			ObjectMeta: metav1.ObjectMeta{
-				Name: o.Name, Namespace: o.Namespace, UID: o.UID,
-				ResourceVersion: o.ResourceVersion, DeletionTimestamp: o.DeletionTimestamp,
-			},
-			podIP: o.Status.PodIP, podIPs: o.Status.PodIPs,
-		}, nil
 	case *discoveryv1.EndpointSlice:
 		o.ManagedFields = nil
 	case *corev1.Service:

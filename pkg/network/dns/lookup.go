@@ -254,8 +254,13 @@ func (r *Records) serviceName(k objKey) string {
 	return k.name + "." + k.ns + ".svc." + r.domain + "."
 }
 
-// findPod: labels are what precedes "pod": [ns] or [a-b-c-d ns]. Only an
-// address a pod of that namespace holds answers (CoreDNS "pods verified").
+// PodMode is the CoreDNS kubernetes plugin's "pods" mode the records
+// answer pod names in (findPod); the cluster's Corefile declares it.
+const PodMode = "insecure"
+
+// findPod: labels are what precedes "pod": [ns] or [a-b-c-d ns]. As
+// CoreDNS's "pods insecure" (the cluster's Corefile): any address answers
+// in a namespace that exists; a label that is not an address does not.
 func (r *Records) findPod(labels []string) found {
 	switch len(labels) {
 	case 0:
@@ -264,7 +269,7 @@ func (r *Records) findPod(labels []string) found {
 		return found{exists: r.namespaces[labels[0]] > 0}
 	case 2:
 		addr, ok := undash(labels[0])
-		if !ok || r.podIPs[nsAddr{labels[1], addr}] == 0 {
+		if !ok || r.namespaces[labels[1]] == 0 {
 			return found{}
 		}
 		return found{exists: true, targets: []target{{addr: addr, port: -1}}}

@@ -22,8 +22,7 @@ type Records struct {
 	services   map[objKey]*service
 	slices     map[objKey]*slice
 	bySvc      map[objKey][]*slice // service → its slices, by name so answers keep their order
-	pods       map[objKey][]netip.Addr
-	podIPs     map[nsAddr]int // pods holding each address, per namespace
+	pods       map[objKey]bool
 	namespaces map[string]int // references: the Namespace itself, services, pods
 	nsObjects  map[string]bool
 	vips       map[netip.Addr]objKey          // ClusterIP → service (PTR)
@@ -31,11 +30,6 @@ type Records struct {
 }
 
 type objKey struct{ ns, name string }
-
-type nsAddr struct {
-	ns   string
-	addr netip.Addr
-}
 
 type serviceKind int
 
@@ -84,8 +78,7 @@ func NewRecords(clusterDomain string) *Records {
 		services:   map[objKey]*service{},
 		slices:     map[objKey]*slice{},
 		bySvc:      map[objKey][]*slice{},
-		pods:       map[objKey][]netip.Addr{},
-		podIPs:     map[nsAddr]int{},
+		pods:       map[objKey]bool{},
 		namespaces: map[string]int{},
 		nsObjects:  map[string]bool{},
 		vips:       map[netip.Addr]objKey{},
@@ -328,49 +321,31 @@ func dashed(a netip.Addr) string {
 	return s
 }
 
-// SetPod adds or replaces a pod's A/AAAA records (<a-b-c-d>.<ns>.pod.<domain>).
-// A terminating pod or one without an address has none.
+// SetPod records that a pod's namespace exists. The pod's own address
+// plays no part: the cluster's Corefile (pkg/addons) sets the kubernetes
+// plugin's "pods insecure", in which CoreDNS answers <a-b-c-d>.<ns>.pod.<domain>
+// with a-b-c-d in any namespace that exists, whether or not a pod holds
+// that address. Records built without Namespace objects (the node's
+// model, `winkube net`) learn the namespaces from the pods.
 func (r *Records) SetPod(p *corev1.Pod) {
 	key := keyOf(p.Namespace, p.Name)
-	var addrs []netip.Addr
-	if p.DeletionTimestamp == nil {
-		for _, ip := range p.Status.PodIPs {
-			addrs = append(addrs, parseAddrs([]string{ip.IP})...)
-		}
-		if len(addrs) == 0 {
-			addrs = parseAddrs([]string{p.Status.PodIP})
-		}
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.deletePod(key)
-	r.pods[key] = addrs
-	r.namespaces[key.ns]++
-	for _, a := range addrs {
-		r.podIPs[nsAddr{key.ns, a}]++
+	if !r.pods[key] {
+		r.pods[key] = true
+		r.namespaces[key.ns]++
+		r.generation++
 	}
-	r.generation++
 }
 
-// DeletePod removes a pod's records.
+// DeletePod forgets a pod.
 func (r *Records) DeletePod(p *corev1.Pod) {
+	key := keyOf(p.Namespace, p.Name)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.deletePod(keyOf(p.Namespace, p.Name))
-	r.generation++
-}
-
-func (r *Records) deletePod(key objKey) {
-	addrs, ok := r.pods[key]
-	if !ok {
-		return
+	if r.pods[key] {
+		delete(r.pods, key)
+		r.unrefNamespace(key.ns)
+		r.generation++
 	}
-	for _, a := range addrs {
-		k := nsAddr{key.ns, a}
-		if r.podIPs[k]--; r.podIPs[k] <= 0 {
-			delete(r.podIPs, k)
-		}
-	}
-	delete(r.pods, key)
-	r.unrefNamespace(key.ns)
 }

@@ -310,27 +310,28 @@ func TestExternalNameIsCNAME(t *testing.T) {
 	wantNXDomain(t, r, "ip.default.svc.cluster.local", miekg.TypeA)
 }
 
-func TestPodRecordsAreVerified(t *testing.T) {
+// The cluster's Corefile says "pods insecure": a dashed address answers
+// in any namespace that exists, whether or not a pod holds it.
+func TestPodRecordsAnswerAnyAddressInAnExistingNamespace(t *testing.T) {
+	// rule: DNS-1
 	r := NewRecords("cluster.local")
-	r.SetPod(runningPod("default", "web-1", "10.244.1.5"))
+	wantNXDomain(t, r, "10-244-1-5.default.pod.cluster.local", miekg.TypeA)
+	r.SetNamespace(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}})
 	wantAddrs(t, r, "10-244-1-5.default.pod.cluster.local", miekg.TypeA, "10.244.1.5")
-	// Another namespace does not hold the address.
-	wantNXDomain(t, r, "10-244-1-5.other.pod.cluster.local", miekg.TypeA)
-	// No pod holds it.
-	wantNXDomain(t, r, "10-244-9-9.default.pod.cluster.local", miekg.TypeA)
-	wantNXDomain(t, r, "not-an-ip.default.pod.cluster.local", miekg.TypeA)
-
-	terminating := runningPod("default", "web-1", "10.244.1.5")
-	terminating.DeletionTimestamp = &metav1.Time{}
-	r.SetPod(terminating)
-	wantNXDomain(t, r, "10-244-1-5.default.pod.cluster.local", miekg.TypeA)
-
-	r.SetPod(runningPod("default", "web-1", "10.244.1.5"))
-	r.DeletePod(runningPod("default", "web-1", ""))
-	wantNXDomain(t, r, "10-244-1-5.default.pod.cluster.local", miekg.TypeA)
-
-	r.SetPod(runningPod("default", "v6", "fd00:10:244::5"))
+	wantAddrs(t, r, "10-244-9-9.default.pod.cluster.local", miekg.TypeA, "10.244.9.9")
 	wantAddrs(t, r, "fd00-10-244--5.default.pod.cluster.local", miekg.TypeAAAA, "fd00:10:244::5")
+	wantNoData(t, r, "10-244-1-5.default.pod.cluster.local", miekg.TypeAAAA)
+	// A label that is not an address, or a namespace that does not exist.
+	wantNXDomain(t, r, "not-an-ip.default.pod.cluster.local", miekg.TypeA)
+	wantNXDomain(t, r, "10-244-1-5.other.pod.cluster.local", miekg.TypeA)
+
+	// Records built from pods alone (the node's model) know a namespace
+	// while a pod of it is there.
+	r = NewRecords("cluster.local")
+	r.SetPod(runningPod("web", "web-1", "10.244.1.5"))
+	wantAddrs(t, r, "10-244-3-3.web.pod.cluster.local", miekg.TypeA, "10.244.3.3")
+	r.DeletePod(runningPod("web", "web-1", ""))
+	wantNXDomain(t, r, "10-244-3-3.web.pod.cluster.local", miekg.TypeA)
 }
 
 func TestNXDomainAndNoData(t *testing.T) {
