@@ -25,7 +25,8 @@
 #   JSON          also write the results as JSON to this file
 #   PROFILE       write CPU profiles of winkube, kube-apiserver and kube-scheduler
 #                 (idle with the nodes, pods starting, pods being deleted) and
-#                 winkube's heap with the pods Running into this dir
+#                 winkube's heap with the pods Running into this dir, the
+#                 kwok run's into its kwok subdir
 #   WINKUBE       a winkube binary to measure instead of building ./cmd/winkube
 #   KEEP=1        keep the scratch dir (data dirs, up.log, kwok.log, component logs)
 #

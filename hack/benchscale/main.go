@@ -222,7 +222,15 @@ func benchKwok(ctx context.Context, o *options, ps []pool, cp sizing) (result, e
 	r.NodesReady = ready.Sub(start).Seconds()
 	progress("   %d nodes Ready in %s", o.nodes, ready.Sub(start).Round(time.Millisecond))
 	procs := append(append([]proc(nil), up.procs...), proc{name: "kwok", pid: k.cmd.Process.Pid})
-	err = measureWorkload(ctx, o, client, w, procs, ps, nil, &r)
+	var prof *profiler
+	if o.profile != "" {
+		// The same processes of the kwok setup, beside the winkube
+		// setup's: the control plane's work per pod compared.
+		if prof, err = newProfiler(filepath.Join(o.profile, "kwok"), up); err != nil {
+			return result{}, fmt.Errorf("profiling: %w", err)
+		}
+	}
+	err = measureWorkload(ctx, o, client, w, procs, ps, prof, &r)
 	return r, err
 }
 
