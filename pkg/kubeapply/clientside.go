@@ -19,6 +19,9 @@ import (
 	"k8s.io/client-go/rest"
 	kubectlapply "k8s.io/kubectl/pkg/cmd/apply"
 	"k8s.io/kubectl/pkg/util"
+
+	// Before kubectl's packages initialise: see there.
+	_ "github.com/winkube/winkube/pkg/kubeapply/internal/notranslations"
 )
 
 // clientSide applies objects as `kubectl apply --field-manager=winkube`
