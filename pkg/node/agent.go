@@ -231,7 +231,7 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 		return nil, err
 	}
 	a.cidrs = cidrs
-	a.events = newEventSinks()
+	a.events = &eventSinks{}
 	for _, n := range o.Cluster.Nodes() {
 		if o.Nodes != nil && !o.Nodes(n.Name) {
 			continue

@@ -86,5 +86,4 @@ func (a *Agent) nodeSeen(obj any, deleted bool) {
 	}
 	a.allReady = true
 	close(a.ready)
-	a.events.release() // the kubelets' events waited for this (eventHold)
 }

@@ -12,7 +12,7 @@ import (
 // events is written by many sinks at once rather than queued behind one,
 // and each node's events name it as their source host.
 func TestEventSinksGroupNodes(t *testing.T) {
-	s := newEventSinks()
+	s := &eventSinks{}
 	for i := range 25 {
 		s.recorder(i, "node")
 	}

@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"fmt"
 	"net/netip"
 	"testing"
 	"time"
@@ -10,8 +9,6 @@ import (
 	"github.com/winkube/winkube/pkg/node/internal/status"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/record"
 )
 
 // rule: SCH-1, SCH-3, KLT-1, KLT-2
@@ -138,8 +135,7 @@ func checkLease(t *testing.T, n *corev1.Node) {
 	}
 }
 
-// Every node's kubelet events of its start reach the API, though they
-// waited for the agent's nodes to be Ready (eventHold); Windows nodes'
+// Every node's kubelet events of its start reach the API; Windows nodes'
 // without NodeAllocatableEnforced.
 // rule: KLT-3
 func TestNodeEvents(t *testing.T) {
@@ -161,28 +157,4 @@ func TestNodeEvents(t *testing.T) {
 		}
 	}
 	waitEvent(t, "default", "win2019-1", "NodeReady", "", 30*time.Second)
-}
-
-// The kubelets' events wait until the agent releases them, and are all
-// written then.
-func TestKubeletEventsWaitForRelease(t *testing.T) {
-	needCluster(t)
-	ns := newNamespace(t)
-	s := newEventSinks()
-	recorders := []record.EventRecorder{s.recorder(0, "held-1"), s.recorder(nodesPerEventSink, "held-2")}
-	s.start(client.CoreV1().Events(""))
-	defer s.shutdown()
-	for i, r := range recorders {
-		ref := &corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: ns, Name: fmt.Sprintf("pod-%d", i), UID: types.UID(fmt.Sprintf("uid-%d", i))}
-		r.Eventf(ref, corev1.EventTypeNormal, "Pulled", "held %d", i)
-	}
-	// A sink that did not hold would have written them by now.
-	time.Sleep(time.Second)
-	if list, err := client.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{}); err != nil || len(list.Items) != 0 {
-		t.Fatalf("before release: %d events (%v), want none", len(list.Items), err)
-	}
-	s.release()
-	for i := range recorders {
-		waitEvent(t, ns, fmt.Sprintf("pod-%d", i), "Pulled", fmt.Sprintf("held %d", i), 30*time.Second)
-	}
 }
