@@ -144,16 +144,18 @@ func TestNodeEvents(t *testing.T) {
 		for _, reason := range []string{"Starting", "NodeHasSufficientMemory", "NodeHasNoDiskPressure", "NodeHasSufficientPID"} {
 			waitEvent(t, "default", name, reason, "", 30*time.Second)
 		}
-		enforced := false
-		for _, e := range podEvents(t, "default", name) {
-			enforced = enforced || e.Reason == "NodeAllocatableEnforced"
-		}
 		n, err := client.CoreV1().Nodes().Get(context.Background(), name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if windows := n.Labels[corev1.LabelOSStable] == "windows"; enforced == windows {
-			t.Errorf("%s: NodeAllocatableEnforced event %v on a node of os %s", name, enforced, n.Labels[corev1.LabelOSStable])
+		if n.Labels[corev1.LabelOSStable] != "windows" {
+			waitEvent(t, "default", name, "NodeAllocatableEnforced", "", 30*time.Second)
+			continue
+		}
+		for _, e := range podEvents(t, "default", name) {
+			if e.Reason == "NodeAllocatableEnforced" {
+				t.Errorf("%s: a Windows node emitted NodeAllocatableEnforced", name)
+			}
 		}
 	}
 	waitEvent(t, "default", "win2019-1", "NodeReady", "", 30*time.Second)
