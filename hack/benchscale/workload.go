@@ -84,15 +84,21 @@ func startWatcher(ctx context.Context, client kubernetes.Interface) (*watcher, e
 	pods := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(namespace))
 	ni := nodes.Core().V1().Nodes().Informer()
 	pi := pods.Core().V1().Pods().Informer()
-	if _, err := ni.AddEventHandler(handler(w, w.nodes, nodeState)); err != nil {
+	nreg, err := ni.AddEventHandler(handler(w, w.nodes, nodeState))
+	if err != nil {
 		return nil, err
 	}
-	if _, err := pi.AddEventHandler(handler(w, w.pods, podState)); err != nil {
+	preg, err := pi.AddEventHandler(handler(w, w.pods, podState))
+	if err != nil {
 		return nil, err
 	}
 	nodes.Start(ctx.Done())
 	pods.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), ni.HasSynced, pi.HasSynced) {
+	// The handlers' own HasSynced, not the informers': an informer has
+	// synced once its cache holds the first list, while its handlers may
+	// still be receiving it (with 5,000 nodes the first count once read
+	// 3,497).
+	if !cache.WaitForCacheSync(ctx.Done(), nreg.HasSynced, preg.HasSynced) {
 		return nil, fmt.Errorf("watching nodes and pods: %w", ctx.Err())
 	}
 	return w, nil
