@@ -91,18 +91,21 @@ func Start(ctx context.Context, client kubernetes.Interface, o Options) (*Forwar
 		warned:  map[string]map[string]bool{},
 	}
 	informer := f.factory.Core().V1().Services().Informer()
-	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	reg, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { f.update(obj, false) },
 		UpdateFunc: func(_, obj any) { f.update(obj, false) },
 		DeleteFunc: func(obj any) { f.update(obj, true) },
-	}); err != nil {
+	})
+	if err != nil {
 		f.Stop()
 		return nil, fmt.Errorf("watching Services for their load balancer addresses: %w", err)
 	}
 	// A caller that only cancels ctx still gets its ports back.
 	context.AfterFunc(ctx, f.Stop)
 	f.factory.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+	// The handler's HasSynced: the informer's says only that its cache
+	// holds the first list, not that update has served it.
+	if !cache.WaitForCacheSync(ctx.Done(), reg.HasSynced) {
 		f.Stop()
 		return nil, fmt.Errorf("listing Services for their load balancer addresses: %w", context.Cause(ctx))
 	}
