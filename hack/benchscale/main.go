@@ -163,11 +163,9 @@ func benchWinkube(ctx context.Context, o *options, ps []pool) (result, sizing, e
 	if c := w.counts(); c.ready != o.nodes {
 		return result{}, sizing{}, fmt.Errorf("winkube up reported the cluster ready with %s, want %d nodes", c, o.nodes)
 	}
-	var prof *profiler
-	if o.profile != "" {
-		if prof, err = newProfiler(o.profile, up); err != nil {
-			return result{}, sizing{}, fmt.Errorf("profiling: %w", err)
-		}
+	prof, err := profilerFor(o, "", up)
+	if err != nil {
+		return result{}, sizing{}, err
 	}
 	err = measureWorkload(ctx, o, client, w, up.procs, ps, prof, &r)
 	if prof != nil && err == nil {
@@ -219,13 +217,11 @@ func benchKwok(ctx context.Context, o *options, ps []pool, cp sizing) (result, e
 	r.NodesReady = ready.Sub(start).Seconds()
 	progress("   %d nodes Ready in %s", o.nodes, ready.Sub(start).Round(time.Millisecond))
 	procs := append(append([]proc(nil), up.procs...), proc{name: "kwok", pid: k.cmd.Process.Pid})
-	var prof *profiler
-	if o.profile != "" {
-		// The same processes of the kwok setup, beside the winkube
-		// setup's: the control plane's work per pod compared.
-		if prof, err = newProfiler(filepath.Join(o.profile, "kwok"), up); err != nil {
-			return result{}, fmt.Errorf("profiling: %w", err)
-		}
+	// The same processes of the kwok setup, beside the winkube setup's:
+	// the control plane's work per pod compared.
+	prof, err := profilerFor(o, "kwok", up)
+	if err != nil {
+		return result{}, err
 	}
 	err = measureWorkload(ctx, o, client, w, procs, ps, prof, &r)
 	return r, err

@@ -47,6 +47,19 @@ func freeLoopbackAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
+// profilerFor profiles up's processes into the PROFILE dir (sub below
+// it), or returns nil when PROFILE is not set.
+func profilerFor(o *options, sub string, up *winkubeUp) (*profiler, error) {
+	if o.profile == "" {
+		return nil, nil
+	}
+	p, err := newProfiler(filepath.Join(o.profile, sub), up)
+	if err != nil {
+		return nil, fmt.Errorf("profiling: %w", err)
+	}
+	return p, nil
+}
+
 // newProfiler finds the three processes' profile endpoints.
 func newProfiler(dir string, up *winkubeUp) (*profiler, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
