@@ -20,8 +20,10 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	listerscorev1 "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -71,6 +73,9 @@ type Options struct {
 	// container that wrote files.
 	LayerDir string
 
+	// kubelets, when set, give each node the API client of its kubelet
+	// (kubeletclient.go); without them the nodes write with the agent's.
+	kubelets *kubeletClients
 	// syncPeriod replaces the kubelet's sync period (podfs's
 	// VolumeSyncPeriod) in tests, which cannot wait a minute for a volume
 	// to follow its object.
@@ -156,7 +161,8 @@ func Start(ctx context.Context, o Options) (*Agent, error) {
 		// nodes it runs (clientLimits in queue.go).
 		cfg.QPS, cfg.Burst = clientLimits(len(o.Cluster.Nodes()))
 	}
-	client, err := kubernetes.NewForConfig(cfg)
+	o.kubelets = newKubeletClients(cfg)
+	client, err := kubernetes.NewForConfig(o.kubelets.agentConfig())
 	if err != nil {
 		return nil, fmt.Errorf("create API client: %w", err)
 	}
@@ -241,7 +247,13 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 			return nil, err
 		}
 		spec := &nodeSpec{name: n.Name, pool: n.Pool, ip: n.InternalIP.String(), host: host, kubelet: version}
-		a.nodes[n.Name] = newEmuNode(a, spec, a.events.recorder(len(a.names), n.Name))
+		client := a.client
+		if o.kubelets != nil {
+			if client, err = o.kubelets.forNode(spec); err != nil {
+				return nil, err
+			}
+		}
+		a.nodes[n.Name] = newEmuNode(a, spec, client, a.events.recorder(len(a.names), n.Name))
 		a.names = append(a.names, n.Name)
 	}
 	if len(a.names) == 0 {
@@ -255,9 +267,24 @@ func newAgent(client kubernetes.Interface, o Options) (*Agent, error) {
 	return a, nil
 }
 
+// eventSinks gives each node's events the sink of its kubelet's client.
+func (a *Agent) eventSinks() func(host string) record.EventSink {
+	sinks := map[string]record.EventSink{}
+	for name, n := range a.nodes {
+		sinks[name] = &typedcorev1.EventSinkImpl{Interface: n.client.CoreV1().Events("")}
+	}
+	agent := &typedcorev1.EventSinkImpl{Interface: a.client.CoreV1().Events("")}
+	return func(host string) record.EventSink {
+		if s, ok := sinks[host]; ok {
+			return s
+		}
+		return agent
+	}
+}
+
 // start registers the nodes, syncs the informers and launches the loops.
 func (a *Agent) start(ctx, runCtx context.Context) error {
-	a.events.start(a.client.CoreV1().Events(""))
+	a.events.start(a.eventSinks())
 	if err := a.registerAll(ctx); err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/retry"
 
@@ -46,8 +47,11 @@ const (
 // emuNode is one emulated node: its registration, heartbeats, network and
 // the pods bound to it.
 type emuNode struct {
-	agent    *Agent
-	spec     *nodeSpec
+	agent *Agent
+	spec  *nodeSpec
+	// client is the kubelet's: what the node writes is the kubelet's
+	// (KLT-12).
+	client   kubernetes.Interface
 	recorder record.EventRecorder
 	ref      *corev1.ObjectReference
 
@@ -96,10 +100,11 @@ type emuNode struct {
 	networkReady bool
 }
 
-func newEmuNode(a *Agent, spec *nodeSpec, recorder record.EventRecorder) *emuNode {
+func newEmuNode(a *Agent, spec *nodeSpec, client kubernetes.Interface, recorder record.EventRecorder) *emuNode {
 	n := &emuNode{
 		agent:    a,
 		spec:     spec,
+		client:   client,
 		recorder: recorder,
 		// The kubelet refers to its node by name, with the name as UID.
 		ref:     &corev1.ObjectReference{Kind: "Node", Name: spec.name, UID: types.UID(spec.name)},
@@ -115,7 +120,7 @@ func newEmuNode(a *Agent, spec *nodeSpec, recorder record.EventRecorder) *emuNod
 // restart): labels are reconciled, taints left as they are, as the kubelet
 // does on re-registration.
 func (n *emuNode) register(ctx context.Context) error {
-	nodes := n.agent.client.CoreV1().Nodes()
+	nodes := n.client.CoreV1().Nodes()
 	want := n.spec.initialNode(time.Now())
 	created, err := nodes.Create(ctx, want, metav1.CreateOptions{})
 	switch {
@@ -149,7 +154,7 @@ func (n *emuNode) statusEvent(event string) {
 
 // reconcileExisting merges our labels into an existing node.
 func (n *emuNode) reconcileExisting(ctx context.Context) error {
-	nodes := n.agent.client.CoreV1().Nodes()
+	nodes := n.client.CoreV1().Nodes()
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cur, err := nodes.Get(ctx, n.spec.name, metav1.GetOptions{})
 		if err != nil {
@@ -259,7 +264,7 @@ func (n *emuNode) assignPodCIDR(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("node %s: %w", n.spec.name, err)
 	}
 	patch, _ := json.Marshal(map[string]any{"spec": map[string]any{"podCIDR": p.String(), "podCIDRs": []string{p.String()}}})
-	updated, err := n.agent.client.CoreV1().Nodes().Patch(ctx, n.spec.name, types.MergePatchType, patch, metav1.PatchOptions{})
+	updated, err := n.client.CoreV1().Nodes().Patch(ctx, n.spec.name, types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil {
 		return "", fmt.Errorf("set pod CIDR of node %s: %w", n.spec.name, err)
 	}

@@ -2,7 +2,6 @@ package node
 
 import (
 	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
 
 	corev1 "k8s.io/api/core/v1"
@@ -38,11 +37,27 @@ func (s *eventSinks) recorder(i int, node string) record.EventRecorder {
 	return b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet", Host: node})
 }
 
-// start begins writing each broadcaster's events through events.
-func (s *eventSinks) start(events typedcorev1.EventInterface) {
+// start begins writing each broadcaster's events, each through the sink
+// of the kubelet that recorded it, its source host (KLT-12).
+func (s *eventSinks) start(sinkFor func(host string) record.EventSink) {
 	for _, b := range s.broadcasters {
-		b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: events})
+		b.StartRecordingToSink(hostSink(sinkFor))
 	}
+}
+
+// hostSink writes an event through the sink of its source host.
+type hostSink func(host string) record.EventSink
+
+func (f hostSink) Create(e *corev1.Event) (*corev1.Event, error) {
+	return f(e.Source.Host).Create(e)
+}
+
+func (f hostSink) Update(e *corev1.Event) (*corev1.Event, error) {
+	return f(e.Source.Host).Update(e)
+}
+
+func (f hostSink) Patch(e *corev1.Event, data []byte) (*corev1.Event, error) {
+	return f(e.Source.Host).Patch(e, data)
 }
 
 // shutdown flushes and stops them.

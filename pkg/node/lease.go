@@ -15,7 +15,7 @@ import (
 // renewLease creates or renews the node's lease in kube-node-lease, owned by
 // the node so it goes away with it.
 func (n *emuNode) renewLease(ctx context.Context) {
-	leases := n.agent.client.CoordinationV1().Leases(status.LeaseNamespace)
+	leases := n.client.CoordinationV1().Leases(status.LeaseNamespace)
 	now := metav1.NewMicroTime(time.Now())
 	if n.lease != nil {
 		l := n.lease.DeepCopy()

@@ -64,7 +64,7 @@ func (n *emuNode) postStatus(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	updated, err := n.agent.client.CoreV1().Nodes().Patch(ctx, n.spec.name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
+	updated, err := n.client.CoreV1().Nodes().Patch(ctx, n.spec.name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func (n *emuNode) current(ctx context.Context) (*corev1.Node, error) {
 	if cur != nil {
 		return cur, nil
 	}
-	return n.agent.client.CoreV1().Nodes().Get(ctx, n.spec.name, metav1.GetOptions{})
+	return n.client.CoreV1().Nodes().Get(ctx, n.spec.name, metav1.GetOptions{})
 }
 
 // flannelAnnotations are what flanneld writes on the node once it holds

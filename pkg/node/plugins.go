@@ -37,7 +37,7 @@ func (n *emuNode) watchPlugins() {
 	p := &n.plugins
 	p.sockets = unixsock.NewNamespace(win)
 	p.mounter = csimount.New(csimount.Config{
-		Client: n.agent.client, Windows: win, Endpoint: p.endpoint, Dial: p.sockets.Dial, Disk: n.disk,
+		Client: n.client, Windows: win, Endpoint: p.endpoint, Dial: p.sockets.Dial, Disk: n.disk,
 	})
 	p.stop = p.sockets.Watch(pluginreg.RegistryDir(win), func(e unixsock.Event) {
 		if !e.Bound {
@@ -45,7 +45,7 @@ func (n *emuNode) watchPlugins() {
 		}
 		p.once.Do(func() {
 			go p.stop() // the manager watches the registry from now on
-			p.manager.Store(pluginreg.Start(n.agent.runCtx, pluginreg.Config{Client: n.agent.client, NodeName: n.spec.name, Sockets: p.sockets}))
+			p.manager.Store(pluginreg.Start(n.agent.runCtx, pluginreg.Config{Client: n.client, NodeName: n.spec.name, Sockets: p.sockets}))
 		})
 	})
 }

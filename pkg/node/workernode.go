@@ -33,7 +33,7 @@ func (n *emuNode) workerNode() *podworker.Node {
 			CPUs:        n.spec.pool.CPU,
 			PauseImage:  n.spec.pauseImage(),
 			Kubelet:     n.spec.kubelet,
-			Client:      a.client,
+			Client:      n.client,
 			Recorder:    n.recorder,
 			Objects:     a.objects(),
 			Clock:       a.clock,
@@ -143,7 +143,7 @@ func (n *emuNode) volumeIssues(ctx context.Context, pod *corev1.Pod, due func(st
 	node, _ := n.agent.nodeLister.Get(n.spec.name)
 	host := volume.HostOf(node, n.spec.host.OS() == "windows")
 	host.CSI, host.Due = n.plugins.mounter, due
-	return (&volume.Checker{Client: n.agent.client}).Issues(ctx, pod, host)
+	return (&volume.Checker{Client: n.client}).Issues(ctx, pod, host)
 }
 
 // Values of Options.UnknownImages.

@@ -81,4 +81,11 @@ var kltRules = []Rule{
 			"(or cri-dockerd's `RuntimeHandler \"<handler>\" not supported`), retried at every sync while the pod stays `ContainerCreating`. " +
 			"The validating webhook warns about a pod or workload whose RuntimeClass names such a handler for the nodes it selects (`--enforce KLT-11` refuses it).",
 		Commands: []string{Lint, Up, Webhook}},
+	{ID: "KLT-12", Title: "what the kubelet writes carries its binary's name",
+		Text: "The kubelet's API client sends client-go's default User-Agent, `<binary>/<version> (<os>/<arch>) kubernetes/<commit>`: " +
+			"the base name of the path the kubelet was started from, the version without its pre-release part and at most seven characters of the commit. " +
+			"The API server records everything the kubelet writes (its Node and the node's status, its Lease, the status of its pods) under the part before the first `/` as the field manager: " +
+			"`kubelet` on Linux, `kubelet.exe` on Windows, where the service runs `C:\\k\\kubelet.exe` (seed 000's `nssm install kubelet` and `sc.exe create kubelet`). " +
+			"A server-side apply that takes over such a field names that manager in its conflict.",
+		Commands: []string{Up}},
 }

@@ -221,3 +221,32 @@ func InsufficientResource(resource corev1.ResourceName, requested, used, capacit
 	return reasonResourcePrefix + string(resource),
 		fmt.Sprintf(messageResourceTemplate, resource, requested, used, capacity)
 }
+
+// Binary is the path the kubelet runs from on a node of the given OS
+// (KLT-12): the seed's Windows service definitions start C:\k\kubelet.exe,
+// the Linux packages install /usr/bin/kubelet.
+func Binary(os string) string {
+	if os == "windows" {
+		return `C:\k\kubelet.exe`
+	}
+	return "/usr/bin/kubelet"
+}
+
+// UserAgent is the User-Agent of a kubelet's API client (KLT-12), built as
+// client-go's rest.DefaultKubernetesUserAgent builds it on that node: the
+// base name of Binary(os) by the node's path rules, the version without
+// its pre-release part, the platform, and at most seven characters of the
+// commit ("unknown" for an empty version or commit). The API server names
+// the kubelet's writes after the part before the first "/".
+func UserAgent(os, arch, version, commit string) string {
+	bin := Binary(os)
+	command := bin[strings.LastIndexAny(bin, `/\`)+1:]
+	version, _, _ = strings.Cut(version, "-")
+	if version == "" {
+		version = "unknown"
+	}
+	if commit == "" {
+		commit = "unknown"
+	}
+	return fmt.Sprintf("%s/%s (%s/%s) kubernetes/%s", command, version, os, arch, commit[:min(len(commit), 7)])
+}

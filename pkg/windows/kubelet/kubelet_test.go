@@ -202,3 +202,16 @@ func TestAdmitPodOS(t *testing.T) {
 		t.Errorf("InsufficientResource = %q %q", r, m)
 	}
 }
+
+// rule: KLT-12
+func TestUserAgentNamesTheBinaryAsClientGoDoes(t *testing.T) {
+	for _, c := range []struct{ os, arch, version, commit, want string }{
+		{"windows", "amd64", "v1.36.3", "", "kubelet.exe/v1.36.3 (windows/amd64) kubernetes/unknown"},
+		{"linux", "arm64", "v1.37.0-alpha.1", "0123456789abcdef", "kubelet/v1.37.0 (linux/arm64) kubernetes/0123456"},
+		{"linux", "amd64", "", "abc", "kubelet/unknown (linux/amd64) kubernetes/abc"},
+	} {
+		if got := UserAgent(c.os, c.arch, c.version, c.commit); got != c.want {
+			t.Errorf("UserAgent(%q, %q, %q, %q) = %q, want %q", c.os, c.arch, c.version, c.commit, got, c.want)
+		}
+	}
+}
