@@ -1,8 +1,8 @@
 package node
 
 import (
+	"cmp"
 	"fmt"
-	"sync"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -20,18 +20,18 @@ import (
 // them, and its connections (client-go caches a transport by its TLS
 // settings, of which the User-Agent is not one).
 type kubeletClients struct {
-	cfg *rest.Config
-
-	mu      sync.Mutex
+	cfg     *rest.Config
 	byAgent map[string]kubernetes.Interface
 }
 
 // newKubeletClients shares cfg's rate limiter among the clients made from
-// it, making one from its QPS and burst when it has none.
+// it, making one from its QPS and burst as client-go would when it has none
+// (a negative QPS means no limit).
 func newKubeletClients(cfg *rest.Config) *kubeletClients {
 	cfg = rest.CopyConfig(cfg)
-	if cfg.RateLimiter == nil {
-		cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, cfg.Burst)
+	if cfg.RateLimiter == nil && cfg.QPS >= 0 {
+		qps, burst := cmp.Or(cfg.QPS, rest.DefaultQPS), cmp.Or(cfg.Burst, rest.DefaultBurst)
+		cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(qps, burst)
 	}
 	return &kubeletClients{cfg: cfg, byAgent: map[string]kubernetes.Interface{}}
 }
@@ -39,14 +39,13 @@ func newKubeletClients(cfg *rest.Config) *kubeletClients {
 // agentConfig is the config of the agent's own client, on the shared limiter.
 func (k *kubeletClients) agentConfig() *rest.Config { return rest.CopyConfig(k.cfg) }
 
-// forNode is the client of the kubelet on a node of spec.
+// forNode is the client of the kubelet on a node of spec; the nodes are
+// made one after another, so it needs no lock.
 func (k *kubeletClients) forNode(spec *nodeSpec) (kubernetes.Interface, error) {
 	info := spec.host.NodeInfo(spec.kubelet)
 	// The module zip of the Kubernetes release carries no commit, so the
 	// kubelets report none, as the control plane's components do.
 	ua := kubelet.UserAgent(info.OperatingSystem, info.Architecture, spec.kubelet, "")
-	k.mu.Lock()
-	defer k.mu.Unlock()
 	if c, ok := k.byAgent[ua]; ok {
 		return c, nil
 	}
