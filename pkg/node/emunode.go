@@ -264,7 +264,10 @@ func (n *emuNode) assignPodCIDR(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("node %s: %w", n.spec.name, err)
 	}
 	patch, _ := json.Marshal(map[string]any{"spec": map[string]any{"podCIDR": p.String(), "podCIDRs": []string{p.String()}}})
-	updated, err := n.client.CoreV1().Nodes().Patch(ctx, n.spec.name, types.MergePatchType, patch, metav1.PatchOptions{})
+	// A kubelet never sets its pod CIDR: winkube does it here in the role
+	// of the absent allocator, so the write is the agent's, not the
+	// kubelet's (KLT-12).
+	updated, err := n.agent.client.CoreV1().Nodes().Patch(ctx, n.spec.name, types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil {
 		return "", fmt.Errorf("set pod CIDR of node %s: %w", n.spec.name, err)
 	}
