@@ -85,13 +85,13 @@ func (s *Server) nodeStats(facts Facts, podCPU, podMem uint64, now time.Time) st
 	ns := statsapi.NodeStats{
 		NodeName:  facts.Name,
 		StartTime: metav1.NewTime(s.started),
-		CPU:       cpuStats(t, nanoCores, nanoCores*uint64(up.Seconds())),
+		CPU:       cpuStats(t, nanoCores, cpuTime(nanoCores, up)),
 		Memory:    memoryStats(t, ws, memCap, win),
 		Network:   networkStats(t, nodeInterface(win), uint64(up.Seconds())*hostNetBytesPerSec),
 		Fs:        fsStats(t, capacity),
 		SystemContainers: []statsapi.ContainerStats{{
 			Name: statsapi.SystemContainerPods, StartTime: metav1.NewTime(s.started),
-			CPU: cpuStats(t, podCPU, podCPU*uint64(up.Seconds())), Memory: memoryStats(t, podMem, memCap, win),
+			CPU: cpuStats(t, podCPU, cpuTime(podCPU, up)), Memory: memoryStats(t, podMem, memCap, win),
 		}},
 	}
 	ns.Runtime = &statsapi.RuntimeStats{ImageFs: ns.Fs, ContainerFs: ns.Fs}

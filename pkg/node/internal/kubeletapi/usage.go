@@ -35,7 +35,16 @@ type containerUsage struct {
 
 // coreNanoSeconds is the CPU time used since the container started.
 func (u containerUsage) coreNanoSeconds(now time.Time) uint64 {
-	return u.nanoCores * uint64(max(now.Sub(u.started), 0).Seconds())
+	return cpuTime(u.nanoCores, now.Sub(u.started))
+}
+
+// cpuTime is the CPU time, in core-nanoseconds, that a steady use of
+// nanoCores adds up to over d. Counted in whole seconds it read 0 for a
+// container less than a second old, where a real one has used CPU to start
+// (the upstream Windows stats test reads the stats as soon as its pods
+// are ready and fails on a zero).
+func cpuTime(nanoCores uint64, d time.Duration) uint64 {
+	return uint64(float64(nanoCores) * max(d, 0).Seconds())
 }
 
 // podUsage is the usage of a pod's running containers; nil when none runs.

@@ -74,4 +74,9 @@ func TestCoreNanoSeconds(t *testing.T) {
 	if got := u.coreNanoSeconds(start.Add(-time.Second)); got != 0 {
 		t.Errorf("before the start = %d, want 0", got)
 	}
+	// A container under a second old has used CPU already, as a real one
+	// has to start (upstream's Windows Kubelet-Stats test fails on a zero).
+	if got := u.coreNanoSeconds(start.Add(400 * time.Millisecond)); got != 100_000_000 {
+		t.Errorf("0.4 s at 250m = %d core-ns, want 1e8", got)
+	}
 }
